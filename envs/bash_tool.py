@@ -1,0 +1,237 @@
+"""Pi's `bash`: run a command in the workspace, stream its output to a file, show the tail.
+
+Output is read from a pipe in chunks; only the last ~50 KB stay in memory. When the output is
+too long to show whole, its first `bash_output_max_bytes` go to `.runningtab/bash-output/<n>.txt`
+in the workspace, where the agent can `read` it (diff_workspace ignores `.runningtab/`). A command printing 1 GB leaves
+the runner's memory flat. A timeout kills the command's whole process group.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import select
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+from envs import prompts
+from envs.config import EnvConfig
+from envs.protocol import ToolResult
+from envs.sandbox import Shell
+from envs.truncate import Tail, decode, format_size, tail_window
+from envs.workspace import BOOKKEEPING_DIR
+
+OUTPUT_DIR = f"{BOOKKEEPING_DIR}/bash-output"
+_CHUNK = 1 << 20
+_PIPE_SIZE = 1 << 20
+_GRACE_S = 0.2  # how long background children may keep the pipe open after the command returns
+_DRAIN_S = 2.0  # how long to wait for EOF after killing the group (setsid escapees, fallback mode only)
+
+
+def bash_schema(cfg: EnvConfig) -> dict[str, Any]:
+    """The OpenAI function-calling schema of `bash`."""
+    return {
+        "type": "function",
+        "function": {
+            "name": "bash",
+            "description": prompts.BASH_DESCRIPTION.format(
+                max_lines=cfg.bash_max_lines, max_kb=cfg.bash_max_bytes // 1024,
+                timeout=cfg.bash_timeout, timeout_max=cfg.bash_timeout_max,
+            ),
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "command": {"type": "string", "description": "Bash command to execute"},
+                    "timeout": {"type": "integer", "description": "Timeout in seconds (optional)"},
+                },
+                "required": ["command"],
+                "additionalProperties": False,
+            },
+        },
+    }
+
+
+class _Sink:
+    """Where output goes: a rolling window of the tail in memory and, once the output is too long to
+    show whole, the first `cap` bytes in a file (short outputs never touch the disk)."""
+
+    def __init__(self, path: str, cap: int, max_lines: int, max_bytes: int) -> None:
+        self.path, self.cap, self.max_lines, self.max_bytes = path, cap, max_lines, max_bytes
+        self.keep = max_bytes + 2  # what tail_window needs
+        self.file: BinaryIO | None = None
+        self.head: list[bytes] = []  # everything so far, until the file is opened
+        self.saved = self.total = self.newlines = 0
+        self.window = b""
+        self.last = b"\n"
+        self.last_nl = self.prev_nl = -1  # absolute offsets of the last two newlines
+
+    def add(self, chunk: bytes) -> None:
+        i = chunk.rfind(b"\n")
+        if i >= 0:
+            j = chunk.rfind(b"\n", 0, i)
+            self.prev_nl = self.total + j if j >= 0 else self.last_nl
+            self.last_nl = self.total + i
+        self.total += len(chunk)
+        self.newlines += chunk.count(b"\n")
+        self.last = chunk[-1:]
+        self.window = chunk[-self.keep :] if len(chunk) >= self.keep else (self.window + chunk)[-self.keep :]
+        if self.file is None:
+            self.head.append(chunk)
+            if self.total > self.max_bytes or self.newlines >= self.max_lines:
+                os.makedirs(os.path.dirname(self.path), exist_ok=True)
+                self.file = open(self.path, "wb", buffering=0)  # noqa: SIM115 - closed in close()
+                pending, self.head = self.head, []
+                for part in pending:
+                    self._save(part)
+        else:
+            self._save(chunk)
+
+    def _save(self, chunk: bytes) -> None:
+        if self.file is not None and self.saved < self.cap:
+            part = chunk[: self.cap - self.saved]
+            self.file.write(part)
+            self.saved += len(part)
+
+    def lines(self) -> int:
+        return self.newlines + (0 if self.total == 0 or self.last == b"\n" else 1)
+
+    def last_line_size(self) -> int:
+        """Bytes of the output's last line (a trailing newline does not start a new line)."""
+        if self.last == b"\n":
+            return self.last_nl - self.prev_nl - 1
+        return self.total - self.last_nl - 1
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+
+
+@dataclass
+class _Run:
+    exit_code: int | None
+    timed_out: bool
+
+
+class BashTool:
+    """Runs `bash` calls for one workspace; numbers the saved outputs."""
+
+    def __init__(self, workspace: str, cfg: EnvConfig, shell: Shell) -> None:
+        self.workspace, self.cfg, self.shell = workspace, cfg, shell
+        self.calls = 0
+
+    def run(self, command: str, timeout: int | None = None) -> ToolResult:
+        """One call: output tail, notices, `Command exited with code N` / timeout as an error result."""
+        asked = timeout
+        seconds = self.cfg.bash_timeout if timeout is None or timeout <= 0 else min(timeout, self.cfg.bash_timeout_max)
+        self.calls += 1
+        out_path = os.path.join(self.workspace, OUTPUT_DIR, f"{self.calls}.txt")
+        sink = _Sink(out_path, self.cfg.bash_output_max_bytes, self.cfg.bash_max_lines, self.cfg.bash_max_bytes)
+        try:
+            run = self._execute(command, seconds, sink)
+        finally:
+            sink.close()
+        tail = tail_window(sink.window, sink.total, sink.lines(), self.cfg.bash_max_lines, self.cfg.bash_max_bytes)
+        if not tail.truncated and sink.file is not None:
+            os.unlink(out_path)
+        text = self._format(tail, sink, out_path)
+        if asked is not None and asked > self.cfg.bash_timeout_max:
+            text = prompts.BASH_TIMEOUT_CLAMPED.format(asked=asked, used=seconds) + "\n" + text
+        is_error = run.timed_out or run.exit_code != 0
+        if run.timed_out:
+            text += "\n\n" + prompts.BASH_TIMEOUT.format(seconds=seconds)
+        elif run.exit_code != 0:
+            text += "\n\n" + prompts.BASH_EXIT.format(code=run.exit_code)
+        meta = {
+            "exit_code": run.exit_code, "timed_out": run.timed_out, "output_bytes": sink.total,
+            "full_output": os.path.relpath(out_path, self.workspace) if tail.truncated else None,
+        }
+        return ToolResult(text, is_error=is_error, meta=meta)
+
+    def _format(self, tail: Tail, sink: _Sink, out_path: str) -> str:
+        text = decode(tail.text)
+        if not tail.truncated:
+            return text if sink.total else prompts.BASH_NO_OUTPUT
+        path = out_path
+        if sink.total > sink.saved:
+            path += prompts.BASH_CAPPED_NOTE.format(saved=format_size(sink.saved), total=format_size(sink.total))
+        if tail.by == "partial":
+            notice = prompts.BASH_PARTIAL_LINE_NOTICE.format(
+                shown=format_size(len(tail.text)), line=tail.last, size=format_size(sink.last_line_size()), path=path
+            )
+        elif tail.by == "lines":
+            notice = prompts.BASH_LINES_NOTICE.format(start=tail.first, end=tail.last, total=tail.last, path=path)
+        else:
+            notice = prompts.BASH_BYTES_NOTICE.format(
+                start=tail.first, end=tail.last, total=tail.last, limit=format_size(self.cfg.bash_max_bytes), path=path
+            )
+        return f"{text}\n\n{notice}"
+
+    def _execute(self, command: str, seconds: int, sink: _Sink) -> _Run:
+        r, w = os.pipe()
+        try:
+            fcntl.fcntl(r, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
+        except OSError:
+            pass  # a smaller pipe only means more reads
+        try:
+            proc = subprocess.Popen(
+                self.shell.argv(command), cwd=self.workspace, env=self.shell.env, stdin=subprocess.DEVNULL,
+                stdout=w, stderr=w, start_new_session=True, close_fds=True,
+            )
+        except BaseException:
+            os.close(r)
+            raise
+        finally:
+            os.close(w)
+        try:
+            timed_out = _pump(r, proc, time.monotonic() + seconds, sink)
+            _kill_group(proc.pid)  # also ends background children the command left behind
+            _drain(r, sink)
+            return _Run(proc.wait(), timed_out)
+        finally:
+            os.close(r)
+            if proc.poll() is None:
+                _kill_group(proc.pid)
+                proc.wait()
+
+
+def _pump(fd: int, proc: subprocess.Popen, deadline: float, sink: _Sink) -> bool:
+    """Read output until EOF, the command's return (plus a grace for its children), or the deadline."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLHUP)
+    returned_at: float | None = None
+    while True:
+        now = time.monotonic()
+        if now >= deadline:
+            return True
+        if returned_at is None and proc.poll() is not None:
+            returned_at = now
+        if returned_at is not None and now - returned_at > _GRACE_S:
+            return False
+        wait = min(deadline - now, _GRACE_S / 2 if returned_at is not None else 0.5)
+        if poller.poll(max(wait, 0.0) * 1000):
+            chunk = os.read(fd, _CHUNK)
+            if not chunk:
+                return False
+            sink.add(chunk)
+
+
+def _drain(fd: int, sink: _Sink) -> None:
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLHUP)
+    end = time.monotonic() + _DRAIN_S
+    while (left := end - time.monotonic()) > 0 and poller.poll(left * 1000):
+        chunk = os.read(fd, _CHUNK)
+        if not chunk:
+            return
+        sink.add(chunk)
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+

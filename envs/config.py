@@ -1,0 +1,66 @@
+"""The workspace environment's settings (registered in Hydra's ConfigStore as the `env` group)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+SANDBOX_MODES = ("auto", "bwrap", "none")
+CONTEXT_LEVELS = (0, 1, 2, 3)
+
+# A variable whose name looks like a credential never reaches the agent's shell, even if listed.
+SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION", re.IGNORECASE)
+
+
+@dataclass
+class EnvConfig:
+    """Tools, limits and confinement of one job's workspace.
+
+    Defaults are the paper's setting (Pi's limits: 2,000 lines or 50 KB per tool result).
+    """
+
+    bash_timeout: int = 300  # seconds, when the call gives none
+    bash_timeout_max: int = 900  # a call may ask for up to this many seconds
+    sandbox: str = "auto"  # auto | bwrap | none
+    write_tool: bool = False  # offer `write` and `edit` (off in the paper's setting)
+    read_max_lines: int = 2000
+    read_max_bytes: int = 51200
+    bash_max_lines: int = 2000
+    bash_max_bytes: int = 51200
+    # The saved full output of one bash call stops growing here (the tail shown is still the real tail).
+    bash_output_max_bytes: int = 100 * 1024 * 1024
+    context_level: int = 3  # runtime context management, see envs/context.py
+    # Variables copied from the runner's environment into the agent's shell (when set there).
+    env_passthrough: list[str] = field(default_factory=lambda: ["LANG", "LC_ALL", "TZ"])
+    # Variables set in the agent's shell (after PATH/HOME/TMPDIR, which the environment sets itself).
+    env_set: dict[str, str] = field(
+        default_factory=lambda: {"TERM": "dumb", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1"}
+    )
+    # Python prefix (a venv or an installation) put first on the agent's PATH; "" = the runner's own.
+    agent_python: str = ""
+    # Host paths bound read-only into the bubblewrap sandbox besides /usr and a few /etc files.
+    extra_ro_binds: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        """Raise ValueError naming the bad field and what is allowed."""
+        if self.sandbox not in SANDBOX_MODES:
+            raise ValueError(f"env.sandbox={self.sandbox!r}: choose one of {', '.join(SANDBOX_MODES)}")
+        if self.context_level not in CONTEXT_LEVELS:
+            raise ValueError(f"env.context_level={self.context_level!r}: choose one of 0, 1, 2, 3")
+        for name in ("bash_timeout", "bash_timeout_max", "read_max_lines", "read_max_bytes",
+                     "bash_max_lines", "bash_max_bytes", "bash_output_max_bytes"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"env.{name} must be a positive integer, got {getattr(self, name)!r}")
+        if self.bash_timeout > self.bash_timeout_max:
+            raise ValueError(
+                f"env.bash_timeout={self.bash_timeout} exceeds env.bash_timeout_max={self.bash_timeout_max}"
+            )
+        leaked = [n for n in [*self.env_passthrough, *self.env_set] if SECRET_NAME.search(n)]
+        if leaked:
+            raise ValueError(
+                f"env.env_passthrough/env_set name credential-like variables {leaked}: the agent's shell "
+                "never receives secrets; remove them"
+            )

@@ -1,0 +1,129 @@
+"""The workspace environment the loop talks to: tools, dispatch, plugins' observations and stop hooks."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from envs import prompts
+from envs.bash_tool import BashTool, bash_schema
+from envs.config import EnvConfig
+from envs.edit_tools import edit_file, edit_schema, write_file, write_schema
+from envs.paths import ToolError
+from envs.protocol import EnvPlugin, Observation, ToolCall, ToolResult
+from envs.read_tool import read_file, read_schema
+from envs.sandbox import Shell
+from envs.schema import check_arguments, parse_arguments
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[dict[str, Any], int], ToolResult]
+
+
+class WorkspaceEnv:
+    """One job's workspace with `read`, `bash` (optionally `write`/`edit`) and the plugins' tools.
+
+    `execute` never raises for anything the model did: unknown tools, malformed JSON, arguments
+    that fail the schema, paths outside the workspace become error results the model sees.
+    """
+
+    def __init__(self, root: Path, config: EnvConfig, plugins: Sequence[EnvPlugin] = ()) -> None:
+        real = os.path.realpath(root)
+        if not os.path.isdir(real):
+            raise FileNotFoundError(f"workspace {root} is not a directory (materialize it first)")
+        self.root = real
+        self.config = config
+        self.plugins = list(plugins)
+        self.shell = Shell(real, config)
+        self._bash = BashTool(real, config, self.shell)
+        self._schemas: dict[str, dict[str, Any]] = {}
+        self._handlers: dict[str, Handler] = {}
+        self._register(read_schema(config.read_max_lines, config.read_max_bytes), self._read)
+        self._register(bash_schema(config), self._run_bash)
+        if config.write_tool:
+            self._register(write_schema(), lambda a, t: write_file(self.root, a["path"], a["content"]))
+            self._register(edit_schema(), lambda a, t: edit_file(self.root, a["path"], a["old_text"], a["new_text"]))
+        for plugin in self.plugins:
+            for schema in plugin.tools():
+                self._register(schema, _plugin_handler(plugin, schema["function"]["name"]), owner=plugin.name)
+
+    @property
+    def sandboxed(self) -> bool:
+        return self.shell.mode == "bwrap"
+
+    def system_prompt(self) -> str:
+        lines = "\n".join(prompts.TOOL_LINES.get(n, f"- {n}") for n in self._handlers if n in prompts.TOOL_LINES)
+        base = prompts.SYSTEM_PROMPT.format(root=self.root, tool_lines=lines)
+        blocks = [p.system_prompt() for p in self.plugins]
+        return "\n\n".join([base, *[b.strip() for b in blocks if b and b.strip()]])
+
+    def tools(self) -> list[dict[str, Any]]:
+        return list(self._schemas.values())
+
+    def execute(self, call: ToolCall, turn: int) -> ToolResult:
+        args: dict[str, Any] = {}
+        try:
+            parsed = parse_arguments(call.name, call.arguments)
+            if call.name not in self._handlers:
+                raise ToolError(f"Unknown tool '{call.name}'. Available tools: {', '.join(self._handlers)}")
+            args = check_arguments(call.name, self._schemas[call.name]["function"]["parameters"], parsed)
+            result = self._handlers[call.name](args, turn)
+        except ToolError as e:
+            result = ToolResult(str(e), is_error=True)
+        except Exception as e:  # a tool's own failure must not end the run
+            log.exception("tool %s failed", call.name)
+            result = ToolResult(f"Tool '{call.name}' failed: {type(e).__name__}: {e}", is_error=True)
+        own = result.content
+        obs = Observation(tool=call.name, arguments=args, output=own, is_error=result.is_error, turn=turn)
+        appended = [text for text in (self._observe(p, obs) for p in self.plugins) if text]
+        appendix = "\n".join(appended)
+        content = f"{own}\n{appendix}" if appendix else own
+        return ToolResult(content, result.is_error, {**result.meta, "appendix": appendix, "chars": len(own)})
+
+    def on_stop(self, turn: int) -> str | None:
+        """The first plugin (in order) that has a message instead of stopping; None ends the run."""
+        for plugin in self.plugins:
+            message = plugin.on_stop(turn)
+            if message is not None:
+                return message
+        return None
+
+    def evaluator_view(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The trajectory with every plugin's own traces removed (what judges read)."""
+        for plugin in self.plugins:
+            messages = plugin.evaluator_view(messages)
+        return messages
+
+    def close(self) -> None:
+        self.shell.close()
+
+    def _register(self, schema: dict[str, Any], handler: Handler, owner: str = "the environment") -> None:
+        name = schema["function"]["name"]
+        if name in self._handlers:
+            raise ValueError(f"tool name '{name}' from {owner} is already taken; plugin tools need unique names")
+        self._schemas[name] = schema
+        self._handlers[name] = handler
+
+    def _read(self, args: dict[str, Any], turn: int) -> ToolResult:
+        return read_file(
+            self.root, args["path"], args.get("offset"), args.get("limit"),
+            self.config.read_max_lines, self.config.read_max_bytes,
+        )
+
+    def _run_bash(self, args: dict[str, Any], turn: int) -> ToolResult:
+        return self._bash.run(args["command"], args.get("timeout"))
+
+    @staticmethod
+    def _observe(plugin: EnvPlugin, obs: Observation) -> str:
+        try:
+            return plugin.observe(obs) or ""
+        except Exception:  # a plugin's bug must not cost the agent its tool result
+            log.exception("plugin %s failed to observe a %s call", plugin.name, obs.tool)
+            return ""
+
+
+def _plugin_handler(plugin: EnvPlugin, name: str) -> Handler:
+    return lambda args, turn: plugin.call(name, args, turn)

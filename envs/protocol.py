@@ -1,0 +1,88 @@
+"""The seams between the agent loop, the workspace environment and what plugs into it.
+
+The loop talks to an `Environment`; methods (the tab, TODO prompting, self-refine) plug into the
+environment as `EnvPlugin`s, so that the environment runs the same with or without them and a new
+method never touches the loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool call as the model made it. `arguments` is the raw JSON text the model produced."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass
+class ToolResult:
+    """What a tool returns. `content` is exactly what the model sees (after the tool's own truncation)."""
+
+    content: str
+    is_error: bool = False
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Observation:
+    """A finished tool call, handed to plugins so they can capture from it.
+
+    `output` is the tool's text as the agent saw it (after truncation, before any plugin appendix);
+    `arguments` are the parsed arguments (empty when the call was malformed).
+    """
+
+    tool: str
+    arguments: dict[str, Any]
+    output: str
+    is_error: bool
+    turn: int
+
+
+@runtime_checkable
+class EnvPlugin(Protocol):
+    """Something a method plugs into the environment: prompt text, extra tools, hooks."""
+
+    name: str
+
+    def system_prompt(self) -> str:
+        """Text appended to the system prompt ('' for none)."""
+
+    def tools(self) -> list[dict[str, Any]]:
+        """Extra tool schemas (OpenAI function-calling format)."""
+
+    def call(self, name: str, arguments: dict[str, Any], turn: int) -> ToolResult:
+        """Run one of this plugin's own tools."""
+
+    def observe(self, obs: Observation) -> str:
+        """Capture from an observation; return text to append to the tool result ('' for none)."""
+
+    def on_stop(self, turn: int) -> str | None:
+        """The model answered without a tool call: a message to send instead of stopping, or None."""
+
+    def record(self) -> dict[str, Any] | None:
+        """A JSON-able record written to the job directory (`<name>.json`), or None."""
+
+    def evaluator_view(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Remove this plugin's own traces from a trajectory before judges read it."""
+
+
+class Environment(Protocol):
+    """A workspace the agent works in, through tools."""
+
+    root: str
+
+    def system_prompt(self) -> str: ...
+
+    def tools(self) -> list[dict[str, Any]]: ...
+
+    def execute(self, call: ToolCall, turn: int) -> ToolResult: ...
+
+    def on_stop(self, turn: int) -> str | None: ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,176 @@
+"""Per-job workspaces: a fresh view of the source folder that the agent may change, and what it changed.
+
+Two ways, same result for everything downstream (a real directory on the host):
+- `overlay` (where the runner may mount: root or CAP_SYS_ADMIN): a kernel overlayfs with the source
+  as the read-only lower layer. Constant time whatever the size (OfficeQA's corpus is GBs).
+- `copy`: `cp -L --reflink=auto` (copy-on-write on XFS/btrfs, a plain copy on ext4). Works anywhere.
+Hard links are never used: the agent is root and edits files in place (`sed -i` aside, `echo >> f`
+and openpyxl saves write the inode), so a link would let it change the source unless the source
+itself were owned by another user and read-only. Numbers in docs/env.md (bench/bench_env.py).
+"""
+
+from __future__ import annotations
+
+import filecmp
+import logging
+import os
+import shutil
+import subprocess
+from pathlib import Path, PurePosixPath
+
+from envs import overlay
+
+log = logging.getLogger(__name__)
+
+BOOKKEEPING_DIR = ".runningtab"  # the harness's own files in a workspace (saved bash outputs); never a deliverable
+
+
+METHODS = ("auto", "overlay", "copy")
+
+
+def materialize(
+    source: Path | None, dest: Path, stage: dict[str, Path] | None = None, method: str = "auto"
+) -> Path:
+    """Make `dest` a fresh workspace: `source` (overlaid or copied) plus `stage` files.
+
+    `stage` maps workspace-relative destinations to files (e.g. Workspace-Bench inputs stored as
+    `data/<hash>_<name>`, staged under their original names); a staged file wins over a source file
+    at the same path. Modes and modification times are kept (diff_workspace relies on them).
+    `method`: auto (overlay where possible, else copy) | overlay | copy. Remove the workspace with
+    `discard_workspace`, which also unmounts an overlay.
+    """
+    if method not in METHODS:
+        raise ValueError(f"materialize method {method!r}: choose one of {', '.join(METHODS)}")
+    dest = Path(dest)
+    if dest.exists() and any(dest.iterdir()):
+        raise FileExistsError(f"workspace {dest} already exists and is not empty; give each job a fresh directory")
+    if source is not None and not Path(source).is_dir():
+        raise FileNotFoundError(f"workspace source {source} is not a directory")
+    if overlay.layers_dir(dest).exists():
+        raise FileExistsError(f"{overlay.layers_dir(dest)} is left from an earlier workspace; remove it")
+    dest.mkdir(parents=True, exist_ok=True)
+    if source is not None:
+        if not _overlaid(Path(source), dest, method):
+            _cp(["-R", f"{source}/.", str(dest)])
+    for rel, src in (stage or {}).items():
+        target = dest / _check_rel(rel)
+        if not Path(src).is_file():
+            raise FileNotFoundError(f"staged file {src} (for {rel}) does not exist or is not a file")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.is_dir():
+            raise IsADirectoryError(f"cannot stage {src} at {rel}: a directory of the source is there")
+        _cp([str(src), str(target)])
+    return dest
+
+
+def discard_workspace(dest: Path) -> None:
+    """Remove a workspace made by `materialize` (unmounting it first if it is an overlay)."""
+    dest = Path(dest)
+    if overlay.is_overlay(dest):
+        overlay.unmount(dest)
+    shutil.rmtree(dest, ignore_errors=True)
+
+
+def _overlaid(source: Path, dest: Path, method: str) -> bool:
+    """Mount an overlay at dest if `method` allows and it can be done; False means: copy instead."""
+    if method == "copy":
+        return False
+    problem = ""
+    if not overlay.can_mount():
+        problem = "this process may not mount overlayfs (needs root or CAP_SYS_ADMIN)"
+    elif not overlay.usable_source(source):
+        problem = f"{source} contains symlinks or ',', ':' or '\\' in its path"
+    else:
+        try:
+            overlay.mount(source, dest)
+            return True
+        except OSError as e:
+            problem = str(e)
+    if method == "overlay":
+        raise OSError(f"materialize method 'overlay' is impossible: {problem}; use method 'copy' or 'auto'")
+    log.debug("copying the workspace instead of an overlay: %s", problem)
+    return False
+
+
+def diff_workspace(
+    source: Path | None, stage: dict[str, Path] | None, workspace: Path
+) -> tuple[list[str], list[str]]:
+    """(created or modified, deleted) workspace-relative file paths, sorted.
+
+    A file is unchanged when size and mtime match its origin (the staged file or the source file at
+    the same path); when only the mtime differs the contents decide. `.runningtab/` is ignored.
+    """
+    origin = dict(_walk(Path(source), follow=True)) if source is not None else {}
+    for rel, src in (stage or {}).items():
+        origin[str(_check_rel(rel))] = Path(src)
+    current = dict(_walk(Path(workspace), follow=False))
+    changed = [rel for rel, path in current.items() if rel not in origin or _differs(path, origin[rel])]
+    deleted = [rel for rel in origin if rel not in current]
+    return sorted(changed), sorted(deleted)
+
+
+def copy_files(workspace: Path, rels: list[str], dest: Path) -> list[str]:
+    """Copy workspace files (e.g. diff_workspace's changed list) to `dest` at their relative paths."""
+    root = os.path.realpath(workspace)
+    copied = []
+    for rel in rels:
+        real = os.path.realpath(os.path.join(root, rel))
+        if not real.startswith(root + os.sep) or not os.path.isfile(real):
+            log.warning("not copying %s: not a file inside the workspace", rel)
+            continue
+        target = Path(dest) / _check_rel(rel)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(real, target)
+        copied.append(rel)
+    return copied
+
+
+def _cp(args: list[str]) -> None:
+    cmd = ["cp", "-L", "--preserve=mode,timestamps", "--reflink=auto", *args]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise OSError(f"copying the workspace failed ({' '.join(cmd)}): {proc.stderr.strip()[:1000]}")
+
+
+def _check_rel(rel: str) -> PurePosixPath:
+    p = PurePosixPath(rel)
+    if p.is_absolute() or ".." in p.parts or not p.parts or p.parts[0] == BOOKKEEPING_DIR:
+        raise ValueError(f"{rel!r} is not a plain workspace-relative path (no leading /, no .., not {BOOKKEEPING_DIR}/)")
+    return p
+
+
+def _walk(root: Path, follow: bool) -> list[tuple[str, Path]]:
+    """(relative path, path) of every file under root. Without `follow`, only symlinks to files inside root count."""
+    out: list[tuple[str, Path]] = []
+    real_root = os.path.realpath(root)
+    seen: set[tuple[int, int]] = set()
+
+    def visit(d: str, prefix: str) -> None:
+        with os.scandir(d) as it:
+            for e in it:
+                rel = prefix + e.name
+                if not prefix and e.name == BOOKKEEPING_DIR:
+                    continue
+                if e.is_dir(follow_symlinks=follow):
+                    st = e.stat(follow_symlinks=follow)
+                    if (st.st_dev, st.st_ino) not in seen:
+                        seen.add((st.st_dev, st.st_ino))
+                        visit(e.path, rel + "/")
+                elif e.is_symlink() and not follow:
+                    real = os.path.realpath(e.path)
+                    if real.startswith(real_root + os.sep) and os.path.isfile(real):
+                        out.append((rel, Path(e.path)))
+                elif e.is_file(follow_symlinks=follow):
+                    out.append((rel, Path(e.path)))
+
+    visit(str(root), "")
+    return out
+
+
+def _differs(path: Path, origin: Path) -> bool:
+    a, b = path.stat(), origin.stat()
+    if a.st_size != b.st_size:
+        return True
+    if a.st_mtime_ns == b.st_mtime_ns:
+        return False
+    return not filecmp.cmp(path, origin, shallow=False)

@@ -1,0 +1,97 @@
+"""TheAgentCompany (Xu et al. 2025): its file-server-only tasks, over a local export of the file server.
+
+From a checkout's tasks folder (`benchmark.tasks_dir`, one folder per task with task.md,
+checkpoints.md, dependencies.yml, evaluator.py and data files) and the file server's files
+(`benchmark.export_dir`, the folder holding `Documents/`). A task is in the subset when its
+dependencies.yml lists only `owncloud`; `include` narrows the subset to named tasks, `exclude`
+drops some. The workspace is the export; a task data file that task.md names as
+`/workspace/<path>` is staged there as an input; the other data files are grader references,
+kept out of the workspace (the evaluator sees them under /utils).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+from eval.benchmarks.base import BenchmarkError
+from eval.benchmarks.prompts import AGENTCOMPANY_PREFACE
+from eval.config import BenchmarkConfig
+from eval.task import Checkpoint, Task
+
+FILE_SERVER = "owncloud"
+_META = {"task.md", "checkpoints.md", "dependencies.yml", "evaluator.py", "evaluator.py.enc", "scenarios.json", "Dockerfile"}
+_CHECKPOINT = re.compile(r"^##\s*Checkpoint\s*(\d+)\s*\((\d+)\s*pts?\)\s*$", re.I | re.M)
+
+
+def dependencies(task_dir: Path) -> list[str]:
+    path = task_dir / "dependencies.yml"
+    if not path.is_file():
+        return []
+    deps = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    if not isinstance(deps, list):
+        raise BenchmarkError(f"{path} must be a YAML list of service names")
+    return [str(d).strip() for d in deps]
+
+
+def parse_checkpoints(text: str) -> tuple[Checkpoint, ...]:
+    """`## Checkpoint N (Kpts)` sections of checkpoints.md, each with its text and points."""
+    heads = list(_CHECKPOINT.finditer(text))
+    out = []
+    for i, m in enumerate(heads):
+        body = text[m.end() : heads[i + 1].start() if i + 1 < len(heads) else len(text)].strip()
+        out.append(Checkpoint(text=body, points=int(m.group(2))))
+    return tuple(out)
+
+
+def staged_inputs(task_dir: Path, task_md: str) -> dict[str, Path]:
+    """Data files that task.md names under /workspace, at the path it names."""
+    stage = {}
+    for f in sorted(p for p in task_dir.rglob("*") if p.is_file() and p.name not in _META):
+        rel = f.relative_to(task_dir).as_posix()
+        for name in (rel, f.name):
+            if f"/workspace/{name}" in task_md:
+                stage[name] = f
+                break
+    return stage
+
+
+def load_task(task_dir: Path, export: Path) -> Task:
+    task_md = (task_dir / "task.md").read_text(encoding="utf-8")
+    cp = task_dir / "checkpoints.md"
+    return Task(
+        id=task_dir.name,
+        prompt=AGENTCOMPANY_PREFACE + task_md.strip(),
+        workspace=export,
+        output="./",
+        checkpoints=parse_checkpoints(cp.read_text(encoding="utf-8")) if cp.is_file() else (),
+        stage=staged_inputs(task_dir, task_md),
+        extra={"task_dir": str(task_dir), "evaluator": str(task_dir / "evaluator.py"), "dependencies": dependencies(task_dir)},
+    )
+
+
+def load(cfg: BenchmarkConfig) -> list[Task]:
+    if not cfg.tasks_dir:
+        raise BenchmarkError("agentcompany needs benchmark.tasks_dir (a TheAgentCompany checkout's workspaces/tasks)")
+    if not cfg.export_dir:
+        raise BenchmarkError("agentcompany needs benchmark.export_dir (the file server's files: the folder holding Documents/)")
+    tasks_dir, export = Path(cfg.tasks_dir).expanduser(), Path(cfg.export_dir).expanduser()
+    if not tasks_dir.is_dir():
+        raise BenchmarkError(f"benchmark.tasks_dir={tasks_dir} does not exist")
+    if not export.is_dir():
+        raise BenchmarkError(f"benchmark.export_dir={export} does not exist")
+    folders = {p.name: p for p in sorted(tasks_dir.iterdir()) if (p / "task.md").is_file()}
+    if not folders:
+        raise BenchmarkError(f"no task folders (with task.md) in benchmark.tasks_dir={tasks_dir}")
+    subset = {n for n, p in folders.items() if dependencies(p) == [FILE_SERVER]}
+    if cfg.include:
+        bad = [n for n in cfg.include if n not in subset]
+        if bad:
+            raise BenchmarkError(
+                f"benchmark.include names task(s) that are not file-server-only tasks of {tasks_dir}: {bad}"
+            )
+        subset = set(cfg.include)
+    subset -= set(cfg.exclude)
+    return [load_task(folders[n], export) for n in sorted(subset)]

@@ -1,0 +1,60 @@
+"""The built-in benchmark: generated on first use, then loaded as a native benchmark.
+
+Generated into `<cache_dir>/builtin/<version>-seed<N>/` (or `benchmark.path`) atomically: into a
+temp folder beside it, then renamed, so that concurrent jobs never see half a benchmark; the
+loser of a race discards its copy.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from eval.benchmarks.base import BenchmarkError
+from eval.config import BenchmarkConfig, cache_root
+from eval.native import load_native
+from eval.task import Task
+
+COMPLETE = ".complete"
+
+
+def builtin_root(cfg: BenchmarkConfig) -> Path:
+    from eval.builtin import GENERATOR_VERSION
+
+    if cfg.path:
+        return Path(cfg.path).expanduser()
+    return cache_root(cfg.cache_dir) / "builtin" / f"{GENERATOR_VERSION}-seed{cfg.seed}"
+
+
+def ensure_generated(root: Path, seed: int) -> Path:
+    """Generate the benchmark at `root` unless a complete one is there."""
+    from eval.builtin import generate
+
+    if (root / COMPLETE).is_file():
+        return root
+    if root.exists():
+        raise BenchmarkError(f"{root} exists but is not a complete built-in benchmark; remove it to regenerate")
+    root.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{root.name}.", dir=root.parent))
+    try:
+        generate(tmp, seed)
+        (tmp / COMPLETE).write_text(f"seed {seed}\n")
+        try:
+            os.rename(tmp, root)
+        except OSError:
+            if not (root / COMPLETE).is_file():
+                raise
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return root
+
+
+def load(cfg: BenchmarkConfig) -> list[Task]:
+    from eval.builtin import SUITES
+
+    if cfg.suite not in SUITES:
+        raise BenchmarkError(f"unknown builtin suite {cfg.suite!r}; valid suites: {', '.join(SUITES)}")
+    return load_native(ensure_generated(builtin_root(cfg), cfg.seed) / cfg.suite)

@@ -1,0 +1,58 @@
+"""OfficeQA Pro: the questions CSV (uid, question, answer, source_docs, source_files, difficulty)
+and the corpus folder (treasury_bulletin_YYYY_MM.{txt,json,pdf}), which is the agent's workspace.
+
+Multi-valued cells (source_docs, source_files) hold one value a line. The paper's subset (questions
+that need no external data) is a list of uids in `benchmark.ids`.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from eval.benchmarks.base import BenchmarkError
+from eval.benchmarks.prompts import OFFICEQA_SUFFIX
+from eval.config import BenchmarkConfig
+from eval.task import Task
+
+REQUIRED = ("uid", "question", "answer")
+
+
+def _lines(cell: str | None) -> list[str]:
+    return [s.strip() for s in (cell or "").splitlines() if s.strip()]
+
+
+def load(cfg: BenchmarkConfig) -> list[Task]:
+    if not cfg.questions:
+        raise BenchmarkError("officeqa needs benchmark.questions (the questions CSV, e.g. officeqa_pro.csv)")
+    if not cfg.corpus:
+        raise BenchmarkError("officeqa needs benchmark.corpus (the folder of treasury_bulletin_YYYY_MM.* files)")
+    questions, corpus = Path(cfg.questions).expanduser(), Path(cfg.corpus).expanduser()
+    if not questions.is_file():
+        raise BenchmarkError(f"benchmark.questions={questions} does not exist")
+    if not corpus.is_dir():
+        raise BenchmarkError(f"benchmark.corpus={corpus} does not exist")
+    with open(questions, encoding="utf-8-sig", newline="") as f:
+        reader = csv.DictReader(f)
+        missing = [c for c in REQUIRED if c not in (reader.fieldnames or [])]
+        if missing:
+            raise BenchmarkError(f"{questions} lacks column(s) {missing}; it has {reader.fieldnames}")
+        rows = list(reader)
+    tasks = []
+    for n, row in enumerate(rows, start=1):
+        if not row["uid"] or not row["answer"]:
+            raise BenchmarkError(f"{questions}: data row {n} has an empty uid or answer")
+        tasks.append(
+            Task(
+                id=row["uid"].strip(),
+                prompt=row["question"].strip() + OFFICEQA_SUFFIX,
+                workspace=corpus,
+                answer=row["answer"].strip(),
+                extra={
+                    "source_files": _lines(row.get("source_files")),
+                    "source_docs": _lines(row.get("source_docs")),
+                    "difficulty": (row.get("difficulty") or "").strip(),
+                },
+            )
+        )
+    return tasks

@@ -1,0 +1,119 @@
+"""Workspace-Bench (Tang et al. 2026) from its HF dataset or a local export, plus the role workspaces.
+
+A record's role workspace is `<workspaces>/filesys/<role>_raw/` (role from `persona`, snake_case,
+or `benchmark.roles[persona]`). Its inputs, stored as `data/<16-hex>_<name>`, are staged under
+their original names at the workspace root — unless the role workspace already has a file of
+that name — so that no hash prefix reaches the agent. Rubrics, answers and other metadata go to
+`Task.extra`, never into the workspace.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from eval.benchmarks.base import BenchmarkError
+from eval.benchmarks.prompts import WORKSPACE_BENCH_OUTPUTS
+from eval.config import BenchmarkConfig
+from eval.task import Rubric, Task
+
+REQUIRED = ("absolute_id", "persona", "task", "output_files", "rubrics", "data_manifest")
+
+
+def load_records(cfg: BenchmarkConfig) -> list[dict[str, Any]]:
+    """The dataset's records, from `benchmark.path` (parquet/JSON/JSONL) or the HF cache."""
+    if cfg.path:
+        return _local_records(Path(cfg.path).expanduser())
+    if not cfg.dataset:
+        raise BenchmarkError(
+            "workspace_bench needs benchmark.dataset (e.g. Workspace-Bench/Workspace-Bench-Lite) with "
+            "benchmark.split, or benchmark.path=<local parquet/JSON/JSONL export>"
+        )
+    import datasets
+
+    try:
+        ds = datasets.load_dataset(cfg.dataset, split=cfg.split or "lite")
+    except Exception as e:  # noqa: BLE001 - any failure here means the data is not available
+        raise BenchmarkError(
+            f"could not load HF dataset {cfg.dataset!r} split {cfg.split!r} ({type(e).__name__}: {e}). "
+            "Download it into the HF cache where there is internet, or set benchmark.path to a local export."
+        ) from None
+    return [dict(r) for r in ds]
+
+
+def _local_records(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        raise BenchmarkError(f"benchmark.path {path} does not exist (expected a .parquet, .json or .jsonl export)")
+    if path.suffix == ".parquet":
+        import datasets
+
+        return [dict(r) for r in datasets.Dataset.from_parquet(str(path))]
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".jsonl":
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+    obj = json.loads(text)
+    if isinstance(obj, dict):
+        obj = obj.get("rows") or obj.get("data") or [obj]
+    return [r.get("row", r) for r in obj]  # the dataset viewer wraps rows as {"row": {...}}
+
+
+def role_folder(persona: str, cfg: BenchmarkConfig, filesys: Path) -> Path:
+    name = cfg.roles.get(persona) or re.sub(r"[^a-z0-9]+", "_", persona.lower()).strip("_") + "_raw"
+    folder = filesys / name
+    if not folder.is_dir():
+        have = sorted(p.name for p in filesys.iterdir() if p.is_dir()) if filesys.is_dir() else []
+        raise BenchmarkError(
+            f"no role workspace {folder} for persona {persona!r}; folders in {filesys}: {have or 'none'}. "
+            f"Map it with benchmark.roles={{'{persona}': <folder>}}"
+        )
+    return folder
+
+
+def _basenames(folder: Path) -> set[str]:
+    return {name for _, _, files in os.walk(folder) for name in files}
+
+
+def record_to_task(rec: dict[str, Any], cfg: BenchmarkConfig, root: Path, names_cache: dict[Path, set[str]]) -> Task:
+    missing = [k for k in REQUIRED if k not in rec]
+    if missing:
+        raise BenchmarkError(f"Workspace-Bench record {rec.get('absolute_id', '?')} lacks field(s) {missing}")
+    ws = role_folder(rec["persona"], cfg, root / "filesys")
+    present = names_cache.setdefault(ws, _basenames(ws))
+    stage = {}
+    for entry in rec["data_manifest"] or []:
+        src = root / entry["stored_relpath"]
+        if not src.is_file():
+            raise BenchmarkError(f"task {rec['absolute_id']}: input {src} is missing (data_manifest of the record)")
+        if entry["filename"] not in present:
+            stage[entry["filename"]] = src
+    outputs = list(rec["output_files"] or [])
+    return Task(
+        id=str(rec["absolute_id"]),
+        prompt=rec["task"] + (WORKSPACE_BENCH_OUTPUTS.format(files=", ".join(outputs)) if outputs else ""),
+        workspace=ws,
+        output=outputs[0] if len(outputs) == 1 else "./",
+        rubrics=tuple(Rubric(text=r) for r in rec["rubrics"]),
+        stage=stage,
+        extra={
+            "output_files": outputs,
+            "persona": rec["persona"],
+            "difficulty": rec.get("task_diff"),
+            "rubric_types": list(rec.get("rubric_types") or []),
+            "file_dep_graph": list(rec.get("file_dep_graph") or []),
+        },
+    )
+
+
+def load(cfg: BenchmarkConfig) -> list[Task]:
+    if not cfg.workspaces:
+        raise BenchmarkError("workspace_bench needs benchmark.workspaces (the folder holding filesys/ and data/)")
+    root = Path(cfg.workspaces).expanduser()
+    if not (root / "filesys").is_dir():
+        raise BenchmarkError(f"benchmark.workspaces={root} has no filesys/ folder (the role workspaces)")
+    names_cache: dict[Path, set[str]] = {}
+    wanted = {str(i) for i in cfg.ids}
+    records = [r for r in load_records(cfg) if not wanted or str(r.get("absolute_id")) in wanted]
+    return [record_to_task(r, cfg, root, names_cache) for r in records]

@@ -1,0 +1,24 @@
+"""CLI: python -m eval.builtin --out DIR --seed N [--suite NAME ...]"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from eval.builtin import SUITES, generate
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m eval.builtin", description=__doc__)
+    ap.add_argument("--out", type=Path, required=True, help="output folder (one sub-folder per suite)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--suite", action="append", choices=SUITES, help="generate only these suites (repeatable)")
+    args = ap.parse_args(argv)
+    started = time.time()
+    generate(args.out, args.seed, tuple(args.suite or SUITES))
+    print(f"wrote {', '.join(args.suite or SUITES)} to {args.out} in {time.time() - started:.1f}s")
+
+
+if __name__ == "__main__":
+    main()

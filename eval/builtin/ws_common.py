@@ -1,0 +1,50 @@
+"""Shared pieces of the *workspace* suite: rubric helpers and policy documents."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from eval.builtin.office import Block
+
+
+def rb(text: str, check: dict[str, Any]) -> dict[str, Any]:
+    return {"text": text, "check": check}
+
+
+def exists(path: str) -> dict[str, Any]:
+    return {"type": "exists", "path": path, "min_bytes": 1}
+
+
+def contains(file: str, values: list[Any], tol: float = 0.0) -> dict[str, Any]:
+    return {"type": "contains", "file": file, "values": values, **({"tolerance": tol} if tol else {})}
+
+
+def row(file: str, cells: list[Any], tol: float = 0.0) -> dict[str, Any]:
+    return {"type": "row", "file": file, "cells": cells, **({"tolerance": tol} if tol else {})}
+
+
+class Policy:
+    """A policy document: chapters of numbered articles (numbering continues across files)."""
+
+    def __init__(self, title: str, issuer: str, chapters: list[tuple[str, list[tuple[str, str]]]], first_chapter: int = 1, first_article: int = 1):
+        self.title, self.issuer, self.chapters = title, issuer, chapters
+        self.first_chapter, self.first_article = first_chapter, first_article
+
+    def numbered(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        """[(chapter heading, [(article heading, text)])] with their numbers."""
+        out, art = [], self.first_article
+        for k, (ch, arts) in enumerate(self.chapters):
+            items = []
+            for a_title, text in arts:
+                items.append((f"Article {art} {a_title}", text))
+                art += 1
+            out.append((f"Chapter {self.first_chapter + k} {ch}", items))
+        return out
+
+    def blocks(self, note: str = "") -> list[Block]:
+        blocks: list[Block] = [("title", self.title), ("para", f"Issued by {self.issuer}. {note}".strip())]
+        for ch, arts in self.numbered():
+            blocks.append(("heading", ch, 1))
+            for a, text in arts:
+                blocks += [("heading", a, 2), ("para", text)]
+        return blocks

@@ -1,0 +1,52 @@
+"""`python -m eval.report outputs/<sweep> [--job ID ...] [--tracker wandb|jsonl|none]`
+
+Writes `outputs/<sweep>/report/` and prints where; `--job` also writes and prints the Table 5-like
+view of that job's tab (`report/tab_<id>.md`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m eval.report", description="Tables and figures of a sweep's job records.")
+    ap.add_argument("sweep_dir", type=Path, help="the sweep directory, e.g. outputs/demo")
+    ap.add_argument("--job", action="append", default=[], metavar="ID", help="also render this job's tab over time (repeatable)")
+    ap.add_argument("--tracker", choices=("none", "jsonl", "wandb"), default="none", help="also log the tables to this tracker's summary run")
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+
+    from eval.report.build import write_report
+    from eval.report.load import load_sweep
+    from eval.report.tabview import render_markdown
+
+    if not args.sweep_dir.is_dir():
+        print(f"error: {args.sweep_dir} is not a directory (give a sweep directory such as outputs/demo)", file=sys.stderr)
+        return 2
+    tracker = None
+    if args.tracker != "none":
+        from runners.config import TrackerConfig
+        from runners.tracking import build_tracker
+
+        tracker = build_tracker(TrackerConfig(kind=args.tracker), args.sweep_dir.name, args.sweep_dir)
+    out = write_report(args.sweep_dir, tracker)
+    sweep = load_sweep(args.sweep_dir)
+    for job_id in args.job:
+        try:
+            job = sweep.job(job_id)
+        except KeyError as e:
+            print(f"error: {e.args[0]}", file=sys.stderr)
+            return 2
+        text = render_markdown(job)
+        (out / f"tab_{job.job_id}.md").write_text(text, encoding="utf-8")
+        print(text)
+    print(out / "index.html")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,94 @@
+"""Running every analysis over a sweep and writing what they return (Markdown, CSV, PNG, HTML, W&B).
+
+An analysis that cannot run on this sweep raises `Skip` with the reason; the report keeps a line
+saying why instead of failing. Any other error in one analysis is reported the same way (with its
+traceback in the log), so that one broken analysis never costs the others.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from eval.report import figure2, figure4, figure5, table1, table3, table4
+from eval.report.load import Sweep, load_sweep
+from eval.report.section import Section, Skip
+
+log = logging.getLogger(__name__)
+
+REPORT_DIR = "report"
+ANALYSES: dict[str, tuple[str, Callable[[Sweep, Path], Section]]] = {
+    "table1": ("Table 1: main results", table1.build),
+    "table3": ("Table 3: the tab's contents", table3.build),
+    "figure2": ("Figure 2: where the values of failed rubrics went", figure2.build),
+    "figure4": ("Figure 4: what the read log holds and gives back", figure4.build),
+    "figure5": ("Figure 5: gain over DCI by reading volume", figure5.build),
+    "table4": ("Table 4: ablations", table4.build),
+}
+
+
+def run_analyses(sweep: Sweep, out: Path) -> list[Section]:
+    sections = []
+    for name, (title, build) in ANALYSES.items():
+        try:
+            sections.append(build(sweep, out))
+        except Skip as e:
+            sections.append(Section(name, title, skipped=str(e)))
+        except Exception as e:  # one broken analysis must not cost the others
+            log.exception("analysis %s failed", name)
+            sections.append(Section(name, title, skipped=f"failed with {type(e).__name__}: {e} (see the log)"))
+    return sections
+
+
+def write_markdown(sweep: Sweep, sections: list[Section], out: Path) -> Path:
+    parts = [f"# Report of sweep {sweep.name}\n", f"{len(sweep.jobs)} jobs, {len(sweep.scored())} scored.\n"]
+    if sweep.broken:
+        parts.append(f"Unreadable job records (skipped): {', '.join(sweep.broken)}\n")
+    for s in sections:
+        parts.append(f"## {s.title}\n")
+        if s.skipped:
+            parts.append(f"Skipped: {s.skipped}\n")
+        parts += [f"- {n}" for n in s.notes] + ([""] if s.notes else [])
+        for t in s.tables:
+            md = t.markdown()
+            (out / f"{t.name}.md").write_text(md, encoding="utf-8")
+            t.write_csv(out / f"{t.name}.csv")
+            parts.append(md)
+        parts += [f"![{f.title}]({f.path.name})\n" for f in s.figures]
+    path = out / "report.md"
+    path.write_text("\n".join(parts), encoding="utf-8")
+    return path
+
+
+def log_to_tracker(tracker: Any, sections: list[Section]) -> None:
+    """Every table (raw rows) and, when the tracker takes them, every figure, to the summary run."""
+    tables = {t.name: (t.columns, t.rows) for s in sections for t in s.tables}
+    images = {f.name: f.path for s in sections for f in s.figures}
+    if "images" in inspect.signature(tracker.log_summary).parameters:
+        tracker.log_summary(tables, images=images)
+    else:  # the runner's Tracker protocol before it took images
+        tracker.log_summary(tables)
+
+
+def write_report(sweep_dir: Path, tracker: Any = None) -> Path:
+    """Write `<sweep_dir>/report/` from the job records and return it."""
+    from eval.report.html import write_site
+
+    sweep = load_sweep(Path(sweep_dir))
+    out = sweep.dir / REPORT_DIR
+    if out.exists():
+        shutil.rmtree(out)  # the report is derived data: rebuilt whole, never merged with a stale one
+    out.mkdir(parents=True)
+    sections = run_analyses(sweep, out)
+    write_markdown(sweep, sections, out)
+    write_site(sweep, sections, out)
+    for s in sections:
+        if s.skipped:
+            log.info("%s skipped: %s", s.name, s.skipped)
+    if tracker is not None:
+        log_to_tracker(tracker, sections)
+    return out

@@ -1,0 +1,158 @@
+"""Reading a sweep's job records (the source of truth) into plain objects the analyses share.
+
+A job directory is a subdirectory of the sweep that holds `job.json`. Everything else is read
+lazily, so an analysis that needs only scores never parses trajectories.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+# The order methods appear in tables (others follow alphabetically).
+METHOD_ORDER = ("dci", "todo", "self_refine", "self_tracking", "runningtab")
+TAB_SWITCHES = ("capture", "review", "evidence_check", "finish_check")
+
+
+def _read(path: Path) -> Any:
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def _optional(path: Path) -> Any:
+    """The JSON at `path`, or None when it is missing or unreadable (a broken file is logged)."""
+    if not path.is_file():
+        return None
+    try:
+        return _read(path)
+    except (OSError, json.JSONDecodeError) as e:
+        log.warning("cannot read %s: %s", path, e)
+        return None
+
+
+@dataclass
+class Job:
+    """One job record. `result`/`scores` are None when the job did not finish or was not scored."""
+
+    dir: Path
+    job_id: str
+    benchmark: str
+    task_id: str
+    method: str
+    model: str
+    seed: int
+    config: dict[str, Any]
+    result: dict[str, Any] | None
+    scores: dict[str, Any] | None
+    memo: dict[str, Any] = field(default_factory=dict, repr=False)  # derived data analyses share
+
+    @cached_property
+    def tab(self) -> dict[str, Any] | None:
+        return _optional(self.dir / "tab.json")
+
+    @cached_property
+    def view(self) -> dict[str, Any]:
+        return _optional(self.dir / "evaluator_view.json") or {}
+
+    @cached_property
+    def trajectory(self) -> list[dict[str, Any]]:
+        path = self.dir / "trajectory.jsonl"
+        if not path.is_file():
+            return []
+        out = []
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError:
+                log.warning("%s: skipping a broken trajectory line", path)
+        return out
+
+    @property
+    def chars_read(self) -> int | None:
+        return None if self.result is None else int(self.result.get("chars_read", 0))
+
+    @property
+    def tab_settings(self) -> dict[str, bool] | None:
+        """The tab's four switches (None when the method has no tab)."""
+        if self.tab is not None and "settings" in self.tab:
+            return {k: bool(self.tab["settings"].get(k, True)) for k in TAB_SWITCHES}
+        tab_cfg = (self.config.get("method") or {}).get("tab")
+        if tab_cfg is None:
+            return None
+        return {k: bool(tab_cfg.get(k, True)) for k in TAB_SWITCHES}
+
+    @property
+    def is_ablation(self) -> bool:
+        settings = self.tab_settings
+        return settings is not None and not all(settings.values())
+
+    def deliverable_files(self) -> list[Path]:
+        root = self.dir / "deliverable"
+        return sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else []
+
+
+@dataclass
+class Sweep:
+    dir: Path
+    jobs: list[Job]
+    broken: list[str] = field(default_factory=list)  # job dirs whose job.json could not be read
+
+    @property
+    def name(self) -> str:
+        return self.dir.name
+
+    def scored(self) -> list[Job]:
+        return [j for j in self.jobs if j.scores is not None]
+
+    def select(self, jobs: Iterable[Job] | None = None, **where: Any) -> list[Job]:
+        """Jobs whose attributes equal every given value (`method="dci"`, `model=...`)."""
+        pool = self.jobs if jobs is None else jobs
+        return [j for j in pool if all(getattr(j, k) == v for k, v in where.items())]
+
+    def job(self, job_id: str) -> Job:
+        for j in self.jobs:
+            if j.job_id == job_id:
+                return j
+        known = ", ".join(j.job_id for j in self.jobs[:10])
+        raise KeyError(f"no job {job_id!r} in {self.dir}; some of its jobs: {known}")
+
+
+def method_key(method: str) -> tuple[int, str]:
+    """Sort key: the paper's order first, then ablations and other methods by name."""
+    return (METHOD_ORDER.index(method), "") if method in METHOD_ORDER else (len(METHOD_ORDER), method)
+
+
+def load_sweep(sweep_dir: Path) -> Sweep:
+    """Every job record of a sweep directory, sorted by job id."""
+    sweep_dir = Path(sweep_dir)
+    if not sweep_dir.is_dir():
+        raise FileNotFoundError(f"sweep directory {sweep_dir} does not exist (give outputs/<sweep>)")
+    jobs, broken = [], []
+    for d in sorted(p for p in sweep_dir.iterdir() if (p / "job.json").is_file()):
+        meta = _optional(d / "job.json")
+        try:
+            jobs.append(
+                Job(
+                    dir=d,
+                    job_id=str(meta["job_id"]),
+                    benchmark=str(meta["benchmark"]),
+                    task_id=str(meta["task_id"]),
+                    method=str(meta["method"]),
+                    model=str(meta["model"]),
+                    seed=int(meta["seed"]),
+                    config=dict(meta.get("config") or {}),
+                    result=_optional(d / "result.json"),
+                    scores=_optional(d / "scores.json"),
+                )
+            )
+        except (TypeError, KeyError, ValueError) as e:
+            log.warning("%s/job.json is not a job record (%s); skipped", d, e)
+            broken.append(d.name)
+    return Sweep(sweep_dir, jobs, broken)

@@ -1,0 +1,66 @@
+"""Table 3: the tab's contents per benchmark, method and model (medians over jobs), the review's
+coverage, and how the agent used the tab — all from `tab.json` (`tab.stats` gives the per-job numbers).
+
+Review coverage is the tab's own statistic per job (open requirements the review showed beside a
+read-log line sharing their words, over the reviews the agent pulled), averaged over the jobs that
+pulled a review with an open requirement.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from eval.report.load import Job, Sweep, method_key
+from eval.report.section import Section, Skip, Table, pct
+from eval.report.stats import median
+from tab.stats import tab_summary
+
+CONTENTS = ("requirements", "read_log_entries", "distinct_files", "excerpt_chars", "candidates")
+BEHAVIOURS = ("added_before_check", "reviewed", "showed", "resolved_citing", "opened_candidate")
+
+
+def usage(tab: dict[str, Any]) -> dict[str, bool]:
+    """What the agent did with the tab in one job (the behaviour columns), from its events."""
+    events = tab.get("events", [])
+    checks = [e["turn"] for e in events if e["kind"] == "finish_check"]
+    first_check = checks[0] if checks else float("inf")
+    return {
+        "added_before_check": any(e["kind"] == "add" and e.get("ids") and e["turn"] <= first_check for e in events),
+        "reviewed": any(e["kind"] == "review" and e.get("source") == "tool" for e in events),
+        "showed": any(e["kind"] == "show" for e in events),
+        "resolved_citing": any(e["kind"] == "resolve" and e.get("status") == "done" and e.get("entries") for e in events),
+        "opened_candidate": any(e["kind"] == "read" and e.get("opened") for e in events),
+    }
+
+
+def build(sweep: Sweep, out: Path) -> Section:
+    groups: dict[tuple[str, str, str], list[Job]] = defaultdict(list)
+    for j in sweep.jobs:
+        if j.tab is not None:
+            groups[(j.benchmark, j.method, j.model)].append(j)
+    if not groups:
+        raise Skip("no job has a tab (no tab.json; run a runningtab method)")
+    columns = ["benchmark", "method", "model", "jobs", *CONTENTS, "jobs_reviewed", "review_coverage_pct",
+               *(f"{b}_pct" for b in BEHAVIOURS)]  # fmt: skip
+    rows = []
+    for key in sorted(groups, key=lambda k: (k[0], method_key(k[1]), k[2])):
+        tabs = [j.tab for j in groups[key] if j.tab is not None]
+        summaries = [tab_summary(t) for t in tabs]
+        coverage = [s["review_coverage"] for s in summaries if s["review_coverage"] is not None]
+        used = [usage(t) for t in tabs]
+        rows.append([
+            *key, len(tabs), *(median([s[c] for s in summaries]) for c in CONTENTS),
+            len(coverage), pct(statistics.fmean(coverage)) if coverage else None,
+            *(pct(sum(u[b] for u in used) / len(used)) for b in BEHAVIOURS),
+        ])  # fmt: skip
+    title = "Table 3: the tab's contents (medians over jobs), review coverage (mean over jobs that reviewed) and use of the tab (% of jobs)"
+    table = Table("table3", title, columns, rows)
+    table.notes.append(
+        "review coverage: share of open requirements a pulled review showed beside a read-log line sharing their words; "
+        "behaviours: requirements added before the finish check, tab_review pulled, tab_show used, "
+        "a requirement resolved done citing entries, a listed candidate opened"
+    )
+    return Section("table3", "Table 3: the tab's contents", tables=[table])

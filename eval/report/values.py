@@ -1,0 +1,177 @@
+"""Expected values of a rubric, and where they went: shown to the agent, kept in the deliverable,
+stored in the read log.
+
+A rubric's expected values are the numbers and quoted strings of its text (quotes: "…", “…”, `…`,
+「…」, 『…』, ‘…’; numbers outside quotes, with their currency sign, thousands separators and
+percent kept; a date such as 2024-12 is one value) and, for built-in rubrics, the values of its machine check (`values`, `cells`,
+`names`, an answer's `value`; `absent` checks name values that must *not* appear and are left out).
+A value is found in a text the way the rule checks find it (`eval.checks`): numbers as numbers,
+anything else as a case-insensitive substring after Unicode normalization.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from eval.checks import as_number, normalize, numbers_in
+from eval.extract import file_text
+from eval.report.load import Job
+
+_QUOTED = re.compile(r'"([^"\n]{1,200})"|“([^”\n]{1,200})”|`([^`\n]{1,200})`|「([^」\n]{1,200})」|『([^』\n]{1,200})』|‘([^’\n]{1,200})’')
+_NUMBER = re.compile(r"(?<![\w.,])[-−]?[$€£¥]?\d{1,3}(?:,\d{3})+(?:\.\d+)?%?(?![\w])|(?<![\w.,])[-−]?[$€£¥]?\d+(?:\.\d+)?%?(?![\w])")
+_DATE = re.compile(r"(?<![\w.])\d{4}[-/]\d{1,2}(?:[-/]\d{1,2})?(?!\w)")
+_CHECK_KEYS = ("values", "cells", "names")
+
+
+@dataclass(frozen=True)
+class Value:
+    """One expected value; `span` is where it sits in the rubric text (None when from a check)."""
+
+    text: str
+    number: float | None
+    span: tuple[int, int] | None = None
+
+    @property
+    def key(self) -> str:
+        return f"n:{self.number!r}" if self.number is not None else "t:" + normalize(self.text)
+
+
+def text_values(text: str) -> list[Value]:
+    """Quoted strings, dates and numbers outside the quotes, in the order they appear."""
+    out: list[Value] = []
+    quoted: list[tuple[int, int]] = []
+    for m in _QUOTED.finditer(text):
+        inner = next(g for g in m.groups() if g is not None)
+        start = m.start() + 1
+        quoted.append(m.span())
+        if inner.strip():
+            out.append(Value(inner, as_number(inner), (start, start + len(inner))))
+    for m in _DATE.finditer(text):
+        if not any(a <= m.start() < b for a, b in quoted):
+            quoted.append(m.span())
+            out.append(Value(m.group(), None, m.span()))
+    for m in _NUMBER.finditer(text):
+        if any(a <= m.start() < b for a, b in quoted):
+            continue
+        num = as_number(m.group().replace("−", "-"))
+        if num is not None:
+            out.append(Value(m.group(), num, m.span()))
+    return sorted(out, key=lambda v: v.span or (0, 0))
+
+
+def check_values(check: dict[str, Any] | None) -> list[Value]:
+    """The values a machine check expects to find (sub-checks included, `absent` left out)."""
+    if not check or check.get("type") == "absent":
+        return []
+    out: list[Value] = []
+    for key in _CHECK_KEYS:
+        for v in check.get(key) or []:
+            out.append(Value(str(v), as_number(v)))
+    if check.get("type") == "answer" and check.get("value") is not None:
+        out.append(Value(str(check["value"]), as_number(check["value"])))
+    for sub in check.get("checks") or []:
+        out.extend(check_values(sub))
+    return out
+
+
+def rubric_values(item: dict[str, Any]) -> list[Value]:
+    """A rubric item's expected values, deduplicated (text first, then the check's; a check value
+    written out in the text gets its span there)."""
+    text = str(item.get("text", ""))
+    seen: dict[str, Value] = {}
+    for v in text_values(text):
+        seen.setdefault(v.key, v)
+    for v in check_values(item.get("check")):
+        at = text.lower().find(v.text.lower()) if v.text.strip() else -1
+        seen.setdefault(v.key, Value(v.text, v.number, (at, at + len(v.text)) if at >= 0 else None))
+    return list(seen.values())
+
+
+class Haystack:
+    """A text prepared for many value look-ups, as `eval.checks.text_has` would answer them.
+
+    Trajectories run to megabytes, so nothing is extracted up front: text values are looked up in
+    the normalized text (built on first use), and a number only in the windows around the places
+    where its digits occur (thousands separators allowed), read with `numbers_in`.
+    """
+
+    WINDOW = 64
+    MAX_WINDOWS = 2000
+
+    def __init__(self, text: str) -> None:
+        self.raw = unicodedata.normalize("NFKC", text)  # fullwidth digits become digits
+        self._numbers: dict[float, bool] = {}
+
+    @cached_property
+    def text(self) -> str:
+        return normalize(self.raw)
+
+    @cached_property
+    def all_numbers(self) -> set[float]:
+        return set(numbers_in(self.raw))
+
+    def has(self, v: Value) -> bool:
+        if v.number is None:
+            needle = normalize(v.text)
+            return bool(needle) and needle in self.text
+        if v.number not in self._numbers:
+            self._numbers[v.number] = self._has_number(v.number)
+        return self._numbers[v.number]
+
+    def _has_number(self, x: float) -> bool:
+        whole, _, frac = f"{abs(x):.10f}".rstrip("0").partition(".")
+        pattern = re.compile(",?".join(whole) + (r"\." + frac if frac else ""))
+        for k, m in enumerate(pattern.finditer(self.raw)):
+            if k == self.MAX_WINDOWS:  # a common short number: reading every number once is cheaper
+                return x in self.all_numbers
+            a = self.raw.rfind(" ", max(0, m.start() - self.WINDOW), m.start()) + 1 or max(0, m.start() - self.WINDOW)
+            b = self.raw.find(" ", m.end(), m.end() + self.WINDOW)
+            window = self.raw[a : b if b >= 0 else m.end() + self.WINDOW]
+            if any(n == x for n in numbers_in(window)):
+                return True
+        return False
+
+
+def observations(job: Job) -> str:
+    """Everything tools returned to the agent (plugin appendices such as status lines left out)."""
+    parts = []
+    for m in job.trajectory:
+        if m.get("role") != "tool":
+            continue
+        content, appendix = str(m.get("content") or ""), str(m.get("appendix") or "")
+        parts.append(content[: len(content) - len(appendix)] if appendix and content.endswith(appendix) else content)
+    return "\n".join(parts)
+
+
+def deliverable(job: Job) -> str:
+    """The deliverable as judges read it: every delivered file's text, and the final answer."""
+    texts = [file_text(p) for p in job.deliverable_files()]
+    texts.append(str((job.result or {}).get("final_answer") or job.view.get("final_answer") or ""))
+    return "\n".join(texts)
+
+
+def read_log(job: Job) -> str:
+    return "\n".join(str(e.get("excerpt", "")) for e in (job.tab or {}).get("read_log", []))
+
+
+def rubric_items(job: Job) -> list[dict[str, Any]]:
+    return [i for i in (job.scores or {}).get("items", []) if i.get("kind") == "rubric"]
+
+
+def mask(text: str, values: list[Value]) -> tuple[str, dict[str, Value]]:
+    """The rubric text with each of `values` that has a span replaced by [V1], [V2], … in order,
+    and the value behind each label."""
+    out, last, labels = [], 0, {}
+    for v in sorted((v for v in values if v.span), key=lambda v: v.span or (0, 0)):
+        assert v.span is not None
+        if v.span[0] < last:
+            continue  # overlaps a value already masked
+        label = f"[V{len(labels) + 1}]"
+        labels[label] = v
+        out.append(text[last : v.span[0]] + label)
+        last = v.span[1]
+    return "".join(out) + text[last:], labels

@@ -1,0 +1,125 @@
+"""Score job records, now or again later (a new judge, a fixed rule) without re-running agents.
+
+    python -m eval.score JOB_DIR... [--judge NAME | --judge-config conf/judge/X.yaml]
+
+A JOB_DIR without job.json is searched for job directories below it. Each job's task is rebuilt
+from its own `job.json` (`config.benchmark`, `task_id`); the judge config is the job's own
+(`config.judge`) unless overridden. `scores.json` is written atomically beside the record, and
+the aggregate metrics over the scored jobs are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from eval.benchmarks import BENCHMARKS, Benchmark, benchmark_config, load_benchmark
+from eval.config import REPO_ROOT, JudgeConfig
+from eval.judges import make_judge
+from eval.metrics import aggregate, counts
+from eval.record import JobRecord
+from eval.task import Task
+from runners.messages import Model
+from runners.record import SCORES, write_json
+
+log = logging.getLogger(__name__)
+_BENCHMARKS: dict[str, Benchmark] = {}
+
+
+def judge_config(node: Any) -> JudgeConfig:
+    """A `JudgeConfig` from a dict, an OmegaConf node or a YAML file path."""
+    if isinstance(node, JudgeConfig):
+        return node
+    from omegaconf import OmegaConf
+
+    if isinstance(node, str | Path):
+        node = OmegaConf.load(node)
+    return OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(JudgeConfig), node))  # type: ignore[return-value]
+
+
+def _benchmark(node: dict[str, Any]) -> Benchmark:
+    key = json.dumps(node, sort_keys=True, default=str)
+    if key not in _BENCHMARKS:
+        _BENCHMARKS[key] = load_benchmark(benchmark_config(node))
+    return _BENCHMARKS[key]
+
+
+def score_job(job_dir: Path, judge: JudgeConfig | None = None, task: Task | None = None, model: Model | None = None) -> dict[str, Any] | None:
+    """Score one finished job and write its scores.json; None when the judge is `none`.
+
+    `judge` defaults to the job's own judge config, `task` to the task rebuilt from job.json;
+    `model` replaces the judge model (tests).
+    """
+    record = JobRecord(job_dir)
+    record.result  # noqa: B018 - fail early on an unfinished job
+    config = record.job.get("config") or {}
+    bench_node = config.get("benchmark") or {}
+    name = bench_node.get("name") or record.job.get("benchmark")
+    if name not in BENCHMARKS:
+        raise ValueError(f"{job_dir}/job.json names unknown benchmark {name!r}")
+    jc = judge or judge_config(config.get("judge") or {})
+    scorer = make_judge(jc, BENCHMARKS[name][1], model)
+    if scorer is None:
+        return None
+    if task is None:
+        task = _benchmark(bench_node).task(str(record.job["task_id"]))
+    scores = scorer.score(task, record.dir)
+    scores["job_id"] = record.job.get("job_id")
+    write_json(record.dir / SCORES, scores)
+    return scores
+
+
+def find_jobs(paths: list[Path]) -> list[Path]:
+    """Job directories (those with job.json) at or below each path, sorted, without duplicates."""
+    found: dict[Path, None] = {}
+    for p in paths:
+        for job in [p] if (p / "job.json").is_file() else sorted(j.parent for j in p.rglob("job.json")):
+            found[job] = None
+    return list(found)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m eval.score", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("jobs", nargs="+", type=Path, help="job directories (or folders holding them)")
+    group = ap.add_mutually_exclusive_group()
+    group.add_argument("--judge", help="a judge config name from conf/judge/ (e.g. rule, llm_rubric)")
+    group.add_argument("--judge-config", type=Path, help="a judge config YAML file")
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    judge = None
+    if args.judge:
+        path = REPO_ROOT / "conf" / "judge" / f"{args.judge}.yaml"
+        if not path.is_file():
+            have = sorted(p.stem for p in path.parent.glob("*.yaml"))
+            ap.error(f"no judge config {args.judge!r}; valid: {', '.join(have)}")
+        judge = judge_config(path)
+    elif args.judge_config:
+        judge = judge_config(args.judge_config)
+    jobs = find_jobs(args.jobs)
+    if not jobs:
+        ap.error("no job directories (with job.json) found")
+    scored, failed = [], 0
+    for job in jobs:
+        if not (job / "result.json").is_file():
+            print(f"skip {job}: unfinished (no result.json)")
+            continue
+        try:
+            scores = score_job(job, judge)
+        except Exception as e:  # noqa: BLE001 - report and go on with the other jobs
+            failed += 1
+            print(f"FAIL {job}: {type(e).__name__}: {e}")
+            continue
+        if scores is not None:
+            scored.append(scores)
+            print(f"{job}: {scores['judge']} {json.dumps({k: round(v, 4) for k, v in scores['metrics'].items()})}")
+    if scored:
+        print("aggregate:", json.dumps({k: round(v, 4) for k, v in aggregate(scored).items()}), json.dumps(counts(scored)))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

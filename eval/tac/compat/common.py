@@ -1,0 +1,209 @@
+"""TheAgentCompany's `common` module, offline: the file server is the agent's final workspace.
+
+Same names and signatures as `workspaces/base_image/common.py`. File-server helpers read the
+folder in `RT_TAC_FILES` (the task's workspace as the agent left it: the file-server export with
+the deliverable over it); `llm_complete` goes to RunningTab's judge through the HTTP endpoint in
+`RT_TAC_LLM_URL` (cached there), and `evaluate_with_llm` asks TheAgentCompany's own yes/no
+question. Helpers for services other than the file server (chat, GitLab, Plane) are not
+available in the file-server-only subset: they log an error and return an empty value, so the
+checkpoint that needs them scores 0 as it would if the service failed.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import json
+import logging
+import os
+import shutil
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+from config import *  # noqa: F403 - evaluators expect `from common import *` to bring these too
+from config import OWNCLOUD_URL
+
+logging.basicConfig(level=logging.INFO)
+
+IMAGE_JPEG = "image/jpeg"
+IMAGE_PNG = "image/png"
+
+
+def _files_root() -> Path:
+    return Path(os.environ["RT_TAC_FILES"])
+
+
+def _owncloud(dir_name: str, file_name: str = "") -> Path:
+    return _files_root() / urllib.parse.unquote(str(dir_name)).strip("/") / file_name
+
+
+def grader(func):
+    """A checkpoint function: an exception or None counts as False (the benchmark's own rule)."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            result = func(*args, **kwargs)
+            if result is None:
+                logging.warning("Grader returns None, using False instead")
+                return False
+            return result
+        except Exception as e:  # noqa: BLE001
+            logging.error(f"Error in {func.__name__}: {e}")
+            return False
+
+    return wrapper
+
+
+def llm_complete(messages):
+    """One chat completion through RunningTab's judge, in the litellm response shape."""
+    url = os.environ.get("RT_TAC_LLM_URL")
+    if not url:
+        raise RuntimeError("no judge model configured for LLM checkpoints (set judge.model)")
+    req = urllib.request.Request(url, data=json.dumps({"messages": messages}).encode(), headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=600) as resp:
+        content = json.loads(resp.read())["content"]
+    return {"choices": [{"message": {"content": content, "role": "assistant"}}]}
+
+
+def evaluate_with_llm(content: str, predicate: str, additional_prompt: str = "", image_path: str | None = None, image_type: str = IMAGE_JPEG):
+    """Whether the LLM judges that `content` (and/or an image) indicates `predicate`."""
+    if image_path is not None and image_type not in [IMAGE_JPEG, IMAGE_PNG]:
+        logging.warning(f"Invalid image type: {image_type}")
+        return False
+    if not content and not image_path:
+        logging.warning("Both content and image are empty, cannot evaluate")
+        return False
+    if content and image_path:
+        query = f'Does the content """{content}""" and following picture indicate {predicate}?'
+    elif content:
+        query = f'Does the content """{content}""" indicate {predicate}?'
+    else:
+        query = f"Does the following picture indicate {predicate}?"
+    query += f' Please answer "yes" if it does, or "no" if it does not. {additional_prompt}'
+    parts = [{"type": "text", "text": query}]
+    if image_path:
+        try:
+            with open(image_path, "rb") as f:
+                b64 = base64.b64encode(f.read()).decode("utf-8")
+        except Exception as e:  # noqa: BLE001
+            logging.error(f"Failed to read image from {image_path}: {e}")
+            return False
+        parts.append({"type": "image_url", "image_url": {"url": f"data:{image_type};base64,{b64}"}})
+    try:
+        reply = llm_complete([{"role": "user", "content": parts if image_path else query}])
+        answer = reply["choices"][0]["message"]["content"].lower().strip()
+        return "yes" in answer
+    except Exception as e:  # noqa: BLE001
+        logging.error(f"Failed to evaluate message: {e}")
+        return False
+
+
+def check_file_in_owncloud_directory(file_name, dir_name):
+    """True if an entry of the file-server folder has `file_name` in its name; None if no such folder."""
+    folder = _owncloud(dir_name)
+    if not folder.is_dir():
+        logging.error(f"Error: folder {dir_name} not found on the file server")
+        return None
+    found = any(file_name in child.name for child in folder.iterdir())
+    logging.info(f"File '{file_name}' {'found' if found else 'not found'}.")
+    return found
+
+
+def get_binary_file_content_owncloud(file_name, dir_name):
+    path = _owncloud(dir_name, file_name)
+    return path.read_bytes() if path.is_file() else None
+
+
+def check_and_download_file(file_name, dir_name, output_file_path):
+    path = _owncloud(dir_name, file_name)
+    if not path.is_file():
+        logging.warning(f"File '{file_name}' not found in directory '{dir_name}'.")
+        return False
+    shutil.copyfile(path, output_file_path)
+    return True
+
+
+def download_owncloud_content(link: str, output_file_path: str):
+    """Direct WebDAV links resolve to the local files; share links (tokens) cannot offline."""
+    if not link:
+        return False
+    marker = "/remote.php/webdav/"
+    if marker not in link:
+        logging.warning(f"Cannot resolve file-server share link offline: {link}")
+        return False
+    rel = urllib.parse.unquote(link.split(marker, 1)[1].split("?")[0]).strip()
+    path = _files_root() / rel
+    if not path.is_file():
+        return False
+    shutil.copyfile(path, output_file_path)
+    return True
+
+
+def get_owncloud_url_in_file(filename: str):
+    try:
+        with open(filename) as f:
+            content = f.read()
+        return content if OWNCLOUD_URL in content else False
+    except OSError as e:
+        logging.error(f"Error reading {filename}: {e}")
+        return False
+
+
+def check_repo_exists(project_name: str):
+    files = {"openhands": ".openhands_instructions", "janusgraph": ".backportrc.json", "colly": "xmlelement_test.go",
+             "streamlit": ".ruff.toml", "risingwave": "risedev.yml", "bustub": "CMakeLists.txt"}  # fmt: skip
+    return project_name in files and (_files_root() / project_name / files[project_name]).is_file()
+
+
+def get_all_texts_from_slide(slide):
+    if slide is None:
+        return ""
+    return " ".join(shape.text_frame.text.lower() for shape in slide.shapes if shape.has_text_frame)
+
+
+class MockRocketChatClient:
+    class JsonResponse:
+        def json(self):
+            return {"users": [], "messages": []}
+
+    def __getattr__(self, name):
+        return lambda *args, **kwargs: self.JsonResponse()
+
+
+def _unavailable(name: str, value):
+    def helper(*args, **kwargs):
+        logging.error(f"{name}: this service is not available offline (file-server-only subset)")
+        return value() if callable(value) else value
+
+    helper.__name__ = name
+    return helper
+
+
+def create_rocketchat_client(username="theagentcompany", password="theagentcompany"):
+    logging.error("create_rocketchat_client: chat is not available offline (file-server-only subset)")
+    return MockRocketChatClient()
+
+
+get_rocketchat_personal_chat_history = _unavailable("get_rocketchat_personal_chat_history", list)
+num_rocketchat_users_contacted = _unavailable("num_rocketchat_users_contacted", 0)
+get_rocketchat_channel_history = _unavailable("get_rocketchat_channel_history", list)
+get_rocketchat_channel_room_id = _unavailable("get_rocketchat_channel_room_id", None)
+check_rocketchat_message_posted = _unavailable("check_rocketchat_message_posted", False)
+evaluate_chat_history_with_llm = _unavailable("evaluate_chat_history_with_llm", False)
+download_image_from_url = _unavailable("download_image_from_url", None)
+make_gitlab_request = _unavailable("make_gitlab_request", None)
+get_gitlab_project_id = _unavailable("get_gitlab_project_id", None)
+get_gitlab_merge_request_by_title = _unavailable("get_gitlab_merge_request_by_title", None)
+get_gitlab_file_in_mr = _unavailable("get_gitlab_file_in_mr", None)
+get_all_plane_projects = _unavailable("get_all_plane_projects", list)
+get_plane_project_id = _unavailable("get_plane_project_id", None)
+get_plane_project_all_issues = _unavailable("get_plane_project_all_issues", list)
+get_plane_state_id_dict = _unavailable("get_plane_state_id_dict", lambda: ({}, {}))
+get_plane_issue_details = _unavailable("get_plane_issue_details", None)
+get_plane_cycle_details = _unavailable("get_plane_cycle_details", None)
+get_plane_issues_by_project_cycle = _unavailable("get_plane_issues_by_project_cycle", list)
+get_plane_state_details = _unavailable("get_plane_state_details", dict)
+create_plane_issue = _unavailable("create_plane_issue", None)
+add_plane_issue_to_cycle = _unavailable("add_plane_issue_to_cycle", None)

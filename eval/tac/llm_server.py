@@ -1,0 +1,63 @@
+"""A tiny HTTP endpoint on 127.0.0.1 through which evaluator subprocesses reach the judge LLM.
+
+The judge model, its cache and any API key stay in the scoring process; the evaluator only gets
+a URL. POST {"messages": [...]} → {"content": "..."}; 503 when no judge model is configured.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from eval.judges.client import CachedLLM
+
+
+class LLMProxy:
+    """Context manager serving `llm` at `self.url`; counts failed calls in `self.errors`."""
+
+    def __init__(self, llm: CachedLLM | None):
+        self.llm = llm
+        self.errors = 0
+        self.calls = 0
+        self.url = ""
+        self._server: ThreadingHTTPServer | None = None
+
+    def __enter__(self) -> LLMProxy:
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                status, reply = proxy._answer(body)
+                data = json.dumps(reply).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/complete"
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def _answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        self.calls += 1
+        if self.llm is None:
+            self.errors += 1
+            return 503, {"error": "no judge model configured (judge.model is empty)"}
+        try:
+            return 200, {"content": self.llm.complete(body["messages"])}
+        except Exception as e:  # noqa: BLE001 - reported to the evaluator, counted here
+            self.errors += 1
+            return 502, {"error": f"{type(e).__name__}: {e}"}
+
+    def __exit__(self, *exc: object) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()

@@ -1,0 +1,79 @@
+"""Typed config schemas owned by the runner (the agent, methods, the sweep's grid, storage,
+tracking and cluster). Each YAML group in `conf/` extends one of these; see `runners/schema.py`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tab.config import TabConfig
+
+
+@dataclass
+class AgentConfig:
+    """The harness settings of SPEC section 2 (paper settings by default)."""
+
+    max_turns: int = 300
+    time_limit_s: float = 3600.0
+    context_level: int = 3
+    work_dir: str | None = None  # where per-job workspaces are materialized (None: the system temp dir)
+
+
+@dataclass
+class MethodConfig:
+    """A method: which hooks it plugs into the environment. `tab` null means no tab."""
+
+    name: str = "dci"
+    todo: bool = False
+    self_refine: bool = False
+    tab: TabConfig | None = None
+    texts: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class GridConfig:
+    """One list per axis; the sweep runs their product (times the benchmark's tasks)."""
+
+    benchmark: list[str] = field(default_factory=lambda: ["builtin"])
+    method: list[str] = field(default_factory=lambda: ["dci"])
+    model: list[str] = field(default_factory=lambda: ["scripted"])
+    seed: list[int] = field(default_factory=lambda: [0])
+    tasks: list[str] = field(default_factory=list)
+
+
+@dataclass
+class StorageConfig:
+    """Where finished job records go besides the local disk (`kind`: local | s3)."""
+
+    kind: str = "local"
+    bucket: str | None = None
+    prefix: str = "runningtab"
+    endpoint_url: str | None = None
+    region: str | None = None
+    retries: int = 3
+
+
+@dataclass
+class TrackerConfig:
+    """Experiment tracking (`kind`: wandb | jsonl | none). W&B runs offline unless configured."""
+
+    kind: str = "wandb"
+    project: str = "runningtab"
+    entity: str | None = None
+    mode: str | None = None
+    dir: str | None = None
+
+
+@dataclass
+class ClusterConfig:
+    """Ray: where to run (None = a local Ray), resources per job, and failure handling."""
+
+    address: str | None = None
+    num_cpus: int | None = None
+    job_cpus: float = 0.25
+    max_in_flight: int = 8
+    retries: int = 2
+    job_timeout_s: float | None = None
+    server_gpus: float = 1.0
+    extra: dict[str, Any] = field(default_factory=dict)

@@ -1,0 +1,92 @@
+"""Expanding the grid (benchmark × method × model × seed × task) into job specs with stable ids.
+
+Each cell's config is composed by Hydra from its axis values plus the user's other overrides, so a
+job's config is exactly what `python -m runners.job` would build for the same choices.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import re
+from dataclasses import dataclass
+
+from hydra import compose
+
+from eval.benchmarks import load_benchmark
+from runners.schema import AXES, RootConfig, check_choice, job_record_config, to_root
+
+_SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """One job: its id (a hash of the resolved job config and task), config and task."""
+
+    job_id: str
+    cfg: RootConfig
+    task_id: str
+
+
+def job_id(cfg: RootConfig, task_id: str) -> str:
+    """Readable and deterministic: the same resolved config and task always give the same id."""
+    blob = json.dumps({"config": job_record_config(cfg), "task": task_id}, sort_keys=True, default=str)
+    digest = hashlib.sha256(blob.encode()).hexdigest()[:10]
+    parts = (cfg.benchmark.name, task_id, cfg.method.name, cfg.model.id, f"s{cfg.seed}", digest)
+    return "__".join(_SAFE.sub("-", str(p)) for p in parts)
+
+
+def split_overrides(overrides: list[str]) -> tuple[dict[str, list[str]], list[str]]:
+    """Separate plain axis overrides (`model=scripted`, `seed=3`), which narrow an axis, from the rest,
+    which apply to every job. `grid.*` overrides are already in the composed grid node."""
+    narrowed: dict[str, list[str]] = {}
+    rest: list[str] = []
+    for o in overrides:
+        key, _, value = o.partition("=")
+        if key in (*AXES, "seed"):
+            narrowed[key] = [value]
+        elif not key.startswith(("grid.", "hydra.", "experiment")):
+            rest.append(o)
+    return narrowed, rest
+
+
+def cells(root: RootConfig, overrides: list[str], experiment: str | None) -> list[RootConfig]:
+    """One composed config per benchmark × method × model × seed, validated before anything runs."""
+    narrowed, rest = split_overrides(overrides)
+    axes = {g: narrowed.get(g, getattr(root.grid, g)) for g in AXES}
+    seeds = [int(s) for s in narrowed.get("seed", root.grid.seed)]
+    for group, names in axes.items():
+        if not names:
+            raise ValueError(f"grid.{group} is empty; give at least one {group} name")
+        for name in names:
+            check_choice(group, name)
+    if not seeds:
+        raise ValueError("grid.seed is empty; give at least one seed")
+    base = [f"experiment={experiment}"] if experiment else []
+    return [
+        to_root(compose("config", overrides=[*base, f"benchmark={b}", f"method={m}", f"model={mo}", f"seed={s}", *rest]))
+        for b, m, mo, s in itertools.product(axes["benchmark"], axes["method"], axes["model"], seeds)
+    ]
+
+
+def expand(root: RootConfig, overrides: list[str], experiment: str | None) -> list[JobSpec]:
+    """All jobs of the sweep: every cell times its benchmark's tasks (or `grid.tasks`)."""
+    specs: list[JobSpec] = []
+    tasks: dict[str, list[str]] = {}
+    for cfg in cells(root, overrides, experiment):
+        key = repr(cfg.benchmark)
+        if key not in tasks:
+            tasks[key] = _task_ids(cfg, root.grid.tasks)
+        specs.extend(JobSpec(job_id(cfg, t), cfg, t) for t in tasks[key])
+    return specs
+
+
+def _task_ids(cfg: RootConfig, only: list[str]) -> list[str]:
+    ids = [t.id for t in load_benchmark(cfg.benchmark).tasks()]
+    if not only:
+        return ids
+    missing = [t for t in only if t not in ids]
+    if missing:
+        raise ValueError(f"grid.tasks names unknown task(s) {missing} of {cfg.benchmark.name}; known: {ids[:20]}")
+    return [t for t in ids if t in only]

@@ -1,0 +1,139 @@
+"""The agent loop (SPEC section 2): call the model, run every tool call in order, feed results back.
+
+The loop knows nothing about methods: prompts, extra tools and stop hooks come through the
+environment's plugins. The runner enforces the turn budget and the wall-clock limit itself.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from envs.context import manage_context
+from envs.protocol import Environment
+from runners.config import AgentConfig
+from runners.messages import ContextLengthError, Model, ModelError
+
+READING_TOOLS = ("read", "bash")
+
+
+@dataclass
+class EpisodeResult:
+    """Totals of one episode; becomes `result.json` (with what the job adds)."""
+
+    stop_reason: str = "finished"
+    turns: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: float = 0.0
+    chars_read: int = 0
+    final_answer: str = ""
+    wall_s: float = 0.0
+    error: str | None = None
+    messages: list[dict[str, Any]] = field(default_factory=list, repr=False)
+
+
+def run_episode(
+    model: Model,
+    env: Environment,
+    task_prompt: str,
+    agent: AgentConfig,
+    on_message: Callable[[dict[str, Any]], None] = lambda m: None,
+    clock: Callable[[], float] = time.monotonic,
+) -> EpisodeResult:
+    """Run one episode; `on_message` sees every message in full as it is added (for the record)."""
+    start = clock()
+    res = EpisodeResult()
+    tools = env.tools()
+
+    def add(msg: dict[str, Any], turn: int) -> None:
+        msg = {**msg, "turn": turn, "time": time.time()}
+        res.messages.append(msg)
+        on_message(msg)
+
+    add({"role": "system", "content": env.system_prompt(), "tools": tools}, 0)
+    add({"role": "user", "content": task_prompt}, 0)
+
+    turn = 0
+    while True:
+        if turn >= agent.max_turns:
+            res.stop_reason = "turn_budget"
+            break
+        if clock() - start >= agent.time_limit_s:
+            res.stop_reason = "time_limit"
+            break
+        turn += 1
+        try:
+            reply = model.complete(_model_view(res.messages, agent.context_level), tools)
+        except ContextLengthError as e:
+            res.stop_reason, res.error = "context_length", str(e)
+            break
+        except ModelError as e:
+            res.stop_reason, res.error = "model_error", str(e)
+            break
+        res.turns = turn
+        res.tokens_in += reply.usage.input_tokens
+        res.tokens_out += reply.usage.output_tokens
+        res.cost += reply.usage.cost
+        add(
+            {
+                **reply.to_message(),
+                "usage": {
+                    "input_tokens": reply.usage.input_tokens,
+                    "output_tokens": reply.usage.output_tokens,
+                    "cost": reply.usage.cost,
+                },
+                "latency_s": round(reply.latency_s, 4),
+                "extra": reply.extra,
+            },
+            turn,
+        )
+        res.final_answer = reply.content or ""
+        if not reply.tool_calls:
+            nudge = env.on_stop(turn)
+            if nudge is None:
+                res.stop_reason = "finished"
+                break
+            add({"role": "user", "content": nudge, "stop_hook": True}, turn)
+            continue
+        if not _run_tools(env, reply.tool_calls, turn, res, add, agent, clock, start):
+            break
+    res.wall_s = clock() - start
+    return res
+
+
+def _run_tools(env, calls, turn, res, add, agent, clock, start) -> bool:
+    """Execute the turn's tool calls in order; False when the episode must stop."""
+    for call in calls:
+        if clock() - start >= agent.time_limit_s:
+            res.stop_reason = "time_limit"
+            return False
+        try:
+            result = env.execute(call, turn)
+        except Exception as e:  # an environment fault, not the model's: stop and say so
+            res.stop_reason, res.error = "env_error", f"{type(e).__name__}: {e}"
+            return False
+        chars = int(result.meta.get("chars", len(result.content)))
+        if call.name in READING_TOOLS:
+            res.chars_read += chars
+        add(
+            {
+                "role": "tool",
+                "tool_call_id": call.id,
+                "name": call.name,
+                "content": result.content,
+                "is_error": result.is_error,
+                "appendix": result.meta.get("appendix", ""),
+                "chars": chars,
+            },
+            turn,
+        )
+    return True
+
+
+def _model_view(messages: list[dict[str, Any]], level: int) -> list[dict[str, Any]]:
+    """What the model is sent: context-managed, with our bookkeeping fields dropped."""
+    keep = ("role", "content", "tool_calls", "tool_call_id", "extra")
+    return [{k: m[k] for k in keep if k in m} for m in manage_context(messages, level)]

@@ -1,0 +1,52 @@
+"""Messages and the `Model` seam: messages + tool schemas in, one assistant message out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from envs.protocol import ToolCall
+
+
+@dataclass
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
+
+
+@dataclass
+class AssistantMessage:
+    """One model reply. `extra` keeps provider-specific fields (e.g. DeepSeek's reasoning_content)."""
+
+    content: str | None
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    latency_s: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_message(self) -> dict[str, Any]:
+        """The OpenAI chat-format message to send back to the model."""
+        msg: dict[str, Any] = {"role": "assistant", "content": self.content}
+        if self.tool_calls:
+            msg["tool_calls"] = [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                for c in self.tool_calls
+            ]
+        return msg
+
+
+class ModelError(Exception):
+    """The model could not answer (after retries). The run stops with `model_error`."""
+
+
+class ContextLengthError(ModelError):
+    """The request exceeded the model's context. The run stops with `context_length`."""
+
+
+class Model(Protocol):
+    """Anything that answers a chat: API models, vLLM or llama.cpp servers, the scripted model."""
+
+    name: str
+
+    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantMessage: ...

@@ -1,0 +1,161 @@
+"""The client for every OpenAI-compatible endpoint: API providers, vLLM and llama.cpp servers.
+
+Plain httpx, so that retries are ours alone: exponential backoff with jitter on 429, 5xx, timeouts
+and connection errors, honouring Retry-After; never on a context-length error. The API key is read
+from the environment at call time, sent only in the Authorization header, and scrubbed from any
+error text; it is never stored on the object.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+import os
+import time
+from typing import Any
+
+import httpx
+
+from runners.messages import AssistantMessage, ContextLengthError, ModelError
+from runners.models.config import ModelConfig
+from runners.models.limits import endpoint_slot
+from runners.models.retry import RETRY_STATUS, backoff_s, is_context_length, retry_after_s
+from runners.models.wire import MalformedReply, parse_reply, request_body
+
+log = logging.getLogger(__name__)
+
+
+class _Retry(Exception):
+    """One failed attempt worth repeating; `wait_s` set when the server said how long to wait."""
+
+    def __init__(self, reason: str, wait_s: float | None = None):
+        super().__init__(reason)
+        self.wait_s = wait_s
+
+
+class _Secret:
+    """The key in transit: shows as [REDACTED] in reprs and tracebacks that print locals."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: str):
+        self.value = value
+
+    def __repr__(self) -> str:
+        return "[REDACTED]"
+
+    __str__ = __repr__
+
+
+class OpenAICompatModel:
+    """`Model` over POST {base_url}/chat/completions."""
+
+    def __init__(self, cfg: ModelConfig, base_url: str | None = None):
+        url = base_url or cfg.base_url
+        if not url:
+            raise ValueError(
+                f"model {cfg.name!r} (kind {cfg.kind}) has no endpoint: set model.base_url, "
+                "e.g. https://api.openai.com/v1"
+            )
+        if not url.startswith(("http://", "https://")):
+            raise ValueError(f"model {cfg.name!r}: base_url {url!r} must start with http:// or https://")
+        self.cfg = cfg
+        self.name = cfg.name
+        self.base_url = url.rstrip("/")
+        self._ids = itertools.count(1)
+        self._http = httpx.Client(timeout=httpx.Timeout(cfg.timeout_s, connect=min(cfg.timeout_s, 30.0)))
+
+    def __repr__(self) -> str:
+        return f"OpenAICompatModel(name={self.name!r}, base_url={self.base_url!r}, key_env={self.cfg.api_key_env!r})"
+
+    def close(self) -> None:
+        self._http.close()
+
+    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantMessage:
+        """One assistant turn, after up to `max_retries` retries; latency counts retries and waits."""
+        key = self._api_key()
+        body = request_body(self.cfg, messages, tools)
+        start = time.monotonic()
+        for attempt in range(self.cfg.max_retries + 1):
+            try:
+                reply = self._attempt(body, key)
+                reply.latency_s = time.monotonic() - start
+                return reply
+            except _Retry as r:
+                if attempt == self.cfg.max_retries:
+                    raise ModelError(
+                        f"{self._where()}: gave up after {attempt + 1} attempts; last: {r}"
+                    ) from None
+                wait = r.wait_s if r.wait_s is not None else backoff_s(
+                    attempt, self.cfg.backoff_base_s, self.cfg.backoff_max_s
+                )
+                log.warning("%s: %s; retry %d in %.1fs", self._where(), r, attempt + 1, wait)
+                time.sleep(wait)
+        raise AssertionError("unreachable")
+
+    def _attempt(self, body: dict[str, Any], key: _Secret | None) -> AssistantMessage:
+        try:
+            with endpoint_slot(self.base_url, self.cfg.concurrency):
+                resp = self._http.post(
+                    f"{self.base_url}/chat/completions",
+                    json=body,
+                    headers={"Authorization": f"Bearer {key.value}"} if key else {},
+                )
+        except httpx.TimeoutException:
+            raise _Retry(f"no reply within {self.cfg.timeout_s:g}s") from None
+        except httpx.TransportError as e:
+            raise _Retry(f"connection error ({type(e).__name__}: {_scrub(str(e), key)})") from None
+        except httpx.HTTPError as e:
+            raise ModelError(f"{self._where()}: {type(e).__name__}: {_scrub(str(e), key)}") from None
+        text = _scrub(resp.text, key)
+        if resp.status_code != 200:
+            self._raise_for(resp.status_code, text, resp.headers)
+        try:
+            data = json.loads(text)
+        except ValueError:
+            raise _Retry(f"reply is not JSON: {text[:200]!r}") from None
+        if isinstance(data, dict) and data.get("error") and not data.get("choices"):
+            self._raise_for(_error_status(data["error"]), text, {})
+        try:
+            return parse_reply(data, self.cfg, lambda: f"call_{next(self._ids)}")
+        except MalformedReply as e:
+            raise _Retry(str(e)) from None
+
+    def _raise_for(self, status: int, text: str, headers: Any) -> None:
+        if is_context_length(status, text):
+            raise ContextLengthError(f"{self._where()}: context length exceeded (HTTP {status}): {text[:500]}")
+        if status in RETRY_STATUS:
+            raise _Retry(f"HTTP {status}: {text[:300]}", retry_after_s(headers))
+        raise ModelError(f"{self._where()}: HTTP {status}: {text[:1000]}")
+
+    def _api_key(self) -> _Secret | None:
+        env = self.cfg.api_key_env
+        if not env:
+            return None
+        key = os.environ.get(env, "").strip()
+        if not key:
+            raise ModelError(
+                f"model {self.name!r} needs an API key: set the environment variable {env} "
+                f"(model.api_key_env names the variable that holds the key)"
+            )
+        if not key.isascii() or any(ch.isspace() or not ch.isprintable() for ch in key):
+            # said without the value: httpx would put it in the exception
+            raise ModelError(f"the value of {env} is not a valid API key (non-ASCII, space or control characters)")
+        return _Secret(key)
+
+    def _where(self) -> str:
+        return f"model {self.name!r} at {self.base_url}"
+
+
+def _error_status(error: Any) -> int:
+    """The HTTP status hidden in a 200 reply's `error` object (OpenRouter does this); else 500."""
+    code = error.get("code") if isinstance(error, dict) else None
+    if isinstance(code, str) and code.isdigit():
+        code = int(code)
+    return code if isinstance(code, int) and 400 <= code < 600 else 500
+
+
+def _scrub(text: str, key: _Secret | None) -> str:
+    """Remove the key from text a server echoed back (some 401 bodies quote the header)."""
+    return text.replace(key.value, "[REDACTED]") if key else text

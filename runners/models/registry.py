@@ -1,0 +1,43 @@
+"""Models by `kind`: build the client for a config, and serve a model for a single in-process job."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from runners.messages import Model
+from runners.models.config import ModelConfig
+from runners.models.openai_compat import OpenAICompatModel
+from runners.models.scripted import ScriptedModel
+from runners.models.server import COMMANDS, ModelServer
+
+KINDS: dict[str, Callable[[ModelConfig, str | None], Model]] = {
+    "openai": lambda cfg, url: OpenAICompatModel(cfg, url),
+    "llamacpp": lambda cfg, url: OpenAICompatModel(cfg, url),
+    "vllm": lambda cfg, url: OpenAICompatModel(cfg, url),
+    "scripted": lambda cfg, url: ScriptedModel(cfg),
+}
+SERVED_KINDS = frozenset(COMMANDS)
+
+
+def build_model(cfg: ModelConfig, base_url: str | None = None) -> Model:
+    """The client for `cfg`; `base_url` (a served model's URL) overrides `cfg.base_url`."""
+    if cfg.kind not in KINDS:
+        raise ValueError(f"unknown model.kind {cfg.kind!r}; valid kinds: {sorted(KINDS)}")
+    if cfg.kind in SERVED_KINDS and not (base_url or cfg.base_url):
+        raise ValueError(
+            f"model.kind={cfg.kind} talks to a model server: start one with `served(cfg)` "
+            "(the sweep does this for you) or point model.base_url at a running server"
+        )
+    return KINDS[cfg.kind](cfg, base_url)
+
+
+@contextmanager
+def served(cfg: ModelConfig) -> Iterator[str | None]:
+    """The endpoint URL for `cfg`, starting and stopping a server if its kind needs one and no
+    `base_url` is set; for API and scripted models simply `cfg.base_url`."""
+    if cfg.kind not in SERVED_KINDS or cfg.base_url:
+        yield cfg.base_url
+        return
+    with ModelServer(cfg) as server:
+        yield server.url

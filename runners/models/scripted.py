@@ -1,0 +1,105 @@
+"""A model that replays a JSONL script: one assistant turn a line, for offline runs and tests.
+
+    {"content": "Let me look.", "tool_calls": [{"name": "bash", "arguments": {"command": "ls"}}]}
+    {"tool_calls": [{"name": "read", "arguments": "{\\"path\\": oops"}]}   <- raw text, kept as is
+    {"content": "Done. <FINAL_ANSWER>42</FINAL_ANSWER>"}
+
+Both keys are optional; `arguments` may be an object (JSON-dumped) or a string (kept raw, so that
+malformed JSON can be scripted); an optional `usage` {"input_tokens", "output_tokens", "cost"}
+feeds the accounting. When the script runs out the model answers "" with no tool call.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from envs.protocol import ToolCall
+from runners.messages import AssistantMessage, Usage
+from runners.models.config import ModelConfig
+
+_TURN_KEYS = {"content", "tool_calls", "usage"}
+_CALL_KEYS = {"name", "arguments", "id"}
+_USAGE_KEYS = {"input_tokens", "output_tokens", "cost"}
+
+
+class ScriptError(ValueError):
+    """The script file is missing or a line of it is not a valid turn."""
+
+
+class ScriptedModel:
+    """`Model` that answers with the script's turns in order, ignoring what it is sent."""
+
+    def __init__(self, cfg: ModelConfig):
+        if not cfg.script:
+            raise ScriptError("model.kind=scripted needs model.script=PATH (a JSONL file, one assistant turn a line)")
+        self.name = cfg.name
+        self.turns = load_script(cfg.script)
+        self._next = 0
+
+    def __repr__(self) -> str:
+        return f"ScriptedModel(name={self.name!r}, turns={len(self.turns)}, next={self._next})"
+
+    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantMessage:
+        if self._next >= len(self.turns):
+            return AssistantMessage(content="")
+        turn = self.turns[self._next]
+        self._next += 1
+        return turn
+
+
+def load_script(path: str) -> list[AssistantMessage]:
+    """Parse and check the whole script up front, so that a bad line fails before the run starts."""
+    p = Path(path)
+    if not p.is_file():
+        raise ScriptError(f"script file not found: {p.resolve()} (set model.script to a JSONL file)")
+    turns = []
+    for lineno, line in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            turns.append(_turn(json.loads(line), index=len(turns) + 1))
+        except (json.JSONDecodeError, ScriptError, TypeError, ValueError) as e:
+            raise ScriptError(f"{p}:{lineno}: {e}") from None
+    return turns
+
+
+def _turn(obj: Any, index: int) -> AssistantMessage:
+    if not isinstance(obj, dict):
+        raise ScriptError(f"a turn must be a JSON object, got {type(obj).__name__}")
+    _only(obj, _TURN_KEYS, "turn")
+    content = obj.get("content")
+    if content is not None and not isinstance(content, str):
+        raise ScriptError("'content' must be a string")
+    calls = obj.get("tool_calls") or []
+    if not isinstance(calls, list):
+        raise ScriptError("'tool_calls' must be a list")
+    usage = obj.get("usage") or {}
+    if not isinstance(usage, dict):
+        raise ScriptError("'usage' must be an object")
+    _only(usage, _USAGE_KEYS, "usage")
+    return AssistantMessage(
+        content=content,
+        tool_calls=[_call(c, index, i) for i, c in enumerate(calls)],
+        usage=Usage(int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0)), float(usage.get("cost", 0.0))),
+    )
+
+
+def _call(obj: Any, turn: int, i: int) -> ToolCall:
+    if not isinstance(obj, dict):
+        raise ScriptError(f"tool call {i} must be an object with 'name' and 'arguments'")
+    _only(obj, _CALL_KEYS, f"tool call {i}")
+    name = obj.get("name")
+    if not isinstance(name, str) or not name:
+        raise ScriptError(f"tool call {i} needs a 'name' (string)")
+    args = obj.get("arguments", {})
+    if not isinstance(args, str):
+        args = json.dumps(args, ensure_ascii=False)
+    return ToolCall(id=str(obj.get("id") or f"call_{turn}_{i}"), name=name, arguments=args)
+
+
+def _only(obj: dict[str, Any], allowed: set[str], what: str) -> None:
+    unknown = sorted(set(obj) - allowed)
+    if unknown:
+        raise ScriptError(f"unknown key(s) {unknown} in {what}; allowed: {sorted(allowed)}")

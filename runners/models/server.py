@@ -1,0 +1,173 @@
+"""A model server as a subprocess: vLLM on GPUs or llama.cpp on CPU, one code path for both.
+
+A plain class (the sweep wraps it with `ray.remote`): `start()` launches the command built for
+the config's kind, waits until `/v1/models` answers 200, and returns the OpenAI-compatible URL;
+`stop()` ends the whole process group (SIGTERM, then SIGKILL after a grace period).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+
+from runners.models.config import ModelConfig
+from runners.models.embedded import embedded_gguf
+
+
+class ServerError(RuntimeError):
+    """The server could not be started (missing backend, exited early, or never became healthy)."""
+
+
+def vllm_command(cfg: ModelConfig, port: int) -> list[str]:
+    """`vllm serve` with tool calling on; vLLM is the optional `gpu` extra and never imported here."""
+    s = cfg.server
+    if not s.model_path:
+        raise ServerError("model.kind=vllm needs model.server.model_path (a HF model id or a local directory)")
+    exe = _vllm_executable()
+    return [
+        *exe, "serve", s.model_path,
+        "--host", s.host, "--port", str(port),
+        "--served-model-name", cfg.name,
+        "--enable-auto-tool-choice", "--tool-call-parser", s.tool_call_parser,
+        "--tensor-parallel-size", str(s.tensor_parallel_size),
+        "--max-model-len", str(s.ctx_size),
+        *s.extra_args,
+    ]  # fmt: skip
+
+
+def llamacpp_command(cfg: ModelConfig, port: int) -> list[str]:
+    """llama-cpp-python's OpenAI-compatible server; the embedded SmolLM2 when no model_path."""
+    s = cfg.server
+    if importlib.util.find_spec("llama_cpp") is None:
+        raise ServerError("llama.cpp backend missing: pip install 'llama-cpp-python[server]'")
+    model = s.model_path or embedded_gguf()
+    return [
+        sys.executable, "-m", "llama_cpp.server",
+        "--model", model, "--model_alias", cfg.name,
+        "--chat_format", s.chat_format,
+        "--host", s.host, "--port", str(port),
+        "--n_ctx", str(s.ctx_size),
+        *s.extra_args,
+    ]  # fmt: skip
+
+
+COMMANDS: dict[str, Callable[[ModelConfig, int], list[str]]] = {"vllm": vllm_command, "llamacpp": llamacpp_command}
+
+
+def _vllm_executable() -> list[str]:
+    # The venv's bin dir first: a venv's python run without activation does not have it on PATH.
+    beside = Path(sys.executable).parent / "vllm"
+    if beside.exists():
+        return [str(beside)]
+    found = shutil.which("vllm")
+    if found:
+        return [found]
+    raise ServerError("vLLM is not installed: pip install 'runningtab[gpu]' (needs a CUDA GPU)")
+
+
+def free_port(host: str) -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+class ModelServer:
+    """One served model for the lifetime of a sweep (or of one job, see `served`)."""
+
+    def __init__(self, cfg: ModelConfig):
+        if cfg.kind not in COMMANDS:
+            raise ServerError(f"model.kind={cfg.kind!r} is not served; served kinds: {sorted(COMMANDS)}")
+        self.cfg = cfg
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.url: str | None = None
+        self.log_path = cfg.server.log_path
+
+    def start(self) -> str:
+        """Launch and wait until healthy; the base URL (`http://host:port/v1`)."""
+        if self.proc is not None:
+            return self.url  # type: ignore[return-value]
+        s = self.cfg.server
+        port = s.port or free_port(s.host)
+        cmd = COMMANDS[self.cfg.kind](self.cfg, port)
+        env = dict(os.environ)
+        if s.gpus:
+            env["CUDA_VISIBLE_DEVICES"] = ",".join(str(g) for g in s.gpus)
+        if not self.log_path:
+            fd, self.log_path = tempfile.mkstemp(prefix=f"{self.cfg.kind}-{port}-", suffix=".log")
+            os.close(fd)
+        Path(self.log_path).parent.mkdir(parents=True, exist_ok=True)
+        with open(self.log_path, "ab") as log:
+            log.write(f"$ {' '.join(cmd)}\n".encode())
+            log.flush()
+            self.proc = subprocess.Popen(
+                cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, start_new_session=True
+            )
+        self.url = f"http://{s.host}:{port}/v1"
+        try:
+            self._wait_healthy(s.startup_timeout_s)
+        except BaseException:
+            self.stop()
+            raise
+        return self.url
+
+    def _wait_healthy(self, timeout_s: float) -> None:
+        assert self.proc is not None and self.url is not None
+        deadline = time.monotonic() + timeout_s
+        while True:
+            code = self.proc.poll()
+            if code is not None:
+                raise ServerError(f"{self.cfg.kind} server exited with code {code} during startup; "
+                                  f"log {self.log_path}:\n{self.log_tail()}")
+            try:
+                if httpx.get(f"{self.url}/models", timeout=2.0).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise ServerError(f"{self.cfg.kind} server not healthy after {timeout_s:g}s "
+                                  f"(model.server.startup_timeout_s); log {self.log_path}:\n{self.log_tail()}")
+            time.sleep(0.25)
+
+    def log_tail(self, lines: int = 30) -> str:
+        if not self.log_path or not Path(self.log_path).exists():
+            return ""
+        return "\n".join(Path(self.log_path).read_text(errors="replace").splitlines()[-lines:])
+
+    def stop(self) -> None:
+        """SIGTERM the process group, SIGKILL it after `stop_grace_s`; safe to call twice."""
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        if proc.poll() is None:
+            _signal_group(proc, signal.SIGTERM)
+            try:
+                proc.wait(timeout=self.cfg.server.stop_grace_s)
+            except subprocess.TimeoutExpired:
+                pass
+        _signal_group(proc, signal.SIGKILL)  # also any worker the leader left behind
+        proc.wait()
+
+    def __enter__(self) -> ModelServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _signal_group(proc: subprocess.Popen[bytes], sig: signal.Signals) -> None:
+    try:
+        os.killpg(proc.pid, sig)
+    except ProcessLookupError:
+        pass

@@ -1,0 +1,33 @@
+"""Every wording the runner itself adds (the tab's own wording lives in `tab/prompts.py`).
+
+Methods can override any of these by name through `method.texts`.
+"""
+
+TEXTS: dict[str, str] = {
+    # The user message that opens every task: where the workspace is and where the deliverable goes.
+    "task": (
+        "{prompt}\n\n"
+        "Your workspace is the folder {root}. Work on its files directly with your tools. "
+        "Write the deliverable to {output} (relative to the workspace)."
+    ),
+    # TODO (plan-first prompting, Wang et al. 2023).
+    "todo": (
+        "Before you start working, write a TODO list of every fact, figure and deliverable element "
+        "the task asks for. Keep it up to date as you work."
+    ),
+    # Self-Refine (Madaan et al. 2023): sent once, at the first stop.
+    "self_refine": (
+        "Before you finish, re-check each fact, figure and deliverable element the task asks for "
+        "against the source files you read, and make sure each one is in the deliverable. "
+        "Fix the deliverable where anything is missing or wrong, then finish again."
+    ),
+}
+
+
+def text(name: str, overrides: dict[str, str] | None = None) -> str:
+    """The wording called `name`, from the method's overrides when it has one."""
+    if overrides and name in overrides:
+        return overrides[name]
+    if name not in TEXTS:
+        raise KeyError(f"unknown text {name!r}; known: {', '.join(sorted(TEXTS))}")
+    return TEXTS[name]

@@ -1,0 +1,142 @@
+"""Replicas of a served model across a Ray cluster, and spreading jobs over them.
+
+On a multi-node cluster an agent on one node talks to a vLLM server on another, so the server must
+listen on every interface and advertise its node's address: `ClusterModelServer` does that on top
+of `ModelServer`. `start_replicas` places the replicas as Ray actors (spread over the nodes, each
+holding its GPUs) and starts them in parallel. `ReplicaPool` gives each new job the least busy
+replica and keeps it for the whole job, so one conversation's growing prefix stays in one server's
+KV cache (round-robin per request would recompute it on every replica).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import ray
+
+from runners.models.config import ModelConfig
+from runners.models.server import ModelServer, ServerError
+
+log = logging.getLogger(__name__)
+WILDCARD = "0.0.0.0"
+
+
+class ClusterModelServer(ModelServer):
+    """A `ModelServer` reachable from other nodes: binds all interfaces, advertises this node's IP."""
+
+    def __init__(self, cfg: ModelConfig) -> None:
+        super().__init__(dataclasses.replace(cfg, server=dataclasses.replace(cfg.server, host=WILDCARD)))
+
+    def start(self) -> str:
+        url = super().start()
+        self.url = url.replace(f"//{WILDCARD}:", f"//{ray.util.get_node_ip_address()}:", 1)
+        return self.url
+
+    def pid(self) -> int | None:
+        """The server process (for diagnostics and tests)."""
+        return self.proc.pid if self.proc else None
+
+
+@dataclass
+class Replica:
+    actor: Any
+    url: str
+
+
+def replica_gpus(cfg: ModelConfig, server_gpus: float) -> float:
+    """GPUs one replica holds: one per tensor-parallel rank (times `cluster.server_gpus`); none on CPU."""
+    return server_gpus * cfg.server.tensor_parallel_size if cfg.kind == "vllm" else 0.0
+
+
+def start_replicas(cfg: ModelConfig, count: int, server_gpus: float, public: bool) -> list[Replica]:
+    """Start `count` servers of `cfg` as Ray actors and wait until all are healthy.
+
+    `public`: bind all interfaces and advertise the node IP (a multi-node cluster); otherwise
+    127.0.0.1 as in a local sweep. Fails at once, not after a scheduling hang, when the cluster
+    lacks the GPUs; stops the others when one fails to start.
+    """
+    if count < 1:
+        raise ServerError(f"model {cfg.name!r}: model.server.replicas must be >= 1, got {count}")
+    gpus = replica_gpus(cfg, server_gpus)
+    have = ray.cluster_resources().get("GPU", 0.0)
+    if gpus and count * gpus > have:
+        raise ServerError(
+            f"model {cfg.name!r} needs {count} replica(s) × {gpus:g} GPU(s), but the Ray cluster has {have:g} GPU(s): "
+            "request more GPUs (cluster.slurm.gpus_per_node, cluster.slurm.nodes) or lower model.server.replicas "
+            "or model.server.tensor_parallel_size"
+        )
+    cls = ray.remote(ClusterModelServer if public else ModelServer)
+    options = {
+        "num_cpus": 1 if cfg.kind == "llamacpp" else 0.1,
+        "num_gpus": gpus,
+        "max_restarts": 0,
+        "scheduling_strategy": "SPREAD" if count > 1 else "DEFAULT",
+    }
+    actors = [cls.options(**options).remote(cfg) for _ in range(count)]
+    try:
+        urls = ray.get([a.start.remote() for a in actors])
+    except BaseException:
+        stop_replicas([Replica(a, "") for a in actors])
+        raise
+    replicas = [Replica(a, u) for a, u in zip(actors, urls, strict=True)]
+    log.info("model %s: %d replica(s) at %s", cfg.name, count, ", ".join(urls))
+    return replicas
+
+
+def stop_replicas(replicas: Sequence[Replica], timeout_s: float = 60.0) -> None:
+    """Stop every server process, then the actors; an actor already gone took its server's group with it."""
+    pending = {}
+    for r in replicas:
+        try:
+            pending[r.actor.stop.remote()] = r
+        except Exception as e:  # the actor handle is unusable
+            log.warning("stopping a model server: %s", e)
+    for ref, r in pending.items():
+        try:
+            ray.get(ref, timeout=timeout_s)
+        except Exception as e:
+            log.warning("stopping model server %s: %s", r.url or "(not started)", e)
+    for r in replicas:
+        ray.kill(r.actor)
+
+
+class ReplicaPool:
+    """Which replica a new job uses: the one with the fewest jobs in flight, ties in turn.
+
+    `urls` maps a model id to its replicas' URLs (a single URL, or None for API/scripted models,
+    is passed through unchanged). `acquire` when a job starts, `release` when it ends.
+    """
+
+    def __init__(self, urls: Mapping[str, str | Sequence[str] | None]) -> None:
+        self._fixed: dict[str, str | None] = {}
+        self._load: dict[str, dict[str, int]] = {}
+        self._turn = itertools.count()
+        for model, u in urls.items():
+            if u is None or isinstance(u, str):
+                self._fixed[model] = u
+            elif not u:
+                raise ValueError(f"model {model!r} has no replica URL")
+            else:
+                self._load[model] = dict.fromkeys(u, 0)
+
+    def acquire(self, model: str) -> str | None:
+        if model not in self._load:
+            return self._fixed.get(model)
+        load = self._load[model]
+        least = min(load.values())
+        tied = [u for u, n in load.items() if n == least]
+        url = tied[next(self._turn) % len(tied)]
+        load[url] += 1
+        return url
+
+    def release(self, model: str, url: str | None) -> None:
+        if model in self._load and url in self._load[model]:
+            self._load[model][url] = max(0, self._load[model][url] - 1)
+
+    def in_flight(self, model: str) -> dict[str, int]:
+        return dict(self._load.get(model, {}))

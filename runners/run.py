@@ -1,0 +1,113 @@
+"""One job, in-process: materialize the workspace, plug the method in, run the episode, write the record.
+
+Plain functions with no Ray; the sweep calls `run_job` inside an actor, the single-job entry point
+calls it directly.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from envs.environment import WorkspaceEnv
+from envs.workspace import copy_files, diff_workspace, materialize
+from eval.task import Task
+from runners.loop import EpisodeResult, run_episode
+from runners.methods import build_plugins
+from runners.models import build_model
+from runners.prompts import text
+from runners.record import RESULT, Trajectory, fresh_job_dir, write_json
+from runners.schema import RootConfig, job_record_config
+
+log = logging.getLogger(__name__)
+
+
+def run_job(cfg: RootConfig, task: Task, job_dir: Path, job_id: str, model_url: str | None = None) -> dict[str, Any]:
+    """Run `task` under `cfg` and write its complete record to `job_dir`; returns `result.json`."""
+    fresh_job_dir(job_dir)
+    write_json(
+        job_dir / "job.json",
+        {
+            "job_id": job_id,
+            "benchmark": cfg.benchmark.name,
+            "task_id": task.id,
+            "method": cfg.method.name,
+            "model": cfg.model.id,
+            "seed": cfg.seed,
+            "config": job_record_config(cfg),
+        },
+    )
+    started = time.time()
+    ws_parent = Path(tempfile.mkdtemp(prefix="rt-ws-", dir=cfg.agent.work_dir))
+    traj = Trajectory(job_dir)
+    try:
+        res, extra = _episode(cfg, task, job_dir, ws_parent / "workspace", model_url, traj)
+    except Exception as e:  # setting up the job failed: the record says so instead of vanishing
+        log.exception("job %s failed outside the episode", job_id)
+        res, extra = EpisodeResult(stop_reason="env_error", error=f"{type(e).__name__}: {e}"), {}
+    finally:
+        traj.close()
+        shutil.rmtree(ws_parent, ignore_errors=True)
+    result = {
+        "job_id": job_id,
+        "stop_reason": res.stop_reason,
+        "turns": res.turns,
+        "tokens_in": res.tokens_in,
+        "tokens_out": res.tokens_out,
+        "cost": round(res.cost, 6),
+        "chars_read": res.chars_read,
+        "final_answer": res.final_answer,
+        "wall_s": round(time.time() - started, 3),
+        "error": res.error,
+        **extra,
+    }
+    write_json(job_dir / RESULT, result)
+    return result
+
+
+def _episode(
+    cfg: RootConfig, task: Task, job_dir: Path, ws: Path, model_url: str | None, traj: Trajectory
+) -> tuple[EpisodeResult, dict[str, Any]]:
+    materialize(task.workspace, ws, task.stage)
+    plugins = build_plugins(cfg.method, ws)
+    env = WorkspaceEnv(ws, cfg.env, plugins)
+    model_cfg = cfg.model if cfg.model.seed is not None else dataclasses.replace(cfg.model, seed=cfg.seed)
+    model = build_model(model_cfg, model_url)
+    prompt = text("task", cfg.method.texts).format(prompt=task.prompt, root=env.root, output=task.output)
+    try:
+        res = run_episode(model, env, prompt, cfg.agent, on_message=traj)
+    finally:
+        env.close()
+    view = res.messages
+    for p in plugins:
+        view = p.evaluator_view(view)
+        record = p.record()
+        if record is not None:
+            write_json(job_dir / f"{p.name}.json", record)
+    write_json(job_dir / "evaluator_view.json", {"task": task.prompt, "messages": view, "final_answer": res.final_answer})
+    changed, deleted = diff_workspace(task.workspace, task.stage, ws)
+    copied = copy_files(ws, changed, job_dir / "deliverable")
+    return res, {"deliverable": copied, "deleted": deleted}
+
+
+def score(cfg: RootConfig, job_dir: Path, task: Task | None = None) -> dict[str, Any] | None:
+    """Judge a finished record per its benchmark's protocol (None when `judge=none`)."""
+    if cfg.judge.name == "none":
+        return None
+    from eval.score import score_job
+
+    return score_job(job_dir, cfg.judge, task=task)
+
+
+def run_and_score(cfg: RootConfig, task_id: str, job_dir: Path, job_id: str, model_url: str | None) -> dict[str, Any]:
+    """One job end to end (what a sweep actor and the single-job entry point both do)."""
+    from eval.benchmarks import load_benchmark
+
+    task = load_benchmark(cfg.benchmark).task(task_id)
+    result = run_job(cfg, task, job_dir, job_id, model_url)
+    return {"result": result, "scores": score(cfg, job_dir, task)}

@@ -1,0 +1,145 @@
+"""Running job specs as Ray actors: bounded in flight, one `ray.wait` loop, outcomes as they finish.
+
+One actor per job, so a job that crashes its process or overruns its limit is isolated and can be
+killed without touching the others. Infrastructure failures (the actor died, its node was lost) are
+retried; a job's own failure is already in its record and is never retried.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import ray
+from ray.exceptions import GetTimeoutError, RayActorError, RayError
+
+from runners.config import ClusterConfig
+from runners.grid import JobSpec
+from runners.record import RESULT, write_json
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Outcome:
+    """What became of one job: `ok`, `failed` (died after retries, or an error outside the record) or `timeout`."""
+
+    spec: JobSpec
+    status: str
+    attempts: int
+    wall_s: float
+    result: dict[str, Any] | None = None
+    scores: dict[str, Any] | None = None
+    error: str | None = None
+
+
+@dataclass
+class _Running:
+    spec: JobSpec
+    actor: Any
+    started: float
+    attempt: int
+
+
+class JobActor:
+    """The plain class each job actor hosts (Ray is applied by the scheduler)."""
+
+    def run(self, spec: JobSpec, job_dir: str, model_url: str | None) -> dict[str, Any]:
+        from runners.run import run_and_score
+
+        return run_and_score(spec.cfg, spec.task_id, Path(job_dir), spec.job_id, model_url)
+
+
+def run_all(
+    specs: list[JobSpec],
+    sweep_dir: Path,
+    cluster: ClusterConfig,
+    urls: dict[str, str | None],
+    on_start: Callable[[JobSpec], None],
+    on_done: Callable[[Outcome], None],
+    actor_cls: type = JobActor,
+) -> list[Outcome]:
+    """Run every spec; calls `on_start`/`on_done` as jobs start and finish. Ctrl-C kills what runs."""
+    remote = ray.remote(actor_cls)
+    pending = list(reversed(specs))
+    attempts: dict[str, int] = {}
+    running: dict[Any, _Running] = {}
+    outcomes: list[Outcome] = []
+
+    def launch(spec: JobSpec) -> None:
+        attempt = attempts.get(spec.job_id, 0) + 1
+        attempts[spec.job_id] = attempt
+        actor = remote.options(num_cpus=cluster.job_cpus, max_restarts=0, max_task_retries=0).remote()
+        ref = actor.run.remote(spec, str(sweep_dir / spec.job_id), urls.get(spec.cfg.model.id))
+        running[ref] = _Running(spec, actor, time.monotonic(), attempt)
+        on_start(spec)
+
+    def finish(outcome: Outcome) -> None:
+        outcomes.append(outcome)
+        on_done(outcome)
+
+    try:
+        while pending or running:
+            while pending and len(running) < cluster.max_in_flight:
+                launch(pending.pop())
+            ready, _ = ray.wait(list(running), num_returns=1, timeout=1.0)
+            for ref in ready:
+                job = running.pop(ref)
+                outcome = _collect(ref, job, cluster)
+                ray.kill(job.actor)
+                if outcome is None:  # infrastructure failure: try again
+                    pending.append(job.spec)
+                else:
+                    finish(outcome)
+            for ref, job in list(running.items()):
+                limit = _limit(job.spec, cluster)
+                if time.monotonic() - job.started > limit:
+                    running.pop(ref)
+                    ray.kill(job.actor)
+                    finish(_timed_out(job, sweep_dir, limit))
+    except BaseException:
+        for job in running.values():
+            ray.kill(job.actor)
+        raise
+    return outcomes
+
+
+def _collect(ref: Any, job: _Running, cluster: ClusterConfig) -> Outcome | None:
+    wall = time.monotonic() - job.started
+    try:
+        out = ray.get(ref, timeout=0)
+    except (RayActorError, GetTimeoutError) as e:
+        if job.attempt <= cluster.retries:
+            log.warning("job %s: actor lost (%s); retrying (attempt %d)", job.spec.job_id, type(e).__name__, job.attempt + 1)
+            return None
+        return Outcome(job.spec, "failed", job.attempt, wall, error=f"actor died: {e}"[:2000])
+    except RayError as e:  # the job raised outside its own record keeping
+        return Outcome(job.spec, "failed", job.attempt, wall, error=str(e)[:2000])
+    return Outcome(job.spec, "ok", job.attempt, wall, result=out["result"], scores=out.get("scores"))
+
+
+def _limit(spec: JobSpec, cluster: ClusterConfig) -> float:
+    """The sweep's hard limit: the job's own time limit plus room for one bash timeout and scoring."""
+    if cluster.job_timeout_s is not None:
+        return cluster.job_timeout_s
+    return spec.cfg.agent.time_limit_s + spec.cfg.env.bash_timeout + 300
+
+
+def _timed_out(job: _Running, sweep_dir: Path, limit: float) -> Outcome:
+    """Record a job the sweep had to stop: its trajectory so far stays; the result says why."""
+    result = {
+        "job_id": job.spec.job_id,
+        "stop_reason": "time_limit",
+        "turns": None,
+        "final_answer": "",
+        "wall_s": round(time.monotonic() - job.started, 3),
+        "error": f"stopped by the sweep after exceeding its limit of {limit:.0f} s",
+    }
+    job_dir = sweep_dir / job.spec.job_id
+    if job_dir.is_dir():
+        write_json(job_dir / RESULT, result)
+    return Outcome(job.spec, "timeout", job.attempt, result["wall_s"], result=result, error=result["error"])

@@ -1,0 +1,85 @@
+"""The root config schema, registered in Hydra's ConfigStore, and its one conversion to dataclasses.
+
+`conf/config.yaml` starts from `root_schema`, so every YAML group is validated against the typed
+dataclasses of its part (`envs.config`, `tab.config`, `runners.models.config`, `eval.config`,
+`runners.config`). Entry points call `to_root()` once and pass typed objects on from there.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hydra.core.config_store import ConfigStore
+from omegaconf import DictConfig, OmegaConf
+
+from envs.config import EnvConfig
+from eval.config import BenchmarkConfig, JudgeConfig
+from runners.config import (
+    AgentConfig,
+    ClusterConfig,
+    GridConfig,
+    MethodConfig,
+    StorageConfig,
+    TrackerConfig,
+)
+from runners.models.config import ModelConfig
+
+CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
+AXES = ("benchmark", "method", "model")
+
+
+@dataclass
+class RootConfig:
+    benchmark: BenchmarkConfig = field(default_factory=BenchmarkConfig)
+    method: MethodConfig = field(default_factory=MethodConfig)
+    model: ModelConfig = field(default_factory=ModelConfig)
+    judge: JudgeConfig = field(default_factory=JudgeConfig)
+    env: EnvConfig = field(default_factory=EnvConfig)
+    agent: AgentConfig = field(default_factory=AgentConfig)
+    grid: GridConfig = field(default_factory=GridConfig)
+    storage: StorageConfig = field(default_factory=StorageConfig)
+    tracker: TrackerConfig = field(default_factory=TrackerConfig)
+    cluster: ClusterConfig = field(default_factory=ClusterConfig)
+    task: str | None = None
+    seed: int = 0
+    out: str = "outputs"
+    sweep: str | None = None
+
+
+def register() -> None:
+    """Register the schema (idempotent); called by the entry points, never at import."""
+    ConfigStore.instance().store(name="root_schema", node=RootConfig)
+
+
+def to_root(cfg: DictConfig) -> RootConfig:
+    """Resolve and convert the composed config to typed dataclasses, once, at the driver."""
+    obj = OmegaConf.to_object(cfg)
+    assert isinstance(obj, RootConfig), type(obj)
+    return obj
+
+
+def group_options(group: str) -> list[str]:
+    """The names a config group offers (its YAML files), for error messages and validation."""
+    return sorted(p.stem for p in (CONF_DIR / group).glob("*.yaml"))
+
+
+def check_choice(group: str, name: str) -> None:
+    """Fail early, listing the valid names, when `name` is not an option of `group`."""
+    options = group_options(group)
+    if name not in options:
+        raise ValueError(f"unknown {group} {name!r}; valid {group} names: {', '.join(options)}")
+
+
+def job_record_config(cfg: RootConfig) -> dict[str, Any]:
+    """The parts of the config that determine a job's result (what `job.json` keeps and ids hash).
+
+    Where records go, how they are tracked and on which cluster they run do not change a result,
+    so they are left out. Configs hold names of secret variables, never secrets.
+    """
+    d = dataclasses.asdict(cfg)
+    for k in ("grid", "storage", "tracker", "cluster", "out", "sweep"):
+        d.pop(k)
+    return d

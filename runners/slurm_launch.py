@@ -1,0 +1,269 @@
+"""Submitting a sweep to Slurm: `python -m runners.slurm_launch [--dry-run] [--wait] [--force] OVERRIDES…`.
+
+Composes the same config the sweep would, so a bad override fails here and not after hours in the
+queue; fills `slurm/sweep.sbatch` from `cluster.slurm` (`SlurmConfig`); writes the script to the
+sweep's log folder and submits it. In the job, a Ray cluster spans the allocation and
+`python -m runners.sweep` runs with the same overrides against it; submitting again resumes.
+
+Inside the job, `runners.slurm_node` starts each node's Ray and waits for the nodes to join.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+PROJECT = Path(__file__).resolve().parent.parent
+TEMPLATE = PROJECT / "slurm" / "sweep.sbatch"
+T = TypeVar("T")
+
+
+@dataclass
+class SlurmConfig:
+    """Resources and set-up of the Slurm job (`cluster.slurm`; see slurm/README.md).
+
+    `array` > 0 selects job-array mode: that many one-node array tasks, each running the slice
+    `grid.slice=I/array` of the grid (at most `array_parallel` at once, 0 = no limit).
+    `setup`: shell lines run first in the job (module load, source a venv, export …).
+    `container`: a command prefix that runs a program in your container, applied to every program
+    the job starts (e.g. `apptainer exec --nv --bind /scratch image.sif`).
+    `python`: the interpreter in the job (null: the one running the launcher).
+    `log_dir` null: `<sweep dir>/slurm`. `job_name` null: `rt-<sweep name>`.
+    `stop_grace_s`: the teardown starts this long before the time limit.
+    """
+
+    nodes: int = 1
+    cpus_per_node: int = 8
+    gpus_per_node: int = 0
+    mem: str | None = None
+    time: str = "24:00:00"
+    partition: str | None = None
+    account: str | None = None
+    qos: str | None = None
+    job_name: str | None = None
+    array: int = 0
+    array_parallel: int = 0
+    setup: list[str] = field(default_factory=list)
+    container: str | None = None
+    python: str | None = None
+    log_dir: str | None = None
+    join_timeout_s: int = 600
+    stop_grace_s: int = 120
+    ray_args: list[str] = field(default_factory=list)
+    sbatch_args: list[str] = field(default_factory=list)
+
+
+class LaunchError(ValueError):
+    """The launch request cannot work; the message says what to change."""
+
+
+def check(slurm: SlurmConfig, gpu_models: dict[str, int]) -> None:
+    """Refuse requests that cannot run; `gpu_models` maps each vLLM model to its GPUs per replica."""
+    if slurm.nodes < 1 or slurm.cpus_per_node < 1 or slurm.gpus_per_node < 0:
+        raise LaunchError("cluster.slurm.nodes and cpus_per_node must be >= 1, gpus_per_node >= 0")
+    if slurm.array < 0 or slurm.array_parallel < 0:
+        raise LaunchError("cluster.slurm.array and array_parallel must be >= 0")
+    if slurm.array and slurm.nodes != 1:
+        raise LaunchError(
+            f"job-array mode runs one node per array task, but cluster.slurm.nodes={slurm.nodes}: "
+            "set cluster.slurm.nodes=1 (or cluster.slurm.array=0 for one multi-node Ray cluster)"
+        )
+    for model, gpus in gpu_models.items():
+        if gpus > slurm.gpus_per_node:
+            raise LaunchError(
+                f"model {model!r} is served by vLLM on {gpus} GPU(s) per replica (tensor_parallel_size × "
+                f"cluster.server_gpus), but cluster.slurm.gpus_per_node={slurm.gpus_per_node}: a replica must "
+                "fit on one node; raise gpus_per_node or lower model.server.tensor_parallel_size"
+            )
+
+
+def sbatch_header(slurm: SlurmConfig, job_name: str, log_dir: Path, workdir: Path) -> list[str]:
+    """The `#SBATCH` lines; one task per node that owns the node's CPUs (srun steps overlap it)."""
+    out = log_dir / ("%A_%a.out" if slurm.array else "%j.out")
+    opts = [
+        f"--job-name={job_name}",
+        f"--nodes={slurm.nodes}",
+        "--ntasks-per-node=1",
+        f"--cpus-per-task={slurm.cpus_per_node}",
+        f"--time={slurm.time}",
+        f"--output={out}",
+        f"--chdir={workdir}",
+        f"--signal=B:TERM@{slurm.stop_grace_s}",
+    ]
+    if slurm.gpus_per_node:
+        opts.append(f"--gpus-per-node={slurm.gpus_per_node}")
+    for name in ("mem", "partition", "account", "qos"):
+        if getattr(slurm, name):
+            opts.append(f"--{name}={getattr(slurm, name)}")
+    if slurm.array:
+        opts.append(f"--array=0-{slurm.array - 1}" + (f"%{slurm.array_parallel}" if slurm.array_parallel else ""))
+    opts.extend(slurm.sbatch_args)
+    return [f"#SBATCH {o}" for o in opts]
+
+
+def render(
+    slurm: SlurmConfig, overrides: Sequence[str], job_name: str, log_dir: Path, workdir: Path, python: str
+) -> str:
+    """The complete batch script: the template with this launch's values filled in."""
+
+    def words(items: Sequence[str]) -> str:
+        return " ".join(shlex.quote(w) for w in items)
+
+    values = {
+        "SBATCH": "\n".join(sbatch_header(slurm, job_name, log_dir, workdir)),
+        "PROJECT": shlex.quote(str(PROJECT)),
+        "PYTHON": shlex.quote(python),
+        "CONTAINER": words(shlex.split(slurm.container or "")),
+        "CPUS": str(slurm.cpus_per_node),
+        "GPUS": str(slurm.gpus_per_node),
+        "RAY_ARGS": words(slurm.ray_args),
+        "JOIN_TIMEOUT": str(slurm.join_timeout_s),
+        "STOP_WAIT": str(max(5, slurm.stop_grace_s // 2)),
+        "SLICES": str(slurm.array),
+        "OVERRIDES": words(overrides),
+        "SETUP": "\n".join(slurm.setup),
+    }
+    text = TEMPLATE.read_text()
+    for key, value in values.items():
+        text = text.replace("{{" + key + "}}", value)
+    assert "{{" not in text, "slurm/sweep.sbatch has a placeholder the launcher does not fill"
+    return text
+
+
+def slice_specs(specs: Sequence[T], index: int, count: int) -> list[T]:
+    """Array task `index` of `count`: every `count`-th spec from `index`. Each spec lands in exactly
+    one slice, and every slice mixes all cells, so slices take about equally long."""
+    if count < 1 or not 0 <= index < count:
+        raise ValueError(f"grid.slice={index}/{count} is not a slice: need 0 <= I < N, e.g. grid.slice=0/4")
+    return list(specs[index::count])
+
+
+def parse_slice(text: str) -> tuple[int, int]:
+    """`"I/N"` -> (I, N), with an error that shows the expected form."""
+    try:
+        index, count = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise ValueError(f"grid.slice={text!r} is not of the form I/N (e.g. grid.slice=0/4)") from None
+    slice_specs([], index, count)
+    return index, count
+
+
+# ---- submitting
+
+
+@dataclass
+class Launch:
+    """What one launch submits: the rendered script, where it and the logs go, and its job name."""
+
+    script: str
+    script_path: Path
+    log_dir: Path
+    job_name: str
+    sweep_dir: Path
+
+
+def plan(overrides: Sequence[str], workdir: Path) -> Launch:
+    """Compose the sweep's config for `overrides`, check it, and render the batch script."""
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+    from omegaconf import open_dict
+
+    from runners.grid import cells
+    from runners.schema import CONF_DIR, register, to_root
+    from runners.sweep import sweep_dir_for
+
+    for o in overrides:
+        if o.split("=", 1)[0].lstrip("+~") in ("cluster.address", "grid.slice"):
+            raise LaunchError(f"{o!r}: the batch script sets {o.split('=', 1)[0].lstrip('+~')} itself; leave it out")
+    register()
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
+        composed = compose("config", overrides=list(overrides), return_hydra_config=True)
+        choice = composed.hydra.runtime.choices.get("experiment")
+        experiment = None if choice in (None, "null") else str(choice)
+        with open_dict(composed):
+            del composed["hydra"]
+        root = to_root(composed)
+        configs = cells(root, list(overrides), experiment)
+    slurm: SlurmConfig = root.cluster.slurm
+    check(slurm, _gpu_models(configs, root.cluster.server_gpus))
+    if root.cluster.num_cpus is not None:
+        raise LaunchError("cluster.num_cpus must be null on Slurm: the job's Ray cluster has cluster.slurm.cpus_per_node per node")
+    sweep_dir = (workdir / sweep_dir_for(root, experiment)).resolve()
+    log_dir = Path(slurm.log_dir).resolve() if slurm.log_dir else sweep_dir / "slurm"
+    job_name = slurm.job_name or f"rt-{sweep_dir.name}"
+    script = render(slurm, overrides, job_name, log_dir, workdir.resolve(), slurm.python or sys.executable)
+    name = "array.sbatch" if slurm.array else "sweep.sbatch"
+    return Launch(script, log_dir / name, log_dir, job_name, sweep_dir)
+
+
+def _gpu_models(configs: Sequence[Any], server_gpus: float) -> dict[str, int]:
+    return {
+        c.model.id: max(1, round(c.model.server.tensor_parallel_size * server_gpus))
+        for c in configs
+        if c.model.kind == "vllm" and not c.model.base_url
+    }
+
+
+def queued(job_name: str) -> list[str]:
+    """Ids of this user's queued or running jobs with this name (a second driver would redo jobs)."""
+    out = subprocess.run(
+        ["squeue", "-h", "-u", os.environ.get("USER") or str(os.getuid()), f"--name={job_name}", "-o", "%i"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return out.stdout.split()
+
+
+def submit(launch: Launch, wait: bool) -> str:
+    """Write the script and `sbatch` it; the job id (with `wait`, after the job has ended)."""
+    launch.log_dir.mkdir(parents=True, exist_ok=True)
+    launch.script_path.write_text(launch.script)
+    cmd = ["sbatch", "--parsable", *(["--wait"] if wait else []), str(launch.script_path)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0 and not (wait and proc.stdout.strip()):
+        raise LaunchError(f"sbatch refused the job: {proc.stderr.strip() or proc.stdout.strip()}")
+    return proc.stdout.strip().split(";")[0]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    p = argparse.ArgumentParser(prog="python -m runners.slurm_launch", description=__doc__.split("\n\n")[0])
+    p.add_argument("--dry-run", action="store_true", help="print the batch script, submit nothing")
+    p.add_argument("--wait", action="store_true", help="return when the job has ended (sbatch --wait)")
+    p.add_argument("--force", action="store_true", help="submit even if a job of this sweep is queued")
+    p.add_argument("overrides", nargs="*", help="the sweep's Hydra overrides, e.g. experiment=paper_main cluster=slurm")
+    args = p.parse_args(argv)
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    try:
+        launch = plan(args.overrides, Path.cwd())
+        if args.dry_run:
+            print(launch.script)
+            return 0
+        others = [] if args.force else queued(launch.job_name)
+        if others:
+            raise LaunchError(
+                f"job(s) {', '.join(others)} named {launch.job_name} are queued or running for this sweep; two "
+                "drivers on one sweep would run jobs twice. Wait, scancel them, or pass --force"
+            )
+        job = submit(launch, args.wait)
+    except (LaunchError, ValueError, HydraException, OmegaConfBaseException, subprocess.CalledProcessError) as e:
+        cause = f"\n{e.__cause__}" if e.__cause__ else ""
+        print(f"slurm_launch: {e}{cause}", file=sys.stderr)
+        return 2
+    print(f"submitted job {job} ({launch.job_name}); sweep {launch.sweep_dir}")
+    print(f"log: {launch.log_dir}/{'%A_%a' if launch.script_path.name == 'array.sbatch' else job}.out")
+    print(f"resume later with: sbatch {launch.script_path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,93 @@
+"""The sweep driver: `python -m runners.sweep [experiment=NAME] [overrides…]`.
+
+Expands the grid into jobs, skips those whose complete record exists (locally or in storage), serves
+each served model once, runs the rest as Ray actors, scores, stores and tracks each job as it
+finishes, and prints the results table. Re-running the same command resumes a killed sweep.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import hydra
+from hydra.core.hydra_config import HydraConfig
+from omegaconf import DictConfig, OmegaConf
+
+from runners.schema import RootConfig, register, to_root
+
+log = logging.getLogger("runners.sweep")
+
+
+def sweep_dir_for(root: RootConfig, experiment: str | None) -> Path:
+    return Path(root.out) / (root.sweep or experiment or "sweep")
+
+
+def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) -> dict[str, Any]:
+    """Everything the CLI does, callable from code (tests, Slurm array tasks)."""
+    import ray
+
+    from runners.grid import expand
+    from runners.ledger import Ledger
+    from runners.progress import Progress, print_table
+    from runners.record import is_complete
+    from runners.scheduler import run_all
+    from runners.servers import ModelServers
+    from runners.storage import build_storage
+    from runners.summary import summarize
+    from runners.tracking import build_tracker
+
+    specs = expand(root, overrides, experiment)
+    sdir = sweep_dir_for(root, experiment)
+    sdir.mkdir(parents=True, exist_ok=True)
+    (sdir / "sweep.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(root)))
+    storage = build_storage(root.storage)
+    name = sdir.name
+    scored = {s.job_id: s.cfg.judge.name != "none" for s in specs}
+    stored = storage.complete(name, scored=any(scored.values()))
+    todo = [s for s in specs if not (is_complete(sdir / s.job_id, scored[s.job_id]) or s.job_id in stored)]
+    skipped = len(specs) - len(todo)
+    ledger = Ledger(sdir)
+    tracker = build_tracker(root.tracker, name, sdir)
+    print(f"sweep {name}: {len(specs)} jobs, {skipped} already complete, {len(todo)} to run -> {sdir}", file=sys.stderr)
+
+    def done(outcome: Any) -> None:
+        from runners.finish import finish_job
+
+        finish_job(outcome, sdir, storage, tracker, ledger)
+        progress.finish(outcome)
+
+    if todo:
+        if not ray.is_initialized():
+            ray.init(address=root.cluster.address, num_cpus=root.cluster.num_cpus, log_to_driver=False,
+                     include_dashboard=False, runtime_env=_runtime_env())  # fmt: skip
+        with ModelServers({s.cfg.model.id: s.cfg.model for s in todo}, root.cluster) as servers, Progress(todo, skipped) as progress:
+            run_all(todo, sdir, root.cluster, servers.urls, progress.start, done)
+    columns, rows = summarize(sdir, [s.job_id for s in specs])
+    print_table(f"results of {name} (mean ± std over seeds, %)", columns, rows)
+    tracker.log_summary({"results": (columns, rows)})
+    return {"sweep_dir": str(sdir), "jobs": len(specs), "ran": len(todo), "skipped": skipped}
+
+
+def _runtime_env() -> dict[str, Any]:
+    """Workers import the project from this checkout, wherever the driver runs from."""
+    project = str(Path(__file__).resolve().parent.parent)
+    return {"env_vars": {"PYTHONPATH": os.pathsep.join(filter(None, [project, os.environ.get("PYTHONPATH")]))}}
+
+
+def _experiment() -> str | None:
+    choice = HydraConfig.get().runtime.choices.get("experiment")
+    return None if choice in (None, "null") else choice
+
+
+@hydra.main(config_path="../conf", config_name="config", version_base=None)
+def main(cfg: DictConfig) -> None:
+    run_sweep(to_root(cfg), list(HydraConfig.get().overrides.task), _experiment())
+
+
+if __name__ == "__main__":
+    register()
+    main()

@@ -1,0 +1,131 @@
+"""Which tokens name workspace files: answered from the file system under the root, never by running anything."""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from posixpath import normpath
+
+GLOB_CHARS = frozenset("*?[")
+# The harness keeps long bash outputs under here (envs/bash_tool.py); they are not workspace files.
+HARNESS_DIR = ".runningtab"
+MAX_TEXT_BYTES = 2 * 1024 * 1024
+SCAN_AFTER = 8  # lookups in one folder before it is listed whole  # larger files are not compared verbatim against output
+
+
+class Workspace:
+    """Resolves paths as the agent's shell would (relative to a working directory inside the root).
+
+    Paths come back workspace-relative in POSIX form ('' is the root). `exclude` holds workspace
+    paths (files or folders, e.g. the deliverable's) that the tab never records. Lookups are cached
+    until `refresh()`, which the capture calls once per observation (files appear as the agent works).
+    """
+
+    def __init__(self, root: str | Path, exclude: Iterable[str] = ()) -> None:
+        self.root = os.path.abspath(root)
+        self._roots = tuple(dict.fromkeys((self.root, os.path.realpath(self.root))))
+        self.exclude = tuple(dict.fromkeys(e.strip("/") for e in (*exclude, HARNESS_DIR) if e.strip("/")))
+        self._kind: dict[str, str] = {}
+        self._entries: dict[str, dict[str, str]] = {}  # folder → its names, once listed
+        self._asked: dict[str, int] = {}
+
+    def refresh(self) -> None:
+        self._kind.clear()
+        self._entries.clear()
+        self._asked.clear()
+
+    def rel(self, token: str, cwd: str | None = "") -> str | None:
+        """The workspace-relative path a token names from `cwd` (None: a folder outside), or None
+        when it points outside the workspace. Paths are POSIX (the agent's shell is bash)."""
+        if not token or token[0] == "~" or "\0" in token:
+            return None
+        if token[0] == "/":
+            full = normpath(token)
+            for root in self._roots:
+                if full == root:
+                    return ""
+                if full.startswith(root + "/"):
+                    return full[len(root) + 1 :]
+            return None
+        if cwd is None:
+            return None
+        rel = normpath(f"{cwd}/{token}" if cwd else token)
+        if rel == ".":
+            return ""
+        if rel[0] == "/" or rel == ".." or rel.startswith("../"):
+            return None
+        return rel
+
+    def _kind_of(self, rel: str) -> str:
+        """'f' (file), 'd' (folder) or '-'. A folder asked about often is listed once instead of
+        stat-ing each name (a 300-line listing costs one scandir, not 300 stats)."""
+        kind = self._kind.get(rel)
+        if kind is None:
+            parent, _, name = rel.rpartition("/")
+            entries = self._entries.get(parent)
+            if entries is None:
+                asked = self._asked[parent] = self._asked.get(parent, 0) + 1
+                if asked > SCAN_AFTER:
+                    entries = self._entries[parent] = self._scan(parent)
+            if entries is not None:
+                kind = entries.get(name, "-")
+            else:
+                full = os.path.join(self.root, rel)
+                kind = "f" if os.path.isfile(full) else "d" if os.path.isdir(full) else "-"
+            self._kind[rel] = kind
+        return kind
+
+    def _scan(self, rel_dir: str) -> dict[str, str]:
+        try:
+            with os.scandir(os.path.join(self.root, rel_dir)) as it:
+                return {e.name: "f" if e.is_file() else "d" if e.is_dir() else "-" for e in it}
+        except OSError:
+            return {}
+
+    def excluded(self, rel: str) -> bool:
+        return any(rel == e or rel.startswith(e + "/") for e in self.exclude)
+
+    def file(self, token: str, cwd: str | None = "") -> str | None:
+        """The workspace file a token names (an existing regular file, not excluded), or None."""
+        rel = self.rel(token, cwd)
+        if not rel or self.excluded(rel) or self._kind_of(rel) != "f":
+            return None
+        return rel
+
+    def dir(self, token: str, cwd: str | None = "") -> str | None:
+        """The workspace folder a token names ('' for the root), or None."""
+        rel = self.rel(token, cwd)
+        if rel is None or (rel and self._kind_of(rel) != "d"):
+            return None
+        return rel
+
+    def expand(self, token: str, cwd: str | None = "") -> list[str]:
+        """A shell word as the shell would expand it: a glob becomes its sorted matches (or itself)."""
+        if not GLOB_CHARS.intersection(token) or (cwd is None and not os.path.isabs(token)):
+            return [token]
+        base = os.path.join(self.root, cwd)
+        matches = glob.glob(token) if os.path.isabs(token) else glob.glob(token, root_dir=base)
+        return sorted(matches) or [token]
+
+    def files(self, tokens: Iterable[str], cwd: str | None = "") -> list[str]:
+        """The workspace files named by shell words (globs expanded), in order, without repeats."""
+        out: dict[str, None] = {}
+        for token in tokens:
+            for word in self.expand(token, cwd):
+                rel = self.file(word, cwd)
+                if rel:
+                    out[rel] = None
+        return list(out)
+
+    def text(self, rel: str) -> str | None:
+        """A workspace file's text when it is small UTF-8 text (for verbatim comparison), else None."""
+        full = os.path.join(self.root, rel)
+        try:
+            if os.path.getsize(full) > MAX_TEXT_BYTES:
+                return None
+            with open(full, encoding="utf-8") as f:
+                return f.read()
+        except (OSError, UnicodeDecodeError):
+            return None

@@ -1,0 +1,41 @@
+"""Shared fixtures: composing the real Hydra config, and writing small native-format benchmarks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hydra import compose, initialize_config_dir
+from hydra.core.global_hydra import GlobalHydra
+
+from runners.schema import CONF_DIR, RootConfig, register, to_root
+
+
+def compose_root(overrides: list[str]) -> RootConfig:
+    """The config the entry points would build for these overrides."""
+    register()
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
+        return to_root(compose("config", overrides=overrides))
+
+
+def write_native(root: Path, tasks: list[dict[str, Any]], files: dict[str, str]) -> Path:
+    """A native benchmark: `tasks.jsonl` plus `workspaces/<name>/...` from {relpath: text}."""
+    for rel, text in files.items():
+        p = root / "workspaces" / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    (root / "tasks.jsonl").write_text("".join(json.dumps(t) + "\n" for t in tasks))
+    return root
+
+
+def write_script(path: Path, turns: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(t) + "\n" for t in turns))
+    return path
+
+
+@pytest.fixture
+def compose_cfg():
+    return compose_root

@@ -1,0 +1,122 @@
+"""A real OpenAI-compatible HTTP server on 127.0.0.1 for client tests: replies come from a queue
+the test fills; every request is recorded; requests in flight are counted."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: Any = None  # dict -> JSON; str -> sent as is
+    headers: dict[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0
+
+
+def completion(content: str | None = "ok", tool_calls: list[dict[str, Any]] | None = None,
+               usage: tuple[int, int] = (10, 5), **message_extra: Any) -> dict[str, Any]:
+    """A chat-completion body; `tool_calls` given as (name, raw arguments) dicts or full objects."""
+    msg: dict[str, Any] = {"role": "assistant", "content": content, **message_extra}
+    if tool_calls:
+        msg["tool_calls"] = tool_calls
+    return {
+        "id": "chatcmpl-stub",
+        "object": "chat.completion",
+        "choices": [{"index": 0, "message": msg, "finish_reason": "tool_calls" if tool_calls else "stop"}],
+        "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)},
+    }
+
+
+def tool_call(call_id: str, name: str, arguments: str) -> dict[str, Any]:
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+class StubServer:
+    """`with StubServer() as s: s.push(Reply(...)); client(base_url=s.url)`."""
+
+    def __init__(self, default: Reply | None = None):
+        self.replies: deque[Reply] = deque()
+        self.default = default
+        self.requests: list[dict[str, Any]] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._httpd.daemon_threads = True
+        self._httpd.block_on_close = False
+        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
+
+    def push(self, *replies: Reply) -> None:
+        self.replies.extend(replies)
+
+    def __enter__(self) -> StubServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def _next(self) -> Reply:
+        with self._lock:
+            if self.replies:
+                return self.replies.popleft()
+        if self.default is None:
+            return Reply(599, {"error": {"message": "stub: no scripted reply left"}})
+        return self.default
+
+    def _enter(self, record: dict[str, Any]) -> None:
+        with self._lock:
+            record["time"] = time.monotonic()
+            self.requests.append(record)
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+
+    def _leave(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+
+
+def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            self._send(Reply(200, {"object": "list", "data": [{"id": "stub"}]}))
+
+        def do_POST(self) -> None:
+            raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            stub._enter({"path": self.path, "headers": dict(self.headers), "body": json.loads(raw or b"null")})
+            try:
+                reply = stub._next()
+                if reply.delay_s:
+                    time.sleep(reply.delay_s)
+                self._send(reply)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (timeout test)
+            finally:
+                stub._leave()
+
+        def _send(self, reply: Reply) -> None:
+            data = reply.body if isinstance(reply.body, str) else json.dumps(reply.body)
+            payload = data.encode()
+            self.send_response(reply.status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            for k, v in reply.headers.items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(payload)
+
+    return Handler

@@ -1,0 +1,117 @@
+"""The single-job entry point (`python -m runners.job`), secrets, model errors and the embedded model."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from runners.grid import job_id
+from runners.record import load_trajectory, read_json
+from runners.run import run_and_score
+from tests.conftest import compose_root, write_native, write_script
+from tests.http_stub import Reply, StubServer, completion, tool_call
+
+REPO = Path(__file__).resolve().parent.parent
+SECRET = "sk-test-DO-NOT-LEAK-8c1f2e"
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("bench")
+    task = {"id": "count", "prompt": "How many rows does data.csv have?", "workspace": "w", "answer": "3"}
+    return write_native(root, [task], {"w/data.csv": "a,b\n1,2\n3,4\n5,6\n"})
+
+
+def test_cli_runs_one_job_and_prints_its_dir(bench: Path, tmp_path: Path) -> None:
+    script = write_script(tmp_path / "s.jsonl", [
+        {"tool_calls": [{"name": "bash", "arguments": {"command": "tail -n +2 data.csv | wc -l"}}]},
+        {"content": "<FINAL_ANSWER>3</FINAL_ANSWER>"},
+    ])  # fmt: skip
+    cmd = [sys.executable, "-m", "runners.job", "benchmark=native", f"benchmark.path={bench}", "task=count",
+           "method=runningtab", "model=scripted", f"model.script={script}", "seed=1", f"out={tmp_path / 'o'}"]  # fmt: skip
+    r = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    job = Path(r.stdout.strip().splitlines()[-1])
+    assert job.parent == tmp_path / "o"
+    assert read_json(job / "result.json")["stop_reason"] == "finished"
+    assert read_json(job / "job.json")["seed"] == 1
+    assert (job / "tab.json").exists() and (job / "scores.json").exists()
+    # a second run of the same job finds it complete and runs nothing
+    again = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0 and "already complete" in again.stderr
+
+
+def test_cli_without_task_lists_tasks(bench: Path) -> None:
+    r = subprocess.run([sys.executable, "-m", "runners.job", "benchmark=native", f"benchmark.path={bench}",
+                        "model=scripted"], cwd=REPO, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert r.returncode != 0 and "task=ID" in r.stderr and "count" in r.stderr
+
+
+def test_api_key_never_reaches_the_record(bench: Path, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("RT_TEST_KEY", SECRET)
+    with StubServer() as stub:
+        stub.push(
+            Reply(body=completion(None, [tool_call("c1", "bash", json.dumps({"command": "env; cat data.csv"}))])),
+            Reply(body=completion(None, [tool_call("c2", "read", "{not json")])),
+            Reply(body=completion("<FINAL_ANSWER>3</FINAL_ANSWER>")),
+        )
+        cfg = compose_root(["benchmark=native", f"benchmark.path={bench}", "method=runningtab", "model=openai",
+                            f"model.base_url={stub.url}", "model.name=stub", "model.api_key_env=RT_TEST_KEY"])  # fmt: skip
+        jid = job_id(cfg, "count")
+        out = run_and_score(cfg, "count", tmp_path / jid, jid, None)
+    assert stub.requests[0]["headers"]["Authorization"] == f"Bearer {SECRET}"
+    assert out["result"]["stop_reason"] == "finished"
+    traj = load_trajectory(tmp_path / jid)
+    bad = [m for m in traj if m.get("role") == "tool" and m["tool_call_id"] == "c2"][0]
+    assert bad["is_error"]  # malformed JSON became an error result, and the run went on
+    for p in (tmp_path / jid).rglob("*"):
+        if p.is_file():
+            assert SECRET not in p.read_text(errors="replace"), p
+
+
+def test_model_error_is_the_stop_reason(bench: Path, tmp_path: Path) -> None:
+    with StubServer(default=Reply(500, {"error": {"message": "down"}})) as stub:
+        cfg = compose_root(["benchmark=native", f"benchmark.path={bench}", "model=openai", f"model.base_url={stub.url}",
+                            "model.name=stub", "model.max_retries=1", "model.backoff_base_s=0.01", "judge=none"])  # fmt: skip
+        jid = job_id(cfg, "count")
+        out = run_and_score(cfg, "count", tmp_path / jid, jid, None)
+    assert out["result"]["stop_reason"] == "model_error"
+    assert out["result"]["turns"] == 0
+
+
+def test_context_length_is_the_stop_reason(bench: Path, tmp_path: Path) -> None:
+    body = {"error": {"message": "This model's maximum context length is 8192 tokens", "code": "context_length_exceeded"}}
+    with StubServer(default=Reply(400, body)) as stub:
+        cfg = compose_root(["benchmark=native", f"benchmark.path={bench}", "model=openai", f"model.base_url={stub.url}",
+                            "model.name=stub", "judge=none"])  # fmt: skip
+        jid = job_id(cfg, "count")
+        out = run_and_score(cfg, "count", tmp_path / jid, jid, None)
+    assert out["result"]["stop_reason"] == "context_length"
+    assert len(stub.requests) == 1
+
+
+@pytest.mark.slow
+def test_embedded_model_short_episode(tmp_path: Path) -> None:
+    """A real episode on SmolLM2 through the llama.cpp server: the whole path, a few turns."""
+    cfg = compose_root(["benchmark=builtin", "benchmark.suite=qa", "method=runningtab", "model=smollm2",
+                        "agent.max_turns=3", f"out={tmp_path}"])  # fmt: skip
+    from eval.benchmarks import load_benchmark
+
+    task = load_benchmark(cfg.benchmark).tasks()[0].id
+    r = subprocess.run(
+        [sys.executable, "-m", "runners.job", "benchmark=builtin", "benchmark.suite=qa", f"task={task}",
+         "method=runningtab", "model=smollm2", "agent.max_turns=3", f"out={tmp_path}"],
+        cwd=REPO, capture_output=True, text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(REPO)},
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr[-3000:]
+    job = Path(r.stdout.strip().splitlines()[-1])
+    result = read_json(job / "result.json")
+    assert result["stop_reason"] in ("finished", "turn_budget"), result
+    assistant = [m for m in load_trajectory(job) if m["role"] == "assistant"]
+    assert assistant and all(m["usage"]["output_tokens"] > 0 for m in assistant)
+    assert result["tokens_in"] > 0

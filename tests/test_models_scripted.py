@@ -1,0 +1,70 @@
+"""The scripted model replays a JSONL file turn by turn."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from runners.models import ModelConfig, build_model
+from runners.models.scripted import ScriptError
+
+
+def write(tmp_path, lines: list[str]) -> str:
+    path = tmp_path / "script.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def scripted(path: str):
+    return build_model(ModelConfig(kind="scripted", name="scripted", script=path))
+
+
+def test_replays_turns_then_stops_calling_tools(tmp_path):
+    path = write(tmp_path, [
+        json.dumps({"content": "look", "tool_calls": [{"name": "bash", "arguments": {"command": "ls"}},
+                                                      {"name": "read", "arguments": {"path": "a.md"}}]}),
+        "",
+        json.dumps({"tool_calls": [{"name": "bash", "arguments": '{"command": "cat a.md"'}],
+                    "usage": {"input_tokens": 12, "output_tokens": 3, "cost": 0.5}}),
+        json.dumps({"content": "<FINAL_ANSWER>42</FINAL_ANSWER>"}),
+    ])
+    model = scripted(path)
+    first = model.complete([], [])
+    assert first.content == "look"
+    assert [(c.id, c.name, json.loads(c.arguments)) for c in first.tool_calls] == [
+        ("call_1_0", "bash", {"command": "ls"}), ("call_1_1", "read", {"path": "a.md"})]
+    second = model.complete([], [])
+    assert second.content is None and second.tool_calls[0].arguments == '{"command": "cat a.md"'
+    assert (second.usage.input_tokens, second.usage.output_tokens, second.usage.cost) == (12, 3, 0.5)
+    assert model.complete([], []).content == "<FINAL_ANSWER>42</FINAL_ANSWER>"
+    for _ in range(2):  # exhausted: no tool call, so the loop stops
+        done = model.complete([], [])
+        assert done.tool_calls == [] and done.content == ""
+
+
+def test_ids_are_deterministic_across_instances(tmp_path):
+    path = write(tmp_path, [json.dumps({"tool_calls": [{"name": "bash", "arguments": {}}]})])
+    assert scripted(path).complete([], []).tool_calls == scripted(path).complete([], []).tool_calls
+
+
+@pytest.mark.parametrize("line,message", [
+    ("{not json", "Expecting property name"),
+    ("[1, 2]", "must be a JSON object"),
+    ('{"content": "x", "tool_call": []}', "unknown key"),
+    ('{"tool_calls": [{"arguments": {}}]}', "needs a 'name'"),
+    ('{"tool_calls": {"name": "bash"}}', "must be a list"),
+    ('{"content": 5}', "'content' must be a string"),
+])
+def test_bad_line_names_file_and_line(tmp_path, line, message):
+    path = write(tmp_path, [json.dumps({"content": "fine"}), line])
+    with pytest.raises(ScriptError, match=message) as e:
+        scripted(path)
+    assert f"{path}:2:" in str(e.value)
+
+
+def test_missing_script(tmp_path):
+    with pytest.raises(ScriptError, match="script file not found"):
+        scripted(str(tmp_path / "nope.jsonl"))
+    with pytest.raises(ScriptError, match="model.script=PATH"):
+        build_model(ModelConfig(kind="scripted"))

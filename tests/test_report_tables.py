@@ -1,0 +1,231 @@
+"""The report's numbers on a recorded sweep (tests/test_report_data.py), each against a hand computation.
+
+Pass patterns of sweep A (rubrics per task: t1 4, t2 2, t3 4):
+  m1 dci        s0: 1100 10 0000 -> 3/10   s1: 1110 11 1000 -> 6/10
+  m1 runningtab s0: 1111 11 1100 -> 8/10   s1: 1110 10 1110 -> 7/10
+  m1 no_review  s0: 1100 11 1000 -> 5/10   s1: 1111 10 1100 -> 7/10
+  m2 dci        s0: 1000 00 1100 -> 3/10   s1: 1000 10 1000 -> 3/10
+  m2 runningtab s0: 1110 10 1100 -> 6/10   s1: 1111 11 (no t3) -> 6/6
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import subprocess
+import sys
+from itertools import product
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from eval.metrics import aggregate
+from eval.report import write_report
+from eval.report.figure5 import thirds
+from eval.report.load import load_sweep
+from eval.report.stats import paired_diff, parts
+from tests.test_report_data import build_sweep_a
+
+REPO = Path(__file__).resolve().parent.parent
+SD = math.sqrt(2) / 2  # sample std of two values d apart is d * SD
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    sdir = build_sweep_a(tmp_path_factory.mktemp("rep") / "a")
+    return write_report(sdir)
+
+
+def rows(report: Path, name: str) -> list[dict[str, str]]:
+    with open(report / f"{name}.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def num(v: str) -> float | None:
+    return None if v == "" else float(v)
+
+
+def by(rs: list[dict[str, str]], *keys: str) -> dict[tuple[str, ...], dict[str, str]]:
+    return {tuple(r[k] for k in keys): r for r in rs}
+
+
+def test_table1_means_stds_and_best(report: Path) -> None:
+    t = by(rows(report, "table1"), "benchmark", "model", "method")
+    expected = {  # (pass_rate mean, std, tcr70 mean, std), percent
+        ("wb", "m1", "dci"): (45.0, 30 * SD, 100 / 3, (200 / 3) * SD),  # 30, 60; tcr 0, 2/3
+        ("wb", "m1", "runningtab"): (75.0, 10 * SD, 200 / 3, 0.0),  # 80, 70; tcr 2/3, 2/3
+        ("wb", "m1", "runningtab_no_review"): (60.0, 20 * SD, 100 / 3, 0.0),  # 50, 70; tcr 1/3, 1/3
+        ("wb", "m2", "dci"): (30.0, 0.0, 0.0, 0.0),
+        ("wb", "m2", "runningtab"): (80.0, 40 * SD, 200 / 3, (200 / 3) * SD),  # 60, 100; tcr 1/3, 1
+    }
+    assert set(t) == set(expected) | {("qa", "m1", "dci"), ("qa", "m1", "runningtab")}
+    for key, (pr, pr_sd, tcr, tcr_sd) in expected.items():
+        r = t[key]
+        assert num(r["pass_rate"]) == pytest.approx(pr) and num(r["pass_rate_std"]) == pytest.approx(pr_sd)
+        assert num(r["tcr70"]) == pytest.approx(tcr) and num(r["tcr70_std"]) == pytest.approx(tcr_sd, abs=1e-9)
+        assert r["acc0"] == ""
+    assert t[("wb", "m2", "runningtab")]["jobs"] == "5" and t[("wb", "m1", "dci")]["seeds"] == "2"
+    assert num(t[("qa", "m1", "dci")]["acc0"]) == 50.0 and num(t[("qa", "m1", "dci")]["acc1"]) == 100.0
+    assert num(t[("qa", "m1", "runningtab")]["acc0"]) == 100.0
+    best = {k: r["best"] for k, r in t.items()}
+    assert best[("wb", "m1", "runningtab")] == "pass_rate;tcr70" and best[("wb", "m1", "dci")] == ""
+    assert best[("wb", "m2", "runningtab")] == "pass_rate;tcr70"
+    assert best[("qa", "m1", "dci")] == "acc1" and best[("qa", "m1", "runningtab")] == "acc0;acc1"  # a tie marks both
+    md = (report / "table1.md").read_text()
+    assert "**75.00 ± 7.07**" in md and "| 45.00 ± 21.21 |" in md
+    assert "1 job(s) have no scores.json" in md  # the unfinished m3 job
+
+
+def test_table1_paired_against_dci(report: Path) -> None:
+    t = by(rows(report, "table1_vs_dci"), "benchmark", "model", "method", "metric")
+    expected = {  # pairs, tasks, method, dci, diff
+        ("wb", "m1", "runningtab", "pass_rate"): (6, 3, 75.0, 45.0, 30.0),  # 15/20 vs 9/20
+        ("wb", "m1", "runningtab", "tcr70"): (6, 3, 200 / 3, 100 / 3, 100 / 3),
+        ("wb", "m1", "runningtab_no_review", "pass_rate"): (6, 3, 60.0, 45.0, 15.0),  # 12/20
+        ("wb", "m1", "runningtab_no_review", "tcr70"): (6, 3, 100 / 3, 100 / 3, 0.0),
+        # m2: RunningTab lacks (t3, s1), so DCI is taken on the same 5 pairs: 12/16 vs 5/16.
+        ("wb", "m2", "runningtab", "pass_rate"): (5, 3, 75.0, 31.25, 43.75),
+        ("wb", "m2", "runningtab", "tcr70"): (5, 3, 60.0, 0.0, 60.0),
+        ("qa", "m1", "runningtab", "acc0"): (2, 2, 100.0, 50.0, 50.0),
+        ("qa", "m1", "runningtab", "acc1"): (2, 2, 100.0, 100.0, 0.0),
+    }
+    assert set(t) == set(expected)
+    for key, (pairs, tasks, m, d, diff) in expected.items():
+        r = t[key]
+        assert (int(r["pairs"]), int(r["tasks"])) == (pairs, tasks)
+        assert num(r["method_value"]) == pytest.approx(m) and num(r["dci_value"]) == pytest.approx(d)
+        assert num(r["diff"]) == pytest.approx(diff)
+        assert num(r["ci_low"]) <= num(r["diff"]) + 1e-9 <= num(r["ci_high"]) + 2e-9
+    # Per-task tcr70 sums are equal for no_review and DCI (t1 1-1, t2 1-1, t3 0-0): every resample gives 0.
+    assert num(t[("wb", "m1", "runningtab_no_review", "tcr70")]["ci_low"]) == 0.0
+    assert num(t[("wb", "m1", "runningtab_no_review", "tcr70")]["ci_high"]) == 0.0
+
+
+def test_bootstrap_interval_is_the_percentile_of_task_resamples(tmp_path: Path) -> None:
+    """The interval's ends are differences some resample of the 3 tasks gives, hand-enumerated."""
+    sweep = load_sweep(build_sweep_a(tmp_path / "a"))
+    rt = sweep.select(method="runningtab", model="m1", benchmark="wb")
+    dci = sweep.select(method="dci", model="m1", benchmark="wb")
+    # per task over both seeds, passed/rubrics: rt t1 7/8 t2 3/4 t3 5/8; dci t1 5/8 t2 3/4 t3 1/8
+    rt_n, rt_d = {"t1": 7, "t2": 3, "t3": 5}, {"t1": 8, "t2": 4, "t3": 8}
+    dci_n = {"t1": 5, "t2": 3, "t3": 1}
+    support = set()
+    for draw in product(["t1", "t2", "t3"], repeat=3):
+        a = sum(rt_n[t] for t in draw) / sum(rt_d[t] for t in draw)
+        b = sum(dci_n[t] for t in draw) / sum(rt_d[t] for t in draw)
+        support.add(round(a - b, 9))
+    p = paired_diff(rt, dci, "pass_rate")
+    assert p is not None and p.diff == pytest.approx(0.30)
+    assert round(p.low, 9) in support and round(p.high, 9) in support
+    assert min(support) <= p.low < p.diff < p.high <= max(support)
+    # Same seed, same interval; the documented procedure: tasks drawn with numpy's default_rng(0).
+    draws = np.random.default_rng(0).integers(0, 3, size=(2000, 3))
+    tasks = ["t1", "t2", "t3"]
+    diffs = [sum(rt_n[tasks[i]] for i in d) / sum(rt_d[tasks[i]] for i in d) - sum(dci_n[tasks[i]] for i in d) / sum(rt_d[tasks[i]] for i in d) for d in draws]
+    assert (p.low, p.high) == pytest.approx(tuple(np.percentile(diffs, [2.5, 97.5])))
+
+
+def test_parts_sum_to_the_aggregate(tmp_path: Path) -> None:
+    sweep = load_sweep(build_sweep_a(tmp_path / "a"))
+    scores = [j.scores for j in sweep.select(benchmark="wb", model="m2") if j.scores]
+    agg = aggregate(scores)
+    for m in ("pass_rate", "tcr70"):
+        n = sum(parts(s)[m][0] for s in scores)
+        d = sum(parts(s)[m][1] for s in scores)
+        assert n / d == pytest.approx(agg[m])
+    assert agg["pass_rate"] == pytest.approx((3 + 3 + 6 + 6) / 36)  # 18 passed of 36 rubrics
+
+
+def test_table3_tab_contents(report: Path) -> None:
+    t = by(rows(report, "table3"), "benchmark", "method", "model")
+    assert set(t) == {("wb", "runningtab", "m1"), ("wb", "runningtab", "m2"), ("wb", "runningtab_no_review", "m1")}
+    m1 = t[("wb", "runningtab", "m1")]
+    # requirements 2,4,3,5,1,3 -> 3; entries 3,1,4,2,0,2 -> 2; files 2,1,4,2,0,2 -> 2;
+    # chars 300,100,400,200,0,200 -> 200; candidates 10..60 -> 35
+    assert [num(m1[c]) for c in ("jobs", "requirements", "read_log_entries", "distinct_files", "excerpt_chars", "candidates")] == [6, 3, 2, 2, 200, 35]
+    # one job reviewed twice: 1 of 2 open shown beside a line, then 1 of 1 -> 2/3
+    assert m1["jobs_reviewed"] == "1" and num(m1["review_coverage_pct"]) == pytest.approx(200 / 3)
+    assert num(m1["added_before_check_pct"]) == 100.0
+    for col in ("reviewed_pct", "showed_pct", "resolved_citing_pct", "opened_candidate_pct"):
+        assert num(m1[col]) == pytest.approx(100 / 6), col
+    m2 = t[("wb", "runningtab", "m2")]
+    # requirements 1,1,2,2,9 -> 2; one 100-char entry each; candidates 0,0,5,5,5 -> 5; review 0 of 1
+    assert [num(m2[c]) for c in ("jobs", "requirements", "read_log_entries", "distinct_files", "excerpt_chars", "candidates")] == [5, 2, 1, 1, 100, 5]
+    assert num(m2["review_coverage_pct"]) == 0.0 and num(m2["reviewed_pct"]) == 20.0 and num(m2["showed_pct"]) == 0.0
+    ab = t[("wb", "runningtab_no_review", "m1")]
+    assert ab["jobs_reviewed"] == "0" and ab["review_coverage_pct"] == "" and num(ab["requirements"]) == 1
+
+
+def test_figure5_gain_by_reading_third(report: Path) -> None:
+    t = by(rows(report, "figure5"), "model", "third", "metric")
+    # volume per task (dci + 2000 for runningtab, mean over both arms): t1 light, t2 middle, t3 heavy
+    expected = {  # dci, runningtab over both seeds of the third's task
+        ("m1", "light", "pass_rate"): (62.5, 87.5),  # dci 2+3 of 8, rt 4+3 of 8
+        ("m1", "middle", "pass_rate"): (75.0, 75.0),  # dci 1+2 of 4, rt 2+1 of 4
+        ("m1", "heavy", "pass_rate"): (12.5, 62.5),  # dci 0+1 of 8, rt 2+3 of 8
+        ("m1", "light", "tcr70"): (50.0, 100.0),
+        ("m1", "heavy", "tcr70"): (0.0, 50.0),
+        ("m2", "light", "pass_rate"): (25.0, 87.5),
+        ("m2", "middle", "pass_rate"): (25.0, 75.0),
+        ("m2", "heavy", "pass_rate"): (37.5, 50.0),  # rt has only seed 0 for t3
+    }
+    for key, (d, r) in expected.items():
+        row = t[key]
+        assert (num(row["dci"]), num(row["runningtab"]), num(row["gain"])) == pytest.approx((d, r, r - d)), key
+    assert num(t[("m1", "light", "pass_rate")]["min_chars"]) == 2000.0  # (1000+1000+3000+3000)/4
+    assert num(t[("m2", "heavy", "pass_rate")]["max_chars"]) == pytest.approx((20000 * 2 + 22000) / 3)
+    assert "qa · m1: 2 task(s)" in (report / "figure5.md").read_text()
+    assert (report / "figure5_wb.png").stat().st_size > 1000
+
+
+def test_thirds_split_as_equal_as_possible() -> None:
+    vol = {f"t{i}": float(v) for i, v in enumerate([5, 1, 9, 3, 7, 2, 8])}
+    assert thirds(vol) == [["t1", "t5", "t3"], ["t0", "t4"], ["t6", "t2"]]
+    assert thirds({"a": 1.0, "b": 1.0}) == [["a"], ["b"], []]  # ties by id
+
+
+def test_table4_ablations(report: Path) -> None:
+    t = by(rows(report, "table4"), "benchmark", "model", "method")
+    assert list(t) == [("wb", "m1", "dci"), ("wb", "m1", "runningtab"), ("wb", "m1", "runningtab_no_review")]
+    ab = t[("wb", "m1", "runningtab_no_review")]
+    assert (ab["capture"], ab["review"], ab["evidence_check"], ab["finish_check"]) == ("on", "off", "on", "on")
+    assert num(ab["pass_rate"]) == 60.0 and num(ab["pass_rate_std"]) == pytest.approx(20 * SD)
+    assert num(ab["pass_rate_vs_full"]) == pytest.approx(-15.0) and num(ab["tcr70_vs_full"]) == pytest.approx(-100 / 3)
+    dci = t[("wb", "m1", "dci")]
+    assert dci["capture"] == "—" and num(dci["pass_rate_vs_full"]) == pytest.approx(-30.0)
+    assert num(t[("wb", "m1", "runningtab")]["pass_rate_vs_full"]) == 0.0
+
+
+def test_analyses_without_inputs_are_skipped_with_a_reason(tmp_path: Path) -> None:
+    sdir = tmp_path / "only_dci"
+    from tests.test_report_data import rubric_scores, write_job
+
+    write_job(sdir, "wb", "t1", "dci", "m1", 0, rubric_scores(["a"], "1"))
+    write_job(sdir, "wb", "t2", "todo", "m1", 0, None)
+    out = write_report(sdir)
+    md = (out / "report.md").read_text()
+    assert "Skipped: no job has a tab" in md
+    assert "Skipped: no ablation jobs" in md
+    assert "Skipped: needs scored DCI and RunningTab jobs" in md
+    assert (out / "table1.csv").exists() and (out / "index.html").exists()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    md = (write_report(empty) / "report.md").read_text()
+    assert "Skipped: no scored jobs" in md
+
+
+def test_cli_writes_the_report_and_a_tab_view(tmp_path: Path) -> None:
+    sdir = build_sweep_a(tmp_path / "a")
+    jid = "wb__t1__runningtab__m1__s0"
+    done = subprocess.run([sys.executable, "-m", "eval.report", str(sdir), "--job", jid], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().endswith(str(sdir / "report" / "index.html"))
+    view = (sdir / "report" / f"tab_{jid}.md").read_text()
+    assert "tab_add → r1, r2" in view and "+L3 a.md" in view and "finish check (open)" in view
+    assert "review (tool)" in view and "r1 ← L1; r2 ← no line" in view
+    bad = subprocess.run([sys.executable, "-m", "eval.report", str(sdir), "--job", "nope"], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "no job 'nope'" in bad.stderr
+    missing = subprocess.run([sys.executable, "-m", "eval.report", str(tmp_path / "absent")], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 2 and "is not a directory" in missing.stderr

@@ -1,0 +1,127 @@
+"""Sweeps through the real entry point and real local Ray: records, resume, SIGKILL, failures."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from eval.benchmarks import load_benchmark
+from runners.ledger import Ledger
+from runners.record import load_trajectory, read_json
+from tests.conftest import compose_root, write_script
+
+pytestmark = pytest.mark.slow
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def three_tasks() -> list[str]:
+    cfg = compose_root(["benchmark=builtin"])
+    return [t.id for t in load_benchmark(cfg.benchmark).tasks()][:3]
+
+
+def sweep_cmd(out: Path, script: Path, tasks: list[str], *extra: str) -> list[str]:
+    return [
+        sys.executable, "-m", "runners.sweep", "experiment=demo", "model=scripted", f"model.script={script}",
+        "grid.method=[dci,runningtab]", "grid.seed=[0,1]", f"grid.tasks=[{','.join(tasks)}]",
+        "tracker=jsonl", f"out={out}", "sweep=t", "cluster.max_in_flight=2", *extra,
+    ]  # fmt: skip
+
+
+def ok_ids(sdir: Path) -> list[str]:
+    return [e["job_id"] for e in Ledger(sdir).entries() if e["status"] == "ok"]
+
+
+def test_sweep_resume_after_sigkill(tmp_path: Path, three_tasks: list[str]) -> None:
+    script = write_script(
+        tmp_path / "s.jsonl",
+        [{"tool_calls": [{"name": "bash", "arguments": {"command": "ls; sleep 1"}}]}, {"content": "done"}],
+    )
+    cmd = sweep_cmd(tmp_path / "out", script, three_tasks)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen(cmd, cwd=REPO, env=env, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    sdir = tmp_path / "out" / "t"
+    deadline = time.monotonic() + 180
+    while len(ok_ids(sdir) if sdir.exists() else []) < 3:
+        assert proc.poll() is None, "the sweep ended before it could be killed"
+        assert time.monotonic() < deadline, "no job finished in time"
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    first = set(ok_ids(sdir))
+    assert 3 <= len(first) < 12
+
+    done = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    jobs = [d for d in sdir.iterdir() if d.is_dir() and (d / "job.json").exists()]
+    assert len(jobs) == 12
+    second = ok_ids(sdir)[len(first) :]
+    assert first.isdisjoint(second) and len(set(second)) == len(second)
+    assert first | set(second) == {d.name for d in jobs}
+    for d in jobs:
+        assert read_json(d / "result.json")["stop_reason"] == "finished"
+        assert "pass_rate" in read_json(d / "scores.json")["metrics"] or "acc1" in read_json(d / "scores.json")["metrics"]
+        assert sum(m["role"] == "system" for m in load_trajectory(d)) == 1
+    assert "dci" in done.stdout and "runningtab" in done.stdout
+
+    again = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0
+    assert "0 to run" in again.stderr
+    assert ok_ids(sdir)[len(first) + len(second) :] == []
+
+
+def test_bad_axis_value_lists_valid_names(tmp_path: Path) -> None:
+    r = subprocess.run(
+        [sys.executable, "-m", "runners.sweep", "grid.method=[dci,nope]", "model=scripted", f"out={tmp_path}"],
+        cwd=REPO, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert r.returncode != 0
+    assert "unknown method 'nope'" in r.stderr and "runningtab" in r.stderr
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("experiment", "groups"),
+    [("demo", 2), ("paper_main", 3 * 5 * 3 * 3), ("paper_ablation", 5 * 3)],
+)
+def test_presets_compose(experiment: str, groups: int) -> None:
+    from hydra import initialize_config_dir
+
+    from runners.grid import cells
+    from runners.schema import CONF_DIR
+
+    root = compose_root([f"experiment={experiment}"])
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
+        configs = cells(root, [], experiment)
+    assert len(configs) == groups
+    assert len({(c.benchmark.name, c.method.name, c.model.id, c.seed) for c in configs}) == groups
+    if experiment.startswith("paper"):
+        assert all(c.agent.max_turns == 300 and c.agent.time_limit_s == 3600 and c.agent.context_level == 3 for c in configs)
+
+
+def test_narrowing_override(tmp_path: Path) -> None:
+    from hydra import initialize_config_dir
+
+    from runners.grid import cells
+    from runners.schema import CONF_DIR
+
+    root = compose_root(["experiment=paper_main"])
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
+        configs = cells(root, ["method=runningtab", "agent.max_turns=7"], "paper_main")
+    assert len(configs) == 3 * 3 * 3
+    assert {c.method.name for c in configs} == {"runningtab"}
+    assert {c.agent.max_turns for c in configs} == {7}
+
+
+def test_ledger_json(tmp_path: Path) -> None:
+    led = Ledger(tmp_path)
+    led.append({"job_id": "a", "status": "ok"})
+    assert json.loads((tmp_path / "jobs.jsonl").read_text())["job_id"] == "a"

@@ -1,0 +1,113 @@
+"""Shared helpers of the tab tests (real files, the real environment), plus tests of path resolution."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from envs.config import EnvConfig
+from envs.environment import WorkspaceEnv
+from envs.protocol import ToolCall, ToolResult
+from tab.config import TabConfig
+from tab.tab import Tab
+from tab.workspace import Workspace
+
+
+def write_files(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+
+
+def write_docx(path: Path, paragraphs: list[str]) -> None:
+    import docx
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    d = docx.Document()
+    for para in paragraphs:
+        d.add_paragraph(para)
+    d.save(str(path))
+
+
+def write_pdf(path: Path, lines: list[str]) -> None:
+    from reportlab.pdfgen import canvas
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    c = canvas.Canvas(str(path))
+    for i, line in enumerate(lines):
+        c.drawString(72, 720 - 18 * i, line)
+    c.save()
+
+
+class Session:
+    """The real workspace environment with a tab, driven one assistant turn at a time."""
+
+    def __init__(self, root: Path, config: TabConfig | None = None, exclude: tuple[str, ...] = ()) -> None:
+        self.tab = Tab(root, config or TabConfig(), exclude=exclude)
+        self.env = WorkspaceEnv(root, EnvConfig(sandbox="none"), [self.tab])
+        self.turn = 0
+        self._ids = 0
+
+    def step(self, *calls: tuple[str, dict[str, Any]]) -> list[ToolResult]:
+        """One assistant turn with these tool calls; the results as the model would see them."""
+        self.turn += 1
+        results = []
+        for name, args in calls:
+            self._ids += 1
+            results.append(self.env.execute(ToolCall(f"c{self._ids}", name, json.dumps(args)), self.turn))
+        return results
+
+    def one(self, name: str, **args: Any) -> ToolResult:
+        return self.step((name, args))[0]
+
+    def stop(self) -> str | None:
+        """The agent answers without a tool call."""
+        self.turn += 1
+        return self.env.on_stop(self.turn)
+
+    def close(self) -> None:
+        self.env.close()
+
+
+def status_of(result: ToolResult) -> str:
+    """The status line the tab appended."""
+    return result.meta["appendix"]
+
+
+def own(result: ToolResult) -> str:
+    """A result without the appended status line: the tool's (or the operation's) own reply."""
+    return result.content[: result.meta["chars"]]
+
+
+def test_workspace_resolves_relative_absolute_and_cwd_paths(tmp_path: Path) -> None:
+    write_files(tmp_path, {"a/b.md": "x", "c.md": "y"})
+    ws = Workspace(tmp_path)
+    assert ws.file("a/b.md") == "a/b.md"
+    assert ws.file("./a/../c.md") == "c.md"
+    assert ws.file(str(tmp_path / "a" / "b.md")) == "a/b.md"
+    assert ws.file("b.md", "a") == "a/b.md"
+    assert ws.file("../c.md", "a") == "c.md"
+    assert ws.file("a") is None and ws.dir("a") == "a"  # a folder is not a file
+    assert ws.file("../outside.md") is None
+    assert ws.file("b.md", None) is None  # the shell left the workspace
+
+
+def test_workspace_excludes_paths_and_the_harness_folder(tmp_path: Path) -> None:
+    write_files(tmp_path, {"output/guide.md": "x", "src.md": "y", ".runningtab/bash-output/1.txt": "z"})
+    ws = Workspace(tmp_path, exclude=["output/"])
+    assert ws.file("output/guide.md") is None
+    assert ws.file(".runningtab/bash-output/1.txt") is None
+    assert ws.file("src.md") == "src.md"
+
+
+def test_workspace_sees_files_created_after_a_refresh(tmp_path: Path) -> None:
+    ws = Workspace(tmp_path)
+    assert ws.file("new.md") is None
+    (tmp_path / "new.md").write_text("now")
+    assert ws.file("new.md") is None  # cached within one observation
+    ws.refresh()
+    assert ws.file("new.md") == "new.md"
+    assert os.path.isabs(ws.root)
