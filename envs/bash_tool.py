@@ -185,8 +185,14 @@ class BashTool:
             raise
         finally:
             os.close(w)
+        deadline = time.monotonic() + seconds
         try:
-            timed_out = _pump(r, proc, time.monotonic() + seconds, sink)
+            timed_out = _pump(r, proc, deadline, sink)
+            if not timed_out:  # EOF can come a moment before the shell exits
+                try:
+                    proc.wait(timeout=max(deadline - time.monotonic(), 0.0))
+                except subprocess.TimeoutExpired:
+                    timed_out = True
             _kill_group(proc.pid)  # also ends background children the command left behind
             _drain(r, sink)
             return _Run(proc.wait(), timed_out)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 SANDBOX_MODES = ("auto", "bwrap", "none")
 CONTEXT_LEVELS = (0, 1, 2, 3)
+MATERIALIZE_METHODS = ("copy", "overlay", "auto")
 
 # A variable whose name looks like a credential never reaches the agent's shell, even if listed.
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION", re.IGNORECASE)
@@ -29,7 +30,9 @@ class EnvConfig:
     bash_max_bytes: int = 51200
     # The saved full output of one bash call stops growing here (the tail shown is still the real tail).
     bash_output_max_bytes: int = 100 * 1024 * 1024
-    context_level: int = 3  # runtime context management, see envs/context.py
+    # How workspaces are made (envs/workspace.py): copy | overlay | auto. overlay/auto need root and
+    # discard_workspace() at the end of each job.
+    materialize: str = "copy"
     # Variables copied from the runner's environment into the agent's shell (when set there).
     env_passthrough: list[str] = field(default_factory=lambda: ["LANG", "LC_ALL", "TZ"])
     # Variables set in the agent's shell (after PATH/HOME/TMPDIR, which the environment sets itself).
@@ -48,8 +51,10 @@ class EnvConfig:
         """Raise ValueError naming the bad field and what is allowed."""
         if self.sandbox not in SANDBOX_MODES:
             raise ValueError(f"env.sandbox={self.sandbox!r}: choose one of {', '.join(SANDBOX_MODES)}")
-        if self.context_level not in CONTEXT_LEVELS:
-            raise ValueError(f"env.context_level={self.context_level!r}: choose one of 0, 1, 2, 3")
+        if self.materialize not in MATERIALIZE_METHODS:
+            raise ValueError(
+                f"env.materialize={self.materialize!r}: choose one of {', '.join(MATERIALIZE_METHODS)}"
+            )
         for name in ("bash_timeout", "bash_timeout_max", "read_max_lines", "read_max_bytes",
                      "bash_max_lines", "bash_max_bytes", "bash_output_max_bytes"):
             if int(getattr(self, name)) < 1:

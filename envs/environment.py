@@ -37,8 +37,6 @@ class WorkspaceEnv:
         self.root = real
         self.config = config
         self.plugins = list(plugins)
-        self.shell = Shell(real, config)
-        self._bash = BashTool(real, config, self.shell)
         self._schemas: dict[str, dict[str, Any]] = {}
         self._handlers: dict[str, Handler] = {}
         self._register(read_schema(config.read_max_lines, config.read_max_bytes), self._read)
@@ -49,6 +47,8 @@ class WorkspaceEnv:
         for plugin in self.plugins:
             for schema in plugin.tools():
                 self._register(schema, _plugin_handler(plugin, schema["function"]["name"]), owner=plugin.name)
+        self.shell = Shell(real, config)  # last: it owns a scratch directory that close() removes
+        self._bash = BashTool(real, config, self.shell)
 
     @property
     def sandboxed(self) -> bool:

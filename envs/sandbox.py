@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import weakref
 from pathlib import Path
 
 from envs.config import SECRET_NAME, EnvConfig
@@ -160,6 +161,7 @@ class Shell:
         self.mode = resolve_mode(cfg.sandbox)
         self.workspace = workspace
         self.scratch = make_scratch()
+        self._cleanup = weakref.finalize(self, shutil.rmtree, self.scratch, True)  # also if close() is never called
         if self.mode == "bwrap":
             self.env = agent_env(cfg, "/tmp/home", "/tmp")
             self._ro = [p for p in [*python_prefixes(cfg.agent_python), *cfg.extra_ro_binds] if os.path.exists(p)]
@@ -173,4 +175,4 @@ class Shell:
         return ["/bin/bash", "-c", command]
 
     def close(self) -> None:
-        shutil.rmtree(self.scratch, ignore_errors=True)
+        self._cleanup()

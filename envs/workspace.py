@@ -1,9 +1,11 @@
 """Per-job workspaces: a fresh view of the source folder that the agent may change, and what it changed.
 
 Two ways, same result for everything downstream (a real directory on the host):
+- `copy` (default): `cp -L --reflink=auto` (copy-on-write on XFS/btrfs, a plain copy on ext4).
+  Works anywhere, needs no cleanup beyond removing the directory.
 - `overlay` (where the runner may mount: root or CAP_SYS_ADMIN): a kernel overlayfs with the source
-  as the read-only lower layer. Constant time whatever the size (OfficeQA's corpus is GBs).
-- `copy`: `cp -L --reflink=auto` (copy-on-write on XFS/btrfs, a plain copy on ext4). Works anywhere.
+  as the read-only lower layer. Constant time whatever the size (OfficeQA's corpus is GBs), but it
+  must be released with `discard_workspace`.
 Hard links are never used: the agent is root and edits files in place (`sed -i` aside, `echo >> f`
 and openpyxl saves write the inode), so a link would let it change the source unless the source
 itself were owned by another user and read-only. Numbers in docs/env.md (bench/bench_env.py).
@@ -19,28 +21,29 @@ import subprocess
 from pathlib import Path, PurePosixPath
 
 from envs import overlay
+from envs.config import MATERIALIZE_METHODS
 
 log = logging.getLogger(__name__)
 
 BOOKKEEPING_DIR = ".runningtab"  # the harness's own files in a workspace (saved bash outputs); never a deliverable
 
 
-METHODS = ("auto", "overlay", "copy")
 
 
 def materialize(
-    source: Path | None, dest: Path, stage: dict[str, Path] | None = None, method: str = "auto"
+    source: Path | None, dest: Path, stage: dict[str, Path] | None = None, method: str = "copy"
 ) -> Path:
     """Make `dest` a fresh workspace: `source` (overlaid or copied) plus `stage` files.
 
     `stage` maps workspace-relative destinations to files (e.g. Workspace-Bench inputs stored as
     `data/<hash>_<name>`, staged under their original names); a staged file wins over a source file
     at the same path. Modes and modification times are kept (diff_workspace relies on them).
-    `method`: auto (overlay where possible, else copy) | overlay | copy. Remove the workspace with
-    `discard_workspace`, which also unmounts an overlay.
+    `method` (EnvConfig.materialize): copy | overlay | auto (overlay where possible, else copy).
+    An overlay stays mounted until `discard_workspace(dest)`: callers that pick it must call that
+    (a plain rmtree of the parent leaves the mount behind), hence copy as the default.
     """
-    if method not in METHODS:
-        raise ValueError(f"materialize method {method!r}: choose one of {', '.join(METHODS)}")
+    if method not in MATERIALIZE_METHODS:
+        raise ValueError(f"materialize method {method!r}: choose one of {', '.join(MATERIALIZE_METHODS)}")
     dest = Path(dest)
     if dest.exists() and any(dest.iterdir()):
         raise FileExistsError(f"workspace {dest} already exists and is not empty; give each job a fresh directory")

@@ -7,8 +7,8 @@ left out, the task's `output` is used (a file, or every deliverable file under a
 
   contains  {file?, values: [..], case_sensitive?: false, tolerance?: 0}
             every value appears in the text. Numeric values ("55,000", 55000, "¥55,000", "12.5%")
-            match a number in the text within the relative tolerance; text values match after
-            lower-casing and collapsing whitespace.
+            match a number in the text within the relative tolerance; text values match as whole
+            words after `normalize` (case, punctuation, markup, thousands separators ignored).
   absent    {file?, values: [..]}        no value appears (the file must exist).
   order     {file?, values: [..]}        the values appear in this order.
   headings  {file?, values: [..], ordered?: true}

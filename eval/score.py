@@ -5,7 +5,7 @@
 A JOB_DIR without job.json is searched for job directories below it. Each job's task is rebuilt
 from its own `job.json` (`config.benchmark`, `task_id`); the judge config is the job's own
 (`config.judge`) unless overridden. `scores.json` is written atomically beside the record, and
-the aggregate metrics over the scored jobs are printed.
+the aggregate metrics over the scored jobs are printed per benchmark.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ _BENCHMARKS: dict[str, Benchmark] = {}
 
 
 def judge_config(node: Any) -> JudgeConfig:
-    """A `JudgeConfig` from a dict, an OmegaConf node or a YAML file path."""
+    """A `JudgeConfig` from a dict, an OmegaConf node or a YAML file path (without a defaults list)."""
     if isinstance(node, JudgeConfig):
         return node
     from omegaconf import OmegaConf
@@ -39,6 +39,17 @@ def judge_config(node: Any) -> JudgeConfig:
     if isinstance(node, str | Path):
         node = OmegaConf.load(node)
     return OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(JudgeConfig), node))  # type: ignore[return-value]
+
+
+def named_judge_config(name: str) -> JudgeConfig:
+    """`conf/judge/<name>.yaml`, composed by Hydra (so its defaults list applies)."""
+    from hydra import compose, initialize_config_dir
+
+    conf = REPO_ROOT / "conf" / "judge"
+    if not (conf / f"{name}.yaml").is_file():
+        raise ValueError(f"no judge config {name!r}; valid: {', '.join(sorted(p.stem for p in conf.glob('*.yaml')))}")
+    with initialize_config_dir(config_dir=str(conf), version_base=None):
+        return judge_config(compose(config_name=name))
 
 
 def _benchmark(node: dict[str, Any]) -> Benchmark:
@@ -69,6 +80,7 @@ def score_job(job_dir: Path, judge: JudgeConfig | None = None, task: Task | None
         task = _benchmark(bench_node).task(str(record.job["task_id"]))
     scores = scorer.score(task, record.dir)
     scores["job_id"] = record.job.get("job_id")
+    scores["benchmark"] = name + (f"/{bench_node['suite']}" if name == "builtin" and bench_node.get("suite") else "")
     write_json(record.dir / SCORES, scores)
     return scores
 
@@ -91,14 +103,13 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     judge = None
-    if args.judge:
-        path = REPO_ROOT / "conf" / "judge" / f"{args.judge}.yaml"
-        if not path.is_file():
-            have = sorted(p.stem for p in path.parent.glob("*.yaml"))
-            ap.error(f"no judge config {args.judge!r}; valid: {', '.join(have)}")
-        judge = judge_config(path)
-    elif args.judge_config:
-        judge = judge_config(args.judge_config)
+    try:
+        if args.judge:
+            judge = named_judge_config(args.judge)
+        elif args.judge_config:
+            judge = judge_config(args.judge_config)
+    except Exception as e:  # noqa: BLE001 - a bad judge config is a usage error
+        ap.error(f"bad judge config: {e}")
     jobs = find_jobs(args.jobs)
     if not jobs:
         ap.error("no job directories (with job.json) found")
@@ -116,8 +127,9 @@ def main(argv: list[str] | None = None) -> int:
         if scores is not None:
             scored.append(scores)
             print(f"{job}: {scores['judge']} {json.dumps({k: round(v, 4) for k, v in scores['metrics'].items()})}")
-    if scored:
-        print("aggregate:", json.dumps({k: round(v, 4) for k, v in aggregate(scored).items()}), json.dumps(counts(scored)))
+    for bench in sorted({s["benchmark"] for s in scored}):
+        group = [s for s in scored if s["benchmark"] == bench]
+        print(f"aggregate {bench}:", json.dumps({k: round(v, 4) for k, v in aggregate(group).items()}), json.dumps(counts(group)))
     return 1 if failed else 0
 
 

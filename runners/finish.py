@@ -45,15 +45,9 @@ def finish_job(outcome: Outcome, sweep_dir: Path, storage: Storage, tracker: Tra
 
 def tab_stats(job_dir: Path) -> dict[str, float]:
     """Table 3's per-job numbers from `tab.json` (empty when the job had no tab)."""
+    from tab.stats import tab_summary
+
     path = job_dir / "tab.json"
     if not path.exists():
         return {}
-    tab = read_json(path)
-    log_ = tab.get("read_log", [])
-    return {
-        "requirements": len(tab.get("requirements", [])),
-        "read_log_entries": len(log_),
-        "distinct_files": len({e["path"] for e in log_}),
-        "excerpt_chars": sum(e.get("chars", len(e.get("excerpt", ""))) for e in log_),
-        "candidates": len(tab.get("candidates", [])),
-    }
+    return {k: v for k, v in tab_summary(read_json(path)).items() if v is not None}

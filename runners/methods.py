@@ -66,8 +66,9 @@ class StopMessage(_Hooks):
         return self.message
 
 
-def build_plugins(method: MethodConfig, root: Path) -> list[EnvPlugin]:
-    """The plugins a method adds to a job's environment rooted at `root`."""
+def build_plugins(method: MethodConfig, root: Path, output: str) -> list[EnvPlugin]:
+    """The plugins a method adds to a job's environment rooted at `root`; `output` is where the
+    deliverable goes (the agent's own writing there is not reading)."""
     plugins: list[EnvPlugin] = []
     if method.todo:
         plugins.append(PromptBlock("todo", text("todo", method.texts)))
@@ -76,5 +77,5 @@ def build_plugins(method: MethodConfig, root: Path) -> list[EnvPlugin]:
     if method.tab is not None:
         from tab.tab import Tab  # the tab is imported only by the methods that use it
 
-        plugins.append(Tab(root, method.tab))
+        plugins.append(Tab(root, method.tab, exclude=[output]))
     return plugins

@@ -3,13 +3,15 @@
 Methods can override any of these by name through `method.texts`.
 """
 
+from eval.task import Task
+
 TEXTS: dict[str, str] = {
     # The user message that opens every task: where the workspace is and where the deliverable goes.
-    "task": (
-        "{prompt}\n\n"
-        "Your workspace is the folder {root}. Work on its files directly with your tools. "
-        "Write the deliverable to {output} (relative to the workspace)."
-    ),
+    "task": "{prompt}\n\nYour workspace is the folder {root}. Work on its files directly with your tools. {deliverable}",
+    # Where the deliverable goes, by what scores the task (see `task_message`).
+    "deliverable_file": "Write the deliverable to {output} (relative to the workspace).",
+    "deliverable_as_told": "Write the deliverable where the task says, inside the workspace.",
+    "deliverable_answer": "Give your answer in your final message.",
     # TODO (plan-first prompting, Wang et al. 2023).
     "todo": (
         "Before you start working, write a TODO list of every fact, figure and deliverable element "
@@ -22,6 +24,17 @@ TEXTS: dict[str, str] = {
         "Fix the deliverable where anything is missing or wrong, then finish again."
     ),
 }
+
+
+def task_message(task: Task, root: str, overrides: dict[str, str] | None = None) -> str:
+    """The opening user message: the task, where the workspace is, where the deliverable goes."""
+    if task.kind == "answer":
+        where = text("deliverable_answer", overrides)
+    elif task.output.strip("./"):
+        where = text("deliverable_file", overrides).format(output=task.output)
+    else:
+        where = text("deliverable_as_told", overrides)
+    return text("task", overrides).format(prompt=task.prompt, root=root, deliverable=where)
 
 
 def text(name: str, overrides: dict[str, str] | None = None) -> str:

@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from envs.environment import WorkspaceEnv
-from envs.workspace import copy_files, diff_workspace, materialize
+from envs.workspace import copy_files, diff_workspace, discard_workspace, materialize
 from eval.task import Task
 from runners.loop import EpisodeResult, run_episode
 from runners.methods import build_plugins
 from runners.models import build_model
-from runners.prompts import text
+from runners.prompts import task_message
 from runners.record import RESULT, Trajectory, fresh_job_dir, write_json
 from runners.schema import RootConfig, job_record_config
 
@@ -52,6 +52,7 @@ def run_job(cfg: RootConfig, task: Task, job_dir: Path, job_id: str, model_url: 
         res, extra = EpisodeResult(stop_reason="env_error", error=f"{type(e).__name__}: {e}"), {}
     finally:
         traj.close()
+        discard_workspace(ws_parent / "workspace")
         shutil.rmtree(ws_parent, ignore_errors=True)
     result = {
         "job_id": job_id,
@@ -73,12 +74,12 @@ def run_job(cfg: RootConfig, task: Task, job_dir: Path, job_id: str, model_url: 
 def _episode(
     cfg: RootConfig, task: Task, job_dir: Path, ws: Path, model_url: str | None, traj: Trajectory
 ) -> tuple[EpisodeResult, dict[str, Any]]:
-    materialize(task.workspace, ws, task.stage)
-    plugins = build_plugins(cfg.method, ws)
+    materialize(task.workspace, ws, task.stage, method=cfg.env.materialize)
+    plugins = build_plugins(cfg.method, ws, task.output)
     env = WorkspaceEnv(ws, cfg.env, plugins)
     model_cfg = cfg.model if cfg.model.seed is not None else dataclasses.replace(cfg.model, seed=cfg.seed)
     model = build_model(model_cfg, model_url)
-    prompt = text("task", cfg.method.texts).format(prompt=task.prompt, root=env.root, output=task.output)
+    prompt = task_message(task, str(env.root), cfg.method.texts)
     try:
         res = run_episode(model, env, prompt, cfg.agent, on_message=traj)
     finally:

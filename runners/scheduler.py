@@ -43,6 +43,7 @@ class _Running:
     actor: Any
     started: float
     attempt: int
+    ready: bool = True
 
 
 class JobActor:
@@ -74,8 +75,8 @@ def run_all(
         attempt = attempts.get(spec.job_id, 0) + 1
         attempts[spec.job_id] = attempt
         actor = remote.options(num_cpus=cluster.job_cpus, max_restarts=0, max_task_retries=0).remote()
-        ref = actor.run.remote(spec, str(sweep_dir / spec.job_id), urls.get(spec.cfg.model.id))
-        running[ref] = _Running(spec, actor, time.monotonic(), attempt)
+        # The job's clock starts once its actor is up, not while it waits for a worker process.
+        running[actor.__ray_ready__.remote()] = _Running(spec, actor, time.monotonic(), attempt, ready=False)
         on_start(spec)
 
     def finish(outcome: Outcome) -> None:
@@ -89,6 +90,11 @@ def run_all(
             ready, _ = ray.wait(list(running), num_returns=1, timeout=1.0)
             for ref in ready:
                 job = running.pop(ref)
+                if not job.ready and _alive(ref):
+                    url = urls.get(job.spec.cfg.model.id)
+                    job.ready, job.started = True, time.monotonic()
+                    running[job.actor.run.remote(job.spec, str(sweep_dir / job.spec.job_id), url)] = job
+                    continue
                 outcome = _collect(ref, job, cluster)
                 ray.kill(job.actor)
                 if outcome is None:  # infrastructure failure: try again
@@ -97,7 +103,7 @@ def run_all(
                     finish(outcome)
             for ref, job in list(running.items()):
                 limit = _limit(job.spec, cluster)
-                if time.monotonic() - job.started > limit:
+                if job.ready and time.monotonic() - job.started > limit:
                     running.pop(ref)
                     ray.kill(job.actor)
                     finish(_timed_out(job, sweep_dir, limit))
@@ -106,6 +112,15 @@ def run_all(
             ray.kill(job.actor)
         raise
     return outcomes
+
+
+def _alive(ready_ref: Any) -> bool:
+    """Whether an actor came up; a failed start is collected like a death (and retried)."""
+    try:
+        ray.get(ready_ref, timeout=0)
+        return True
+    except RayError:
+        return False
 
 
 def _collect(ref: Any, job: _Running, cluster: ClusterConfig) -> Outcome | None:

@@ -221,15 +221,16 @@ def queued(job_name: str) -> list[str]:
     return out.stdout.split()
 
 
-def submit(launch: Launch, wait: bool) -> str:
-    """Write the script and `sbatch` it; the job id (with `wait`, after the job has ended)."""
+def submit(launch: Launch, wait: bool) -> tuple[str, int]:
+    """Write the script and `sbatch` it: the job id, and with `wait` the job's exit code once it ended."""
     launch.log_dir.mkdir(parents=True, exist_ok=True)
     launch.script_path.write_text(launch.script)
     cmd = ["sbatch", "--parsable", *(["--wait"] if wait else []), str(launch.script_path)]
     proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0 and not (wait and proc.stdout.strip()):
+    job = proc.stdout.strip().split(";")[0]
+    if not job:
         raise LaunchError(f"sbatch refused the job: {proc.stderr.strip() or proc.stdout.strip()}")
-    return proc.stdout.strip().split(";")[0]
+    return job, proc.returncode
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -254,14 +255,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"job(s) {', '.join(others)} named {launch.job_name} are queued or running for this sweep; two "
                 "drivers on one sweep would run jobs twice. Wait, scancel them, or pass --force"
             )
-        job = submit(launch, args.wait)
+        job, rc = submit(launch, args.wait)
     except (LaunchError, ValueError, HydraException, OmegaConfBaseException, subprocess.CalledProcessError) as e:
         cause = f"\n{e.__cause__}" if e.__cause__ else ""
         print(f"slurm_launch: {e}{cause}", file=sys.stderr)
         return 2
+    log = launch.log_dir / (f"{job}_%a.out" if launch.script_path.name == "array.sbatch" else f"{job}.out")
     print(f"submitted job {job} ({launch.job_name}); sweep {launch.sweep_dir}")
-    print(f"log: {launch.log_dir}/{'%A_%a' if launch.script_path.name == 'array.sbatch' else job}.out")
+    print(f"log: {log}")
     print(f"resume later with: sbatch {launch.script_path}")
+    if args.wait:
+        print(f"job {job} ended with exit code {rc}")
+        return rc
     return 0
 
 

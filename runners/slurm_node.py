@@ -64,8 +64,10 @@ def run_node(cmd: Sequence[str], grace_s: float = 5.0) -> int:
         print(f"slurm_node: cannot become a subreaper (errno {ctypes.get_errno()})", file=sys.stderr)
     env = {**os.environ, "RAY_GRACEFUL_SHUTDOWN_DRAIN_TIMEOUT_S": "0"}  # stop now, not after a 30 s drain
     proc = subprocess.Popen(list(cmd), env=env)
+    asked: list[int] = []
 
     def forward(signum: int, _frame: object) -> None:
+        asked.append(signum)
         if proc.poll() is None:
             proc.send_signal(signum)
 
@@ -73,7 +75,9 @@ def run_node(cmd: Sequence[str], grace_s: float = 5.0) -> int:
         signal.signal(sig, forward)
     rc = proc.wait()
     reap_orphans(grace_s)
-    return 128 - rc if rc < 0 else rc  # killed by signal N: exit 128+N, as a shell reports it
+    if asked:  # stopped on request: a clean stop, though Ray exits 1 on SIGTERM
+        return 0
+    return 128 - rc if rc < 0 else rc  # killed by signal N: 128+N, as a shell reports it
 
 
 def children() -> list[int]:

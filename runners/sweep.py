@@ -68,8 +68,21 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
             run_all(todo, sdir, root.cluster, servers.urls, progress.start, done)
     columns, rows = summarize(sdir, [s.job_id for s in specs])
     print_table(f"results of {name} (mean ± std over seeds, %)", columns, rows)
-    tracker.log_summary({"results": (columns, rows)})
+    report = _report(sdir, tracker)
+    print(f"report: {report}", file=sys.stderr)
     return {"sweep_dir": str(sdir), "jobs": len(specs), "ran": len(todo), "skipped": skipped}
+
+
+def _report(sdir: Path, tracker: Any) -> Path | None:
+    """The paper's tables and figures for this sweep (also logged to the tracker's summary run).
+    A failing report never fails a sweep whose records are all written."""
+    from eval.report import write_report
+
+    try:
+        return write_report(sdir, tracker)
+    except Exception:
+        log.exception("the report of %s could not be written; run python -m eval.report %s", sdir, sdir)
+        return None
 
 
 def _runtime_env() -> dict[str, Any]:

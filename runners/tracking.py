@@ -15,18 +15,20 @@ from typing import Any, Protocol
 
 from runners.config import TrackerConfig
 
+Tables = dict[str, tuple[list[str], list[list[Any]]]]
+
 
 class Tracker(Protocol):
     def log_job(self, job: dict[str, Any], scores: dict[str, Any] | None, stats: dict[str, float]) -> None: ...
 
-    def log_summary(self, tables: dict[str, tuple[list[str], list[list[Any]]]]) -> None: ...
+    def log_summary(self, tables: Tables, images: dict[str, Path] | None = None) -> None: ...
 
 
 class NoTracker:
     def log_job(self, job: dict[str, Any], scores: dict[str, Any] | None, stats: dict[str, float]) -> None:
         pass
 
-    def log_summary(self, tables: dict[str, tuple[list[str], list[list[Any]]]]) -> None:
+    def log_summary(self, tables: Tables, images: dict[str, Path] | None = None) -> None:
         pass
 
 
@@ -43,8 +45,12 @@ class JsonlTracker:
     def log_job(self, job: dict[str, Any], scores: dict[str, Any] | None, stats: dict[str, float]) -> None:
         self._write({"kind": "job", "job_id": job["job_id"], "metrics": (scores or {}).get("metrics", {}), "tab": stats})
 
-    def log_summary(self, tables: dict[str, tuple[list[str], list[list[Any]]]]) -> None:
-        self._write({"kind": "summary", "tables": {k: {"columns": c, "rows": r} for k, (c, r) in tables.items()}})
+    def log_summary(self, tables: Tables, images: dict[str, Path] | None = None) -> None:
+        self._write({
+            "kind": "summary",
+            "tables": {k: {"columns": c, "rows": r} for k, (c, r) in tables.items()},
+            "images": {k: str(p) for k, p in (images or {}).items()},
+        })  # fmt: skip
 
 
 class WandbTracker:
@@ -87,10 +93,12 @@ class WandbTracker:
             run.log({"items": self.wandb.Table(columns=cols, data=[[_cell(it.get(c)) for c in cols] for it in items])})
         run.finish()
 
-    def log_summary(self, tables: dict[str, tuple[list[str], list[list[Any]]]]) -> None:
+    def log_summary(self, tables: Tables, images: dict[str, Path] | None = None) -> None:
         run = self._init(name=f"{self.sweep}-summary", job_type="summary")
         for name, (cols, rows) in tables.items():
             run.log({name: self.wandb.Table(columns=cols, data=[[_cell(v) for v in r] for r in rows])})
+        for name, path in (images or {}).items():
+            run.log({name: self.wandb.Image(str(path))})
         run.finish()
 
 

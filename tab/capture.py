@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from envs.protocol import Observation
 from tab.attribute import attribute
-from tab.notices import bash_content, read_content
+from tab.notices import bash_content, read_content, saved_output
 from tab.streams import analyse
 from tab.workspace import Workspace
 
@@ -32,6 +32,8 @@ class Capture:
 
     def __init__(self, ws: Workspace) -> None:
         self.ws = ws
+        # Outputs too long to show whole are saved by the harness; reading one shows that command's output.
+        self.saved: dict[str, str] = {}
 
     def __call__(self, obs: Observation) -> Captured:
         self.ws.refresh()
@@ -45,25 +47,33 @@ class Capture:
         path = obs.arguments.get("path")
         if obs.is_error or not isinstance(path, str):
             return Captured()
+        extra = "".join(f" {k}={obs.arguments[k]}" for k in ("offset", "limit") if obs.arguments.get(k))
+        command = f"read {path}{extra}"
+        original = self.saved.get(self.ws.rel(path) or "")
+        if original is not None:
+            return self._attribute(f"{command} (saved output of: {original})", original, read_content(obs.output))
         rel = self.ws.file(path)
         if rel is None:
             return Captured()
-        extra = "".join(f" {k}={obs.arguments[k]}" for k in ("offset", "limit") if obs.arguments.get(k))
-        command = f"read {path}{extra}"
         return Captured(command, [(rel, read_content(obs.output))])
 
     def bash(self, obs: Observation) -> Captured:
         command = obs.arguments.get("command")
         if not isinstance(command, str) or not command.strip():
             return Captured()
+        saved = saved_output(obs.output)
+        if saved and (rel := self.ws.rel(saved)):
+            self.saved[rel] = command
+        return self._attribute(command, command, obs.output, obs.is_error)
+
+    def _attribute(self, label: str, command: str, output: str, failed: bool = False) -> Captured:
         try:
             streams = analyse(command, self.ws)
         except (ValueError, IndexError, RecursionError):  # an unparseable command records nothing
             log.debug("tab capture could not parse %r", command, exc_info=True)
-            return Captured(command)
+            return Captured(label)
         if not any(s.kind != "none" for s in streams):
-            return Captured(command)
+            return Captured(label)
         names = frozenset(n for s in streams for n in s.names)
-        text = bash_content(obs.output, names, obs.is_error)
-        reads, listed = attribute(text, streams, self.ws)
-        return Captured(command, reads, listed)
+        reads, listed = attribute(bash_content(output, names, failed), streams, self.ws)
+        return Captured(label, reads, listed)

@@ -52,7 +52,11 @@ def _flat(lines, skip, bases, ws, found, used) -> None:
 
 
 def _names(text: str, bases: list[str], ws: Workspace) -> list[str]:
-    forms = [text]
+    for base in bases:  # the common case: the line is a path (find, grep -l, ls -1, du's name)
+        rel = ws.file(text, base)
+        if rel:
+            return [rel]
+    forms = []
     if " -> " in text:
         forms.append(text.split(" -> ", 1)[0])
     m = _PERMS.search(text)
@@ -105,7 +109,7 @@ def _tree(lines, skip, trees, ws, found, used) -> None:
                 used.add(idx)
             continue
         depth = len(m.group(1)) // 4
-        name = m.group(2).split(" -> ", 1)[0].strip()
+        name = _unescape(m.group(2).split(" -> ", 1)[0].strip())
         stack = stack[: depth + 1] or [""]
         path = os.path.join(stack[-1], name) if stack[-1] else name
         rel = ws.file(path) or next((r for c in cwds if (r := ws.file(name, c))), None)
@@ -113,3 +117,17 @@ def _tree(lines, skip, trees, ws, found, used) -> None:
             found[rel] = None
             used.add(idx)
         stack.append(path)
+
+
+_ESCAPE = re.compile(r"\\([0-7]{3}|.)")
+
+
+def _unescape(name: str) -> str:
+    """tree in the C locale writes `with\\ space.md` and non-ASCII bytes as `\\345`."""
+    if "\\" not in name:
+        return name
+    raw = _ESCAPE.sub(lambda m: chr(int(m.group(1), 8)) if len(m.group(1)) == 3 else m.group(1), name)
+    try:
+        return raw.encode("latin-1").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return raw

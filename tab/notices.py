@@ -19,6 +19,7 @@ _BASH = (
     "BASH_TIMEOUT", "BASH_TIMEOUT_CLAMPED",
 )
 _COMMON = ("CONTEXT_ALERT", "CONTEXT_PLACEHOLDER")
+_SAVED = ("BASH_LINES_NOTICE", "BASH_BYTES_NOTICE", "BASH_PARTIAL_LINE_NOTICE")
 _TRACEBACK = "Traceback (most recent call last):"
 
 
@@ -60,3 +61,26 @@ def bash_content(output: str, commands: frozenset[str], failed: bool) -> str:
         errors = re.compile(r"^(?:" + "|".join(re.escape(c) for c in sorted(commands)) + r"): ")
         text = "\n".join(line for line in text.split("\n") if not errors.match(line))
     return text.strip("\n")
+
+
+@cache
+def _saved_notices() -> tuple[re.Pattern[str], ...]:
+    capped = getattr(prompts, "BASH_CAPPED_NOTE", "")
+    optional = f"(?:{_pattern(capped)})?" if capped else ""
+    out = []
+    for name in _SAVED:
+        template = getattr(prompts, name, None)
+        if isinstance(template, str) and "{path}" in template:
+            before, after = template.split("{path}", 1)
+            out.append(re.compile(f"^{_pattern(before)}(?P<path>.+?){optional}{_pattern(after)}\\s*$"))
+    return tuple(out)
+
+
+def saved_output(output: str) -> str | None:
+    """The file where the harness saved a bash output too long to show whole (from its notice)."""
+    for line in output.rstrip().split("\n")[-3:]:
+        for pattern in _saved_notices():
+            m = pattern.match(line.strip())
+            if m:
+                return m.group("path")
+    return None

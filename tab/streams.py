@@ -35,8 +35,8 @@ NONE = Stream("none")
 
 
 def analyse(text: str, ws: Workspace) -> list[Stream]:
-    """One stream per pipeline of the command text (those that show nothing recordable omitted)."""
-    return [s for s in _walk(parse(text), "", {}, ws, depth=0) if s.kind != "none" or s.names]
+    """One stream per pipeline of the command text (`cd`, assignments and empty pipelines omitted)."""
+    return _walk(parse(text), "", {}, ws, depth=0)
 
 
 def _walk(pipes: list[Pipeline], cwd: str | None, env: dict[str, str], ws: Workspace, depth: int) -> list[Stream]:
@@ -250,7 +250,7 @@ def _python(argv, cmd, up, cwd, ws) -> Stream:
             code, operands = cmd.heredoc, args[i + 1 :]
             break
         if not a.startswith("-"):
-            script = ws.file(a, cwd)
+            script = ws.rel(a, cwd)  # the agent's own script may sit in an excluded folder
             code = ws.text(script) if script else None
             operands = args[i + 1 :]
             break

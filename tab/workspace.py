@@ -27,6 +27,7 @@ class Workspace:
         self.root = os.path.abspath(root)
         self._roots = tuple(dict.fromkeys((self.root, os.path.realpath(self.root))))
         self.exclude = tuple(dict.fromkeys(e.strip("/") for e in (*exclude, HARNESS_DIR) if e.strip("/")))
+        self._under = tuple(e + "/" for e in self.exclude)
         self._kind: dict[str, str] = {}
         self._entries: dict[str, dict[str, str]] = {}  # folder → its names, once listed
         self._asked: dict[str, int] = {}
@@ -85,7 +86,7 @@ class Workspace:
             return {}
 
     def excluded(self, rel: str) -> bool:
-        return any(rel == e or rel.startswith(e + "/") for e in self.exclude)
+        return rel in self.exclude or rel.startswith(self._under)
 
     def file(self, token: str, cwd: str | None = "") -> str | None:
         """The workspace file a token names (an existing regular file, not excluded), or None."""

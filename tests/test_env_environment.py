@@ -152,8 +152,8 @@ def test_config_validation():
         EnvConfig(sandbox="docker")
     with pytest.raises(ValueError, match="bash_timeout=1000 exceeds"):
         EnvConfig(bash_timeout=1000)
-    with pytest.raises(ValueError, match="context_level"):
-        EnvConfig(context_level=5)
+    with pytest.raises(ValueError, match="env.materialize='hardlink': choose one of copy, overlay, auto"):
+        EnvConfig(materialize="hardlink")
 
 
 def test_schemas_are_openai_function_tools(ws):

@@ -127,10 +127,22 @@ def test_materialize_rejects_bad_input(tmp_path, source, staged):
         materialize(source, tmp_path / "b", {"x.txt": tmp_path / "missing"})
     with pytest.raises(FileNotFoundError, match="not a directory"):
         materialize(tmp_path / "nope", tmp_path / "c")
-    with pytest.raises(ValueError, match="choose one of auto, overlay, copy"):
+    with pytest.raises(ValueError, match="choose one of copy, overlay, auto"):
         materialize(source, tmp_path / "d", method="hardlink")
     with pytest.raises(OSError, match="'overlay' is impossible"):
         materialize(source, tmp_path / "e", method="overlay")  # the source has a symlink (or no mount rights)
+
+
+@OVERLAY
+def test_auto_overlays_where_it_can_and_copies_otherwise(tmp_path, source):
+    linked = materialize(source, tmp_path / "a" / "ws", method="auto")  # the source has a symlink: copied
+    assert not os.path.ismount(linked) and (linked / "alias.csv").read_text() == "a,b\n1,2\n"
+    (source / "alias.csv").unlink()
+    plain = materialize(source, tmp_path / "b" / "ws", method="auto")
+    assert os.path.ismount(plain) and diff_workspace(source, None, plain) == ([], [])
+    discard_workspace(plain)
+    discard_workspace(linked)
+    assert not plain.exists() and not linked.exists() and not os.path.ismount(plain)
 
 
 def test_stage_only_workspace(tmp_path, staged):

@@ -59,6 +59,7 @@ def test_api_key_never_reaches_the_record(bench: Path, tmp_path: Path, monkeypat
             Reply(body=completion(None, [tool_call("c1", "bash", json.dumps({"command": "env; cat data.csv"}))])),
             Reply(body=completion(None, [tool_call("c2", "read", "{not json")])),
             Reply(body=completion("<FINAL_ANSWER>3</FINAL_ANSWER>")),
+            Reply(body=completion("<FINAL_ANSWER>3</FINAL_ANSWER>")),  # after the finish check
         )
         cfg = compose_root(["benchmark=native", f"benchmark.path={bench}", "method=runningtab", "model=openai",
                             f"model.base_url={stub.url}", "model.name=stub", "model.api_key_env=RT_TEST_KEY"])  # fmt: skip

@@ -47,6 +47,15 @@ EXPECT = {
 }
 
 
+def method_cfg(method: str, bench: Path, tmp: Path, extra: list[str] = ()):
+    turns = TAB_TURNS if EXPECT[method][2] else TURNS
+    script = write_script(tmp / f"{method}.jsonl", turns)
+    return compose_root(
+        ["benchmark=native", f"benchmark.path={bench}", f"method={method}", "model=scripted",
+         f"model.script={script}", "judge=none", f"out={tmp}", *extra]  # fmt: skip
+    )
+
+
 @pytest.fixture(scope="module")
 def bench(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("bench")
@@ -59,12 +68,7 @@ def bench(tmp_path_factory) -> Path:
 
 
 def run_method(method: str, bench: Path, tmp: Path, extra: list[str] = ()) -> Path:
-    turns = TAB_TURNS if EXPECT[method][2] else TURNS
-    script = write_script(tmp / f"{method}.jsonl", turns)
-    cfg = compose_root(
-        ["benchmark=native", f"benchmark.path={bench}", f"method={method}", "model=scripted",
-         f"model.script={script}", "judge=none", f"out={tmp}", *extra]  # fmt: skip
-    )
+    cfg = method_cfg(method, bench, tmp, extra)
     jid = job_id(cfg, "guide")
     run_and_score(cfg, "guide", tmp / jid, jid, None)
     return tmp / jid
@@ -113,8 +117,7 @@ def test_turn_budget_and_no_rerun(bench: Path, tmp_path: Path) -> None:
 
 
 def test_killed_job_is_redone(bench: Path, tmp_path: Path) -> None:
-    cfg = compose_root(["benchmark=native", f"benchmark.path={bench}", "model=scripted", "judge=none"])
-    stale = tmp_path / job_id(cfg, "guide")
+    stale = tmp_path / job_id(method_cfg("dci", bench, tmp_path), "guide")
     stale.mkdir()
     (stale / "trajectory.jsonl").write_text('{"role": "system"}\n')
     job = run_method("dci", bench, tmp_path)

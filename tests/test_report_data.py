@@ -33,6 +33,19 @@ def rubric_scores(texts: list[str], passed: str, checks: dict[int, dict[str, Any
     return {"judge": "rule", "metrics": {"pass_rate": share, "tcr70": 1.0 if share >= 0.7 else 0.0}, "items": items}
 
 
+def evaluator_view(traj: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Like the tab's: its calls, their results and the status lines removed."""
+    out = []
+    for m in traj:
+        calls = m.get("tool_calls") or []
+        if str(m.get("name", "")).startswith("tab_") or (calls and all(c["function"]["name"].startswith("tab_") for c in calls)):
+            continue
+        if m.get("appendix"):
+            m = {**m, "content": m["content"][: -len(m["appendix"])], "appendix": ""}
+        out.append(m)
+    return out
+
+
 def write_job(
     sdir: Path,
     benchmark: str,
@@ -62,7 +75,7 @@ def write_job(
         {"role": "assistant", "content": "done", "turn": 1},
     ]
     (d / "trajectory.jsonl").write_text("".join(json.dumps(m) + "\n" for m in traj))
-    view = {"task": f"Do task {task}.", "messages": [m for m in traj if not str(m.get("name", "")).startswith("tab_")], "final_answer": final_answer}
+    view = {"task": f"Do task {task}.", "messages": evaluator_view(traj), "final_answer": final_answer}
     (d / "evaluator_view.json").write_text(json.dumps(view))
     for rel, text in (deliverable or {}).items():
         (d / "deliverable" / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -172,7 +185,10 @@ def build_sweep_a(sdir: Path) -> Path:
     (sdir / "wb__t1__dci__m3__s0" / "job.json").write_text(json.dumps(
         {"job_id": "wb__t1__dci__m3__s0", "benchmark": "wb", "task_id": "t1", "method": "dci", "model": "m3", "seed": 0, "config": {}}))  # fmt: skip
     (sdir / "wandb").mkdir()
-    (sdir / "jobs.jsonl").write_text("")
+    ledger = [{"job_id": "wb__t1__dci__m3__s0", "status": "failed", "error": "RayActorError: died"},
+              {"job_id": "wb__t1__dci__m1__s0", "status": "failed", "error": "timeout"},
+              {"job_id": "wb__t1__dci__m1__s0", "status": "ok", "error": None}]  # fmt: skip
+    (sdir / "jobs.jsonl").write_text("".join(json.dumps(e) + "\n" for e in ledger) + "not json\n")
     return sdir
 
 

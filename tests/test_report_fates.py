@@ -43,6 +43,14 @@ def test_values_are_found_as_numbers_or_normalized_text() -> None:
     vals = {v.text: v for v in text_values('55,000 and 12.5% and "Acme Corp" and "Acme Inc" and 5500')}
     assert hay.has(vals["55,000"]) and hay.has(vals["12.5%"]) and hay.has(vals["Acme Corp"])
     assert not hay.has(vals["Acme Inc"]) and not hay.has(vals["5500"])
+    # text values agree with the rule checks' whole-word look-up
+    from eval.checks import text_has
+
+    text = "Osloveien 5 · **Article 4:** Water — policy_v2.docx; Q3-plan (draft)"
+    hay = Haystack(text)
+    for needle in ["Oslo", "Osloveien", "article 4 water", "policy_v2.docx", "Q3 plan", "draft", "raft", "plan (draft)"]:
+        v = text_values(f'"{needle}"')[0]
+        assert hay.has(v) is text_has(text, needle), needle
 
 
 @pytest.fixture
@@ -189,3 +197,24 @@ def test_report_tables_and_figures_reach_the_tracker(sweep_b: Path) -> None:
     write_report(sweep_b, JsonlTracker(sweep_b))  # the runner's tracker without images
     logged = [json.loads(line) for line in (sweep_b / "tracker.jsonl").read_text().splitlines()]
     assert logged[-1]["kind"] == "summary" and "table1" in logged[-1]["tables"]
+
+
+def test_probe_review_stops_opening_entries_at_the_limit(tmp_path: Path) -> None:
+    from eval.probe.prompts import text
+
+    with StubServer() as stub:
+        sdir = build_sweep_b(tmp_path / "b", {"kind": "openai", "name": "stub-model", "base_url": stub.url, "max_retries": 0})
+        stub.push(
+            Reply(body=completion('{"[V1]": "1"}')),
+            Reply(body=completion(None, [tool_call("a", "tab_show", '{"entry_id": "L1"}')])),
+            Reply(body=completion(None, [tool_call("b", "tab_show", '{"entry_id": "L2"}'), tool_call("c", "tab_show", '{"entry_id": "L9"}')])),
+            Reply(body=completion('{"[V1]": "55,000"}')),
+            Reply(body=completion('{"[V1]": "2"}')),
+        )
+        path = run_probe(sdir, ProbeConfig(cache_dir=str(tmp_path / "cache"), workers=1, limit=1, max_show=1))
+        sent = [r["body"] for r in stub.requests]
+    assert len(sent) == 5
+    assert [m["content"] for m in sent[3]["messages"][-2:]] == [text("show_limit")] * 2
+    review = next(json.loads(x) for x in path.read_text().splitlines() if json.loads(x)["condition"] == "review")
+    assert review["opened"] == ["L1"] and review["recovered"] == 1
+    assert review["context_chars"] == len(review_context(probe_items(load_sweep(sdir), ("runningtab",))[0], ProbeConfig())) + len(EXCERPTS_B["a.md"])

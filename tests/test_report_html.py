@@ -73,9 +73,11 @@ def test_job_page_shows_trajectory_tab_and_scores(report: Path, tmp_path: Path) 
     assert console == []
     assert "The tab over time" in dom and "tab_add → r1, r2" in dom and "finish check (open)" in dom
     assert "The tab after turn 5" in dom and "(C) Review at t5 (tool)" in dom
-    assert "Evaluator view (tab traces removed)" in dom and "Full trajectory" in dom
+    assert "Full trajectory (the evaluator view is identical)" in dom and "Evaluator view" not in dom
     assert "Items (4 of 4 passed)" in dom
     dom, console = open_page(report / "jobs" / "wb__t9__runningtab__m1__s0.html", tmp_path / "profile2")
     assert console == []
     assert "Supplier list: Acme Corp" in dom and "The total is 999." not in dom  # deliverable listed by path
     assert "output/report.md" in dom and "[tab] +L1 a.md" in dom
+    view, full = dom.split("Evaluator view (tab traces removed)")[1].split("Full trajectory")
+    assert "Supplier list: Acme Corp" in view and "tab_add" not in view and "tab_add" in full

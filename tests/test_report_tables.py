@@ -75,6 +75,11 @@ def test_table1_means_stds_and_best(report: Path) -> None:
     md = (report / "table1.md").read_text()
     assert "**75.00 ± 7.07**" in md and "| 45.00 ± 21.21 |" in md
     assert "1 job(s) have no scores.json" in md  # the unfinished m3 job
+    assert "wb · m2 · runningtab: 5 scored jobs for 2 seeds × 3 tasks" in md
+    head = (report / "report.md").read_text().split("## ")[0]
+    assert "1 job(s) without result.json (unfinished): wb__t1__dci__m3__s0" in head
+    # the ledger: m3's last attempt failed; m1's failed once, then succeeded (not reported)
+    assert "1 job(s) whose last attempt failed (jobs.jsonl): wb__t1__dci__m3__s0 (failed: RayActorError: died)" in head
 
 
 def test_table1_paired_against_dci(report: Path) -> None:

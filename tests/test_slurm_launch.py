@@ -138,7 +138,7 @@ def test_node_runner_kills_orphans_when_signalled(tmp_path):
     orphan = _wait_for(pidfile)
     assert _alive(orphan)
     proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=20) == 128 + signal.SIGTERM
+    assert proc.wait(timeout=20) == 0  # stopped on request
     assert not _alive(orphan)
 
 

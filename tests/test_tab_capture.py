@@ -13,7 +13,7 @@ from envs.protocol import Observation
 from envs.read_tool import read_file
 from tab.capture import Capture, Captured
 from tab.workspace import Workspace
-from tests.test_tab_support import write_docx, write_files, write_pdf
+from tests.test_tab_support import missing_tools, write_docx, write_files, write_pdf
 
 TRAVEL = (
     "# Travel policy\nArticle 1 Travel approval\nEmployees file a travel request before departure.\n"
@@ -134,6 +134,8 @@ CASES = [
 
 @pytest.mark.parametrize(("command", "entries", "candidates"), CASES, ids=[c[0][:48] for c in CASES])
 def test_capture_form(ws: Path, command: str, entries: list[str] | set[str], candidates: set[str]) -> None:
+    if missing_tools(command):
+        pytest.skip(f"not installed: {', '.join(missing_tools(command))}")
     got = run_bash(ws, command)
     paths = [p for p, _ in got.reads]
     if isinstance(entries, set):
@@ -152,6 +154,7 @@ def excerpts(ws: Path, command: str) -> dict[str, str]:
     return dict(run_bash(ws, command).reads)
 
 
+@pytest.mark.skipif(bool(missing_tools("pdftotext")), reason="pdftotext not installed (apt-get install poppler-utils)")
 def test_excerpt_is_what_the_agent_saw(ws: Path) -> None:
     assert excerpts(ws, "cat policies/travel.md") == {"policies/travel.md": TRAVEL.rstrip("\n")}
     assert excerpts(ws, "cat policies/travel.md | grep Hotel") == {
@@ -217,3 +220,41 @@ def test_read_tool_errors_capture_nothing(ws: Path) -> None:
 def test_other_tools_capture_nothing(ws: Path) -> None:
     obs = Observation("write", {"path": "policies/x.md", "content": "hi"}, "Wrote policies/x.md", False, 1)
     assert Capture(Workspace(ws))(obs) == Captured()
+
+
+def test_reading_a_saved_long_output_is_attributed_to_its_command(tmp_path: Path) -> None:
+    """A bash output too long to show whole is saved by the harness; reading it shows the source file."""
+    from tests.test_tab_support import Session
+
+    write_files(tmp_path, {"big.md": "".join(f"row {i} of the ledger\n" for i in range(1, 3001))})
+    s = Session(tmp_path)
+    shown = s.one("bash", command="cat big.md")
+    assert "Full output:" in shown.content and "+L1 big.md" in shown.meta["appendix"]
+    assert s.tab.state.entries["L1"].excerpt.startswith("row 1001 of the ledger")  # the tail it saw
+    saved = shown.meta["full_output"]
+    head = s.one("read", path=saved, limit=3)
+    assert "+L2 big.md" in head.meta["appendix"]
+    entry = s.tab.state.entries["L2"]
+    assert entry.excerpt == "row 1 of the ledger\nrow 2 of the ledger\nrow 3 of the ledger"
+    assert entry.command == f"read {saved} limit=3 (saved output of: cat big.md)"
+    assert s.tab.record()["candidates"] == []  # the harness's folder is never a candidate
+    s.close()
+
+
+@pytest.mark.skipif(bool(missing_tools("tree")), reason="tree not installed (apt-get install tree)")
+def test_tree_in_the_c_locale_and_non_ascii_names(ws: Path) -> None:
+    write_files(ws, {"政策/差旅 标准.md": "差旅报销标准\n"})
+    for locale in ("C", "C.UTF-8"):
+        out = subprocess.run("tree", shell=True, cwd=ws, capture_output=True, text=True,
+                             env={"LC_ALL": locale, "PATH": "/usr/bin:/bin"}).stdout
+        got = Capture(Workspace(ws))(Observation("bash", {"command": "tree"}, out, False, 1))
+        assert set(got.listed) == ALL_FILES | {"政策/差旅 标准.md"}, locale
+
+
+def test_python_script_that_opens_a_workspace_file(ws: Path) -> None:
+    write_files(ws, {"output/summarize.py": "import csv\nfor row in csv.reader(open('data/orders.csv')):\n    print(row)\n"})
+    p = subprocess.run("python3 output/summarize.py", shell=True, cwd=ws, capture_output=True, text=True)
+    obs = Observation("bash", {"command": "python3 output/summarize.py"}, p.stdout, False, 1)
+    got = Capture(Workspace(ws, exclude=["output"]))(obs)
+    assert [path for path, _ in got.reads] == ["data/orders.csv"]
+    assert "'Supplier 15', '55000'" in got.reads[0][1]

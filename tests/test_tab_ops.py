@@ -126,3 +126,12 @@ def test_bad_wording_override_is_a_clear_error() -> None:
         TabConfig(texts={"status_prefx": "x"})
     with pytest.raises(ValueError, match=r"uses \['nope'\]"):
         TabConfig(texts={"add_line": "{nope}"})
+
+
+def test_status_line_names_a_few_new_entries_then_counts(tmp_path: Path) -> None:
+    write_files(tmp_path, {f"n{i}.md": f"note {i}\n" for i in range(5)})
+    s = Session(tmp_path)
+    status = s.one("bash", command="head -n 1 n*.md").meta["appendix"]
+    assert status == ("[tab] 0 requirements (0 open) · 5 read-log entries (5 files) · 0 candidates · "
+                      "+L1 n0.md · +L2 n1.md · +L3 n2.md · +2 more")
+    s.close()

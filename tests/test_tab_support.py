@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,15 @@ from envs.protocol import ToolCall, ToolResult
 from tab.config import TabConfig
 from tab.tab import Tab
 from tab.workspace import Workspace
+
+# Debian packages of the command-line tools the capture tests run for real outputs.
+TOOL_PACKAGES = {"rg": "ripgrep", "tree": "tree", "docx2txt": "docx2txt", "pdftotext": "poppler-utils"}
+
+
+def missing_tools(text: str) -> list[str]:
+    """Tools a command text uses that are not installed here (their tests are skipped, saying which)."""
+    words = set(text.replace("|", " ").replace(";", " ").split())
+    return [f"{t} (apt-get install {p})" for t, p in TOOL_PACKAGES.items() if t in words and not shutil.which(t)]
 
 
 def write_files(root: Path, files: dict[str, str]) -> None:

@@ -35,7 +35,10 @@ def ensure_generated(root: Path, seed: int) -> Path:
     if (root / COMPLETE).is_file():
         return root
     if root.exists():
-        raise BenchmarkError(f"{root} exists but is not a complete built-in benchmark; remove it to regenerate")
+        raise BenchmarkError(
+            f"{root} exists but is not a complete built-in benchmark (no {COMPLETE} marker, which generation writes "
+            "once every suite is there); remove it to regenerate"
+        )
     root.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{root.name}.", dir=root.parent))
     try:

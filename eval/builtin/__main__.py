@@ -6,6 +6,7 @@ import argparse
 import time
 from pathlib import Path
 
+from eval.benchmarks.builtin import COMPLETE
 from eval.builtin import SUITES, generate
 
 
@@ -16,8 +17,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--suite", action="append", choices=SUITES, help="generate only these suites (repeatable)")
     args = ap.parse_args(argv)
     started = time.time()
-    generate(args.out, args.seed, tuple(args.suite or SUITES))
-    print(f"wrote {', '.join(args.suite or SUITES)} to {args.out} in {time.time() - started:.1f}s")
+    suites = tuple(args.suite or SUITES)
+    generate(args.out, args.seed, suites)
+    if set(suites) == set(SUITES):  # usable as benchmark.path=DIR
+        (args.out / COMPLETE).write_text(f"seed {args.seed}\n")
+    print(f"wrote {', '.join(suites)} to {args.out} in {time.time() - started:.1f}s")
 
 
 if __name__ == "__main__":

@@ -63,10 +63,18 @@ class SuiteWriter:
         return rel
 
     def task(self, solution: list[dict[str, Any]], **fields: Any) -> None:
+        """Register a task with its reference solution (scripted-model turns).
+
+        The closing turn (no tool calls) is written twice: methods with a stop hook (the tab's
+        finish check, self-refine) send one message at the first stop, and the solution answers
+        it with the same final message; without a stop hook the run ends at the first one.
+        """
         if any(t["id"] == fields["id"] for t in self.tasks):
             raise ValueError(f"duplicate task id {fields['id']}")
+        if solution[-1].get("tool_calls"):
+            raise ValueError(f"task {fields['id']}: a solution must end with a turn without tool calls")
         self.tasks.append(fields)
-        self.solutions[fields["id"]] = solution
+        self.solutions[fields["id"]] = solution + [solution[-1]]
 
     def close(self) -> None:
         (self.root / TASKS_FILE).write_text("".join(task_to_json(t) + "\n" for t in self.tasks), encoding="utf-8")

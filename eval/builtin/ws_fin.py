@@ -21,7 +21,8 @@ def variance_memo(w: SuiteWriter, rng: random.Random) -> None:
         factor = rng.choice([1.07, 1.12, 1.18]) if d in over_set else rng.choice([0.91, 0.95, 0.98, 1.01, 1.03])
         actual[d] = [int(budget[d] * factor / 4) + rng.randint(-3000, 3000) for _ in range(4)]
     fb = w.sheet(WS, "budgets/2024/department_budgets_2024.xlsx", [["Department", "Annual Budget (CNY)"]] + [[d, budget[d]] for d in depts], "Budget 2024")
-    fa = w.sheet(WS, "expenses/2024_actuals_by_department.csv", [["Department", "Q1", "Q2", "Q3", "Q4"]] + [[d, *actual[d]] for d in depts])
+    fa = [w.sheet(WS, f"expenses/actuals/2024_Q{q + 1}_actuals_by_department.csv", [["Department", "Actual (CNY)"]] + [[d, actual[d][q]] for d in depts])
+          for q in range(4)]  # fmt: skip
     w.sheet(WS, "budgets/2023/department_budgets_2023.xlsx", [["Department", "Annual Budget (CNY)"]] + [[d, int(budget[d] * 0.9)] for d in depts], "Budget 2023")
     w.sheet(WS, "budgets/2025/draft_budgets_2025.xlsx", [["Department", "Proposed Budget (CNY)"]] + [[d, int(budget[d] * 1.1)] for d in depts], "Draft")
     over = [[d, budget[d], sum(actual[d]), sum(actual[d]) - budget[d], f"{(sum(actual[d]) - budget[d]) / budget[d] * 100:.1f}%"]
@@ -40,15 +41,15 @@ def variance_memo(w: SuiteWriter, rng: random.Random) -> None:
     body = office.markdown([("title", "2024 budget variance memo"), ("para", "Departments whose 2024 spending exceeded the annual budget by more than 5%:"),
                             ("table", table), ("para", f"Total overrun: {sum(o[3] for o in over):,} CNY")])  # fmt: skip
     prompt = ("Write a short memo on the 2024 budget variance: compare each department's annual budget with its actual "
-              "spending (the sum of the four quarters) and list, in a markdown table with the columns Department, Budget, "
+              "spending (the sum of the four quarterly actuals under expenses/) and list, in a markdown table with the columns Department, Budget, "
               "Actual, Overrun and Overrun %, only the departments that spent more than 5% over budget; then give the total "
               f"overrun of those departments. Save it as {out}.")  # fmt: skip
-    w.task([sol.find("ls -R budgets expenses | head -n 40"), sol.read([fb, fa]), sol.write(out, body), sol.finish("Memo written.")],
+    w.task([sol.find("ls -R budgets expenses | head -n 40"), sol.read([fb, *fa]), sol.write(out, body), sol.finish("Memo written.")],
            id="ws-07-budget-variance-memo", prompt=prompt, workspace=WS, output=out, rubrics=rubrics)  # fmt: skip
 
 
 def supplier_directory(w: SuiteWriter, rng: random.Random) -> None:
-    sups = words.suppliers(rng, 14)
+    sups = words.suppliers(rng, 10)
     active, files = [], []
     for i, s in enumerate(sups):
         contact = words.person(rng)
@@ -114,28 +115,31 @@ def over_limit_claims(w: SuiteWriter, rng: random.Random) -> None:
     old = Policy("Employee Expense Policy 2022", "Finance Department", [("Limits", [("Meals Limit", "Meals are reimbursed up to 60 yuan per claim.")])])
     w.doc(WS, "policies/archive/employee_expense_policy_2022.docx", old.blocks())
     staff = words.people(rng, 10)
-    rows, over = [["Claim ID", "Employee", "Category", "Amount", "Date"]], []
-    for i in range(36):
-        cat = rng.choice(list(limits))
-        amt = round(limits[cat] * (rng.uniform(1.05, 1.6) if i % 5 == 2 else rng.uniform(0.3, 0.99)), 2)
-        cid = f"CLM-Q3-{i + 1:03d}"
-        rows.append([cid, rng.choice(staff), cat, f"{amt:.2f}", words.date(rng, 2024, rng.choice([7, 8, 9]))])
-        if amt > limits[cat]:
-            over.append([cid, rows[-1][1], cat, f"{amt:.2f}", limits[cat], f"{amt - limits[cat]:.2f}"])
-    fc = w.sheet(WS, "expenses/claims/claims_2024_Q3.csv", rows)
-    w.sheet(WS, "expenses/claims/claims_2024_Q2.csv", [rows[0]] + [[f"CLM-Q2-{i:03d}", rng.choice(staff), "Meals", "120.00", "2024-05-10"] for i in range(1, 6)])
+    header_in = ["Claim ID", "Employee", "Category", "Amount", "Date"]
+    rows, over, fc = [], [], []
+    for month, name in ((7, "july"), (8, "august"), (9, "september")):
+        mine = []
+        for _ in range(12):
+            cat, i = rng.choice(list(limits)), len(rows)
+            amt = round(limits[cat] * (rng.uniform(1.05, 1.6) if i % 5 == 2 else rng.uniform(0.3, 0.99)), 2)
+            mine.append([f"CLM-Q3-{i + 1:03d}", rng.choice(staff), cat, f"{amt:.2f}", words.date(rng, 2024, month)])
+            rows.append(mine[-1])
+            if amt > limits[cat]:
+                over.append([mine[-1][0], mine[-1][1], cat, f"{amt:.2f}", limits[cat], f"{amt - limits[cat]:.2f}"])
+        fc.append(w.sheet(WS, f"expenses/claims/2024-Q3/claims_{name}.csv", [header_in] + mine))
+    w.sheet(WS, "expenses/claims/2024-Q2/claims_june.csv", [header_in] + [[f"CLM-Q2-{i:03d}", rng.choice(staff), "Meals", "120.00", "2024-06-10"] for i in range(1, 6)])
     out = "output/over_limit_claims_q3.csv"
     header = ["Claim ID", "Employee", "Category", "Amount", "Limit", "Excess"]
-    ok = [r[0] for r in rows[1:] if r[0] not in {o[0] for o in over}]
+    ok = [r[0] for r in rows if r[0] not in {o[0] for o in over}]
     rubrics = [rb(f"The list is saved as {out}.", exists(out)),
                rb("It has the columns Claim ID, Employee, Category, Amount, Limit, Excess.", {"type": "columns", "file": out, "names": header}),
                rb(f"It lists exactly the {len(over)} Q3 claims above their category limit.", {"type": "row_count", "file": out, "equals": len(over)})]
     rubrics += [rb(f"Claim {c} ({e}, {cat}, {a}) exceeds the {lim} limit by {x}.", row(out, [c, e, cat, float(a), lim, float(x)])) for c, e, cat, a, lim, x in over]
     rubrics.append(rb("Claims within their limits are not listed.", {"type": "absent", "file": out, "values": ok}))
-    prompt = ("Check the Q3 2024 expense claims (expenses/claims/) against the category limits of the current employee expense "
+    prompt = ("Check the Q3 2024 expense claims (expenses/claims/2024-Q3/) against the category limits of the current employee expense "
               f"policy, and list every claim above its limit in {out} with the columns Claim ID, Employee, Category, Amount, "
               "Limit and Excess (amount minus limit).")
-    w.task([sol.find("ls -R policies expenses"), sol.read([fp, fc]), sol.write(out, office.csv_text([header] + over)), sol.finish("List written.")],
+    w.task([sol.find("ls -R policies expenses"), sol.read([fp, *fc]), sol.write(out, office.csv_text([header] + over)), sol.finish("List written.")],
            id="ws-10-over-limit-claims", prompt=prompt, workspace=WS, output=out, rubrics=rubrics)  # fmt: skip
 
 

@@ -177,7 +177,7 @@ def action_items(w: SuiteWriter, rng: random.Random) -> None:
                "plan the opening day", "return the old keys", "archive the lease documents"]  # fmt: skip
     rng.shuffle(actions)
     items, files, k = [], [], 0
-    for i, month in enumerate([2, 3, 5, 6, 9]):
+    for month in [2, 3, 5, 6, 9]:
         date = f"2024-{month:02d}-{rng.randint(3, 26):02d}"
         mine = []
         for _ in range(2):

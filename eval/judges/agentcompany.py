@@ -83,7 +83,7 @@ class AgentCompanyJudge:
         out = tmp / "result.json"
         with LLMProxy(self.llm) as proxy:
             env = {k: os.environ[k] for k in _ENV_PASS if k in os.environ}
-            env.update(PYTHONPATH=f"{run_dir}{os.pathsep}{COMPAT_DIR}", RT_TAC_FILES=str(files), RT_TAC_LLM_URL=proxy.url if self.llm else "")
+            env.update(PYTHONPATH=f"{run_dir}{os.pathsep}{COMPAT_DIR}", RT_TAC_FILES=str(files), RT_TAC_LLM_URL=proxy.url)
             try:
                 proc = subprocess.run(
                     [sys.executable, str(RUNNER), str(run_dir / "evaluator.py"), str(traj), str(out)],

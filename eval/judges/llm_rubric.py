@@ -136,9 +136,12 @@ class LLMRubricJudge:
                     {"role": "user", "content": prompts.RUBRIC_RETRY.format(error=error)},
                 ]
         items = []
+        types = list(task.extra.get("rubric_types") or [])
         for i, r in enumerate(task.rubrics):
             v = (verdicts or {}).get(i)
             item: dict[str, Any] = {"kind": "rubric", "index": i, "text": r.text, "judged": v is not None, "passed": bool(v and v.get("passed") is True)}
+            if i < len(types):
+                item["type"] = types[i]  # Workspace-Bench's rubric type, for grouping in analyses
             if v is not None:
                 item.update(confidence=v.get("confidence"), evidence=v.get("evidence"))
             else:

@@ -46,7 +46,7 @@ def _judge_item(ctx: Context, kind: str, index: int, text: str, check: dict[str,
     if check is None:
         return {"kind": kind, "index": index, "text": text, "passed": False, "judged": False, "reason": UNJUDGED}
     out = run_check(ctx, check)
-    return {"kind": kind, "index": index, "text": text, "passed": out.passed, "judged": True, "reason": out.reason, "check": check.get("type")}
+    return {"kind": kind, "index": index, "text": text, "passed": out.passed, "judged": True, "reason": out.reason, "check": check}
 
 
 def checkpoint_final(items: list[dict[str, Any]], strategy: str) -> dict[str, int]:

@@ -103,9 +103,9 @@ def ask_with_show(model: Model, item: ProbeItem, context: str, cfg: ProbeConfig)
     """The review condition's exchange; returns (answer, characters of excerpts opened, ids opened)."""
     entries = {e["id"]: e for e in _entries(item.job)}
     messages, tools, opened, chars = _messages(item, context), [_show_tool()], [], 0
-    for _ in range(cfg.max_show + 2):
+    for _ in range(cfg.max_show + 2):  # past the limit every call is answered "answer now"
         reply = model.complete(messages, tools)
-        if not reply.tool_calls or not tools:
+        if not reply.tool_calls:
             return reply.content or "", chars, opened
         messages.append(reply.to_message())
         for call in reply.tool_calls:
@@ -122,8 +122,6 @@ def ask_with_show(model: Model, item: ProbeItem, context: str, cfg: ProbeConfig)
             else:
                 out = text("show_unknown", entry_id=entry_id, ids=", ".join(entries) or "none")
             messages.append({"role": "tool", "tool_call_id": call.id, "content": out})
-        if len(opened) >= cfg.max_show:
-            tools = []  # one last call without tools: the model must answer now
     return "", chars, opened
 
 
@@ -156,22 +154,30 @@ class Models:
     """One cached client per distinct model config, servers started once and stopped at the end."""
 
     def __init__(self, cfg: ProbeConfig, stack: ExitStack) -> None:
-        self.cfg, self.stack, self.models = cfg, stack, {}
+        self.cfg, self.stack = cfg, stack
+        self.urls: dict[str, str | None] = {}
+        self.models: dict[str, CachedModel] = {}
         self.cache = Path(cfg.cache_dir).expanduser() if cfg.cache_dir else DEFAULT_CACHE / "probe"
 
     def for_job(self, job: Job) -> CachedModel:
         from runners.models import build_model, model_config, served
 
         mc = model_config(dict(job.config.get("model") or {}))
-        if mc.seed is None:
-            mc = dataclasses.replace(mc, seed=job.seed)  # as the job ran
         if self.cfg.base_url:
             mc = dataclasses.replace(mc, base_url=self.cfg.base_url)
-        key = json.dumps(dataclasses.asdict(mc), sort_keys=True, default=str)
+        server_key = _key(dataclasses.replace(mc, seed=None))  # one server per model, whatever the seeds
+        if server_key not in self.urls:
+            self.urls[server_key] = self.stack.enter_context(served(mc))
+        if mc.seed is None:
+            mc = dataclasses.replace(mc, seed=job.seed)  # sampled as the job was
+        key = _key(mc)
         if key not in self.models:
-            url = self.stack.enter_context(served(mc))
-            self.models[key] = CachedModel(build_model(mc, url), identity(mc), self.cache)
+            self.models[key] = CachedModel(build_model(mc, self.urls[server_key]), identity(mc), self.cache)
         return self.models[key]
+
+
+def _key(mc: Any) -> str:
+    return json.dumps(dataclasses.asdict(mc), sort_keys=True, default=str)
 
 
 def run_probe(sweep_dir: Path, cfg: ProbeConfig) -> Path:

@@ -7,7 +7,6 @@ traceback in the log), so that one broken analysis never costs the others.
 
 from __future__ import annotations
 
-import inspect
 import logging
 import shutil
 from collections.abc import Callable
@@ -15,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.report import figure2, figure4, figure5, table1, table3, table4
-from eval.report.load import Sweep, load_sweep
+from eval.report.load import Sweep, header_notes, load_sweep
 from eval.report.section import Section, Skip
 
 log = logging.getLogger(__name__)
@@ -46,8 +45,7 @@ def run_analyses(sweep: Sweep, out: Path) -> list[Section]:
 
 def write_markdown(sweep: Sweep, sections: list[Section], out: Path) -> Path:
     parts = [f"# Report of sweep {sweep.name}\n", f"{len(sweep.jobs)} jobs, {len(sweep.scored())} scored.\n"]
-    if sweep.broken:
-        parts.append(f"Unreadable job records (skipped): {', '.join(sweep.broken)}\n")
+    parts += [f"{line}\n" for line in header_notes(sweep)]
     for s in sections:
         parts.append(f"## {s.title}\n")
         if s.skipped:
@@ -68,10 +66,7 @@ def log_to_tracker(tracker: Any, sections: list[Section]) -> None:
     """Every table (raw rows) and, when the tracker takes them, every figure, to the summary run."""
     tables = {t.name: (t.columns, t.rows) for s in sections for t in s.tables}
     images = {f.name: f.path for s in sections for f in s.figures}
-    if "images" in inspect.signature(tracker.log_summary).parameters:
-        tracker.log_summary(tables, images=images)
-    else:  # the runner's Tracker protocol before it took images
-        tracker.log_summary(tables)
+    tracker.log_summary(tables, images=images)
 
 
 def write_report(sweep_dir: Path, tracker: Any = None) -> Path:

@@ -10,7 +10,7 @@ import base64
 import html
 from pathlib import Path
 
-from eval.report.load import Job, Sweep, method_key
+from eval.report.load import Job, Sweep, header_notes, method_key
 from eval.report.section import Section, Table, fmt
 
 STYLE = """
@@ -84,6 +84,8 @@ def jobs_table(sweep: Sweep) -> Table:
 def index_html(sweep: Sweep, sections: list[Section]) -> str:
     toc = " · ".join(f'<a href="#{html.escape(s.name)}">{html.escape(s.title.split(":")[0])}</a>' for s in sections)
     body = [f"<h1>Report of sweep {html.escape(sweep.name)}</h1>", f"<p>{toc} · <a href=\"#jobs\">Jobs</a></p>"]
+    body.append(f"<p>{len(sweep.jobs)} jobs, {len(sweep.scored())} scored.</p>")
+    body += [f'<p class="skip">{html.escape(n)}</p>' for n in header_notes(sweep)]
     body += [section_html(s) for s in sections]
     links = {j.job_id: f"jobs/{j.job_id}.html" for j in sweep.jobs}
     body.append(f'<section id="jobs"><h2>Jobs</h2>{table_html(jobs_table(sweep), links)}</section>')

@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import json
 from typing import Any
+from urllib.parse import quote
 
 from eval.report.html import job_title, kv_table, page, table_html
 from eval.report.load import Job
@@ -13,6 +14,17 @@ from eval.report.section import Table
 from eval.report.tabview import snapshots, timeline
 
 RESULT_KEYS = ("stop_reason", "turns", "tokens_in", "tokens_out", "cost", "chars_read", "wall_s", "error")
+RECORD_FILES = ("job.json", "result.json", "scores.json", "tab.json", "evaluator_view.json", "trajectory.jsonl")
+# What the agent saw of one tool result at most (context level 3); the record has the rest.
+MAX_MESSAGE_CHARS = 20_000
+
+
+def _text(content: object) -> str:
+    text = str(content)
+    if len(text) <= MAX_MESSAGE_CHARS:
+        return html.escape(text)
+    left = len(text) - MAX_MESSAGE_CHARS
+    return html.escape(text[:MAX_MESSAGE_CHARS]) + f"\n<i>[… {left:,} more characters in trajectory.jsonl]</i>"
 
 
 def _message(m: dict[str, Any]) -> str:
@@ -24,7 +36,7 @@ def _message(m: dict[str, Any]) -> str:
         head += " · stop hook"
     parts = [f'<div class="msg {html.escape(role)}"><b>{html.escape(head)}</b>']
     if m.get("content"):
-        parts.append(f"<pre>{html.escape(str(m['content']))}</pre>")
+        parts.append(f"<pre>{_text(m['content'])}</pre>")
     for c in m.get("tool_calls") or []:
         fn = c.get("function") or {}
         parts.append(f"<pre>→ {html.escape(str(fn.get('name')))}({html.escape(str(fn.get('arguments')))})</pre>")
@@ -52,6 +64,11 @@ def _scores(job: Job) -> str:
     return "\n".join(out)
 
 
+def _essence(m: dict[str, Any]) -> tuple[Any, ...]:
+    """What a reader sees of a message (bookkeeping fields aside)."""
+    return m.get("role"), m.get("content"), json.dumps(m.get("tool_calls"), sort_keys=True)
+
+
 def _cell(v: Any) -> Any:
     return json.dumps(v, ensure_ascii=False) if isinstance(v, dict | list) else v
 
@@ -62,19 +79,27 @@ def job_html(job: Job) -> str:
         '<p><a href="../index.html">← report</a></p>',
         f"<h1>{html.escape(job.job_id)}</h1>",
         f"<p>{html.escape(job_title(job))}</p>",
+        "<p>Record: " + " · ".join(
+            f'<a href="../../{quote(job.dir.name)}/{name}">{name}</a>' for name in RECORD_FILES if (job.dir / name).is_file()
+        ) + "</p>",
         "<h2>Result</h2>",
         kv_table([(k, result.get(k)) for k in RESULT_KEYS]) if result else "<p>Unfinished (no result.json).</p>",
         "<h2>Scores</h2>",
         _scores(job),
     ]
     files = [p.relative_to(job.dir / "deliverable").as_posix() for p in job.deliverable_files()]
-    body.append(f"<h2>Deliverable</h2><p>{html.escape(', '.join(files) or '(no files)')}</p>")
+    links = [f'<a href="../../{quote(job.dir.name)}/deliverable/{quote(f)}">{html.escape(f)}</a>' for f in files]
+    body.append(f"<h2>Deliverable</h2><p>{' · '.join(links) or '(no files)'}</p>")
     if result.get("final_answer"):
         body.append(f"<pre>{html.escape(str(result['final_answer']))}</pre>")
     if job.tab is not None:
         body += ["<h2>The tab over time</h2>", table_html(timeline(job))]
         body += [f"<details><summary>The tab {html.escape(t)}</summary><pre>{html.escape(text)}</pre></details>" for t, text in snapshots(job)]
     body.append("<h2>Trajectory</h2>")
-    body.append(_messages("Evaluator view (tab traces removed)", job.view.get("messages", []), open_=True))
-    body.append(_messages("Full trajectory", job.trajectory))
+    view, full = job.view.get("messages", []), job.trajectory
+    if [_essence(m) for m in view] == [_essence(m) for m in full]:
+        body.append(_messages("Full trajectory (the evaluator view is identical)", full, open_=True))
+    else:
+        body.append(_messages("Evaluator view (tab traces removed)", view, open_=True))
+        body.append(_messages("Full trajectory", full))
     return page(job.job_id, "\n".join(body))

@@ -57,12 +57,14 @@ class Job:
     def tab(self) -> dict[str, Any] | None:
         return _optional(self.dir / "tab.json")
 
-    @cached_property
+    @property
     def view(self) -> dict[str, Any]:
+        """Read on every use: trajectories run to megabytes and a report touches each once or twice."""
         return _optional(self.dir / "evaluator_view.json") or {}
 
-    @cached_property
+    @property
     def trajectory(self) -> list[dict[str, Any]]:
+        """Read on every use (see `view`)."""
         path = self.dir / "trajectory.jsonl"
         if not path.is_file():
             return []
@@ -116,12 +118,40 @@ class Sweep:
         pool = self.jobs if jobs is None else jobs
         return [j for j in pool if all(getattr(j, k) == v for k, v in where.items())]
 
+    def failed_attempts(self) -> dict[str, str]:
+        """Jobs whose latest ledger entry (`jobs.jsonl`) is not ok, with its status and error."""
+        path = self.dir / "jobs.jsonl"
+        latest: dict[str, dict[str, Any]] = {}
+        if path.is_file():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                try:
+                    entry = json.loads(line)
+                    latest[str(entry["job_id"])] = entry
+                except (json.JSONDecodeError, KeyError, TypeError):
+                    continue
+        return {j: f"{e.get('status')}: {e.get('error') or e.get('stop_reason')}" for j, e in latest.items() if e.get("status") != "ok"}
+
     def job(self, job_id: str) -> Job:
         for j in self.jobs:
             if j.job_id == job_id:
                 return j
         known = ", ".join(j.job_id for j in self.jobs[:10])
         raise KeyError(f"no job {job_id!r} in {self.dir}; some of its jobs: {known}")
+
+
+def header_notes(sweep: Sweep) -> list[str]:
+    """What the reader should know before the tables: records that could not be used."""
+    notes = []
+    if sweep.broken:
+        notes.append(f"Unreadable job records (skipped): {', '.join(sweep.broken)}")
+    unfinished = [j.job_id for j in sweep.jobs if j.result is None]
+    if unfinished:
+        notes.append(f"{len(unfinished)} job(s) without result.json (unfinished): {', '.join(unfinished[:10])}")
+    failed = sweep.failed_attempts()
+    if failed:
+        shown = "; ".join(f"{j} ({why})" for j, why in list(failed.items())[:10])
+        notes.append(f"{len(failed)} job(s) whose last attempt failed (jobs.jsonl): {shown}")
+    return notes
 
 
 def method_key(method: str) -> tuple[int, str]:

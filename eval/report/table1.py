@@ -83,6 +83,11 @@ def build(sweep: Sweep, out: Path) -> Section:
     unscored = [j for j in sweep.jobs if j.scores is None]
     if unscored:
         main.notes.append(f"{len(unscored)} job(s) have no scores.json and are left out")
+    for (b, mo, me), js in sorted(groups.items()):
+        seeds, tasks = {j.seed for j in js}, {j.task_id for j in js}
+        if len(js) < len(seeds) * len(tasks):
+            main.notes.append(f"{b} · {mo} · {me}: {len(js)} scored jobs for {len(seeds)} seeds × {len(tasks)} tasks; "
+                              "seeds average different task sets (the paired comparison uses common pairs only)")  # fmt: skip
     for b in sorted({k[0] for k in groups}):
         c = counts([j.scores for k, js in groups.items() if k[0] == b for j in js])
         if c["unjudged"] or c["judge_failures"]:

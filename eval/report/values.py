@@ -1,12 +1,13 @@
 """Expected values of a rubric, and where they went: shown to the agent, kept in the deliverable,
 stored in the read log.
 
-A rubric's expected values are the numbers and quoted strings of its text (quotes: "…", “…”, `…`,
-「…」, 『…』, ‘…’; numbers outside quotes, with their currency sign, thousands separators and
-percent kept; a date such as 2024-12 is one value) and, for built-in rubrics, the values of its machine check (`values`, `cells`,
-`names`, an answer's `value`; `absent` checks name values that must *not* appear and are left out).
-A value is found in a text the way the rule checks find it (`eval.checks`): numbers as numbers,
-anything else as a case-insensitive substring after Unicode normalization.
+A rubric's expected values are the quoted strings of its text (quotes: "…", “…”, `…`, 「…」, 『…』,
+‘…’), its dates (2024-12 is one value) and its numbers outside quotes (currency sign, thousands
+separators and percent kept; `Q3` or `r2` are not numbers), plus, for built-in rubrics whose scores
+item carries its machine check, the check's values (`values`, `cells`, `names`, an answer's
+`value`; an `absent` check names values that must *not* appear and is left out). A value is found
+in a text the way the rule checks find it (`eval.checks.text_has`): numbers as numbers, anything
+else as whole words of the text reduced by `eval.checks.normalize`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 from eval.checks import as_number, normalize, numbers_in
@@ -63,9 +64,12 @@ def text_values(text: str) -> list[Value]:
     return sorted(out, key=lambda v: v.span or (0, 0))
 
 
-def check_values(check: dict[str, Any] | None) -> list[Value]:
-    """The values a machine check expects to find (sub-checks included, `absent` left out)."""
-    if not check or check.get("type") == "absent":
+def check_values(check: Any) -> list[Value]:
+    """The values a machine check expects to find (sub-checks included, `absent` left out).
+
+    Only a check object carries values; a scores item that names just the check's type has none.
+    """
+    if not isinstance(check, dict) or check.get("type") == "absent":
         return []
     out: list[Value] = []
     for key in _CHECK_KEYS:
@@ -94,9 +98,10 @@ def rubric_values(item: dict[str, Any]) -> list[Value]:
 class Haystack:
     """A text prepared for many value look-ups, as `eval.checks.text_has` would answer them.
 
-    Trajectories run to megabytes, so nothing is extracted up front: text values are looked up in
-    the normalized text (built on first use), and a number only in the windows around the places
-    where its digits occur (thousands separators allowed), read with `numbers_in`.
+    Trajectories run to megabytes, so nothing is extracted up front: text values are looked up as
+    whole words in the normalized text (built once, on first use: `has_words` would normalize it for
+    every value), and a number only in the windows around the places where its digits occur
+    (thousands separators allowed), read with `numbers_in`.
     """
 
     WINDOW = 64
@@ -107,8 +112,9 @@ class Haystack:
         self._numbers: dict[float, bool] = {}
 
     @cached_property
-    def text(self) -> str:
-        return normalize(self.raw)
+    def words(self) -> str:
+        """The text reduced by `normalize`, padded so that whole words match as `has_words` does."""
+        return f" {normalize(self.raw)} "
 
     @cached_property
     def all_numbers(self) -> set[float]:
@@ -117,15 +123,13 @@ class Haystack:
     def has(self, v: Value) -> bool:
         if v.number is None:
             needle = normalize(v.text)
-            return bool(needle) and needle in self.text
+            return bool(needle) and f" {needle} " in self.words
         if v.number not in self._numbers:
             self._numbers[v.number] = self._has_number(v.number)
         return self._numbers[v.number]
 
     def _has_number(self, x: float) -> bool:
-        whole, _, frac = f"{abs(x):.10f}".rstrip("0").partition(".")
-        pattern = re.compile(",?".join(whole) + (r"\." + frac if frac else ""))
-        for k, m in enumerate(pattern.finditer(self.raw)):
+        for k, m in enumerate(_digits(x).finditer(self.raw)):
             if k == self.MAX_WINDOWS:  # a common short number: reading every number once is cheaper
                 return x in self.all_numbers
             a = self.raw.rfind(" ", max(0, m.start() - self.WINDOW), m.start()) + 1 or max(0, m.start() - self.WINDOW)
@@ -134,6 +138,13 @@ class Haystack:
             if any(n == x for n in numbers_in(window)):
                 return True
         return False
+
+
+@lru_cache(maxsize=4096)
+def _digits(x: float) -> re.Pattern[str]:
+    """Where `x` may be written: its digits, thousands separators allowed (55000 -> 5,?5,?0,?0,?0)."""
+    whole, _, frac = f"{abs(x):.10f}".rstrip("0").partition(".")
+    return re.compile(",?".join(whole) + (r"\." + frac if frac else ""))
 
 
 def observations(job: Job) -> str:

@@ -2,7 +2,8 @@
 
 - `files/`: the task's workspace as the agent left it (file-server export + staged inputs, the
   deliverable over them, deletions removed). It stands for both `/workspace` and the file
-  server's root. Untouched sub-folders are symlinked rather than copied (exports are large).
+  server's root. It is a real copy (`cp --reflink=auto`: copy-on-write where the filesystem
+  supports it), so an evaluator that writes can never touch the user's export.
 - `utils/`: a copy of the task folder (grader reference files, as the benchmark's image has them).
 - `instruction/`: task.md. `outputs/`: the trajectory file.
 Absolute paths in the evaluator's string literals (`/workspace`, `/utils`, `/instruction`,
@@ -13,9 +14,9 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import re
 import shutil
+import subprocess
 import tokenize
 from pathlib import Path
 
@@ -29,36 +30,27 @@ OWNCLOUD_URL = "http://the-agent-company.com:8092"
 
 def build_files_view(task: Task, record: JobRecord, dest: Path) -> Path:
     """Materialize the final workspace at `dest` (see module doc)."""
-    delivered = record.deliverable_files()
-    changed = set(delivered) | set(record.deleted) | set(task.stage)
-    touched_dirs = {str(Path(p).parent) for p in changed}
-    touched = {str(parent) for d in touched_dirs for parent in [Path(d), *Path(d).parents]}
-    _mirror(task.workspace, dest, "", touched, set(record.deleted))
+    _copy_tree(task.workspace, dest)
     for rel, src in task.stage.items():
-        if rel not in record.deleted:
-            _place(Path(src), dest / rel)
-    for rel in delivered:
+        _place(Path(src), dest / rel)
+    for rel in record.deliverable_files():
         _place(record.deliverable_dir / rel, dest / rel)
+    for rel in record.deleted:
+        target = dest / rel
+        if target.is_file() or target.is_symlink():
+            target.unlink()
     return dest
 
 
-def _mirror(src: Path, dest: Path, rel: str, touched: set[str], deleted: set[str]) -> None:
-    dest.mkdir(parents=True, exist_ok=True)
-    if not src.is_dir():
-        return
-    for entry in sorted(os.scandir(src), key=lambda e: e.name):
-        sub = f"{rel}/{entry.name}" if rel else entry.name
-        if sub in deleted:
-            continue
-        if entry.is_dir(follow_symlinks=True):
-            if sub in touched or not rel:  # top-level folders are real, so writes at the root stay local
-                _mirror(Path(entry.path), dest / entry.name, sub, touched, deleted)
-            else:
-                os.symlink(entry.path, dest / entry.name, target_is_directory=True)
-        elif sub in touched or not rel:
-            shutil.copyfile(entry.path, dest / entry.name)
-        else:
-            os.symlink(entry.path, dest / entry.name)
+def _copy_tree(src: Path, dest: Path) -> None:
+    """A real copy (evaluators may write), copy-on-write where the filesystem supports it."""
+    if shutil.which("cp") and src.is_dir():
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        proc = subprocess.run(["cp", "-a", "--reflink=auto", str(src), str(dest)], capture_output=True, text=True)
+        if proc.returncode == 0:
+            return
+        shutil.rmtree(dest, ignore_errors=True)
+    shutil.copytree(src, dest, symlinks=True)
 
 
 def _place(src: Path, dest: Path) -> None:

@@ -36,10 +36,12 @@ def request_body(cfg: ModelConfig, messages: list[dict[str, Any]], tools: list[d
 
 
 def wire_messages(messages: list[dict[str, Any]], echo: list[str]) -> list[dict[str, Any]]:
-    """Messages as the provider wants them back: assistant `extra` fields listed in `echo`
+    """Messages as the provider wants them back: null assistant content as "", `extra` fields listed in `echo`
     restored on the message, per-tool-call extras (e.g. Gemini thought signatures) on their calls."""
     out = []
     for m in messages:
+        if m.get("role") == "assistant" and m.get("content") is None:
+            m = {**m, "content": ""}  # llama.cpp's server (pydantic) refuses a null content
         if "extra" not in m:
             out.append(m)
             continue

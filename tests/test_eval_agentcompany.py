@@ -1,0 +1,120 @@
+"""TheAgentCompany: the loader on the real samples and on fixture tasks, and the judge running
+fixture evaluator.py files (in the benchmark's style) through the compatibility layer."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from eval.benchmarks import BenchmarkError, load_benchmark
+from eval.config import BenchmarkConfig, JudgeConfig
+from eval.judges import JudgeError, make_judge
+from eval.tac.sandbox import rewrite_paths
+from tests.test_eval_helpers import FIXTURES, SAMPLES, FakeModel, bash_call, make_job
+
+TAC = FIXTURES / "agentcompany"
+
+
+def _bench(tasks_dir: Path = TAC / "tasks", **kw):
+    return load_benchmark(BenchmarkConfig(name="agentcompany", tasks_dir=str(tasks_dir), export_dir=str(TAC / "export"), **kw))
+
+
+def _judge(tmp_path: Path, model: FakeModel | None = None):
+    return make_judge(JudgeConfig(name="agentcompany", cache_dir=str(tmp_path / "cache")), "agentcompany", model)
+
+
+def test_loader_on_the_real_samples() -> None:
+    bench = _bench(SAMPLES / "theagentcompany")
+    assert [t.id for t in bench.tasks()] == ["admin-make-spreadsheet", "finance-budget-variance"] and bench.default_judge == "agentcompany"
+    drinks = bench.task("admin-make-spreadsheet")
+    assert [c.points for c in drinks.checkpoints] == [2, 1, 1, 1]
+    assert "diet coke is not written on the same line" in drinks.checkpoints[0].text.lower()
+    assert drinks.stage == {"drinks_survey.csv": SAMPLES / "theagentcompany" / "admin-make-spreadsheet" / "drinks_survey.csv"}
+    assert drinks.workspace == TAC / "export" and "mounted in your workspace" in drinks.prompt
+    variance = bench.task("finance-budget-variance")
+    assert [c.points for c in variance.checkpoints] == [1, 3]
+    assert variance.stage == {}  # budget.xlsx etc. are grader references, kept out of the workspace
+
+
+def test_subset_include_exclude_and_errors(tmp_path: Path) -> None:
+    assert [t.id for t in _bench().tasks()] == ["fs-broken", "fs-drinks-count", "fs-env-probe", "fs-report-upload"]  # not sde-with-gitlab
+    assert [t.id for t in _bench(include=["fs-drinks-count", "fs-report-upload"], exclude=["fs-report-upload"]).tasks()] == ["fs-drinks-count"]
+    with pytest.raises(BenchmarkError, match=r"not file-server-only tasks .*\['sde-with-gitlab'\]"):
+        _bench(include=["sde-with-gitlab"])
+    with pytest.raises(BenchmarkError, match="needs benchmark.tasks_dir"):
+        load_benchmark(BenchmarkConfig(name="agentcompany", export_dir=str(tmp_path)))
+    with pytest.raises(BenchmarkError, match="export_dir=.*does not exist"):
+        load_benchmark(BenchmarkConfig(name="agentcompany", tasks_dir=str(TAC / "tasks"), export_dir=str(tmp_path / "x")))
+
+
+def test_evaluator_reads_the_workspace_copy(tmp_path: Path) -> None:
+    task = _bench().task("fs-drinks-count")
+    assert task.stage == {"drinks.csv": TAC / "tasks" / "fs-drinks-count" / "drinks.csv"}
+    good = _judge(tmp_path).score(task, make_job(tmp_path / "a", {"drinks.csv": "drink,quantity\nApple Juice,4\nMilk,1\nTea,1\n"}))
+    assert [(i["points"], i["earned"]) for i in good["items"]] == [(2, 2), (1, 1)]
+    assert good["metrics"] == {"success": 1.0, "score": 1.0} and good["items"][1]["text"].startswith("Count correctly")
+    wrong = _judge(tmp_path).score(task, make_job(tmp_path / "b", {"drinks.csv": "drink,quantity\nApple Juice,3\nMilk,1\nTea,1\n"}))
+    assert wrong["final_score"] == {"total": 3, "result": 2} and wrong["metrics"] == {"success": 0.0, "score": pytest.approx(2 / 6)}
+    untouched = _judge(tmp_path).score(task, make_job(tmp_path / "c"))  # the staged template only
+    assert untouched["final_score"] == {"total": 3, "result": 0}
+
+
+def test_file_server_llm_checkpoint_and_strategy(tmp_path: Path) -> None:
+    task = _bench().task("fs-report-upload")
+    export_before = sorted(p.relative_to(TAC / "export") for p in (TAC / "export").rglob("*"))
+    read = bash_call("cat /tmp/rt-ws-1/workspace/Documents/Financials/expenses.csv")
+    deliverable = {"Documents/Reports/summary.txt": "Total expenses: 1234"}
+    yes = FakeModel("Yes, it does.")
+    full = _judge(tmp_path, yes).score(task, make_job(tmp_path / "a", deliverable, messages=read))
+    assert [i["earned"] for i in full["items"]] == [1, 1, 2] and full["metrics"] == {"success": 1.0, "score": 1.0}
+    prompt = yes.sent[0][0]["content"]
+    assert prompt.startswith('Does the content """Total expenses: 1234""" indicate the total expenses of the quarter?')
+    assert 'Please answer "yes" if it does, or "no" if it does not.' in prompt
+    no = _judge(tmp_path, FakeModel("No.", name="judge-says-no")).score(task, make_job(tmp_path / "b", deliverable, messages=read))
+    assert no["final_score"] == {"total": 4, "result": 2} and no["metrics"]["score"] == pytest.approx(0.25)
+    unread = _judge(tmp_path, FakeModel("yes")).score(task, make_job(tmp_path / "c", deliverable))
+    assert [i["earned"] for i in unread["items"]] == [0, 1, 2] and unread["final_score"] == {"total": 4, "result": 4}  # bonus_for_completing_final
+    nothing = _judge(tmp_path, FakeModel("yes")).score(task, make_job(tmp_path / "d"))
+    assert nothing["final_score"] == {"total": 4, "result": 0}
+    assert sorted(p.relative_to(TAC / "export") for p in (TAC / "export").rglob("*")) == export_before  # the export is untouched
+
+
+def test_llm_checkpoint_without_a_judge_model_fails_and_is_counted(tmp_path: Path) -> None:
+    task = _bench().task("fs-report-upload")
+    scores = _judge(tmp_path).score(task, make_job(tmp_path / "a", {"Documents/Reports/summary.txt": "Total expenses: 1234"}))
+    assert [i["earned"] for i in scores["items"]] == [0, 1, 0] and scores["judge_failures"] == 1
+
+
+def test_no_secrets_reach_the_evaluator(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret")
+    scores = _judge(tmp_path).score(_bench().task("fs-env-probe"), make_job(tmp_path / "a"))
+    assert scores["metrics"]["success"] == 1.0
+
+
+def test_broken_or_missing_evaluator_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(JudgeError, match="(?s)evaluator.py failed .*undefined_helper"):
+        _judge(tmp_path).score(_bench().task("fs-broken"), make_job(tmp_path / "a"))
+    sample = _bench(SAMPLES / "theagentcompany").task("admin-make-spreadsheet")
+    with pytest.raises(JudgeError, match="evaluator.py not found"):
+        _judge(tmp_path).score(sample, make_job(tmp_path / "b"))
+
+
+def test_rewrite_paths_touches_only_string_literals(tmp_path: Path) -> None:
+    src = 'import os\n# /workspace in a comment\nP = "/workspace/a.csv"\nQ = f"/utils/{name}"\nworkspace = os.path.join("/workspace", "b")\nR = "/workspaces/x"\n'
+    out = rewrite_paths(src, {"workspace": Path("/W"), "utils": Path("/U"), "instruction": Path("/I"), "outputs": Path("/O")})
+    assert out == 'import os\n# /workspace in a comment\nP = "/W/a.csv"\nQ = f"/U/{name}"\nworkspace = os.path.join("/W", "b")\nR = "/workspaces/x"\n'
+
+
+def test_evaluator_cannot_write_into_the_export(tmp_path: Path) -> None:
+    tasks = tmp_path / "tasks"
+    shutil.copytree(TAC / "tasks" / "fs-drinks-count", tasks / "fs-writer")
+    (tasks / "fs-writer" / "evaluator.py").write_text(
+        "from scoring import Result, Checkpoint\n\n"
+        "def grade_checkpoints(trajectory=''):\n"
+        "    open('/workspace/Documents/Reports/2023_report.txt', 'w').write('overwritten')\n"
+        "    return Result([Checkpoint(1, 1)])\n"
+    )
+    _judge(tmp_path).score(_bench(tasks).task("fs-writer"), make_job(tmp_path / "a"))
+    assert (TAC / "export" / "Documents" / "Reports" / "2023_report.txt").read_text() == "Report 2023: total 999\n"

@@ -1,0 +1,127 @@
+"""The LLM rubric judge (Workspace-Bench protocol): prompt content, strict parsing, retries,
+failures, and the on-disk cache; once through the real OpenAI-compatible client on a stub server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from eval.builtin import office
+from eval.config import JudgeConfig
+from eval.judges import JudgeError, make_judge
+from eval.judges.llm_rubric import VerdictError, parse_verdicts, trajectory_summary
+from eval.task import Rubric, Task
+from tests.http_stub import Reply, StubServer, completion
+from tests.test_eval_helpers import FakeModel, bash_call, make_job
+
+TASK = Task(
+    id="wb-7", prompt="Write the travel guide.", workspace=Path("/nonexistent"), output="output.md",
+    rubrics=(Rubric("Mentions the 600 yuan cap."), Rubric("Has five sections."), Rubric("Names the approver.")),
+    extra={"output_files": ["output.md"]},
+)  # fmt: skip
+
+
+def _verdicts(*passed) -> str:
+    return json.dumps({"rubrics": [{"index": i, "passed": p, "confidence": 0.9, "evidence": "e"} for i, p in enumerate(passed)]})
+
+
+def _judge(tmp_path: Path, model: FakeModel, **kw):
+    return make_judge(JudgeConfig(name="llm_rubric", cache_dir=str(tmp_path / "cache"), **kw), "llm_rubric", model)
+
+
+@pytest.fixture
+def job(tmp_path: Path) -> Path:
+    docx = tmp_path / "g.docx"
+    office.write_docx(docx, [("title", "Guide"), ("para", "Hotels up to 600 yuan per night.")])
+    return make_job(tmp_path / "job", {"output.md": "# Travel guide\n", "notes/guide.docx": docx.read_bytes()},
+                    final_answer="Done.", messages=bash_call("cat policies/travel.md"))  # fmt: skip
+
+
+def test_only_a_json_true_passes(tmp_path: Path, job: Path) -> None:
+    model = FakeModel(_verdicts(True, "true", 1))
+    scores = _judge(tmp_path, model).score(TASK, job)
+    assert [i["passed"] for i in scores["items"]] == [True, False, False]
+    assert all(i["judged"] for i in scores["items"]) and scores["judge_failures"] == 0
+    assert scores["metrics"] == {"pass_rate": pytest.approx(1 / 3), "tcr70": 0.0}
+
+
+def test_prompt_holds_task_outputs_files_and_trajectory(tmp_path: Path, job: Path) -> None:
+    model = FakeModel(_verdicts(True, True, True))
+    _judge(tmp_path, model).score(TASK, job)
+    system, user = model.sent[0]
+    assert system["role"] == "system" and "JSON" in system["content"]
+    text = user["content"]
+    assert "Write the travel guide." in text and "- output.md" in text
+    assert "### output.md" in text and "Hotels up to 600 yuan per night." in text  # docx as extracted text
+    assert text.index("### output.md") < text.index("### notes/guide.docx")  # expected output first
+    assert "bash:" in text and "cat policies/travel.md" in text
+    assert "0. Mentions the 600 yuan cap.\n1. Has five sections.\n2. Names the approver." in text
+
+
+def test_fences_and_chatter_are_tolerated() -> None:
+    assert parse_verdicts("Sure!\n```json\n" + _verdicts(True, False) + "\n```", 2)[0]["passed"] is True
+    assert set(parse_verdicts("Here: " + _verdicts(True, False, True) + " hope it helps", 3)) == {0, 1, 2}
+    for bad, why in [("no json", "no JSON object"), ('{"rubric": []}', "no \"rubrics\" list"), ('{"rubrics": [{"index": 7}]}', "valid index"), ("{oops}", "invalid JSON")]:
+        with pytest.raises(VerdictError, match=why):
+            parse_verdicts(bad, 3)
+
+
+def test_retry_after_an_unparseable_answer(tmp_path: Path, job: Path) -> None:
+    model = FakeModel("I think they all pass.", _verdicts(True, True, False))
+    scores = _judge(tmp_path, model).score(TASK, job)
+    assert len(model.sent) == 2 and scores["judge_failures"] == 0
+    retry = model.sent[1]
+    assert retry[2] == {"role": "assistant", "content": "I think they all pass."} and "could not be parsed" in retry[3]["content"]
+    assert [i["passed"] for i in scores["items"]] == [True, True, False]
+
+
+def test_unparseable_after_retries_fails_every_rubric(tmp_path: Path, job: Path) -> None:
+    model = FakeModel("nope")
+    scores = _judge(tmp_path, model, max_retries=2).score(TASK, job)
+    assert len(model.sent) == 3 and scores["judge_failures"] == 1
+    assert [(i["passed"], i["judged"]) for i in scores["items"]] == [(False, False)] * 3
+    assert "unparseable" in scores["items"][0]["reason"] and scores["metrics"]["pass_rate"] == 0.0
+
+
+def test_a_rubric_left_out_is_unjudged(tmp_path: Path, job: Path) -> None:
+    answer = json.dumps({"rubrics": [{"index": 0, "passed": True}, {"index": 2, "passed": True}]})
+    items = _judge(tmp_path, FakeModel(answer)).score(TASK, job)["items"]
+    assert [(i["passed"], i["judged"]) for i in items] == [(True, True), (False, False), (True, True)]
+
+
+def test_calls_are_cached_by_their_full_input(tmp_path: Path, job: Path) -> None:
+    model = FakeModel(_verdicts(True, False, True))
+    first = _judge(tmp_path, model).score(TASK, job)
+    again = _judge(tmp_path, model).score(TASK, job)
+    assert len(model.sent) == 1 and again == first
+    (job / "deliverable" / "output.md").write_text("# A different guide\n")
+    _judge(tmp_path, model).score(TASK, job)
+    assert len(model.sent) == 2
+
+
+def test_non_rubric_task_and_missing_model(tmp_path: Path, job: Path) -> None:
+    with pytest.raises(JudgeError, match="scores rubric tasks only"):
+        _judge(tmp_path, FakeModel("x")).score(Task(id="q", prompt="p", workspace=tmp_path, answer="1"), job)
+    with pytest.raises(RuntimeError, match="judge.model is empty"):
+        make_judge(JudgeConfig(name="llm_rubric"), "llm_rubric")
+
+
+def test_trajectory_summary_is_bounded() -> None:
+    msgs = [m for t in range(1, 400) for m in bash_call(f"cat file_{t}.md", t)]
+    text = trajectory_summary(msgs, 3000)
+    assert len(text) < 3100 and "omitted" in text and "file_1.md" in text and "file_399.md" in text
+
+
+def test_through_the_openai_compatible_client(tmp_path: Path, job: Path) -> None:
+    with StubServer() as server:
+        server.push(Reply(body=completion(_verdicts(False, True, True))))
+        model_node = {"kind": "openai", "name": "gpt-5.4-mini", "base_url": server.url, "temperature": 0.0, "seed": 0, "max_retries": 0}
+        judge = make_judge(JudgeConfig(name="llm_rubric", model=model_node, cache_dir=str(tmp_path / "c")), "llm_rubric")
+        scores = judge.score(TASK, job)
+        again = judge.score(TASK, job)  # from the cache: the server has no reply left
+    assert [i["passed"] for i in scores["items"]] == [False, True, True] and again == scores
+    assert len(server.requests) == 1
+    body = server.requests[0]["body"]
+    assert body["model"] == "gpt-5.4-mini" and body["temperature"] == 0.0 and body["seed"] == 0

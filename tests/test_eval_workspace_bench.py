@@ -1,0 +1,98 @@
+"""Workspace-Bench: the loader on the real sample record (JSON, parquet and HF-dataset forms) over
+fixture role workspaces, staging under original names, and its errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from eval.benchmarks import BenchmarkError, load_benchmark
+from eval.config import BenchmarkConfig, JudgeConfig
+from eval.judges import make_judge
+from tests.test_eval_helpers import SAMPLES, FakeModel, make_job
+
+SAMPLE = SAMPLES / "workspace-bench" / "lite_task_7.json"
+RECORD = json.loads(SAMPLE.read_text())[0]
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """`filesys/<role>_raw/` and `data/<hex>_<name>` as the dataset repository lays them out."""
+    role = tmp_path / "wb" / "filesys" / "backend_developer_raw"
+    (role / "meetings" / "2024").mkdir(parents=True)
+    (role / "meetings" / "2024" / "2024-03-sprint-review.md").write_text("# Sprint review\n")
+    (role / "docs" / "project").mkdir(parents=True)
+    (tmp_path / "wb" / "filesys" / "data_scientist_raw").mkdir()
+    for entry in RECORD["data_manifest"]:
+        p = tmp_path / "wb" / entry["stored_relpath"]
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(f"content of {entry['filename']}\n")
+    return tmp_path / "wb"
+
+
+def _cfg(root: Path, **kw) -> BenchmarkConfig:
+    return BenchmarkConfig(name="workspace_bench", workspaces=str(root), **{"path": str(SAMPLE), **kw})
+
+
+def test_sample_record_becomes_a_task(root: Path) -> None:
+    bench = load_benchmark(_cfg(root))
+    assert bench.default_judge == "llm_rubric"
+    t = bench.task("7")
+    assert t.workspace == root / "filesys" / "backend_developer_raw"
+    assert t.output == "output.md" and t.extra["output_files"] == ["output.md"] and "Expected output file(s): output.md" in t.prompt
+    assert len(t.rubrics) == 10 and t.rubrics[0].check is None and t.extra["rubric_types"][0] == "Basic Evaluation"
+    assert sorted(t.stage) == sorted(e["filename"] for e in RECORD["data_manifest"])  # original names, no hash prefix
+    assert t.stage["project_requirements_document.md"] == root / "data" / "62cad48b93630f53_project_requirements_document.md"
+    assert not any("a92adcda251a2a4f" in str(p) for p in t.workspace.rglob("*"))  # metadata stays out of the workspace
+
+
+def test_inputs_already_in_the_role_workspace_are_not_staged(root: Path) -> None:
+    (root / "filesys" / "backend_developer_raw" / "docs" / "project" / "project_requirements_document.md").write_text("x")
+    t = load_benchmark(_cfg(root)).task("7")
+    assert "project_requirements_document.md" not in t.stage and len(t.stage) == 2
+
+
+def test_parquet_export_and_local_hf_dataset(root: Path, tmp_path: Path) -> None:
+    import datasets
+
+    ds = datasets.Dataset.from_list([RECORD])
+    ds.to_parquet(str(tmp_path / "lite.parquet"))
+    assert [t.id for t in load_benchmark(_cfg(root, path=str(tmp_path / "lite.parquet"))).tasks()] == ["7"]
+    repo = tmp_path / "hf" / "data"
+    repo.mkdir(parents=True)
+    ds.to_parquet(str(repo / "lite-00000-of-00001.parquet"))
+    bench = load_benchmark(BenchmarkConfig(name="workspace_bench", dataset=str(tmp_path / "hf"), split="lite", workspaces=str(root)))
+    assert [t.id for t in bench.tasks()] == ["7"] and len(bench.task("7").rubrics) == 10
+
+
+def test_errors_name_the_missing_path_or_field(root: Path, tmp_path: Path) -> None:
+    with pytest.raises(BenchmarkError, match="needs benchmark.workspaces"):
+        load_benchmark(BenchmarkConfig(name="workspace_bench", path=str(SAMPLE)))
+    with pytest.raises(BenchmarkError, match="has no filesys/ folder"):
+        load_benchmark(_cfg(tmp_path))
+    with pytest.raises(BenchmarkError, match="benchmark.path .* does not exist"):
+        load_benchmark(_cfg(root, path=str(tmp_path / "nope.json")))
+    with pytest.raises(BenchmarkError, match="needs benchmark.dataset"):
+        load_benchmark(BenchmarkConfig(name="workspace_bench", workspaces=str(root)))
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps([{**RECORD, "persona": "Chief Llama Officer"}]))
+    with pytest.raises(BenchmarkError, match=r"persona 'Chief Llama Officer'.*backend_developer_raw.*benchmark.roles"):
+        load_benchmark(_cfg(root, path=str(other)))
+    assert load_benchmark(_cfg(root, path=str(other), roles={"Chief Llama Officer": "data_scientist_raw"})).task("7").workspace.name == "data_scientist_raw"
+    (root / RECORD["data_manifest"][0]["stored_relpath"]).unlink()
+    with pytest.raises(BenchmarkError, match="input .*a92adcda251a2a4f_2024-12-project-kickoff-meeting-minutes.md is missing"):
+        load_benchmark(_cfg(root))
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text(json.dumps({k: v for k, v in RECORD.items() if k != "rubrics"}) + "\n")
+    with pytest.raises(BenchmarkError, match=r"lacks field\(s\) \['rubrics'\]"):
+        load_benchmark(_cfg(root, path=str(broken)))
+
+
+def test_auto_judge_is_the_llm_rubric_protocol(root: Path, tmp_path: Path) -> None:
+    task = load_benchmark(_cfg(root)).task("7")
+    answer = json.dumps({"rubrics": [{"index": i, "passed": i < 7} for i in range(10)]})
+    scores = make_judge(JudgeConfig(name="auto", cache_dir=str(tmp_path / "c")), "llm_rubric", FakeModel(answer)).score(task, make_job(tmp_path / "j"))
+    assert scores["judge"] == "llm_rubric" and scores["metrics"] == {"pass_rate": pytest.approx(0.7), "tcr70": 1.0}
+    assert [i["type"] for i in scores["items"][:2]] == ["Basic Evaluation", "Outcome Evaluation"]
