@@ -14,7 +14,7 @@ node_state() { sinfo -h -n "$NODE" -o %T 2>/dev/null | head -n1 | tr -d '*~#' ||
 
 if [[ "${1:-}" == stop ]]; then
     scontrol shutdown >/dev/null 2>&1 || true
-    pkill -u munge -x munged 2>/dev/null || true  # munged runs as its own user; nothing else does
+    [[ -s /run/munge/munged.pid ]] && kill "$(cat /run/munge/munged.pid)" 2>/dev/null || true
     exit 0
 fi
 

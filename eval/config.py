@@ -49,6 +49,11 @@ class BenchmarkConfig:
     limit: int | None = None
     cache_dir: str | None = None
 
+    @property
+    def label(self) -> str:
+        """How records and tables name this benchmark (the built-in one by suite)."""
+        return f"builtin-{self.suite}" if self.name == "builtin" else self.name
+
 
 @dataclass
 class JudgeConfig:

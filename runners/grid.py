@@ -33,7 +33,7 @@ def job_id(cfg: RootConfig, task_id: str) -> str:
     """Readable and deterministic: the same resolved config and task always give the same id."""
     blob = json.dumps({"config": job_record_config(cfg), "task": task_id}, sort_keys=True, default=str)
     digest = hashlib.sha256(blob.encode()).hexdigest()[:10]
-    parts = (cfg.benchmark.name, task_id, cfg.method.name, cfg.model.id, f"s{cfg.seed}", digest)
+    parts = (cfg.benchmark.label, task_id, cfg.method.name, cfg.model.id, f"s{cfg.seed}", digest)
     return "__".join(_SAFE.sub("-", str(p)) for p in parts)
 
 

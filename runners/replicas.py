@@ -89,7 +89,8 @@ def start_replicas(cfg: ModelConfig, count: int, server_gpus: float, public: boo
 
 
 def stop_replicas(replicas: Sequence[Replica], timeout_s: float = 60.0) -> None:
-    """Stop every server process, then the actors; an actor already gone took its server's group with it."""
+    """Stop every server process, then the actors. An actor that is already gone cannot stop its
+    server; on Slurm the node runner (`runners.slurm_node`) kills such orphans when Ray stops."""
     pending = {}
     for r in replicas:
         try:

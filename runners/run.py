@@ -34,7 +34,7 @@ def run_job(cfg: RootConfig, task: Task, job_dir: Path, job_id: str, model_url: 
         job_dir / "job.json",
         {
             "job_id": job_id,
-            "benchmark": cfg.benchmark.name,
+            "benchmark": cfg.benchmark.label,
             "task_id": task.id,
             "method": cfg.method.name,
             "model": cfg.model.id,

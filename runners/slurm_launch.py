@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -103,7 +104,9 @@ def sbatch_header(slurm: SlurmConfig, job_name: str, log_dir: Path, workdir: Pat
         if getattr(slurm, name):
             opts.append(f"--{name}={getattr(slurm, name)}")
     if slurm.array:
-        opts.append(f"--array=0-{slurm.array - 1}" + (f"%{slurm.array_parallel}" if slurm.array_parallel else ""))
+        opts.append(
+            f"--array=0-{slurm.array - 1}" + (f"%{slurm.array_parallel}" if slurm.array_parallel else "")
+        )
     opts.extend(slurm.sbatch_args)
     return [f"#SBATCH {o}" for o in opts]
 
@@ -181,7 +184,9 @@ def plan(overrides: Sequence[str], workdir: Path) -> Launch:
 
     for o in overrides:
         if o.split("=", 1)[0].lstrip("+~") in ("cluster.address", "grid.slice"):
-            raise LaunchError(f"{o!r}: the batch script sets {o.split('=', 1)[0].lstrip('+~')} itself; leave it out")
+            raise LaunchError(
+                f"{o!r}: the batch script sets {o.split('=', 1)[0].lstrip('+~')} itself; leave it out"
+            )
     register()
     GlobalHydra.instance().clear()
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
@@ -195,7 +200,9 @@ def plan(overrides: Sequence[str], workdir: Path) -> Launch:
     slurm: SlurmConfig = root.cluster.slurm
     check(slurm, _gpu_models(configs, root.cluster.server_gpus))
     if root.cluster.num_cpus is not None:
-        raise LaunchError("cluster.num_cpus must be null on Slurm: the job's Ray cluster has cluster.slurm.cpus_per_node per node")
+        raise LaunchError(
+            "cluster.num_cpus must be null on Slurm: the job's Ray cluster has cluster.slurm.cpus_per_node per node"
+        )
     sweep_dir = (workdir / sweep_dir_for(root, experiment)).resolve()
     log_dir = Path(slurm.log_dir).resolve() if slurm.log_dir else sweep_dir / "slurm"
     job_name = slurm.job_name or f"rt-{sweep_dir.name}"
@@ -239,7 +246,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--dry-run", action="store_true", help="print the batch script, submit nothing")
     p.add_argument("--wait", action="store_true", help="return when the job has ended (sbatch --wait)")
     p.add_argument("--force", action="store_true", help="submit even if a job of this sweep is queued")
-    p.add_argument("overrides", nargs="*", help="the sweep's Hydra overrides, e.g. experiment=paper_main cluster=slurm")
+    p.add_argument(
+        "overrides", nargs="*", help="the sweep's Hydra overrides, e.g. experiment=paper_main cluster=slurm"
+    )
     args = p.parse_args(argv)
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
@@ -249,6 +258,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.dry_run:
             print(launch.script)
             return 0
+        if shutil.which("sbatch") is None:
+            raise LaunchError("sbatch is not on PATH: launch from a Slurm login node (or use --dry-run)")
         others = [] if args.force else queued(launch.job_name)
         if others:
             raise LaunchError(
@@ -256,7 +267,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "drivers on one sweep would run jobs twice. Wait, scancel them, or pass --force"
             )
         job, rc = submit(launch, args.wait)
-    except (LaunchError, ValueError, HydraException, OmegaConfBaseException, subprocess.CalledProcessError) as e:
+    except (
+        LaunchError,
+        ValueError,
+        HydraException,
+        OmegaConfBaseException,
+        subprocess.CalledProcessError,
+    ) as e:
         cause = f"\n{e.__cause__}" if e.__cause__ else ""
         print(f"slurm_launch: {e}{cause}", file=sys.stderr)
         return 2

@@ -63,17 +63,20 @@ def run_node(cmd: Sequence[str], grace_s: float = 5.0) -> int:
     if libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
         print(f"slurm_node: cannot become a subreaper (errno {ctypes.get_errno()})", file=sys.stderr)
     env = {**os.environ, "RAY_GRACEFUL_SHUTDOWN_DRAIN_TIMEOUT_S": "0"}  # stop now, not after a 30 s drain
-    proc = subprocess.Popen(list(cmd), env=env)
+    started: list[subprocess.Popen[bytes]] = []
     asked: list[int] = []
 
     def forward(signum: int, _frame: object) -> None:
         asked.append(signum)
-        if proc.poll() is None:
-            proc.send_signal(signum)
+        if started and started[0].poll() is None:
+            started[0].send_signal(signum)
 
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, forward)
-    rc = proc.wait()
+    started.append(subprocess.Popen(list(cmd), env=env))
+    if asked:  # a signal came while it was starting
+        started[0].send_signal(asked[0])
+    rc = started[0].wait()
     reap_orphans(grace_s)
     if asked:  # stopped on request: a clean stop, though Ray exits 1 on SIGTERM
         return 0
@@ -159,7 +162,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     wait.add_argument("--timeout", type=float, default=600.0)
     args = p.parse_args(argv)
     if args.cmd == "start":
-        return run_node(node_command(args.head, args.address, args.temp_dir, args.cpus, args.gpus, args.ray_args))
+        return run_node(
+            node_command(args.head, args.address, args.temp_dir, args.cpus, args.gpus, args.ray_args)
+        )
     try:
         alive = wait_for_nodes(args.address, args.nodes, args.timeout)
     except TimeoutError as e:

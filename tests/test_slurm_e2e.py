@@ -24,20 +24,25 @@ REPO = Path(__file__).resolve().parent.parent
 @pytest.fixture(scope="module")
 def slurm() -> None:
     if shutil.which("sbatch") is None:
-        pytest.skip("Slurm is not installed: run .ci/slurm-up.sh (installs slurm-wlm and munge, starts a one-node cluster)")
+        pytest.skip(
+            "Slurm is not installed: run .ci/slurm-up.sh (installs slurm-wlm and munge, starts a one-node cluster)"
+        )
     up = subprocess.run([str(REPO / ".ci" / "slurm-up.sh")], capture_output=True, text=True, timeout=120)
     assert up.returncode == 0, f".ci/slurm-up.sh failed:\n{up.stderr}"
 
 
 @pytest.fixture(scope="module")
 def tasks() -> list[str]:
-    cfg = compose_root(["benchmark=builtin"])
-    return [t.id for t in load_benchmark(cfg.benchmark).tasks()][:3]
+    cfg = compose_root(["benchmark=builtin", "benchmark.limit=null"])
+    ids = [t.id for t in load_benchmark(cfg.benchmark).tasks()][:3]
+    assert len(ids) == 3, ids
+    return ids
 
 
 def overrides(out: Path, script: Path, tasks: list[str], sweep: str, *extra: str) -> list[str]:
     return [
-        "experiment=demo", "model=scripted", f"model.script={script}", "grid.method=[dci]", "grid.seed=[0]",
+        "experiment=demo", "grid.benchmark=[builtin]", "benchmark.limit=null", "model=scripted",
+        f"model.script={script}", "grid.method=[dci]", "grid.seed=[0]",
         f"grid.tasks=[{','.join(tasks)}]", "tracker=none", f"out={out}", f"sweep={sweep}", "cluster=slurm",
         "cluster.slurm.cpus_per_node=2", "cluster.slurm.time=00:15:00", "cluster.max_in_flight=2", *extra,
     ]  # fmt: skip
@@ -54,7 +59,9 @@ def job_id(launched: subprocess.CompletedProcess[str]) -> str:
 
 
 def logs(sdir: Path, job: str) -> str:
-    return "\n".join(f"== {p.name}\n{p.read_text()[-4000:]}" for p in sorted((sdir / "slurm").glob(f"{job}*.out")))
+    return "\n".join(
+        f"== {p.name}\n{p.read_text()[-4000:]}" for p in sorted((sdir / "slurm").glob(f"{job}*.out"))
+    )
 
 
 def queued(job: str) -> bool:
@@ -138,7 +145,10 @@ def test_cancelled_sweep_resumes_without_duplicates(slurm, tasks, tmp_path):
                              capture_output=True, text=True, timeout=300)  # fmt: skip
     second = resumed.stdout.strip()
     assert resumed.returncode == 0, logs(sdir, second)
-    assert f"{len(first)} already complete, {6 - len(first)} to run" in (sdir / "slurm" / f"{second}.out").read_text()
+    assert (
+        f"{len(first)} already complete, {6 - len(first)} to run"
+        in (sdir / "slurm" / f"{second}.out").read_text()
+    )
     assert_complete_once(sdir, 6)
 
 
@@ -153,5 +163,7 @@ def test_job_array_runs_one_slice_per_task(slurm, tasks, tmp_path):
     assert [p.name for p in files] == [f"{job}_0.out", f"{job}_1.out"]
     for i, log in enumerate(files):
         text = log.read_text()
-        assert f"grid.slice={i}/2" in text and "sweep array: 1 jobs, 0 already complete, 1 to run" in text, text[-3000:]
+        assert f"grid.slice={i}/2" in text and "sweep array: 1 jobs, 0 already complete, 1 to run" in text, (
+            text[-3000:]
+        )
     assert_complete_once(out / "array", 2)

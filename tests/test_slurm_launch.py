@@ -35,13 +35,26 @@ def shell_values(script: str, *names: str) -> dict[str, list[str]]:
     """Run the script's settings block in bash and read back its variables and arrays, word by word."""
     settings = script.split("# ---- filled in by the launcher", 1)[1].split("\n# ----\n", 1)[0]
     dump = "".join(f'printf "%s\\0" "${{{n}[@]}}"; printf "\\1";' for n in names)
-    out = subprocess.run(["bash", "-c", settings + "\n" + dump], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        ["bash", "-c", settings + "\n" + dump], capture_output=True, text=True, check=True
+    ).stdout
     return {n: [w for w in part.split("\0") if w] for n, part in zip(names, out.split("\1"), strict=False)}
 
 
 def test_overrides_reach_the_driver_word_for_word():
-    overrides = ["experiment=paper_main", "grid.tasks=[a,b]", "agent.work_dir=/scratch/my dir", "model.name=it's", "+x=$HOME"]
-    script = rendered(SlurmConfig(container="apptainer exec --nv '/img s.sif'", ray_args=["--object-store-memory=1000000000"]), overrides)
+    overrides = [
+        "experiment=paper_main",
+        "grid.tasks=[a,b]",
+        "agent.work_dir=/scratch/my dir",
+        "model.name=it's",
+        "+x=$HOME",
+    ]
+    script = rendered(
+        SlurmConfig(
+            container="apptainer exec --nv '/img s.sif'", ray_args=["--object-store-memory=1000000000"]
+        ),
+        overrides,
+    )
     got = shell_values(script, "SWEEP", "RUN", "RAY_ARGS", "PY")
     assert got["SWEEP"] == [PY, "-m", "runners.sweep", *overrides]
     assert got["RUN"] == ["apptainer", "exec", "--nv", "/img s.sif"]
@@ -70,7 +83,9 @@ def test_header_for_gpu_nodes():
 
 
 def test_header_for_cpu_job_array():
-    header = sbatch_header(SlurmConfig(array=8, array_parallel=2, cpus_per_node=4), "rt-a", Path("/o"), Path("/w"))
+    header = sbatch_header(
+        SlurmConfig(array=8, array_parallel=2, cpus_per_node=4), "rt-a", Path("/o"), Path("/w")
+    )
     assert "#SBATCH --array=0-7%2" in header and "#SBATCH --output=/o/%A_%a.out" in header
     assert not any("gpus" in h or "partition" in h or "mem" in h for h in header)
     script = rendered(SlurmConfig(array=8), [])
@@ -157,3 +172,30 @@ def test_children_lists_only_our_own():
     finally:
         child.kill()
         child.wait()
+
+
+def test_plan_composes_the_sweep_config(tmp_path):
+    """The launcher validates with the sweep's own config, before anything is queued."""
+    from hydra.errors import HydraException
+
+    from runners.slurm_launch import plan
+
+    launch = plan(
+        ["experiment=paper_ablation", "cluster=slurm_gpu", "cluster.slurm.nodes=2", "out=o"], tmp_path
+    )
+    assert launch.sweep_dir == tmp_path / "o" / "paper_ablation" and launch.job_name == "rt-paper_ablation"
+    assert launch.script_path == tmp_path / "o" / "paper_ablation" / "slurm" / "sweep.sbatch"
+    assert "#SBATCH --nodes=2\n" in launch.script and "#SBATCH --gpus-per-node=4\n" in launch.script
+    assert f"#SBATCH --chdir={tmp_path}\n" in launch.script
+    assert (
+        "runners.sweep experiment=paper_ablation cluster=slurm_gpu cluster.slurm.nodes=2 out=o"
+        in launch.script
+    )
+
+    vllm = ["model=vllm", "grid.model=[vllm]", "model.name=q", "model.server.model_path=Q/q"]
+    with pytest.raises(LaunchError, match="gpus_per_node=0"):
+        plan([*vllm, "cluster=slurm"], tmp_path)
+    with pytest.raises(LaunchError, match="leave it out"):
+        plan(["cluster=slurm", "cluster.address=10.0.0.1:6379"], tmp_path)
+    with pytest.raises(HydraException):
+        plan(["cluster=slurm", "cluster.slurm.nodez=2"], tmp_path)

@@ -126,7 +126,9 @@ def test_vllm_replicas_on_gpus_reachable_spread_and_stopped(gpu_ray, shim):
 
 
 def test_too_few_gpus_fails_at_once(gpu_ray):
-    with pytest.raises(ServerError, match=r"needs 2 replica\(s\) × 2 GPU\(s\), but the Ray cluster has 2 GPU"):
+    with pytest.raises(
+        ServerError, match=r"needs 2 replica\(s\) × 2 GPU\(s\), but the Ray cluster has 2 GPU"
+    ):
         start_replicas(vllm_cfg(tp=2), count=2, server_gpus=1.0, public=True)
 
 

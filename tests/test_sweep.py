@@ -30,7 +30,7 @@ def three_tasks() -> list[str]:
 def sweep_cmd(out: Path, script: Path, tasks: list[str], *extra: str) -> list[str]:
     return [
         sys.executable, "-m", "runners.sweep", "experiment=demo", "model=scripted", f"model.script={script}",
-        "grid.method=[dci,runningtab]", "grid.seed=[0,1]", f"grid.tasks=[{','.join(tasks)}]",
+        "grid.benchmark=[builtin]", "benchmark.limit=null", "grid.method=[dci,runningtab]", "grid.seed=[0,1]", f"grid.tasks=[{','.join(tasks)}]",
         "tracker=jsonl", f"out={out}", "sweep=t", "cluster.max_in_flight=2", *extra,
     ]  # fmt: skip
 
@@ -93,7 +93,7 @@ def test_bad_axis_value_lists_valid_names(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("experiment", "groups"),
-    [("demo", 2), ("paper_main", 3 * 5 * 3 * 3), ("paper_ablation", 5 * 3)],
+    [("demo", 3 * 2), ("paper_main", 3 * 5 * 3 * 3), ("paper_ablation", 5 * 3)],
 )
 def test_presets_compose(experiment: str, groups: int) -> None:
     from hydra import initialize_config_dir

@@ -53,7 +53,7 @@ def llamacpp_command(cfg: ModelConfig, port: int) -> list[str]:
         raise ServerError("llama.cpp backend missing: pip install 'llama-cpp-python[server]'")
     model = s.model_path or embedded_gguf()
     return [
-        sys.executable, "-m", "llama_cpp.server",
+        sys.executable, "-m", "runners.models.llamacpp_serve",
         "--model", model, "--model_alias", cfg.name,
         "--chat_format", s.chat_format,
         "--host", s.host, "--port", str(port),
@@ -74,6 +74,15 @@ def _vllm_executable() -> list[str]:
     if found:
         return [found]
     raise ServerError("vLLM is not installed: pip install 'runningtab[gpu]' (needs a CUDA GPU)")
+
+
+def _normal_priority() -> None:
+    """Ray runs actors at a low priority (nice 15), which a CPU model server would inherit and then
+    starve behind any other work; servers run at normal priority where the OS allows it."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, 0, 0)
+    except OSError:
+        pass
 
 
 def free_port(host: str) -> int:
@@ -101,6 +110,8 @@ class ModelServer:
         port = s.port or free_port(s.host)
         cmd = COMMANDS[self.cfg.kind](self.cfg, port)
         env = dict(os.environ)
+        if cfg_max := self.cfg.max_tokens:
+            env["RUNNINGTAB_MAX_TOKENS"] = str(cfg_max)
         if s.gpus:
             env["CUDA_VISIBLE_DEVICES"] = ",".join(str(g) for g in s.gpus)
         if not self.log_path:
@@ -111,7 +122,8 @@ class ModelServer:
             log.write(f"$ {' '.join(cmd)}\n".encode())
             log.flush()
             self.proc = subprocess.Popen(
-                cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, start_new_session=True
+                cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, start_new_session=True,
+                preexec_fn=_normal_priority,
             )
         self.url = f"http://{s.host}:{port}/v1"
         try:
