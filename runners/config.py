@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from runners.slurm_launch import SlurmConfig
 from tab.config import TabConfig
 
 
@@ -40,6 +41,7 @@ class GridConfig:
     model: list[str] = field(default_factory=lambda: ["scripted"])
     seed: list[int] = field(default_factory=lambda: [0])
     tasks: list[str] = field(default_factory=list)
+    slice: str | None = None
 
 
 @dataclass
@@ -77,3 +79,4 @@ class ClusterConfig:
     job_timeout_s: float | None = None
     server_gpus: float = 1.0
     extra: dict[str, Any] = field(default_factory=dict)
+    slurm: SlurmConfig = field(default_factory=SlurmConfig)

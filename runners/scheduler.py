@@ -43,6 +43,7 @@ class _Running:
     actor: Any
     started: float
     attempt: int
+    url: str | None = None
     ready: bool = True
 
 
@@ -65,6 +66,9 @@ def run_all(
     actor_cls: type = JobActor,
 ) -> list[Outcome]:
     """Run every spec; calls `on_start`/`on_done` as jobs start and finish. Ctrl-C kills what runs."""
+    from runners.replicas import ReplicaPool
+
+    pool = ReplicaPool(urls)
     remote = ray.remote(actor_cls)
     pending = list(reversed(specs))
     attempts: dict[str, int] = {}
@@ -90,8 +94,9 @@ def run_all(
             ready, _ = ray.wait(list(running), num_returns=1, timeout=1.0)
             for ref in ready:
                 job = running.pop(ref)
+                pool.release(job.spec.cfg.model.id, job.url)
                 if not job.ready and _alive(ref):
-                    url = urls.get(job.spec.cfg.model.id)
+                    url = job.url = pool.acquire(job.spec.cfg.model.id)
                     job.ready, job.started = True, time.monotonic()
                     running[job.actor.run.remote(job.spec, str(sweep_dir / job.spec.job_id), url)] = job
                     continue
@@ -105,6 +110,7 @@ def run_all(
                 limit = _limit(job.spec, cluster)
                 if job.ready and time.monotonic() - job.started > limit:
                     running.pop(ref)
+                    pool.release(job.spec.cfg.model.id, job.url)
                     ray.kill(job.actor)
                     finish(_timed_out(job, sweep_dir, limit))
     except BaseException:

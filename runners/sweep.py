@@ -41,6 +41,10 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
     from runners.tracking import build_tracker
 
     specs = expand(root, overrides, experiment)
+    if root.grid.slice:
+        from runners.slurm_launch import parse_slice, slice_specs
+
+        specs = slice_specs(specs, *parse_slice(root.grid.slice))
     sdir = sweep_dir_for(root, experiment)
     sdir.mkdir(parents=True, exist_ok=True)
     (sdir / "sweep.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(root)))

@@ -29,6 +29,7 @@ class ServerConfig:
     stop_grace_s: float = 15.0
     log_path: str | None = None
     extra_args: list[str] = field(default_factory=list)
+    replicas: int = 1
 
 
 @dataclass
