@@ -105,6 +105,17 @@ def main(cfg: DictConfig) -> None:
     run_sweep(to_root(cfg), list(HydraConfig.get().overrides.task), _experiment())
 
 
+DEFAULT_EXPERIMENT = "demo"
+
+
+def _with_default_experiment(argv: list[str]) -> list[str]:
+    """The sweep runs the demo preset unless the command line names an experiment."""
+    if any(a.split("=")[0].lstrip("+~") == "experiment" for a in argv[1:]):
+        return argv
+    return [*argv, f"experiment={DEFAULT_EXPERIMENT}"]
+
+
 if __name__ == "__main__":
     register()
+    sys.argv = _with_default_experiment(sys.argv)
     main()

@@ -49,7 +49,7 @@ def llama_children() -> list[int]:
             cmdline = (stat_file.parent / "cmdline").read_bytes()
         except (OSError, IndexError, ValueError):
             continue
-        if ppid == os.getpid() and b"llama_cpp.server" in cmdline:
+        if ppid == os.getpid() and b"runners.models.llamacpp_serve" in cmdline:
             found.append(int(stat_file.parent.name))
     return found
 
@@ -87,7 +87,7 @@ def test_llamacpp_server_serves_a_chat_and_stops(tmp_path):
         server.stop()
     assert proc is not None and proc.poll() is not None
     assert not port_open(url) and llama_children() == []
-    assert "llama_cpp.server" in (tmp_path / "server.log").read_text()
+    assert "runners.models.llamacpp_serve" in (tmp_path / "server.log").read_text()
 
 
 @pytest.mark.slow

@@ -105,7 +105,7 @@ def test_presets_compose(experiment: str, groups: int) -> None:
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
         configs = cells(root, [], experiment)
     assert len(configs) == groups
-    assert len({(c.benchmark.name, c.method.name, c.model.id, c.seed) for c in configs}) == groups
+    assert len({(c.benchmark.label, c.method.name, c.model.id, c.seed) for c in configs}) == groups
     if experiment.startswith("paper"):
         assert all(c.agent.max_turns == 300 and c.agent.time_limit_s == 3600 and c.agent.context_level == 3 for c in configs)
 

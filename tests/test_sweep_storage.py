@@ -43,7 +43,7 @@ def test_s3_upload_resume_and_wandb_offline(s3, tmp_path: Path) -> None:
     out = tmp_path / "out"
     cmd = [
         sys.executable, "-m", "runners.sweep", "experiment=demo", "model=scripted", f"model.script={script}",
-        "grid.benchmark=[builtin]", "grid.method=[runningtab]", f"grid.tasks=[{','.join(tasks)}]", f"out={out}", "sweep=s3sweep",
+        "grid.benchmark=[builtin]", "benchmark.limit=null", "grid.method=[runningtab]", f"grid.tasks=[{','.join(tasks)}]", f"out={out}", "sweep=s3sweep",
         "storage=s3", "storage.bucket=runs", "storage.prefix=exp", f"storage.endpoint_url={url}", "tracker=wandb",
     ]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(REPO), "OPENAI_API_KEY": SECRET, "WANDB_MODE": "offline"}
