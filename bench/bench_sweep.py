@@ -35,10 +35,11 @@ def throughput(args: argparse.Namespace, bench: Path, out: Path) -> None:
     reply.delay_s = args.latency
     with StubServer(default=reply) as stub:
         cmd = [
-            sys.executable, "-m", "runners.sweep", "experiment=demo", "benchmark=native", f"benchmark.path={bench}",
+            sys.executable, "-m", "runners.sweep", "experiment=demo", "benchmark=native", f"benchmark.path={bench}", "benchmark.limit=null",
             "grid.benchmark=[native]", "grid.method=[dci]", "model=openai", f"model.base_url={stub.url}",
             "model.name=stub", "judge=none", "tracker=none", f"out={out}", "sweep=bench",
             f"agent.max_turns={args.turns}", f"cluster.max_in_flight={args.in_flight}", "cluster.job_cpus=0.01",
+            f"env.sandbox={args.sandbox}",
         ]  # fmt: skip
         t0 = time.monotonic()
         subprocess.run(cmd, cwd=REPO, check=True, stdout=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(REPO)})
@@ -52,13 +53,13 @@ def throughput(args: argparse.Namespace, bench: Path, out: Path) -> None:
     print(f"steady state: {rate:.1f} calls/s of an ideal {ideal:.1f} ({100 * rate / ideal:.0f}%)")
 
 
-def cpu_per_turn(bench: Path, out: Path, turns: int) -> None:
+def cpu_per_turn(bench: Path, out: Path, turns: int, sandbox: str) -> None:
     from runners.grid import job_id
     from runners.run import run_and_score
 
     with StubServer(default=bash_true()) as stub:
         cfg = compose_root(["benchmark=native", f"benchmark.path={bench}", "model=openai", f"model.base_url={stub.url}",
-                            "model.name=stub", "judge=none", f"agent.max_turns={turns}"])  # fmt: skip
+                            "model.name=stub", "judge=none", f"agent.max_turns={turns}", f"env.sandbox={sandbox}"])  # fmt: skip
         task = "t0"
         jid = job_id(cfg, task)
         c0, t0 = time.process_time(), time.monotonic()
@@ -73,12 +74,13 @@ def main() -> None:
     ap.add_argument("--in-flight", type=int, default=32)
     ap.add_argument("--latency", type=float, default=0.5)
     ap.add_argument("--turns", type=int, default=10)
+    ap.add_argument("--sandbox", default="auto", help="env.sandbox for the jobs: auto | bwrap | none")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
         tasks = [{"id": f"t{i}", "prompt": "Do nothing.", "workspace": "w", "answer": "0"} for i in range(args.jobs)]
         bench = write_native(tmp_path / "bench", tasks, {"w/readme.txt": "hello\n"})
-        cpu_per_turn(bench, tmp_path / "single", 50)
+        cpu_per_turn(bench, tmp_path / "single", 50, args.sandbox)
         throughput(args, bench, tmp_path / "out")
 
 

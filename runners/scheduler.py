@@ -1,8 +1,8 @@
 """Running job specs as Ray actors: bounded in flight, one `ray.wait` loop, outcomes as they finish.
 
-One actor per job, so a job that crashes its process or overruns its limit is isolated and can be
-killed without touching the others. Infrastructure failures (the actor died, its node was lost) are
-retried; a job's own failure is already in its record and is never retried.
+Each job runs in an actor of its own while it runs (actors are reused for later jobs), so a job that
+crashes its process or overruns its limit is isolated and can be killed without touching the
+others. Infrastructure failures (the actor died, its node was lost) are retried; a job's own failure is already in its record and is never retried.
 """
 
 from __future__ import annotations
@@ -60,28 +60,41 @@ def run_all(
     specs: list[JobSpec],
     sweep_dir: Path,
     cluster: ClusterConfig,
-    urls: dict[str, str | None],
+    urls: dict[str, Any],
     on_start: Callable[[JobSpec], None],
     on_done: Callable[[Outcome], None],
     actor_cls: type = JobActor,
 ) -> list[Outcome]:
-    """Run every spec; calls `on_start`/`on_done` as jobs start and finish. Ctrl-C kills what runs."""
+    """Run every spec; calls `on_start`/`on_done` as jobs start and finish. Ctrl-C kills what runs.
+
+    Actors are reused from job to job (starting a Python worker costs about a second of CPU, more
+    than a job's own bookkeeping); an actor that died or ran past a job's limit is replaced.
+    """
     from runners.replicas import ReplicaPool
 
     pool = ReplicaPool(urls)
-    remote = ray.remote(actor_cls)
+    remote = ray.remote(actor_cls).options(num_cpus=cluster.job_cpus, max_restarts=0, max_task_retries=0)
     pending = list(reversed(specs))
     attempts: dict[str, int] = {}
     running: dict[Any, _Running] = {}
+    idle: list[Any] = []
     outcomes: list[Outcome] = []
 
     def launch(spec: JobSpec) -> None:
-        attempt = attempts.get(spec.job_id, 0) + 1
-        attempts[spec.job_id] = attempt
-        actor = remote.options(num_cpus=cluster.job_cpus, max_restarts=0, max_task_retries=0).remote()
-        # The job's clock starts once its actor is up, not while it waits for a worker process.
-        running[actor.__ray_ready__.remote()] = _Running(spec, actor, time.monotonic(), attempt, ready=False)
+        attempts[spec.job_id] = attempts.get(spec.job_id, 0) + 1
+        if idle:
+            job = _Running(spec, idle.pop(), time.monotonic(), attempts[spec.job_id])
+            submit(job)
+        else:  # the job's clock starts once its new actor is up, not while a worker process starts
+            actor = remote.remote()
+            job = _Running(spec, actor, time.monotonic(), attempts[spec.job_id], ready=False)
+            running[actor.__ray_ready__.remote()] = job
         on_start(spec)
+
+    def submit(job: _Running) -> None:
+        job.url = pool.acquire(job.spec.cfg.model.id)
+        job.ready, job.started = True, time.monotonic()
+        running[job.actor.run.remote(job.spec, str(sweep_dir / job.spec.job_id), job.url)] = job
 
     def finish(outcome: Outcome) -> None:
         outcomes.append(outcome)
@@ -94,15 +107,16 @@ def run_all(
             ready, _ = ray.wait(list(running), num_returns=1, timeout=1.0)
             for ref in ready:
                 job = running.pop(ref)
-                pool.release(job.spec.cfg.model.id, job.url)
                 if not job.ready and _alive(ref):
-                    url = job.url = pool.acquire(job.spec.cfg.model.id)
-                    job.ready, job.started = True, time.monotonic()
-                    running[job.actor.run.remote(job.spec, str(sweep_dir / job.spec.job_id), url)] = job
+                    submit(job)
                     continue
-                outcome = _collect(ref, job, cluster)
-                ray.kill(job.actor)
-                if outcome is None:  # infrastructure failure: try again
+                pool.release(job.spec.cfg.model.id, job.url)
+                outcome, alive = _collect(ref, job, cluster)
+                if alive:
+                    idle.append(job.actor)
+                else:
+                    ray.kill(job.actor)
+                if outcome is None:  # infrastructure failure: a new actor tries again
                     pending.append(job.spec)
                 else:
                     finish(outcome)
@@ -113,10 +127,9 @@ def run_all(
                     pool.release(job.spec.cfg.model.id, job.url)
                     ray.kill(job.actor)
                     finish(_timed_out(job, sweep_dir, limit))
-    except BaseException:
-        for job in running.values():
-            ray.kill(job.actor)
-        raise
+    finally:
+        for actor in [*idle, *(job.actor for job in running.values())]:
+            ray.kill(actor)
     return outcomes
 
 
@@ -129,18 +142,19 @@ def _alive(ready_ref: Any) -> bool:
         return False
 
 
-def _collect(ref: Any, job: _Running, cluster: ClusterConfig) -> Outcome | None:
+def _collect(ref: Any, job: _Running, cluster: ClusterConfig) -> tuple[Outcome | None, bool]:
+    """The job's outcome (None: retry it) and whether its actor can take another job."""
     wall = time.monotonic() - job.started
     try:
         out = ray.get(ref, timeout=0)
     except (RayActorError, GetTimeoutError) as e:
         if job.attempt <= cluster.retries:
             log.warning("job %s: actor lost (%s); retrying (attempt %d)", job.spec.job_id, type(e).__name__, job.attempt + 1)
-            return None
-        return Outcome(job.spec, "failed", job.attempt, wall, error=f"actor died: {e}"[:2000])
-    except RayError as e:  # the job raised outside its own record keeping
-        return Outcome(job.spec, "failed", job.attempt, wall, error=str(e)[:2000])
-    return Outcome(job.spec, "ok", job.attempt, wall, result=out["result"], scores=out.get("scores"))
+            return None, False
+        return Outcome(job.spec, "failed", job.attempt, wall, error=f"actor died: {e}"[:2000]), False
+    except RayError as e:  # the job raised outside its own record keeping; its actor is fine
+        return Outcome(job.spec, "failed", job.attempt, wall, error=str(e)[:2000]), True
+    return Outcome(job.spec, "ok", job.attempt, wall, result=out["result"], scores=out.get("scores")), True
 
 
 def _limit(spec: JobSpec, cluster: ClusterConfig) -> float:

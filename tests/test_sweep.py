@@ -35,6 +35,22 @@ def sweep_cmd(out: Path, script: Path, tasks: list[str], *extra: str) -> list[st
     ]  # fmt: skip
 
 
+def wait_for_orphan_actors(timeout: float = 60) -> None:
+    """Ray's workers notice their raylet is gone within seconds; a job they were finishing may
+    complete its record meanwhile (a complete record, which the re-run must then skip)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        alive = []
+        for p in Path("/proc").iterdir():
+            try:
+                alive.append(b"JobActor" in (p / "cmdline").read_bytes())
+            except OSError:
+                continue
+        if not any(alive):
+            return
+        time.sleep(0.5)
+
+
 def ok_ids(sdir: Path) -> list[str]:
     return [e["job_id"] for e in Ledger(sdir).entries() if e["status"] == "ok"]
 
@@ -56,7 +72,7 @@ def test_sweep_resume_after_sigkill(tmp_path: Path, three_tasks: list[str]) -> N
         time.sleep(0.2)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    time.sleep(1)
+    wait_for_orphan_actors()
     # complete at the kill: those the driver logged, and any whose actor finished its record first
     first = {d.name for d in sdir.iterdir() if (d / "result.json").exists() and (d / "scores.json").exists()}
     assert set(ok_ids(sdir)) <= first and 3 <= len(first) < 12
