@@ -9,7 +9,13 @@ from typing import Any
 from runners.messages import AssistantMessage
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "eval"
-SAMPLES = Path("/work/shared/samples")
+def _samples() -> Path:
+    """The real benchmark samples: `shared/samples` beside the checkout (as in CI), else this machine's."""
+    here = Path(__file__).resolve().parent.parent.parent / "shared" / "samples"
+    return here if here.is_dir() else Path("/work/shared/samples")
+
+
+SAMPLES = _samples()
 
 
 def make_job(
