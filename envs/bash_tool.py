@@ -19,7 +19,7 @@ from typing import Any, BinaryIO
 
 from envs import prompts
 from envs.config import EnvConfig
-from envs.protocol import ToolResult
+from envs.protocol import ToolResult, function_schema
 from envs.sandbox import Shell
 from envs.truncate import Tail, decode, format_size, tail_window
 from envs.workspace import BOOKKEEPING_DIR
@@ -33,25 +33,18 @@ _DRAIN_S = 2.0  # how long to wait for EOF after killing the group (setsid escap
 
 def bash_schema(cfg: EnvConfig) -> dict[str, Any]:
     """The OpenAI function-calling schema of `bash`."""
-    return {
-        "type": "function",
-        "function": {
-            "name": "bash",
-            "description": prompts.BASH_DESCRIPTION.format(
-                max_lines=cfg.bash_max_lines, max_kb=cfg.bash_max_bytes // 1024,
-                timeout=cfg.bash_timeout, timeout_max=cfg.bash_timeout_max,
-            ),
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "command": {"type": "string", "description": "Bash command to execute"},
-                    "timeout": {"type": "integer", "description": "Timeout in seconds (optional)"},
-                },
-                "required": ["command"],
-                "additionalProperties": False,
-            },
+    return function_schema(
+        "bash",
+        prompts.BASH_DESCRIPTION.format(
+            max_lines=cfg.bash_max_lines, max_kb=cfg.bash_max_bytes // 1024,
+            timeout=cfg.bash_timeout, timeout_max=cfg.bash_timeout_max,
+        ),
+        {
+            "command": {"type": "string", "description": "Bash command to execute"},
+            "timeout": {"type": "integer", "description": "Timeout in seconds (optional)"},
         },
-    }
+        ["command"],
+    )
 
 
 class _Sink:

@@ -7,7 +7,7 @@ from typing import Any
 
 from envs import prompts
 from envs.paths import ToolError, resolve_inside
-from envs.protocol import ToolResult
+from envs.protocol import ToolResult, function_schema
 
 
 def write_schema() -> dict[str, Any]:
@@ -52,13 +52,4 @@ def edit_file(root: str, path: str, old_text: str, new_text: str) -> ToolResult:
 
 
 def _schema(name: str, description: str, properties: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": description,
-            "parameters": {
-                "type": "object", "properties": properties, "required": list(properties), "additionalProperties": False,
-            },
-        },
-    }
+    return function_schema(name, description, properties, list(properties))

@@ -44,6 +44,18 @@ class Observation:
     turn: int
 
 
+def function_schema(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    """A tool's schema in the OpenAI function-calling format (the one format every tool uses)."""
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {"type": "object", "properties": properties, "required": required, "additionalProperties": False},
+        },
+    }
+
+
 @runtime_checkable
 class EnvPlugin(Protocol):
     """Something a method plugs into the environment: prompt text, extra tools, hooks."""

@@ -12,7 +12,7 @@ from typing import IO, Any
 from envs import prompts
 from envs.filetypes import HEAD_BYTES, why_not_text
 from envs.paths import ToolError, resolve_inside
-from envs.protocol import ToolResult
+from envs.protocol import ToolResult, function_schema
 from envs.truncate import cut_utf8, decode, format_size
 
 _CHUNK = 1 << 20
@@ -20,23 +20,16 @@ _CHUNK = 1 << 20
 
 def read_schema(max_lines: int, max_bytes: int) -> dict[str, Any]:
     """The OpenAI function-calling schema of `read`."""
-    return {
-        "type": "function",
-        "function": {
-            "name": "read",
-            "description": prompts.READ_DESCRIPTION.format(max_lines=max_lines, max_kb=max_bytes // 1024),
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "path": {"type": "string", "description": "Path to the file (relative to the workspace, or absolute)"},
-                    "offset": {"type": "integer", "description": "Line number to start reading from (1-indexed)"},
-                    "limit": {"type": "integer", "description": "Maximum number of lines to read"},
-                },
-                "required": ["path"],
-                "additionalProperties": False,
-            },
+    return function_schema(
+        "read",
+        prompts.READ_DESCRIPTION.format(max_lines=max_lines, max_kb=max_bytes // 1024),
+        {
+            "path": {"type": "string", "description": "Path to the file (relative to the workspace, or absolute)"},
+            "offset": {"type": "integer", "description": "Line number to start reading from (1-indexed)"},
+            "limit": {"type": "integer", "description": "Maximum number of lines to read"},
         },
-    }
+        ["path"],
+    )
 
 
 @dataclass

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from envs.protocol import function_schema
 from tab.config import TabConfig
 from tab.texts import Texts
 
@@ -38,26 +39,12 @@ def system_block(config: TabConfig, texts: Texts) -> str:
     return "\n".join(lines)
 
 
-def _function(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": description,
-            "parameters": {
-                "type": "object",
-                "properties": properties,
-                "required": required,
-                "additionalProperties": False,
-            },
-        },
-    }
 
 
 def schemas(config: TabConfig, texts: Texts) -> list[dict[str, Any]]:
     ops = offered(config)
     out = [
-        _function(
+        function_schema(
             "tab_add", texts.get("tool_add"),
             {"requirements": {"type": "array", "items": {"type": "string"},
                               "description": texts.get("tool_add_requirements")}},
@@ -65,7 +52,7 @@ def schemas(config: TabConfig, texts: Texts) -> list[dict[str, Any]]:
         )
     ]
     if "tab_review" in ops:
-        out.append(_function("tab_review", texts.get("tool_review"), {}, []))
+        out.append(function_schema("tab_review", texts.get("tool_review"), {}, []))
     resolve_props: dict[str, Any] = {
         "id": {"type": "string", "description": texts.get("tool_resolve_id")},
         "status": {"type": "string", "enum": ["done", "set_aside"], "description": texts.get("tool_resolve_status")},
@@ -78,9 +65,9 @@ def schemas(config: TabConfig, texts: Texts) -> list[dict[str, Any]]:
     else:
         description = texts.get("tool_resolve_nocapture")
     resolve_props["reason"] = {"type": "string", "description": texts.get("tool_resolve_reason")}
-    out.append(_function("tab_resolve", description, resolve_props, ["id", "status"]))
+    out.append(function_schema("tab_resolve", description, resolve_props, ["id", "status"]))
     if "tab_show" in ops:
-        out.append(_function(
+        out.append(function_schema(
             "tab_show", texts.get("tool_show"),
             {"entry_id": {"type": "string", "description": texts.get("tool_show_entry_id")}}, ["entry_id"],
         ))
