@@ -1,12 +1,9 @@
-"""The sweep's live progress (done / running / failed / remaining per method, ETA) and its final table."""
+"""The sweep's live progress: done / running / failed / remaining per method, and an ETA."""
 
 from __future__ import annotations
 
-import statistics
-import sys
 import time
 from collections import defaultdict
-from collections.abc import Iterable
 from typing import Any
 
 from rich.console import Console
@@ -81,35 +78,3 @@ class Progress:
     def _refresh(self) -> None:
         if self.live:
             self.live.update(self.table())
-
-
-def results_table(rows: Iterable[dict[str, Any]]) -> tuple[list[str], list[list[Any]]]:
-    """Mean ± std over seeds per benchmark × method × model, from per-seed aggregated metrics.
-
-    `rows` holds one dict per (benchmark, method, model, seed) with its `metrics`.
-    """
-    groups: dict[tuple[str, str, str], list[dict[str, float]]] = defaultdict(list)
-    for r in rows:
-        groups[(r["benchmark"], r["method"], r["model"])].append(r["metrics"])
-    names = sorted({k for ms in groups.values() for m in ms for k in m})
-    out = []
-    for key in sorted(groups):
-        cells = []
-        for n in names:
-            vals = [m[n] for m in groups[key] if n in m and m[n] is not None]
-            if not vals:
-                cells.append("")
-            else:
-                sd = statistics.stdev(vals) if len(vals) > 1 else 0.0
-                cells.append(f"{100 * statistics.fmean(vals):.1f} ± {100 * sd:.1f}")
-        out.append([*key, len(groups[key]), *cells])
-    return ["benchmark", "method", "model", "seeds", *names], out
-
-
-def print_table(title: str, columns: list[str], rows: list[list[Any]], file: Any = None) -> None:
-    t = Table(title=title)
-    for c in columns:
-        t.add_column(str(c))
-    for r in rows:
-        t.add_row(*(str(v) for v in r))
-    Console(file=file or sys.stdout, width=200).print(t)

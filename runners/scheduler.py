@@ -2,7 +2,8 @@
 
 Each job runs in an actor of its own while it runs (actors are reused for later jobs), so a job that
 crashes its process or overruns its limit is isolated and can be killed without touching the
-others. Infrastructure failures (the actor died, its node was lost) are retried; a job's own failure is already in its record and is never retried.
+others. Infrastructure failures (the actor died, its node was lost) are retried; a job's own
+failure is already in its record and is never retried.
 """
 
 from __future__ import annotations

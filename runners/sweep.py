@@ -32,12 +32,11 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
 
     from runners.grid import expand
     from runners.ledger import Ledger
-    from runners.progress import Progress, print_table
+    from runners.progress import Progress
     from runners.record import is_complete
     from runners.scheduler import run_all
     from runners.servers import ModelServers
     from runners.storage import build_storage
-    from runners.summary import summarize
     from runners.tracking import build_tracker
 
     specs = expand(root, overrides, experiment)
@@ -70,23 +69,28 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
                      include_dashboard=False, runtime_env=_runtime_env())  # fmt: skip
         with ModelServers({s.cfg.model.id: s.cfg.model for s in todo}, root.cluster) as servers, Progress(todo, skipped) as progress:
             run_all(todo, sdir, root.cluster, servers.urls, progress.start, done)
-    columns, rows = summarize(sdir, [s.job_id for s in specs])
-    print_table(f"results of {name} (mean ± std over seeds, %)", columns, rows)
-    report = _report(sdir, tracker)
-    print(f"report: {report}", file=sys.stderr)
+    _report(sdir, tracker)
     return {"sweep_dir": str(sdir), "jobs": len(specs), "ran": len(todo), "skipped": skipped}
 
 
-def _report(sdir: Path, tracker: Any) -> Path | None:
-    """The paper's tables and figures for this sweep (also logged to the tracker's summary run).
-    A failing report never fails a sweep whose records are all written."""
+def _report(sdir: Path, tracker: Any) -> None:
+    """Write the paper's tables and figures for this sweep (also logged to the tracker's summary
+    run) and print its Table 1, the results table. A failing report never fails a sweep whose
+    records are all written."""
+    from rich.console import Console
+    from rich.markdown import Markdown
+
     from eval.report import write_report
 
     try:
-        return write_report(sdir, tracker)
+        report = write_report(sdir, tracker)
     except Exception:
         log.exception("the report of %s could not be written; run python -m eval.report %s", sdir, sdir)
-        return None
+        return
+    table1 = report / "table1.md"
+    if table1.exists():
+        Console(width=200).print(Markdown(table1.read_text()))
+    print(f"report: {report / 'index.html'}", file=sys.stderr)
 
 
 def _runtime_env() -> dict[str, Any]:
