@@ -1,0 +1,124 @@
+"""Host-side access to files inside a tree the agent controls.
+
+The agent can plant symlinks, FIFOs and device nodes, and can swap a folder for a link between
+two of our calls. Every host-side open of a path inside the workspace therefore goes through
+here: each component is opened relative to its parent's descriptor with `O_NOFOLLOW`, the last
+one with `O_NONBLOCK` (a FIFO opens at once instead of hanging), and only regular files are
+returned. Nothing here follows a symlink or blocks on a special file.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import BinaryIO
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+class UnsafePath(OSError):
+    """The path is not a regular file reached without symlinks (or does not exist)."""
+
+
+def _parts(rel: str | os.PathLike[str]) -> list[str]:
+    parts = [p for p in Path(rel).parts if p not in ("", ".")]
+    if not parts or any(p == ".." for p in parts) or Path(rel).is_absolute():
+        raise UnsafePath(f"{rel!s}: expected a path relative to the workspace, without '..'")
+    return parts
+
+
+@contextmanager
+def _dir_fd(root: str | os.PathLike[str], parts: list[str]) -> Iterator[int]:
+    """A descriptor of `root/parts...`, each component opened without following links."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for name in parts:
+            try:
+                nxt = os.open(name, _DIR_FLAGS, dir_fd=fd)
+            except OSError as e:
+                raise UnsafePath(f"{name}: not a plain folder ({e.strerror})") from e
+            os.close(fd)
+            fd = nxt
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def open_regular(root: str | os.PathLike[str], rel: str | os.PathLike[str]) -> BinaryIO:
+    """Open `root/rel` for reading in binary mode, only if every step is a real folder and the end a regular file.
+
+    Raises `UnsafePath` for a missing path, a symlink anywhere on the way, a FIFO, socket or device.
+    """
+    parts = _parts(rel)
+    with _dir_fd(root, parts[:-1]) as dfd:
+        try:
+            fd = os.open(parts[-1], _FILE_FLAGS, dir_fd=dfd)
+        except OSError as e:
+            raise UnsafePath(f"{rel!s}: cannot open ({e.strerror})") from e
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise UnsafePath(f"{rel!s}: not a regular file")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
+def read_regular(root: str | os.PathLike[str], rel: str | os.PathLike[str], limit: int | None = None) -> bytes | None:
+    """The bytes of `root/rel` (at most `limit`), or None when it is not a regular file reached without links."""
+    try:
+        with open_regular(root, rel) as f:
+            return f.read() if limit is None else f.read(limit)
+    except UnsafePath:
+        return None
+
+
+def lstat_inside(root: str | os.PathLike[str], rel: str | os.PathLike[str]) -> os.stat_result | None:
+    """`lstat` of `root/rel` reached without following links on the way, or None when it is unreachable."""
+    try:
+        parts = _parts(rel)
+        with _dir_fd(root, parts[:-1]) as dfd:
+            return os.stat(parts[-1], dir_fd=dfd, follow_symlinks=False)
+    except OSError:
+        return None
+
+
+def walk_regular(root: str | os.PathLike[str], skip: frozenset[str] = frozenset()) -> Iterator[tuple[str, os.stat_result]]:
+    """Every regular file under `root` as (relative posix path, stat), never entering a symlinked folder.
+
+    `skip` holds top-level names not to enter. Order is sorted per folder, so the walk is deterministic.
+    """
+    top = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        yield from _walk(top, "", skip)
+    finally:
+        os.close(top)
+
+
+def _walk(dfd: int, prefix: str, skip: frozenset[str]) -> Iterator[tuple[str, os.stat_result]]:
+    try:
+        names = sorted(os.listdir(dfd))
+    except OSError:
+        return
+    for name in names:
+        if not prefix and name in skip:
+            continue
+        try:
+            st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+        except OSError:
+            continue
+        rel = f"{prefix}{name}"
+        if stat.S_ISREG(st.st_mode):
+            yield rel, st
+        elif stat.S_ISDIR(st.st_mode):
+            try:
+                sub = os.open(name, _DIR_FLAGS, dir_fd=dfd)
+            except OSError:
+                continue
+            try:
+                yield from _walk(sub, rel + "/", skip)
+            finally:
+                os.close(sub)
