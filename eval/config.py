@@ -27,7 +27,8 @@ class BenchmarkConfig:
       `filesys/` folder when the default (`<persona_snake_case>_raw`) does not fit.
     agentcompany: `tasks_dir` (a checkout's `workspaces/tasks`) and `export_dir` (the file server's
       files, the folder that holds `Documents/`); `include`/`exclude` task names.
-    officeqa: `questions` (CSV) and `corpus` (folder of treasury_bulletin_YYYY_MM.*).
+    officeqa: `questions` (CSV) and `corpus` (folder of treasury_bulletin_YYYY_MM.*); `reward` the
+      reward rule's version (eval/officeqa_reward: 309dc01 | 460ad51 | 0da20e9).
     All: `ids` keeps only these task ids (in this order), `limit` the first N.
     """
 
@@ -47,6 +48,7 @@ class BenchmarkConfig:
     exclude: list[str] = field(default_factory=list)
     ids: list[str] = field(default_factory=list)
     limit: int | None = None
+    reward: str = "309dc01"
     cache_dir: str | None = None
 
     @property

@@ -7,10 +7,13 @@ import pytest
 from eval.benchmarks import BenchmarkError, load_benchmark
 from eval.config import BenchmarkConfig, JudgeConfig
 from eval.judges import make_judge
-from eval.officeqa_reward import MAX_ANSWER_CHARS, OFFICEQA_RULE, extract_final_answer, score_answer
+from eval.officeqa_reward import DEFAULT, VERSIONS, extract_final_answer, score_answer
 from tests.test_eval_helpers import SAMPLES, make_job
 
 CSV = SAMPLES / "officeqa" / "officeqa_pro_head5.csv"
+
+
+NEW, PRO, FIRST = "309dc01", "460ad51", "0da20e9"
 
 
 @pytest.mark.parametrize(
@@ -20,44 +23,75 @@ CSV = SAMPLES / "officeqa" / "officeqa_pro_head5.csv"
         ("2,602", "2629", 0.01, False),  # 27/2602 = 1.04%
         ("2,602", "2628", 0.0, False),
         ("2,602", "2602", 0.0, True),
-        ("2,602", "$2,602 million", 0.0, True),  # currency symbol and unit word on one side only
+        ("2,602", "$2,602 million", 0.0, True),  # a unit on one side only is not a mismatch
+        ("2.6 billion", "2.6 million", 0.0, False),  # explicit units on both sides must agree
         ("-5.2", "\u22125.2", 0.0, True),  # Unicode minus
         ("-1,234", "(1,234)", 0.0, True),  # accounting parentheses
         ("1,234", "(1,234)", 0.0, False),
         ("1608.80%", "1608.8%", 0.0, True),
-        ("1608.80%", "16.088", 0.01, False),
-        ("2.6 billion", "2,600 million", 0.0, True),  # units on both sides scale
-        ("2.6 billion", "2,600", 0.0, False),
         ("2,602", "2,602 (1940)", 0.0, True),  # an incidental year is ignored
-        ("1977", "1976", 0.0, False),  # a year answer is compared as a number
+        ("1977", "1976", 0.0, False),
         ("March 1977", "March 1977", 0.0, True),
         ("March 1977", "April 1977", 0.0, False),
-        ("2,602", "2,602 or 2,628", 0.01, False),  # a different count of numbers
+        ("2,602", "2,602 or 2,628", 0.01, False),  # hedged: a different count of numbers
         ("[1, 2, 3]", "[1, 2, 3]", 0.0, True),
         ("[1, 2, 3]", "[1, 3, 2]", 0.0, False),  # lists match in order
-        ("[1, 2, 3]", "1, 2, 3", 0.0, False),
-        ("[383,212, 361,971]", "[383212, 361971]", 0.0, True),
         ("[1, 2, 3]", "[1, 2]", 0.0, False),
+        ("[44.00,231.52]", "[44.00, 231.52]", 0.0, True),  # no space after the comma: still two items
+        ("[44.00,231.52]", "[44.00,231.52]", 0.0, True),
+        ("[374,443, 381,327]", "[374,443,381,327]", 0.0, True),  # commas regrouped into two items
+        ("[374,443, 381,327]", "[374,443, 381,328]", 0.0, False),
+        ("[383,212, 361,971]", "[383212, 361971]", 0.0, True),
         ("0", "0", 0.0, True),
         ("0", "0.001", 0.01, False),  # ground truth 0 needs exactly 0
-        ("Federal Old-Age and Survivors Insurance (OASI) Trust Fund", "the Federal Old-Age and Survivors Insurance Trust Fund", 0.0, True),
         ("Trust Fund", "Highway Fund", 0.0, False),
+        ("Trust Fund", "the Trust Fund", 0.0, False),  # the guard: a text answer must equal the ground truth
         ("5", "5\n6", 0.0, False),  # multi-line
         ("5", "", 0.0, False),
+        ("42", "42" + " because" * 40, 0.0, False),  # over 250 characters
+        ("42", "unable to determine 42", 0.0, False),
     ],
 )
-def test_reward_edge_cases(gt: str, pred: str, tol: float, ok: bool) -> None:
-    assert score_answer(gt, pred, tol)[0] is ok
+def test_newest_rule_edge_cases(gt: str, pred: str, tol: float, ok: bool) -> None:
+    assert score_answer(gt, pred, tol, NEW)[0] is ok
 
 
-def test_over_long_answer_scores_zero() -> None:
-    assert score_answer("42", "42" + " because" * 40, 0.0) == (False, f"answer longer than {MAX_ANSWER_CHARS} characters")
+# The same answers under the three versions: (message, ground truth, tolerance, {version: correct}).
+CASES = [
+    ("<FINAL_ANSWER>1</FINAL_ANSWER> then <FINAL_ANSWER>2,602</FINAL_ANSWER>", "2,602", 0.0, {NEW: True, PRO: False, FIRST: False}),
+    ("<FINAL_ANSWER>2,602</FINAL_ANSWER> then <FINAL_ANSWER>1</FINAL_ANSWER>", "2,602", 0.0, {NEW: False, PRO: True, FIRST: True}),
+    ("2602", "2,602", 0.0, {NEW: True, PRO: True, FIRST: True}),  # untagged, one direct value
+    ("I think the total was 2602 in 1940, per the bulletin", "2,602", 0.0, {NEW: True, PRO: True, FIRST: True}),  # one number in prose
+    ("It was 2602, not 2628 as in 1941", "2,602", 0.0, {NEW: False, PRO: True, FIRST: True}),  # two candidates
+    ("<FINAL_ANSWER>Total:\n2,602</FINAL_ANSWER>", "2,602", 0.0, {NEW: False, PRO: True, FIRST: True}),  # multi-line tag
+    ("<FINAL_ANSWER>2,602 or 2,628</FINAL_ANSWER>", "2,602", 0.01, {NEW: False, PRO: True, FIRST: True}),  # hedged A or B
+    ("<FINAL_ANSWER>[44.00, 231.52]</FINAL_ANSWER>", "[44.00,231.52]", 0.0, {NEW: True, PRO: False, FIRST: False}),
+    ("<FINAL_ANSWER>[374,443,381,327]</FINAL_ANSWER>", "[374,443, 381,327]", 0.0, {NEW: True, PRO: False, FIRST: False}),
+    ("<FINAL_ANSWER>1,234.5, 99</FINAL_ANSWER>", "1,234.5, 99", 0.0, {NEW: True, PRO: True, FIRST: True}),
+    ("<FINAL_ANSWER>2.6 million</FINAL_ANSWER>", "2.6 billion", 0.0, {NEW: False, PRO: True, FIRST: True}),  # units ignored before
+    ("<FINAL_ANSWER>(1,234)</FINAL_ANSWER>", "-1,234", 0.0, {NEW: True, PRO: False, FIRST: False}),  # accounting parentheses
+    ("<FINAL_ANSWER></FINAL_ANSWER>", "5", 0.0, {NEW: False, PRO: False, FIRST: False}),
+]
 
 
-def test_final_answer_is_the_last_tag() -> None:
+@pytest.mark.parametrize(("message", "gt", "tol", "expected"), CASES)
+def test_versions_table(message: str, gt: str, tol: float, expected: dict[str, bool]) -> None:
+    assert set(expected) == set(VERSIONS)
+    got = {v: score_answer(gt, extract_final_answer(message, v), tol, v)[0] for v in VERSIONS}
+    assert got == expected
+
+
+def test_versions_are_pinned_and_the_default_is_the_newest() -> None:
+    assert DEFAULT == NEW and [v.commit for v in VERSIONS.values()] == [NEW, PRO, FIRST]
+    assert VERSIONS[PRO].label == "databricks/officeqa reward.py@460ad51"
+    with pytest.raises(ValueError, match="unknown OfficeQA reward version 'v9'; valid: 309dc01, 460ad51, 0da20e9"):
+        score_answer("1", "1", 0.0, "v9")
+
+
+def test_final_answer_tags() -> None:
     msg = "First <FINAL_ANSWER>1</FINAL_ANSWER> then <final_answer> 2,602 </final_answer> done"
-    assert extract_final_answer(msg) == "2,602"
-    assert extract_final_answer("no tag here") is None
+    assert extract_final_answer(msg) == "2,602" and extract_final_answer(msg, PRO) == "1"
+    assert extract_final_answer("no tag here") == "no tag here" and extract_final_answer(None) is None
     assert score_answer("2602", None, 0.0)[0] is False
 
 
@@ -85,13 +119,30 @@ def test_loader_errors_name_what_is_missing(tmp_path) -> None:
         load_benchmark(BenchmarkConfig(name="officeqa", questions=str(CSV), corpus=str(tmp_path), ids=["UID9999"]))
 
 
-def test_judge_scores_acc0_and_acc1(tmp_path) -> None:
+def test_judge_scores_acc0_and_acc1_and_names_the_version(tmp_path) -> None:
     task = load_benchmark(BenchmarkConfig(name="officeqa", questions=str(CSV), corpus=str(tmp_path))).task("UID0001")
     judge = make_judge(JudgeConfig(name="auto"), "officeqa")
     near = judge.score(task, make_job(tmp_path / "near", final_answer="About 2,628 <FINAL_ANSWER>2628</FINAL_ANSWER>"))
     assert near["metrics"] == {"acc0": 0.0, "acc1": 1.0}
-    assert near["rule"] == OFFICEQA_RULE and near["items"][0]["predicted"] == "2628"
+    assert near["reward_version"] == NEW and near["rule"] == "databricks/officeqa reward.py@309dc01"
+    assert near["items"][0]["predicted"] == "2628"
     exact = judge.score(task, make_job(tmp_path / "exact", final_answer="<FINAL_ANSWER>2,602</FINAL_ANSWER>"))
     assert exact["metrics"] == {"acc0": 1.0, "acc1": 1.0}
-    none = judge.score(task, make_job(tmp_path / "none", final_answer="2602"))
-    assert none["metrics"] == {"acc0": 0.0, "acc1": 0.0}
+    prose = judge.score(task, make_job(tmp_path / "prose", final_answer="The answer is 2,602 or maybe 2,628."))
+    assert prose["metrics"] == {"acc0": 0.0, "acc1": 0.0}
+
+
+def test_benchmark_reward_selects_the_version(tmp_path) -> None:
+    cfg = BenchmarkConfig(name="officeqa", questions=str(CSV), corpus=str(tmp_path), reward=PRO)
+    task = load_benchmark(cfg).task("UID0001")
+    hedged = make_job(tmp_path / "h", final_answer="<FINAL_ANSWER>2,602 or 2,628</FINAL_ANSWER>")
+    scores = make_judge(JudgeConfig(name="auto"), "officeqa").score(task, hedged)
+    assert scores["reward_version"] == PRO and scores["metrics"]["acc0"] == 1.0
+    with pytest.raises(BenchmarkError, match="benchmark.reward='latest' is not a version .*valid: 309dc01, 460ad51, 0da20e9"):
+        load_benchmark(BenchmarkConfig(name="officeqa", questions=str(CSV), corpus=str(tmp_path), reward="latest"))
+
+
+def test_reward_override_composes(compose_cfg) -> None:
+    cfg = compose_cfg(["benchmark=officeqa", "benchmark.reward=0da20e9"])
+    assert cfg.benchmark.reward == FIRST
+    assert compose_cfg(["benchmark=officeqa"]).benchmark.reward == DEFAULT

@@ -2,7 +2,8 @@
 and the corpus folder (treasury_bulletin_YYYY_MM.{txt,json,pdf}), which is the agent's workspace.
 
 Multi-valued cells (source_docs, source_files) hold one value a line. The paper's subset (questions
-that need no external data) is a list of uids in `benchmark.ids`.
+that need no external data) is a list of uids in `benchmark.ids`. `benchmark.reward` names the
+version of the reward rule the judge applies (eval/officeqa_reward).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 from eval.benchmarks.base import BenchmarkError
 from eval.benchmarks.prompts import OFFICEQA_SUFFIX
 from eval.config import BenchmarkConfig
+from eval.officeqa_reward import VERSIONS
 from eval.task import Task
 
 REQUIRED = ("uid", "question", "answer")
@@ -27,6 +29,8 @@ def load(cfg: BenchmarkConfig) -> list[Task]:
         raise BenchmarkError("officeqa needs benchmark.questions (the questions CSV, e.g. officeqa_pro.csv)")
     if not cfg.corpus:
         raise BenchmarkError("officeqa needs benchmark.corpus (the folder of treasury_bulletin_YYYY_MM.* files)")
+    if cfg.reward not in VERSIONS:
+        raise BenchmarkError(f"benchmark.reward={cfg.reward!r} is not a version of the OfficeQA reward rule; valid: {', '.join(VERSIONS)}")
     questions, corpus = Path(cfg.questions).expanduser(), Path(cfg.corpus).expanduser()
     if not questions.is_file():
         raise BenchmarkError(f"benchmark.questions={questions} does not exist")
@@ -52,6 +56,7 @@ def load(cfg: BenchmarkConfig) -> list[Task]:
                     "source_files": _lines(row.get("source_files")),
                     "source_docs": _lines(row.get("source_docs")),
                     "difficulty": (row.get("difficulty") or "").strip(),
+                    "reward": cfg.reward,
                 },
             )
         )

@@ -12,7 +12,7 @@ from typing import Any
 from eval.checks import Context, run_check
 from eval.judges.base import JudgeError, scores_doc
 from eval.metrics import answer_metrics, checkpoint_metrics, rubric_metrics
-from eval.officeqa_reward import OFFICEQA_RULE, TOLERANCES, extract_final_answer, score_answer
+from eval.officeqa_reward import DEFAULT, TOLERANCES, extract_final_answer, score_answer, version
 from eval.record import FinalFiles, JobRecord
 from eval.tac.compat.scoring import STRATEGIES
 from eval.tac.compat.scoring import Checkpoint as TacCheckpoint
@@ -57,17 +57,20 @@ def checkpoint_final(items: list[dict[str, Any]], strategy: str) -> dict[str, in
 
 
 def score_answer_task(judge: str, task: Task, record: JobRecord) -> dict[str, Any]:
-    """Acc@0% and Acc@1% for an answer task (the OfficeQA rule, version `OFFICEQA_RULE`)."""
+    """Acc@0% and Acc@1% for an answer task, by the OfficeQA reward version the task names
+    (`benchmark.reward`; the newest for answer tasks of other benchmarks)."""
     if task.answer is None:
         raise JudgeError(f"task {task.id!r} has no answer; the {judge} judge scores answer tasks only")
-    pred = extract_final_answer(record.final_answer)
-    verdicts = {name: score_answer(task.answer, pred, tol) for name, tol in TOLERANCES.items()}
+    rule = version(task.extra.get("reward", DEFAULT))
+    pred = extract_final_answer(record.final_answer, rule.name)
+    verdicts = {name: score_answer(task.answer, pred, tol, rule.name) for name, tol in TOLERANCES.items()}
     item = {
         "kind": "answer", "index": 0, "text": task.prompt[:500], "expected": task.answer, "predicted": pred,
         "passed": verdicts["acc0"][0], **{f"{n}_reason": v[1] for n, v in verdicts.items()},
         **{n: v[0] for n, v in verdicts.items()},
     }  # fmt: skip
-    return scores_doc(judge, task, answer_metrics({n: v[0] for n, v in verdicts.items()}), [item], rule=OFFICEQA_RULE)
+    metrics = answer_metrics({n: v[0] for n, v in verdicts.items()})
+    return scores_doc(judge, task, metrics, [item], rule=rule.label, reward_version=rule.name)
 
 
 class OfficeQAJudge:
