@@ -205,13 +205,14 @@ def test_bash_is_sandboxed_like_a_job(workspace: Path, tmp_path: Path) -> None:
     assert out.splitlines()[:2] == ["HIDDEN", "Article 7 Hotel"]
 
 
-@pytest.mark.parametrize("case", ["record_inside", "no_tab", "not_a_folder", "foreign_override"])
+@pytest.mark.parametrize("case", ["record_inside", "no_tab", "not_a_folder", "foreign_override", "open_host"])
 def test_bad_invocations_are_refused_with_a_reason(case: str, workspace: Path, tmp_path: Path) -> None:
     args = {
         "record_inside": (["--workspace", str(workspace), "--record", str(workspace / "rec")], "inside the workspace"),
         "no_tab": (["--workspace", str(workspace), "method=dci"], "has no tab"),
         "not_a_folder": (["--workspace", str(tmp_path / "nope")], "is not a directory"),
         "foreign_override": (["--workspace", str(workspace), "model=openai"], "not for env.* or method"),
+        "open_host": (["--workspace", str(workspace), "--transport", "http", "--host", "0.0.0.0"], "not a loopback"),
     }[case]
     proc = subprocess.run([sys.executable, "-m", "tab.mcp", *args[0]], cwd=REPO, capture_output=True, text=True,
                           timeout=60, stdin=subprocess.DEVNULL, env={**os.environ})

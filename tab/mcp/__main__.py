@@ -25,7 +25,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--record", type=Path, default=None,
                    help="folder (outside the workspace) where tab.json is kept up to date after every call")
     p.add_argument("--transport", choices=("stdio", "http"), default="stdio")
-    p.add_argument("--host", default="127.0.0.1", help="http only")
+    p.add_argument("--host", default="127.0.0.1", help="http only; a loopback address")
     p.add_argument("--port", type=int, default=8765, help="http only")
     p.add_argument("--exclude", action="append", default=[], metavar="PATH",
                    help="workspace path the tab never records (e.g. the deliverable's folder); repeatable")
@@ -68,10 +68,25 @@ def check_paths(workspace: Path, record: Path | None) -> tuple[Path, Path | None
     return ws, rec
 
 
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def check_host(host: str) -> str:
+    """HTTP serves only this machine: the server has no authentication and its bash runs in the workspace."""
+    if host not in LOOPBACK:
+        raise SystemExit(
+            f"tab.mcp: --host {host} is not a loopback address ({', '.join(LOOPBACK)}): the server has no "
+            "authentication and offers bash in the workspace; reach it from elsewhere through an "
+            "authenticating proxy or an SSH tunnel"
+        )
+    return host
+
+
 def main(argv: list[str] | None = None) -> None:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)  # stdout is the stdio transport
     args = parse_args(argv)
     workspace, record = check_paths(args.workspace, args.record)
+    host = check_host(args.host)
     env_config, tab_config = compose(args.overrides)
 
     from tab.mcp.server import serve_http, serve_stdio
@@ -85,7 +100,7 @@ def main(argv: list[str] | None = None) -> None:
 
             anyio.run(serve_stdio, session)
         else:
-            serve_http(session, args.host, args.port)
+            serve_http(session, host, args.port)
     finally:
         session.close()
 
