@@ -3,10 +3,12 @@
 From a checkout's tasks folder (`benchmark.tasks_dir`, one folder per task with task.md,
 checkpoints.md, dependencies.yml, evaluator.py and data files) and the file server's files
 (`benchmark.export_dir`, the folder holding `Documents/`). A task is in the subset when its
-dependencies.yml lists only `owncloud`; `include` narrows the subset to named tasks, `exclude`
-drops some. The workspace is the export; a task data file that task.md names as
-`/workspace/<path>` is staged there as an input; the other data files are grader references,
-kept out of the workspace (the evaluator sees them under /utils).
+dependencies.yml lists only `owncloud`; `include` narrows it to named tasks (which may also be
+tasks with no dependencies at all), `exclude` drops some (conf/benchmark/agentcompany_paper.yaml:
+the paper's 31 tasks). The workspace is the export; the files the task's Dockerfile copies into
+`/workspace` are staged there as the agent's inputs (without a Dockerfile, as in the sample
+excerpts: the data files task.md names as `/workspace/<path>`); the other data files are grader
+references, kept out of the workspace (the evaluator sees them where the Dockerfile puts them).
 """
 
 from __future__ import annotations
@@ -19,11 +21,17 @@ import yaml
 from eval.benchmarks.base import BenchmarkError
 from eval.benchmarks.prompts import AGENTCOMPANY_PREFACE
 from eval.config import BenchmarkConfig
+from eval.tac import dockerfile
 from eval.task import Checkpoint, Task
 
 FILE_SERVER = "owncloud"
 _META = {"task.md", "checkpoints.md", "dependencies.yml", "evaluator.py", "evaluator.py.enc", "scenarios.json", "Dockerfile"}
-_CHECKPOINT = re.compile(r"^##\s*Checkpoint\s*(\d+)\s*\((\d+)\s*pts?\)\s*$", re.I | re.M)
+_POINTS = r"[(\[]\s*(\d+)\s*(?:pts?|points?)\s*[)\]]"
+# "## Checkpoint 1 (1pt)", "(2pts)", "(1 point)" headings, and "1. [2pts] text" list items.
+_CHECKPOINT = re.compile(
+    rf"^#{{1,6}}\s*Checkpoint\s*\d+\s*:?\s*{_POINTS}[^\n]*$|^[ \t]*(?:\d+[.)]|[-*])[ \t]*{_POINTS}",
+    re.I | re.M,
+)
 
 
 def dependencies(task_dir: Path) -> list[str]:
@@ -37,17 +45,23 @@ def dependencies(task_dir: Path) -> list[str]:
 
 
 def parse_checkpoints(text: str) -> tuple[Checkpoint, ...]:
-    """`## Checkpoint N (Kpts)` sections of checkpoints.md, each with its text and points."""
+    """The checkpoints of checkpoints.md (headings or list items, see `_CHECKPOINT`), each with its text and points."""
     heads = list(_CHECKPOINT.finditer(text))
     out = []
     for i, m in enumerate(heads):
         body = text[m.end() : heads[i + 1].start() if i + 1 < len(heads) else len(text)].strip()
-        out.append(Checkpoint(text=body, points=int(m.group(2))))
+        out.append(Checkpoint(text=body, points=int(m.group(1) or m.group(2))))
     return tuple(out)
 
 
 def staged_inputs(task_dir: Path, task_md: str) -> dict[str, Path]:
-    """Data files that task.md names under /workspace, at the path it names."""
+    """The agent's inputs: what the Dockerfile copies into /workspace; without a Dockerfile, the data
+    files that task.md names under /workspace, at the path it names."""
+    if (task_dir / "Dockerfile").is_file():
+        try:
+            return dockerfile.plan(task_dir).workspace_inputs()
+        except dockerfile.DockerfileError as e:
+            raise BenchmarkError(str(e)) from e
     stage = {}
     for f in sorted(p for p in task_dir.rglob("*") if p.is_file() and p.name not in _META):
         rel = f.relative_to(task_dir).as_posix()
@@ -85,12 +99,13 @@ def load(cfg: BenchmarkConfig) -> list[Task]:
     folders = {p.name: p for p in sorted(tasks_dir.iterdir()) if (p / "task.md").is_file()}
     if not folders:
         raise BenchmarkError(f"no task folders (with task.md) in benchmark.tasks_dir={tasks_dir}")
-    subset = {n for n, p in folders.items() if dependencies(p) == [FILE_SERVER]}
+    deps = {n: dependencies(p) for n, p in folders.items()}
+    subset = {n for n, d in deps.items() if d == [FILE_SERVER]}
     if cfg.include:
-        bad = [n for n in cfg.include if n not in subset]
+        bad = [n for n in cfg.include if deps.get(n) not in ([FILE_SERVER], [])]
         if bad:
             raise BenchmarkError(
-                f"benchmark.include names task(s) that are not file-server-only tasks of {tasks_dir}: {bad}"
+                f"benchmark.include names task(s) that are neither file-server-only nor dependency-free tasks of {tasks_dir}: {bad}"
             )
         subset = set(cfg.include)
     subset -= set(cfg.exclude)

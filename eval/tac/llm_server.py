@@ -1,28 +1,35 @@
-"""A tiny HTTP endpoint on 127.0.0.1 through which evaluator subprocesses reach the judge LLM.
+"""A tiny HTTP endpoint on a Unix socket through which sandboxed evaluators reach the judge LLM.
 
-The judge model, its cache and any API key stay in the scoring process; the evaluator only gets
-a URL. POST {"messages": [...]} → {"content": "..."}; 503 when no judge model is configured.
+The evaluator's sandbox has no network; the socket's folder is bound into it, so this is its
+only way out. The judge model, its cache and any API key stay in the scoring process.
+POST {"messages": [...]} → {"content": "..."}; 503 when no judge model is configured.
 """
 
 from __future__ import annotations
 
 import json
+import socketserver
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
 from typing import Any
 
 from eval.judges.client import CachedLLM
 
 
-class LLMProxy:
-    """Context manager serving `llm` at `self.url`; counts failed calls in `self.errors`."""
+class _UnixHTTPServer(socketserver.ThreadingUnixStreamServer):
+    daemon_threads = True
 
-    def __init__(self, llm: CachedLLM | None):
+
+class LLMProxy:
+    """Context manager serving `llm` on the socket `socket_path`; counts failed calls in `self.errors`."""
+
+    def __init__(self, llm: CachedLLM | None, socket_path: Path):
         self.llm = llm
         self.errors = 0
         self.calls = 0
-        self.url = ""
-        self._server: ThreadingHTTPServer | None = None
+        self.socket_path = socket_path
+        self._server: _UnixHTTPServer | None = None
 
     def __enter__(self) -> LLMProxy:
         proxy = self
@@ -38,11 +45,13 @@ class LLMProxy:
                 self.end_headers()
                 self.wfile.write(data)
 
+            def address_string(self) -> str:
+                return "evaluator"
+
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/complete"
+        self._server = _UnixHTTPServer(str(self.socket_path), Handler)
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self
 

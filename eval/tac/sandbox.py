@@ -1,31 +1,42 @@
-"""What a TheAgentCompany evaluator sees, rebuilt in a temp folder from the job record.
+"""Where a TheAgentCompany evaluator runs: a bubblewrap sandbox shaped like the task's image.
 
-- `files/`: the task's workspace as the agent left it (file-server export + staged inputs, the
-  deliverable over them, deletions removed). It stands for both `/workspace` and the file
-  server's root. It is a real copy (`cp --reflink=auto`: copy-on-write where the filesystem
-  supports it), so an evaluator that writes can never touch the user's export.
-- `utils/`: a copy of the task folder (grader reference files, as the benchmark's image has them).
-- `instruction/`: task.md. `outputs/`: the trajectory file.
-Absolute paths in the evaluator's string literals (`/workspace`, `/utils`, `/instruction`,
-`/outputs`) are rewritten to these folders before it runs.
+    /workspace    the agent's final workspace (file-server export + staged inputs, the deliverable
+                  over them, deletions removed): a temp copy, writable, also the file server's root
+    /utils        the base image's helpers (eval/tac/compat), the task's evaluator.py and what
+                  the Dockerfile copies there
+    /data, ...    what the Dockerfile builds there (eval/tac/dockerfile.py)
+    /instruction  task.md;  /outputs  the trajectory;  /run/rt  the judge LLM's socket
+
+The evaluator's own paths (`/utils/answers.txt`, a relative `financial_report.db` from the
+working directory `/workspace`) therefore resolve as in the benchmark, with no source rewriting.
+Only the Python that runs it (its prefix, the venv's packages, the shared libraries) and a shell
+with core utilities are visible from the host: no other /usr/bin, no /usr/local, no JDK, so an
+evaluator probing for `java` finds none, and an agent-written program it runs stays confined. No network, no capabilities, a clean environment.
 """
 
 from __future__ import annotations
 
-import io
-import json
-import re
+import os
 import shutil
 import subprocess
-import tokenize
+import sys
 from pathlib import Path
 
+from envs.sandbox import ETC_FILES, ROOT_LINKS, python_prefixes
 from eval.record import JobRecord
 from eval.task import Task
 
-MOUNTS = ("workspace", "utils", "instruction", "outputs")
-_MOUNT_RE = re.compile(r"(?<![\w/.])/(workspace|utils|instruction|outputs)(?=[/'\"\s{}]|$)")
-OWNCLOUD_URL = "http://the-agent-company.com:8092"
+TAC_DIR = Path(__file__).resolve().parent
+COMPAT = ("common.py", "config.py", "scoring.py")
+HIDDEN_LIB_DIRS = ("/usr/lib/jvm",)
+# The shell and core utilities every task image has (evaluators may shell out); nothing else of /usr/bin.
+BASE_TOOLS = ("sh", "dash", "bash", "cat", "ls", "cp", "mv", "rm", "mkdir", "echo", "head", "tail", "grep", "sed",
+              "awk", "wc", "sort", "env", "test", "true", "false", "touch", "find", "uname", "date")
+SOCKET_DIR = "/run/rt"
+
+
+class SandboxError(RuntimeError):
+    """bubblewrap is missing or cannot run here."""
 
 
 def build_files_view(task: Task, record: JobRecord, dest: Path) -> Path:
@@ -60,60 +71,60 @@ def _place(src: Path, dest: Path) -> None:
     shutil.copyfile(src, dest)
 
 
-def rewrite_paths(source: str, mounts: dict[str, Path]) -> str:
-    """The evaluator source with mount paths inside string literals pointed at `mounts`."""
-    lines = source.splitlines(keepends=True)
-    offsets = [0]
-    for line in lines:
-        offsets.append(offsets[-1] + len(line))
-    edits = []
-    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-        if tok.type == tokenize.STRING and _MOUNT_RE.search(tok.string):
-            start = offsets[tok.start[0] - 1] + tok.start[1]
-            end = offsets[tok.end[0] - 1] + tok.end[1]
-            new = _MOUNT_RE.sub(lambda m: str(mounts[m.group(1)]), tok.string)
-            edits.append((start, end, new))
-    for start, end, new in reversed(edits):
-        source = source[:start] + new + source[end:]
-    return source
+def install_base_utils(utils: Path, evaluator: Path) -> None:
+    """What the base image's /utils holds: the helper modules, the runner, the task's evaluator."""
+    utils.mkdir(parents=True, exist_ok=True)
+    for name in COMPAT:
+        shutil.copyfile(TAC_DIR / "compat" / name, utils / name)
+    shutil.copyfile(TAC_DIR / "run_evaluator.py", utils / "run_evaluator.py")
+    shutil.copyfile(evaluator, utils / "evaluator.py")
 
 
-def trajectory_text(record: JobRecord, files: Path) -> str:
-    """The evaluator view as JSON, then one file-server URL per workspace file or folder the agent
-    named in its tool calls — the offline counterpart of the pages the benchmark's checks look for
-    (e.g. `dir=/Documents/Financials`)."""
-    messages = record.view.get("messages") or []
-    urls = []
-    for path in _named_paths(messages, files):
-        parent, name = (path, "") if (files / path).is_dir() else (str(Path(path).parent), Path(path).name)
-        parent = "" if parent == "." else parent
-        url = f"{OWNCLOUD_URL}/index.php/apps/files/?dir=/{parent}"
-        urls.append(url + (f"&openfile={name}" if name else ""))
-    return json.dumps(messages, ensure_ascii=False) + "\n" + "\n".join(urls)
+def require_bwrap() -> str:
+    exe = shutil.which("bwrap")
+    if exe is None:
+        raise SandboxError(
+            "the agentcompany judge runs each evaluator in a bubblewrap sandbox shaped like the task's image; "
+            "install the Debian/Ubuntu package 'bubblewrap'"
+        )
+    return exe
 
 
-def _named_paths(messages: list[dict], files: Path) -> list[str]:
-    found: dict[str, None] = {}
-    for m in messages:
-        for call in m.get("tool_calls") or []:
-            args = (call.get("function") or {}).get("arguments") or ""
-            try:
-                parsed = json.loads(args)
-                args = " ".join(str(v) for v in parsed.values()) if isinstance(parsed, dict) else args
-            except (json.JSONDecodeError, TypeError):
-                pass
-            tokens = re.findall(r"'([^']+)'|\"([^\"]+)\"|([^\s'\"|;&<>()]+)", args)
-            for tok in ("".join(t) for t in tokens):
-                rel = _resolve(tok, files)
-                if rel:
-                    found[rel] = None
-    return list(found)
+def bwrap_argv(image: dict[str, Path], socket_dir: Path, command: list[str]) -> list[str]:
+    """The sandbox command line; `image` maps top-level image folders (workspace, utils, data, ...) to host folders."""
+    argv = [require_bwrap(), "--unshare-all", "--die-with-parent", "--cap-drop", "ALL", "--hostname", "task",
+            "--ro-bind", "/usr/lib", "/usr/lib", "--ro-bind-try", "/usr/lib64", "/usr/lib64",
+            "--ro-bind-try", "/usr/share/zoneinfo", "/usr/share/zoneinfo"]  # fmt: skip
+    for tool in BASE_TOOLS:
+        argv += ["--ro-bind-try", f"/usr/bin/{tool}", f"/usr/bin/{tool}"]
+    for hidden in HIDDEN_LIB_DIRS:
+        if os.path.isdir(hidden):
+            argv += ["--tmpfs", hidden]
+    for name in ROOT_LINKS:
+        host = f"/{name}"
+        if os.path.islink(host):
+            argv += ["--symlink", os.readlink(host), host]
+        elif os.path.isdir(host) and name.startswith("lib"):
+            argv += ["--ro-bind", host, host]
+    for name in ETC_FILES:
+        argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    for prefix in python_prefixes(""):
+        argv += ["--ro-bind", prefix, prefix]
+    argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--bind", str(socket_dir), SOCKET_DIR]
+    for top, host in sorted(image.items()):
+        argv += ["--ro-bind" if top in ("utils", "instruction") else "--bind", str(host), f"/{top}"]
+    return [*argv, "--remount-ro", "/", "--chdir", "/workspace", *command]
 
 
-def _resolve(token: str, files: Path) -> str | None:
-    parts = [p for p in token.replace("\\", "/").split("/") if p not in ("", ".")]
-    for i in range(min(len(parts), 20)):
-        rel = "/".join(parts[i:])
-        if rel and ".." not in parts[i:] and (files / rel).exists():
-            return rel
-    return None
+def sandbox_env() -> dict[str, str]:
+    """The evaluator's whole environment: no host variables, so no secrets."""
+    return {
+        "PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
+        "HOME": "/tmp",
+        "TMPDIR": "/tmp",
+        "LANG": "C.UTF-8",
+        "PYTHONPATH": "/utils",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "RT_TAC_FILES": "/workspace",
+        "RT_TAC_LLM_SOCKET": f"{SOCKET_DIR}/llm.sock",
+    }

@@ -2,8 +2,8 @@
 
 Same names and signatures as `workspaces/base_image/common.py`. File-server helpers read the
 folder in `RT_TAC_FILES` (the task's workspace as the agent left it: the file-server export with
-the deliverable over it); `llm_complete` goes to RunningTab's judge through the HTTP endpoint in
-`RT_TAC_LLM_URL` (cached there), and `evaluate_with_llm` asks TheAgentCompany's own yes/no
+the deliverable over it); `llm_complete` goes to RunningTab's judge through the HTTP endpoint on
+the Unix socket `RT_TAC_LLM_SOCKET` (cached there), and `evaluate_with_llm` asks TheAgentCompany's own yes/no
 question. Helpers for services other than the file server (chat, GitLab, Plane) are not
 available in the file-server-only subset: they log an error and return an empty value, so the
 checkpoint that needs them scores 0 as it would if the service failed.
@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import base64
 import functools
+import http.client
 import json
 import logging
 import os
 import shutil
+import socket
 import urllib.parse
-import urllib.request
 from pathlib import Path
 
 from config import *  # noqa: F403 - evaluators expect `from common import *` to bring these too
@@ -56,14 +57,32 @@ def grader(func):
     return wrapper
 
 
+class _SocketHTTP(http.client.HTTPConnection):
+    def __init__(self, path: str):
+        super().__init__("judge", timeout=600)
+        self._path = path
+
+    def connect(self):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(600)
+        self.sock.connect(self._path)
+
+
 def llm_complete(messages):
     """One chat completion through RunningTab's judge, in the litellm response shape."""
-    url = os.environ.get("RT_TAC_LLM_URL")
-    if not url:
-        raise RuntimeError("no judge model configured for LLM checkpoints (set judge.model)")
-    req = urllib.request.Request(url, data=json.dumps({"messages": messages}).encode(), headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=600) as resp:
-        content = json.loads(resp.read())["content"]
+    path = os.environ.get("RT_TAC_LLM_SOCKET")
+    if not path:
+        raise RuntimeError("no judge endpoint for LLM checkpoints (RT_TAC_LLM_SOCKET is not set)")
+    conn = _SocketHTTP(path)
+    try:
+        conn.request("POST", "/complete", json.dumps({"messages": messages}), {"Content-Type": "application/json"})
+        resp = conn.getresponse()
+        body = json.loads(resp.read())
+    finally:
+        conn.close()
+    if resp.status != 200:
+        raise RuntimeError(body.get("error", f"judge endpoint answered {resp.status}"))
+    content = body["content"]
     return {"choices": [{"message": {"content": content, "role": "assistant"}}]}
 
 

@@ -1,0 +1,69 @@
+"""The trajectory text a TheAgentCompany evaluator reads, rebuilt from our job record.
+
+In the benchmark the agent browses the file server (ownCloud) and its trajectory holds the pages
+it visited; evaluators look for them, e.g. `dir=/Documents/Human%20Resources%20Team/Attendance`
+or `payments.xlsx&openfile=true`. Here the agent reads the same files in its workspace, so every
+workspace file or folder its tool calls name becomes the URL ownCloud's web interface shows for
+it: a folder as `…/index.php/apps/files/?dir=/<path>`, a file as its folder's page and the file
+opened, `…?dir=/<path of the file>&openfile=true`. Paths are percent-encoded as a browser's
+address bar has them (`/` kept, a space as `%20`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from urllib.parse import quote
+
+from eval.record import JobRecord
+
+OWNCLOUD_URL = "http://the-agent-company.com:8092"
+FILES_APP = f"{OWNCLOUD_URL}/index.php/apps/files/"
+
+
+def folder_url(rel: str) -> str:
+    return f"{FILES_APP}?dir=/{quote(rel.strip('/'), safe='/')}"
+
+
+def file_urls(rel: str) -> list[str]:
+    parent = rel.rsplit("/", 1)[0] if "/" in rel else ""
+    return [folder_url(parent), f"{FILES_APP}?dir=/{quote(rel.strip('/'), safe='/')}&openfile=true"]
+
+
+def trajectory_text(record: JobRecord, files: Path) -> str:
+    """The evaluator view as JSON, then one line per file-server page the agent's calls imply."""
+    messages = record.view.get("messages") or []
+    urls: dict[str, None] = {}
+    for rel in named_paths(messages, files):
+        for url in [folder_url(rel)] if (files / rel).is_dir() else file_urls(rel):
+            urls[url] = None
+    return json.dumps(messages, ensure_ascii=False) + "\n" + "\n".join(urls)
+
+
+def named_paths(messages: list[dict], files: Path) -> list[str]:
+    """Workspace-relative paths (existing in `files`) that the agent's tool-call arguments name."""
+    found: dict[str, None] = {}
+    for m in messages:
+        for call in m.get("tool_calls") or []:
+            args = (call.get("function") or {}).get("arguments") or ""
+            try:
+                parsed = json.loads(args)
+                args = " ".join(str(v) for v in parsed.values()) if isinstance(parsed, dict) else args
+            except (json.JSONDecodeError, TypeError):
+                pass
+            tokens = re.findall(r"'([^']+)'|\"([^\"]+)\"|([^\s'\"|;&<>()]+)", args)
+            for tok in ("".join(t) for t in tokens):
+                rel = _resolve(tok, files)
+                if rel:
+                    found[rel] = None
+    return list(found)
+
+
+def _resolve(token: str, files: Path) -> str | None:
+    parts = [p for p in token.replace("\\", "/").split("/") if p not in ("", ".")]
+    for i in range(min(len(parts), 20)):
+        rel = "/".join(parts[i:])
+        if rel and ".." not in parts[i:] and (files / rel).exists():
+            return rel
+    return None

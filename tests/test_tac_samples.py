@@ -1,0 +1,176 @@
+"""The six real TheAgentCompany task folders of shared/samples, scored by their own evaluator.py
+through the agentcompany judge: a correct deliverable (written here) gets the benchmark's full
+marks, an empty one what the benchmark's own image gives it (zero, except where noted)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import shutil
+import sqlite3
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from eval.benchmarks import load_benchmark
+from eval.config import BenchmarkConfig, JudgeConfig
+from eval.judges import make_judge
+from runners.messages import AssistantMessage
+from tests.test_eval_helpers import SAMPLES, bash_call, make_job
+
+TASKS = SAMPLES / "theagentcompany"
+SAMPLE_TASKS = (
+    "admin-remove-pages-pdf", "ds-fix-table-values-and-missing-answers", "ds-sql-exercise",
+    "hr-check-attendance-one-day", "research-answer-questions-on-paper", "sde-create-sqlite-database",
+)  # fmt: skip
+ATTENDANCE = "Documents/Human Resources Team/Attendance"
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="the agentcompany judge needs bubblewrap (CI installs it)")
+
+
+class EqualityJudge:
+    """A judge model for `evaluate_with_llm`: "yes" exactly when the content equals the predicate."""
+
+    name = "equality-judge"
+
+    def complete(self, messages, tools) -> AssistantMessage:
+        m = re.match(r'Does the content """(.*)""" indicate (.*)\? Please answer', messages[0]["content"], re.S)
+        return AssistantMessage(content="yes" if m and m.group(1).strip() == m.group(2).strip() else "no")
+
+
+@pytest.fixture(scope="module")
+def export(tmp_path_factory) -> Path:
+    """A file-server export holding the folders these tasks browse."""
+    root = tmp_path_factory.mktemp("export")
+    (root / ATTENDANCE).mkdir(parents=True)
+    shutil.copyfile(TASKS / "hr-check-attendance-one-day" / "attendance-2024-03-01.csv", root / ATTENDANCE / "attendance-2024-03-01.csv")
+    (root / "Documents" / "Financials").mkdir(parents=True)
+    (root / "Documents" / "Financials" / "July-September 2024 Financials.ods").write_bytes(b"ods")
+    (root / "Documents" / "Research").mkdir(parents=True)
+    return root
+
+
+def _task(export: Path, name: str):
+    cfg = BenchmarkConfig(name="agentcompany", tasks_dir=str(TASKS), export_dir=str(export), include=list(SAMPLE_TASKS))
+    return load_benchmark(cfg).task(name)
+
+
+def _score(tmp_path: Path, task, deliverable=None, messages=None, model=None) -> dict:
+    judge = make_judge(JudgeConfig(name="agentcompany", cache_dir=str(tmp_path / "cache")), "agentcompany", model)
+    return judge.score(task, make_job(tmp_path / "job", deliverable, messages=messages))
+
+
+def _xlsx(fill) -> bytes:
+    buf = io.BytesIO()
+    wb = fill()
+    wb.save(buf)
+    return buf.getvalue()
+
+
+def _corrected_table() -> bytes:
+    def fill():
+        wb = openpyxl.load_workbook(TASKS / "ds-fix-table-values-and-missing-answers" / "ref_data.xlsx")
+        ws = wb["data"]
+        for row in ws.iter_rows():
+            for cell in row:
+                if cell.value == "x":
+                    cell.value = 0
+        ws["B24"], ws["B92"] = 2809, 0.988  # the two answer cells (rows 23 and 91 of the data frame)
+        return wb
+
+    return _xlsx(fill)
+
+
+def _attendance_summary() -> bytes:
+    with open(TASKS / "hr-check-attendance-one-day" / "attendance-2024-03-01.csv", newline="") as f:
+        rows = [{k.strip(): v.strip() for k, v in r.items()} for r in csv.DictReader(f)]
+    perfect = [r["Name"] for r in rows if "17:30" <= r["Clock-out"] <= "18:00"]
+    assert 0 < len(perfect) < len(rows)
+
+    def fill():
+        wb = openpyxl.Workbook()
+        wb.active.append(["Name"])
+        for name in perfect:
+            wb.active.append([name])
+        return wb
+
+    return _xlsx(fill)
+
+
+def _financial_db(path: Path) -> bytes:
+    with sqlite3.connect(path) as db:
+        db.executescript(
+            "CREATE TABLE financial_categories (category_id INTEGER PRIMARY KEY, category_name TEXT, category_type TEXT);"
+            "CREATE TABLE financial_details (detail_id INTEGER PRIMARY KEY, category_id INTEGER, month TEXT, actual REAL,"
+            " budget REAL, variance REAL, percent_of_budget REAL);"
+            "INSERT INTO financial_categories VALUES (1, 'Total Income', 'Income'), (2, 'Software Development Services', 'Income'),"
+            " (3, 'Consulting', 'Income');"
+            "INSERT INTO financial_details VALUES (1, 1, '2024-07', 150000, 160000, -10000, 93.75),"
+            " (2, 1, '2024-08', 140000, 175000, -35000, 80.0), (3, 1, '2024-09', 170000, 165000, 5000, 103.0),"
+            " (4, 2, '2024-07', 70000, 80000, -10000, 87.5), (5, 3, '2024-07', 25000, 20000, 5000, 125.0);"
+        )
+    db.close()
+    return path.read_bytes()
+
+
+def _research_sheet() -> str:
+    answers = (TASKS / "research-answer-questions-on-paper" / "eval_data" / "answers.txt").read_text().splitlines()
+    assert len(answers) == 11 and not any(":" in a for a in answers)
+    return "".join(f"Question {i + 1}: {a}\n" for i, a in enumerate(answers))
+
+
+def test_admin_remove_pages_pdf(tmp_path: Path, export: Path) -> None:
+    task = _task(export, "admin-remove-pages-pdf")
+    assert [c.points for c in task.checkpoints] == [1, 1, 1]  # "(1 point)" headings
+    pdf = (TASKS / "admin-remove-pages-pdf" / "expected_openhands_short.pdf").read_bytes()
+    assert _score(tmp_path / "ok", task, {"openhands_short.pdf": pdf})["final_score"] == {"total": 3, "result": 3}
+    assert _score(tmp_path / "empty", task)["final_score"] == {"total": 3, "result": 0}
+
+
+def test_ds_fix_table_values_reads_the_reference_copied_into_workspace(tmp_path: Path, export: Path) -> None:
+    task = _task(export, "ds-fix-table-values-and-missing-answers")
+    assert task.stage == {"ref_data.xlsx": TASKS / "ds-fix-table-values-and-missing-answers" / "ref_data.xlsx"}
+    assert [c.points for c in task.checkpoints] == [2, 2, 2]  # "1. [2pts] ..." items
+    good = _score(tmp_path / "ok", task, {"corrected_other_corp_area_totals.xlsx": _corrected_table()})
+    assert good["final_score"] == {"total": 6, "result": 6} and good["metrics"] == {"success": 1.0, "score": 1.0}
+    assert _score(tmp_path / "empty", task)["final_score"] == {"total": 6, "result": 0}
+
+
+def test_ds_sql_exercise_no_dependencies(tmp_path: Path, export: Path) -> None:
+    task = _task(export, "ds-sql-exercise")
+    answers = {"task1.txt": "20\n", "task2.txt": "3\n",
+               "task3.txt": '"Gaming Laptop G1", 1799.99,\n"Professional Laptop T1", 1299.99,\n"Tablet Pro T1", 899.99\n'}  # fmt: skip
+    good = _score(tmp_path / "ok", task, answers)
+    assert good["final_score"] == {"total": 6, "result": 6}
+    assert any("apt-get install -y sqlite3" in s["step"] for s in good["image_skipped"])
+    assert _score(tmp_path / "empty", task)["final_score"] == {"total": 6, "result": 0}
+
+
+def test_hr_check_attendance_sees_the_percent_encoded_folder_url(tmp_path: Path, export: Path) -> None:
+    task = _task(export, "hr-check-attendance-one-day")
+    read = bash_call(f'head "{ATTENDANCE}/attendance-2024-03-01.csv"')
+    good = _score(tmp_path / "ok", task, {"2024-03-attendance-summary.xlsx": _attendance_summary()}, read)
+    assert [i["earned"] for i in good["items"]] == [1, 1, 1] and good["final_score"] == {"total": 3, "result": 3}
+    unread = _score(tmp_path / "unread", task, {"2024-03-attendance-summary.xlsx": _attendance_summary()})
+    assert [i["earned"] for i in unread["items"]] == [0, 1, 1]  # bonus_for_completing_final then gives 3
+    assert _score(tmp_path / "empty", task)["final_score"] == {"total": 3, "result": 0}
+
+
+def test_research_answers_from_utils(tmp_path: Path, export: Path) -> None:
+    task = _task(export, "research-answer-questions-on-paper")
+    files = {"noise_simulation_paper.pdf": b"%PDF-1.4", "noise_simulation_analysis_sheet.txt": _research_sheet()}
+    good = _score(tmp_path / "ok", task, files, model=EqualityJudge())
+    assert good["final_score"] == {"total": 12, "result": 12} and good["judge_failures"] == 0
+    assert _score(tmp_path / "empty", task, model=EqualityJudge())["final_score"] == {"total": 12, "result": 0}
+
+
+def test_sde_create_sqlite_database_opens_it_from_workspace_cwd(tmp_path: Path, export: Path) -> None:
+    task = _task(export, "sde-create-sqlite-database")
+    files = {"financial_report.db": _financial_db(tmp_path / "f.db"), "July-September 2024 Financials.ods": b"ods"}
+    read = bash_call('ls "Documents/Financials"')
+    good = _score(tmp_path / "ok", task, files, read)
+    assert good["final_score"] == {"total": 8, "result": 8}
+    # Checkpoint 3 (`import sqlite3`) passes in any image; bonus_for_completing_any then grants checkpoint 1.
+    empty = _score(tmp_path / "empty", task)
+    assert [i["earned"] for i in empty["items"]] == [0, 0, 1, 0, 0, 0, 0, 0] and empty["final_score"] == {"total": 8, "result": 2}
