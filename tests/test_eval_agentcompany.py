@@ -114,3 +114,11 @@ def test_evaluator_cannot_write_into_the_export(tmp_path: Path) -> None:
     )
     _judge(tmp_path).score(_bench(tasks).task("fs-writer"), make_job(tmp_path / "a"))
     assert (TAC / "export" / "Documents" / "Reports" / "2023_report.txt").read_text() == "Report 2023: total 999\n"
+
+
+def test_paper_preset_drops_the_two_tasks_with_services(compose_cfg, tmp_path: Path) -> None:
+    cfg = compose_cfg(["benchmark=agentcompany_paper", f"benchmark.tasks_dir={tmp_path / 'tasks'}", f"benchmark.export_dir={TAC / 'export'}"])
+    assert cfg.benchmark.name == "agentcompany" and cfg.benchmark.exclude == ["ds-format-excel-sheets", "ml-generate-gradcam"]
+    for name in ("fs-drinks-count", "ds-format-excel-sheets", "ml-generate-gradcam"):
+        shutil.copytree(TAC / "tasks" / "fs-drinks-count", tmp_path / "tasks" / name)
+    assert [t.id for t in load_benchmark(cfg.benchmark).tasks()] == ["fs-drinks-count"]
