@@ -68,6 +68,12 @@ def task_from_json(obj: Any, root: Path) -> Task:
         if not isinstance(obj.get(key), str) or not obj[key]:
             raise NativeFormatError(f"field {key!r} is missing or not a non-empty string")
     ws = root / WORKSPACES / obj["workspace"]
+    inside = (root / WORKSPACES).resolve()
+    if inside not in ws.resolve().parents:
+        raise NativeFormatError(
+            f"task {obj['id']!r}: workspace {obj['workspace']!r} must be a folder inside {inside} "
+            "(a name under workspaces/, no '..', no absolute path): the agent must never see tasks.jsonl"
+        )
     if not ws.is_dir():
         raise NativeFormatError(f"task {obj['id']!r}: workspace folder {ws} does not exist")
     kinds = [k for k in ("rubrics", "checkpoints", "answer") if obj.get(k) is not None]

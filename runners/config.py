@@ -69,13 +69,17 @@ class TrackerConfig:
 
 @dataclass
 class ClusterConfig:
-    """Ray: where to run (None = a local Ray), resources per job, and failure handling."""
+    """Ray: where to run (None = a local Ray), resources per job, and failure handling (`retries`:
+    infrastructure failures within a run; `error_retries`: errored records across re-runs)."""
 
     address: str | None = None
     num_cpus: int | None = None
     job_cpus: float = 0.25
     max_in_flight: int = 8
     retries: int = 2
+    # A job whose record ends in env_error/model_error is not complete: resume runs it again, up to
+    # this many more times (its record keeps the earlier attempts' errors).
+    error_retries: int = 2
     job_timeout_s: float | None = None
     server_gpus: float = 1.0
     extra: dict[str, Any] = field(default_factory=dict)

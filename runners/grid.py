@@ -6,34 +6,37 @@ job's config is exactly what `python -m runners.job` would build for the same ch
 
 from __future__ import annotations
 
-import hashlib
 import itertools
-import json
 import re
 from dataclasses import dataclass
 
 from hydra import compose
 
 from eval.benchmarks import load_benchmark
-from runners.schema import AXES, RootConfig, check_choice, job_record_config, to_root
+from eval.task import Task
+from runners.identity import identity_digest
+from runners.schema import AXES, RootConfig, check_choice, to_root
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
 @dataclass(frozen=True)
 class JobSpec:
-    """One job: its id (a hash of the resolved job config and task), config and task."""
+    """One job: its id (a hash of its identity, runners/identity.py), config and task."""
 
     job_id: str
     cfg: RootConfig
     task_id: str
 
 
-def job_id(cfg: RootConfig, task_id: str) -> str:
-    """Readable and deterministic: the same resolved config and task always give the same id."""
-    blob = json.dumps({"config": job_record_config(cfg), "task": task_id}, sort_keys=True, default=str)
-    digest = hashlib.sha256(blob.encode()).hexdigest()[:10]
-    parts = (cfg.benchmark.label, task_id, cfg.method.name, cfg.model.id, f"s{cfg.seed}", digest)
+def job_id(cfg: RootConfig, task: Task | str) -> str:
+    """Readable and deterministic: the same job identity (runners/identity.py) always gives the same id.
+
+    `task` is the task, or its id (then the benchmark is loaded to read the task's content)."""
+    if isinstance(task, str):
+        task = load_benchmark(cfg.benchmark).task(task)
+    digest = identity_digest(cfg, task)[:10]
+    parts = (cfg.benchmark.label, task.id, cfg.method.name, cfg.model.id, f"s{cfg.seed}", digest)
     return "__".join(_SAFE.sub("-", str(p)) for p in parts)
 
 
@@ -73,20 +76,21 @@ def cells(root: RootConfig, overrides: list[str], experiment: str | None) -> lis
 def expand(root: RootConfig, overrides: list[str], experiment: str | None) -> list[JobSpec]:
     """All jobs of the sweep: every cell times its benchmark's tasks (or `grid.tasks`)."""
     specs: list[JobSpec] = []
-    tasks: dict[str, list[str]] = {}
+    tasks: dict[str, list[Task]] = {}
     for cfg in cells(root, overrides, experiment):
         key = repr(cfg.benchmark)
         if key not in tasks:
-            tasks[key] = _task_ids(cfg, root.grid.tasks)
-        specs.extend(JobSpec(job_id(cfg, t), cfg, t) for t in tasks[key])
+            tasks[key] = _tasks(cfg, root.grid.tasks)
+        specs.extend(JobSpec(job_id(cfg, t), cfg, t.id) for t in tasks[key])
     return specs
 
 
-def _task_ids(cfg: RootConfig, only: list[str]) -> list[str]:
-    ids = [t.id for t in load_benchmark(cfg.benchmark).tasks()]
+def _tasks(cfg: RootConfig, only: list[str]) -> list[Task]:
+    tasks = load_benchmark(cfg.benchmark).tasks()
     if not only:
-        return ids
+        return tasks
+    ids = [t.id for t in tasks]
     missing = [t for t in only if t not in ids]
     if missing:
         raise ValueError(f"grid.tasks names unknown task(s) {missing} of {cfg.benchmark.name}; known: {ids[:20]}")
-    return [t for t in ids if t in only]
+    return [t for t in tasks if t.id in only]

@@ -23,17 +23,24 @@ def main(dcfg: DictConfig) -> None:
     from eval.benchmarks import load_benchmark
     from runners.grid import job_id
     from runners.models import served
-    from runners.record import RESULT
+    from runners.preflight import ConfigError, check_config
+    from runners.record import is_complete, read_result
     from runners.run import run_and_score
 
     cfg = to_root(dcfg)
     if cfg.task is None:
         ids = [t.id for t in load_benchmark(cfg.benchmark).tasks()]
         sys.exit(f"error: name the task to run with task=ID; {cfg.benchmark.name} has: {', '.join(ids[:30])}")
+    try:
+        check_config(cfg)
+    except ConfigError as e:
+        sys.exit(f"error: {e}")
     jid = job_id(cfg, cfg.task)
     job_dir = Path(cfg.out) / jid
-    if (job_dir / RESULT).exists():
-        print(f"already complete: {job_dir}", file=sys.stderr)
+    if is_complete(job_dir, scored=False, error_retries=cfg.cluster.error_retries):
+        r = read_result(job_dir) or {}
+        note = f" ({r['stop_reason']}, no retries left: {r.get('error')})" if r.get("errored") else ""
+        print(f"already complete{note}: {job_dir}", file=sys.stderr)
         print(job_dir)
         return
     with served(cfg.model) as url:
@@ -42,6 +49,8 @@ def main(dcfg: DictConfig) -> None:
     metrics = (out["scores"] or {}).get("metrics", {})
     print(f"{r['stop_reason']} after {r['turns']} turns; metrics {json.dumps(metrics)}", file=sys.stderr)
     print(job_dir)
+    if r["errored"]:
+        sys.exit(f"error: the job ended in {r['stop_reason']}: {r['error']} (a re-run retries it)")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,10 @@
 """The job record on disk: one directory per job, the source of truth for judges and analyses.
 
 `result.json` is written last and atomically: a directory without it is an incomplete record
-(a killed job) and is cleared before the job runs again; a directory with it is never rerun.
+(a killed job) and is cleared before the job runs again. A record whose stop reason is an error
+(`env_error`, `model_error`: `"errored": true`) is not a result: it is run again on resume, up to
+`cluster.error_retries` more times, and the new record keeps the earlier attempts' errors in
+`earlier_errors`. Any other finished record is never rerun.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from typing import Any, TextIO
 
 RESULT = "result.json"
 SCORES = "scores.json"
+ERROR_STOPS = ("env_error", "model_error")
 
 
 def write_json(path: Path, obj: Any) -> None:
@@ -37,19 +41,54 @@ def read_json(path: Path) -> Any:
         return json.load(f)
 
 
-def is_complete(job_dir: Path, scored: bool) -> bool:
-    """A record is complete once its result (and, when a judge is configured, its scores) exist."""
-    return (job_dir / RESULT).is_file() and (not scored or (job_dir / SCORES).is_file())
+def read_result(job_dir: Path) -> dict[str, Any] | None:
+    """The job's result.json, or None when there is none (or it cannot be read)."""
+    try:
+        return read_json(job_dir / RESULT)
+    except (OSError, ValueError):
+        return None
 
 
-def fresh_job_dir(job_dir: Path) -> Path:
-    """Start a job directory from nothing, discarding what a killed attempt left behind."""
+def errored(result: dict[str, Any]) -> bool:
+    return result.get("stop_reason") in ERROR_STOPS
+
+
+def attempt(result: dict[str, Any]) -> int:
+    """How many times this job has run to a result (records before `attempt` existed count as one)."""
+    return int(result.get("attempt") or 1)
+
+
+def retries_left(result: dict[str, Any], error_retries: int) -> bool:
+    """Whether an errored record may be run again."""
+    return errored(result) and attempt(result) <= error_retries
+
+
+def is_complete(job_dir: Path, scored: bool, error_retries: int) -> bool:
+    """A record is complete once its result (and, when a judge is configured, its scores) exist,
+    unless it errored and has retries left."""
+    result = read_result(job_dir)
+    if result is None or retries_left(result, error_retries):
+        return False
+    return not scored or (job_dir / SCORES).is_file()
+
+
+def fresh_job_dir(job_dir: Path) -> list[dict[str, Any]]:
+    """Start a job directory from nothing, discarding what a killed attempt left behind; returns the
+    errors of the earlier attempts that ended in an error (kept in the new record)."""
+    earlier: list[dict[str, Any]] = []
     if job_dir.exists():
-        if (job_dir / RESULT).exists():
-            raise FileExistsError(f"{job_dir} already holds a finished job; refusing to overwrite it")
+        result = read_result(job_dir)
+        if result is not None:
+            if not errored(result):
+                raise FileExistsError(f"{job_dir} already holds a finished job; refusing to overwrite it")
+            earlier = [*result.get("earlier_errors", []), _error_entry(result)]
         shutil.rmtree(job_dir)
     job_dir.mkdir(parents=True)
-    return job_dir
+    return earlier
+
+
+def _error_entry(result: dict[str, Any]) -> dict[str, Any]:
+    return {k: result.get(k) for k in ("attempt", "stop_reason", "error", "turns", "wall_s")} | {"attempt": attempt(result)}
 
 
 class Trajectory:

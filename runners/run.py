@@ -8,28 +8,27 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import shutil
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from envs.environment import WorkspaceEnv
-from envs.workspace import copy_files, diff_workspace, discard_workspace, materialize
+from envs.workspace import copy_files, diff_workspace, materialize
 from eval.task import Task
 from runners.loop import EpisodeResult, run_episode
 from runners.methods import build_plugins
 from runners.models import build_model
 from runners.prompts import task_message
-from runners.record import RESULT, Trajectory, fresh_job_dir, write_json
+from runners.record import ERROR_STOPS, RESULT, Trajectory, fresh_job_dir, read_json, write_json
 from runners.schema import RootConfig, job_record_config
+from runners.scratch import job_scratch, remove_scratch
 
 log = logging.getLogger(__name__)
 
 
 def run_job(cfg: RootConfig, task: Task, job_dir: Path, job_id: str, model_url: str | None = None) -> dict[str, Any]:
     """Run `task` under `cfg` and write its complete record to `job_dir`; returns `result.json`."""
-    fresh_job_dir(job_dir)
+    earlier = fresh_job_dir(job_dir)
     write_json(
         job_dir / "job.json",
         {
@@ -39,11 +38,12 @@ def run_job(cfg: RootConfig, task: Task, job_dir: Path, job_id: str, model_url: 
             "method": cfg.method.name,
             "model": cfg.model.id,
             "seed": cfg.seed,
+            "sandbox": None,  # set once the environment is up: the sandbox actually used
             "config": job_record_config(cfg),
         },
     )
     started = time.time()
-    ws_parent = Path(tempfile.mkdtemp(prefix="rt-ws-", dir=cfg.agent.work_dir))
+    ws_parent = job_scratch(job_id, cfg.agent.work_dir)
     traj = Trajectory(job_dir)
     try:
         res, extra = _episode(cfg, task, job_dir, ws_parent / "workspace", model_url, traj)
@@ -52,11 +52,12 @@ def run_job(cfg: RootConfig, task: Task, job_dir: Path, job_id: str, model_url: 
         res, extra = EpisodeResult(stop_reason="env_error", error=f"{type(e).__name__}: {e}"), {}
     finally:
         traj.close()
-        discard_workspace(ws_parent / "workspace")
-        shutil.rmtree(ws_parent, ignore_errors=True)
+        remove_scratch(ws_parent)
     result = {
         "job_id": job_id,
         "stop_reason": res.stop_reason,
+        "errored": res.stop_reason in ERROR_STOPS,  # not a result: excluded from tables, retried on resume
+        "attempt": len(earlier) + 1,
         "turns": res.turns,
         "tokens_in": res.tokens_in,
         "tokens_out": res.tokens_out,
@@ -65,6 +66,9 @@ def run_job(cfg: RootConfig, task: Task, job_dir: Path, job_id: str, model_url: 
         "final_answer": res.final_answer,
         "wall_s": round(time.time() - started, 3),
         "error": res.error,
+        "earlier_errors": earlier,
+        "sandbox": None,
+        "limits_hit": None,
         **extra,
     }
     write_json(job_dir / RESULT, result)
@@ -77,6 +81,7 @@ def _episode(
     materialize(task.workspace, ws, task.stage, method=cfg.env.materialize)
     plugins = build_plugins(cfg.method, ws, task.output)
     env = WorkspaceEnv(ws, cfg.env, plugins)
+    _record_sandbox(job_dir, getattr(env, "sandbox_kind", "bwrap" if env.sandboxed else "none"))  # TEMP until envs lands sandbox_kind
     model_cfg = cfg.model if cfg.model.seed is not None else dataclasses.replace(cfg.model, seed=cfg.seed)
     model = build_model(model_cfg, model_url)
     prompt = task_message(task, str(env.root), cfg.method.texts)
@@ -93,7 +98,13 @@ def _episode(
     write_json(job_dir / "evaluator_view.json", {"task": task.prompt, "messages": view, "final_answer": res.final_answer})
     changed, deleted = diff_workspace(task.workspace, task.stage, ws)
     copied = copy_files(ws, changed, job_dir / "deliverable")
-    return res, {"deliverable": copied, "deleted": deleted}
+    return res, {"deliverable": copied, "deleted": deleted, "sandbox": getattr(env, "sandbox_kind", "bwrap" if env.sandboxed else "none"), "limits_hit": getattr(env, "limits_hit", None)}  # TEMP
+
+
+def _record_sandbox(job_dir: Path, kind: str) -> None:
+    """job.json says which sandbox the agent actually ran in ("bwrap", or "none": unsandboxed)."""
+    job = read_json(job_dir / "job.json")
+    write_json(job_dir / "job.json", {**job, "sandbox": kind})
 
 
 def score(cfg: RootConfig, job_dir: Path, task: Task | None = None) -> dict[str, Any] | None:

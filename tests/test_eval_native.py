@@ -43,6 +43,10 @@ def test_native_fixture_loads() -> None:
         ({"id": "a", "workspace": "w", "answer": "1"}, "field 'prompt' is missing"),
         ({"id": "a", "prompt": "p", "workspace": "w", "rubrics": [{"text": "t", "check": {"type": "nope"}}]}, "rubric 0: unknown check type 'nope'"),
         ({"id": "a", "prompt": "p", "workspace": "w", "checkpoints": [{"text": "t", "points": 0}]}, "'points' must be a positive integer"),
+        ({"id": "a", "prompt": "p", "workspace": "..", "answer": "1"}, "must be a folder inside .*workspaces"),
+        ({"id": "a", "prompt": "p", "workspace": "../..", "answer": "1"}, "must be a folder inside .*workspaces"),
+        ({"id": "a", "prompt": "p", "workspace": ".", "answer": "1"}, "must be a folder inside .*workspaces"),
+        ({"id": "a", "prompt": "p", "workspace": "/tmp", "answer": "1"}, "must be a folder inside .*workspaces"),
     ],
 )
 def test_native_errors_say_what_is_wrong(tmp_path: Path, line, message: str) -> None:

@@ -116,3 +116,62 @@ def test_embedded_model_short_episode(tmp_path: Path) -> None:
     assistant = [m for m in load_trajectory(job) if m["role"] == "assistant"]
     assert assistant and all(m["usage"]["output_tokens"] > 0 for m in assistant)
     assert result["tokens_in"] > 0
+
+
+def _job_cmd(bench: Path, out: Path, *overrides: str) -> list[str]:
+    return [sys.executable, "-m", "runners.job", "benchmark=native", f"benchmark.path={bench}", "task=count",
+            "model=scripted", f"out={out}", *overrides]  # fmt: skip
+
+
+def _bad_configs(tmp_path: Path) -> list[tuple[list[str], str]]:
+    good = write_script(tmp_path / "good.jsonl", [{"content": "<FINAL_ANSWER>3</FINAL_ANSWER>"}])
+    latin1 = tmp_path / "latin1.jsonl"
+    latin1.write_bytes(b'{"content": "caf\xe9"}\n')
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"content": "ok"}\n{not json\n')
+    return [
+        ([f"model.script={tmp_path / 'missing.jsonl'}"], "script file not found"),
+        ([f"model.script={tmp_path}"], "is a directory"),
+        ([f"model.script={latin1}"], "not valid UTF-8"),
+        ([f"model.script={broken}"], "broken.jsonl:2:"),
+        ([f"model.script={good}", "agent.context_level=9"], "agent.context_level=9"),
+        ([f"model.script={good}", "agent.max_turns=-1"], "agent.max_turns=-1"),
+        ([f"model.script={good}", "agent.time_limit_s=0"], "agent.time_limit_s=0"),
+    ]
+
+
+def test_bad_config_fails_before_any_record(bench: Path, tmp_path: Path) -> None:
+    """Everything checkable up front fails with a clear message, a non-zero exit and no record."""
+    for overrides, message in _bad_configs(tmp_path):
+        out = tmp_path / "o"
+        r = subprocess.run(_job_cmd(bench, out, *overrides), cwd=REPO, capture_output=True, text=True, timeout=120)
+        assert r.returncode != 0, (overrides, r.stderr[-2000:])
+        assert message in r.stderr, (overrides, r.stderr[-2000:])
+        assert "Traceback" not in r.stderr, r.stderr[-2000:]
+        assert not out.exists() or not any(out.iterdir()), overrides
+
+
+def test_errored_job_is_retried_and_keeps_the_earlier_error(bench: Path, tmp_path: Path) -> None:
+    """A model_error is recorded but not complete: a re-run retries it (up to cluster.error_retries
+    times), and the record keeps the earlier attempts' errors."""
+    script = write_script(tmp_path / "s.jsonl", [{"content": "<FINAL_ANSWER>3</FINAL_ANSWER>"}])
+    dead = "http://127.0.0.1:9/v1"  # the discard port: nothing listens
+    erroring = ["model=openai", f"model.base_url={dead}", "model.name=stub", "model.max_retries=0", "cluster.error_retries=1"]
+    cmd = [sys.executable, "-m", "runners.job", "benchmark=native", f"benchmark.path={bench}", "task=count",
+           f"out={tmp_path / 'o'}", "judge=none", *erroring]  # fmt: skip
+    first = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert first.returncode != 0 and "model_error" in first.stderr, first.stderr[-2000:]
+    job = Path(first.stdout.strip().splitlines()[-1])
+    r1 = read_json(job / "result.json")
+    assert r1["stop_reason"] == "model_error" and r1["errored"] is True and r1["error"]
+    second = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert "already complete" not in second.stderr, second.stderr[-2000:]
+    r2 = read_json(job / "result.json")
+    assert r2["attempt"] == 2 and [e["error"] for e in r2["earlier_errors"]] == [r1["error"]]
+    third = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert "already complete" in third.stderr and "model_error" in third.stderr  # retries used up: it says so
+    assert read_json(job / "result.json")["attempt"] == 2
+    # the fixed cause (a working model, same identity otherwise) is a different job; it runs and is complete
+    fixed = subprocess.run([*cmd[:-len(erroring)], "model=scripted", f"model.script={script}"], cwd=REPO,
+                           capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert fixed.returncode == 0, fixed.stderr[-2000:]

@@ -68,3 +68,12 @@ def test_missing_script(tmp_path):
         scripted(str(tmp_path / "nope.jsonl"))
     with pytest.raises(ScriptError, match="model.script=PATH"):
         build_model(ModelConfig(kind="scripted"))
+
+
+def test_script_directory_and_bad_encoding(tmp_path):
+    with pytest.raises(ScriptError, match="is a directory"):
+        scripted(str(tmp_path))
+    bad = tmp_path / "latin1.jsonl"
+    bad.write_bytes(b'{"content": "caf\xe9"}\n')
+    with pytest.raises(ScriptError, match="not valid UTF-8"):
+        scripted(str(bad))

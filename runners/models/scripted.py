@@ -52,10 +52,16 @@ class ScriptedModel:
 def load_script(path: str) -> list[AssistantMessage]:
     """Parse and check the whole script up front, so that a bad line fails before the run starts."""
     p = Path(path)
+    if p.is_dir():
+        raise ScriptError(f"model.script={path} is a directory; set it to a JSONL file (one assistant turn a line)")
     if not p.is_file():
         raise ScriptError(f"script file not found: {p.resolve()} (set model.script to a JSONL file)")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise ScriptError(f"{p} is not valid UTF-8 (byte {e.start}); save the script as UTF-8 JSONL") from None
     turns = []
-    for lineno, line in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1):
+    for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:

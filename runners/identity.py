@@ -1,0 +1,93 @@
+"""Job identity: the one function that decides whether two jobs are the same job.
+
+Ids, resume (locally and from a bucket) and every "already complete" check go through
+`identity()`. It covers everything that can change what the agent does — the agent's, method's,
+environment's and model's settings, the seed, and the task's content (its record and a manifest of
+its workspace) — and nothing that cannot: where records go, prices, retries, HTTP timeouts, how a
+model server is started, and the judge (a new judge re-scores a record, it does not re-run it).
+Paths are replaced by content, so the same benchmark checked out elsewhere is the same job.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from envs.safeio import open_regular, walk_regular
+from eval.task import Task
+from runners.schema import RootConfig, job_record_config
+
+# Model fields that change how a reply is fetched or billed, never which reply the agent sees.
+_MODEL_RUNTIME = ("price_in_per_mtok", "price_out_per_mtok", "max_retries", "backoff_base_s", "backoff_max_s",
+                  "timeout_s", "concurrency")  # fmt: skip
+_SERVER_RUNTIME = ("host", "port", "gpus", "startup_timeout_s", "stop_grace_s", "log_path", "replicas")
+_FULL_HASH_MAX = 1 << 20  # larger files are identified by size plus their first and last 256 KiB
+_EDGE = 256 * 1024
+_file_digests: dict[tuple[str, int, int, int], str] = {}
+
+
+def identity(cfg: RootConfig, task: Task) -> dict[str, Any]:
+    """What a job's id hashes: the agent-relevant config and the task's content."""
+    d = job_record_config(cfg)
+    d.pop("judge")
+    d["benchmark"] = {"name": cfg.benchmark.name}  # where and which tasks: the task digest covers content
+    d["agent"].pop("work_dir")
+    for k in _MODEL_RUNTIME:
+        d["model"].pop(k)
+    for k in _SERVER_RUNTIME:
+        d["model"]["server"].pop(k)
+    if cfg.model.script:
+        d["model"]["script"] = _script_digest(cfg.model.script)
+    return {"config": d, "task": task_digest(task)}
+
+
+def identity_digest(cfg: RootConfig, task: Task) -> str:
+    blob = json.dumps(identity(cfg, task), sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def task_digest(task: Task) -> str:
+    """A hash of the task's record (prompt, answer, rubrics, …) and of its workspace and staged files."""
+    record = {f.name: getattr(task, f.name) for f in dataclasses.fields(task) if f.name not in ("workspace", "stage")}
+    record["workspace"] = workspace_manifest(task.workspace)
+    record["stage"] = {dest: _file_digest(Path(src)) for dest, src in sorted(task.stage.items())}
+    blob = json.dumps(record, sort_keys=True, default=_plain)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def workspace_manifest(root: Path) -> list[tuple[str, int, str]]:
+    """(path, size, content digest) of every regular file under `root`, sorted; cached by stat."""
+    if not Path(root).is_dir():
+        return []
+    return sorted((rel, st.st_size, _file_digest(Path(root) / rel, Path(root), rel, st)) for rel, st in walk_regular(root))
+
+
+def _file_digest(path: Path, root: Path | None = None, rel: str | None = None, st: os.stat_result | None = None) -> str:
+    st = st or os.stat(path)
+    key = (str(path), st.st_size, st.st_mtime_ns, st.st_ino)
+    if key not in _file_digests:
+        h = hashlib.sha256()
+        with open_regular(root or path.parent, rel or path.name) as f:
+            if st.st_size <= _FULL_HASH_MAX:
+                h.update(f.read())
+            else:
+                h.update(f.read(_EDGE))
+                f.seek(st.st_size - _EDGE)
+                h.update(f.read(_EDGE))
+        _file_digests[key] = f"{st.st_size}:{h.hexdigest()}"
+    return _file_digests[key]
+
+
+def _script_digest(script: str) -> str:
+    p = Path(script)
+    return hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else script
+
+
+def _plain(obj: Any) -> Any:
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return dataclasses.asdict(obj)
+    return str(obj)

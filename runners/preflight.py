@@ -1,0 +1,78 @@
+"""Checks both entry points run before any work starts, so that a bad config never becomes a record.
+
+Everything that can be known before a job runs is checked here — the agent's settings, the model's
+script, kind and key, the sandbox the environment asks for — and fails with one message that says
+what is wrong and how to fix it. A failure here writes nothing: no job directory, no ledger line.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+from envs.config import CONTEXT_LEVELS
+from runners.models.config import ModelConfig
+from runners.schema import RootConfig
+
+
+class ConfigError(ValueError):
+    """A config that cannot run; the message names the setting and the fix."""
+
+
+def check_configs(cfgs: Iterable[RootConfig]) -> None:
+    """Check each distinct job config once (a sweep's cells share theirs across tasks)."""
+    seen: set[int] = set()
+    for cfg in cfgs:
+        if id(cfg) not in seen:
+            seen.add(id(cfg))
+            check_config(cfg)
+
+
+def check_config(cfg: RootConfig) -> None:
+    """Raise ConfigError for the first problem found in `cfg`."""
+    _check_agent(cfg)
+    _check_model(cfg.model)
+    _check_env(cfg)
+
+
+def _check_agent(cfg: RootConfig) -> None:
+    a = cfg.agent
+    if a.context_level not in CONTEXT_LEVELS:
+        raise ConfigError(f"agent.context_level={a.context_level}: choose one of {', '.join(map(str, CONTEXT_LEVELS))} (3 is the paper's)")
+    if a.max_turns < 1:
+        raise ConfigError(f"agent.max_turns={a.max_turns}: a job needs at least one turn (the paper uses 300)")
+    if not a.time_limit_s > 0:
+        raise ConfigError(f"agent.time_limit_s={a.time_limit_s}: give a positive number of seconds (the paper uses 3600)")
+    if cfg.cluster.error_retries < 0:
+        raise ConfigError(f"cluster.error_retries={cfg.cluster.error_retries}: give 0 or more")
+
+
+def _check_model(model: ModelConfig) -> None:
+    from runners.models.registry import KINDS
+    from runners.models.scripted import ScriptError, load_script
+
+    if model.kind not in KINDS:
+        raise ConfigError(f"model.kind={model.kind!r}: valid kinds are {', '.join(sorted(KINDS))}")
+    if model.kind == "scripted":
+        if not model.script:
+            raise ConfigError("model=scripted needs model.script=PATH (a JSONL file, one assistant turn a line)")
+        try:
+            load_script(model.script)
+        except ScriptError as e:
+            raise ConfigError(f"model.script: {e}") from None
+    if model.api_key_env and not os.environ.get(model.api_key_env):
+        raise ConfigError(
+            f"model {model.id!r} takes its API key from ${model.api_key_env}, which is not set: "
+            f"export {model.api_key_env}=... before running (the key never enters configs or records)"
+        )
+
+
+def _check_env(cfg: RootConfig) -> None:
+    import envs.sandbox
+
+    try:
+        cfg.env.validate()
+        if hasattr(envs.sandbox, "preflight"):  # TEMP until the envs side lands
+            envs.sandbox.preflight(cfg.env)
+    except ValueError as e:
+        raise ConfigError(str(e)) from None

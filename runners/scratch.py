@@ -1,0 +1,62 @@
+"""Per-job scratch folders (the materialized workspace), named so that a sweep can find its own.
+
+A job's scratch is `<work_dir or $TMPDIR>/rt-ws-<tag>-<pid>-<random>/`: `tag` is derived from the
+job id, `pid` is the process that runs the job. A driver or actor that is killed leaves its scratch
+behind; a sweep's start removes the scratch of its own jobs whose process is gone (a job still
+running in an orphaned actor keeps its folder).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from envs.workspace import discard_workspace
+
+log = logging.getLogger(__name__)
+PREFIX = "rt-ws-"
+
+
+def tag(job_id: str) -> str:
+    return hashlib.sha256(job_id.encode()).hexdigest()[:12]
+
+
+def job_scratch(job_id: str, work_dir: str | None) -> Path:
+    """A new scratch folder for one attempt of `job_id`, owned by this process."""
+    return Path(tempfile.mkdtemp(prefix=f"{PREFIX}{tag(job_id)}-{os.getpid()}-", dir=work_dir))
+
+
+def remove_scratch(parent: Path) -> None:
+    discard_workspace(parent / "workspace")
+    shutil.rmtree(parent, ignore_errors=True)
+
+
+def clean_stale(job_ids: list[str], work_dirs: set[str | None]) -> list[Path]:
+    """Remove the scratch folders of these jobs whose owning process no longer runs; returns them."""
+    tags = {tag(j) for j in job_ids}
+    removed = []
+    for d in work_dirs:
+        base = Path(d or tempfile.gettempdir())
+        for p in base.glob(f"{PREFIX}*-*-*") if base.is_dir() else []:
+            t, _, rest = p.name[len(PREFIX):].partition("-")
+            pid = rest.partition("-")[0]
+            if t in tags and pid.isdigit() and not _alive(int(pid)) and p.is_dir() and not p.is_symlink():
+                remove_scratch(p)
+                removed.append(p)
+    if removed:
+        log.info("removed %d stale job scratch folder(s) left by killed processes", len(removed))
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -1,0 +1,53 @@
+"""Job identity (runners/identity.py): the id covers what can change what the agent does — the
+task's content and workspace included — and nothing else (prices, retries, timeouts, the judge)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from runners.grid import job_id
+from tests.conftest import compose_root, write_native
+
+TASK = {"id": "t", "prompt": "Count the rows.", "workspace": "w", "answer": "3"}
+
+
+def _id(bench: Path, *overrides: str) -> str:
+    cfg = compose_root(["benchmark=native", f"benchmark.path={bench}", "model=scripted", "model.script=s.jsonl", *overrides])
+    return job_id(cfg, "t")
+
+
+def test_task_content_changes_the_id(tmp_path: Path) -> None:
+    bench = write_native(tmp_path / "b", [TASK], {"w/data.csv": "a\n1\n2\n3\n"})
+    base = _id(bench)
+    assert _id(bench) == base
+    (bench / "tasks.jsonl").write_text(json.dumps({**TASK, "prompt": "Count the rows, please."}) + "\n")
+    edited_prompt = _id(bench)
+    (bench / "tasks.jsonl").write_text(json.dumps({**TASK, "answer": "4"}) + "\n")
+    edited_answer = _id(bench)
+    (bench / "tasks.jsonl").write_text(json.dumps(TASK) + "\n")
+    assert _id(bench) == base  # back to the same content: the same job
+    (bench / "workspaces" / "w" / "data.csv").write_text("a\n1\n2\n3\n4\n")
+    edited_file = _id(bench)
+    (bench / "workspaces" / "w" / "data.csv").write_text("a\n1\n2\n3\n")
+    (bench / "workspaces" / "w" / "more.txt").write_text("x")
+    added_file = _id(bench)
+    assert len({base, edited_prompt, edited_answer, edited_file, added_file}) == 5
+
+
+def test_what_cannot_change_the_agent_is_not_in_the_id(tmp_path: Path) -> None:
+    bench = write_native(tmp_path / "b", [TASK], {"w/data.csv": "a\n1\n"})
+    base = _id(bench)
+    for o in ("model.price_in_per_mtok=9.5", "model.price_out_per_mtok=3", "model.max_retries=1", "model.timeout_s=5",
+              "model.backoff_base_s=0.1", "model.concurrency=2", "judge=none", "judge.max_retries=7",
+              "cluster.retries=5", "storage=s3", "tracker=none", f"agent.work_dir={tmp_path}"):
+        assert _id(bench, o) == base, o
+    for o in ("agent.max_turns=7", "method=runningtab", "seed=1", "env.bash_timeout=10", "model.temperature=0.5"):
+        assert _id(bench, o) != base, o
+
+
+def test_same_content_elsewhere_is_the_same_job(tmp_path: Path) -> None:
+    """A second machine (another checkout path, fresh mtimes) computes the same id."""
+    a = write_native(tmp_path / "a", [TASK], {"w/data.csv": "a\n1\n"})
+    b = write_native(tmp_path / "b", [TASK], {"w/data.csv": "a\n1\n"})
+    assert _id(a) == _id(b)
