@@ -1,12 +1,16 @@
 """Per-task metrics (written into each job's scores.json) and their aggregation over tasks.
 
 Metric names and meanings (each a number in [0, 1]):
-  pass_rate  rubric share; over tasks it is *pooled* over all rubrics (not a mean of task rates)
+  pass_rate  rubric share; over tasks it is *pooled* over all rubrics (not a mean of task rates),
+             a rubric the judge never judged counting as failed ("unjudged as failed": the
+             paper's denominator, 1,850 instances over Workspace-Bench-Lite's 100 tasks)
+  pass_rate_judged  the same pooled share over judged rubrics only ("over judged"), which is how
+             the benchmark's site pools in some settings; reported beside pass_rate, never instead
   tcr70      1 if a task passes at least 70% of its rubrics; over tasks, the share of such tasks
   success    1 if a checkpoint task's final result equals its total; over tasks, the mean
   score      0.5 * result / total + 0.5 * success (TheAgentCompany); over tasks, the mean
   acc0/acc1  answer correct at 0% / 1% relative tolerance; over tasks, the mean
-A rubric the judge never judged counts as failed; `counts()` says how many there were.
+`counts()` says how many rubrics there were and how many were judged.
 """
 
 from __future__ import annotations
@@ -49,7 +53,11 @@ def aggregate(scores_list: Iterable[dict[str, Any]]) -> dict[str, float]:
     out: dict[str, float] = {}
     rubrics = [i for s in scores_list for i in _rubric_items(s)]
     if rubrics:
-        out["pass_rate"] = sum(1 for i in rubrics if i.get("passed") is True) / len(rubrics)
+        passed = sum(1 for i in rubrics if i.get("passed") is True)
+        judged = sum(1 for i in rubrics if i.get("judged", True))
+        out["pass_rate"] = passed / len(rubrics)
+        if judged:
+            out["pass_rate_judged"] = passed / judged
     per_task: Callable[[str], list[float]] = lambda m: [s["metrics"][m] for s in scores_list if m in s.get("metrics", {})]  # noqa: E731
     for name in METRICS[1:]:
         mean = _mean(per_task(name))

@@ -1,5 +1,6 @@
-"""The LLM rubric judge (Workspace-Bench protocol): prompt content, strict parsing, retries,
-failures, and the on-disk cache; once through the real OpenAI-compatible client on a stub server."""
+"""The LLM rubric judges (Workspace-Bench's own protocol, and the earlier full-text variant): prompt
+content and limits, strict parsing, retries, failures, and the on-disk cache; once through the real
+OpenAI-compatible client on a stub server."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ import pytest
 
 from eval.builtin import office
 from eval.config import JudgeConfig
-from eval.judges import JudgeError, make_judge
+from eval.judges import JudgeError, make_judge, prompts
 from eval.judges.llm_rubric import VerdictError, parse_verdicts, trajectory_summary
+from eval.judges.wb_protocol import MAX_CHARS, TRUNCATED
+from eval.metrics import aggregate
 from eval.task import Rubric, Task
 from tests.http_stub import Reply, StubServer, completion
 from tests.test_eval_helpers import FakeModel, bash_call, make_job
@@ -19,16 +22,22 @@ from tests.test_eval_helpers import FakeModel, bash_call, make_job
 TASK = Task(
     id="wb-7", prompt="Write the travel guide.", workspace=Path("/nonexistent"), output="output.md",
     rubrics=(Rubric("Mentions the 600 yuan cap."), Rubric("Has five sections."), Rubric("Names the approver.")),
-    extra={"output_files": ["output.md"]},
+    extra={"output_files": ["output.md"], "rubric_types": ["Outcome Evaluation", "Basic Evaluation", "Outcome Evaluation"]},
 )  # fmt: skip
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
 
 
 def _verdicts(*passed) -> str:
     return json.dumps({"rubrics": [{"index": i, "passed": p, "confidence": 0.9, "evidence": "e"} for i, p in enumerate(passed)]})
 
 
-def _judge(tmp_path: Path, model: FakeModel, **kw):
-    return make_judge(JudgeConfig(name="llm_rubric", cache_dir=str(tmp_path / "cache"), **kw), "llm_rubric", model)
+def _judge(tmp_path: Path, model: FakeModel, name: str = "llm_rubric", **kw):
+    return make_judge(JudgeConfig(name=name, cache_dir=str(tmp_path / "cache"), **kw), "llm_rubric", model)
+
+
+def _evidence(text: str) -> dict:
+    """The JSON evidence object after the protocol's instructions."""
+    return json.loads(text[text.index('{"taskId"') :])
 
 
 @pytest.fixture
@@ -47,17 +56,74 @@ def test_only_a_json_true_passes(tmp_path: Path, job: Path) -> None:
     assert scores["metrics"] == {"pass_rate": pytest.approx(1 / 3), "tcr70": 0.0}
 
 
-def test_prompt_holds_task_outputs_files_and_trajectory(tmp_path: Path, job: Path) -> None:
+def test_protocol_prompt_follows_the_benchmarks_judge(tmp_path: Path, job: Path) -> None:
     model = FakeModel(_verdicts(True, True, True))
     _judge(tmp_path, model).score(TASK, job)
     system, user = model.sent[0]
-    assert system["role"] == "system" and "JSON" in system["content"]
+    assert system == {"role": "system", "content": prompts.WB_SYSTEM}
+    text = user["content"]  # no image outputs: plain text
+    assert "lenient about small mistakes in how files are named" in text and "when in doubt" not in text
+    body = _evidence(text)
+    assert body["task"] == "Write the travel guide." and body["expectedOutputs"] == ["output.md"]
+    out, docx = body["outputs"]
+    assert out == {"path": "output.md", "sizeBytes": len("# Travel guide\n"), "mime": "text/markdown", "excerpt": "# Travel guide\n", "hasImage": False}
+    assert docx["path"] == "notes/guide.docx" and "Hotels up to 600 yuan per night." in docx["excerpt"]
+    assert docx["sizeBytes"] == (job / "deliverable" / "notes" / "guide.docx").stat().st_size
+    assert body["rubrics"][1] == {"index": 1, "rubric": "Has five sections.", "rubricType": "Basic Evaluation"}
+    tool = body["traceSummary"][0]
+    assert tool["type"] == "tool" and tool["tool"] == "bash" and "cat policies/travel.md" in tool["input"]
+    assert body["traceSummary"][-1] == {"type": "final", "text": "Done."}
+
+
+def test_protocol_limits_files_excerpts_and_images(tmp_path: Path) -> None:
+    files = {f"notes/n{i:02d}.md": f"note {i}" for i in range(12)}
+    files.update({"output.md": "x" * (MAX_CHARS + 500), "a.png": PNG, "b.png": PNG, "c.jpg": PNG, "d.png": PNG})
+    messages = [m for t in range(1, 40) for m in bash_call(f"cat f{t}.md", t)]
+    model = FakeModel(_verdicts(True, True, True))
+    _judge(tmp_path, model).score(TASK, make_job(tmp_path / "j", files, messages=messages))
+    parts = model.sent[0][1]["content"]
+    assert [p["type"] for p in parts] == ["text", "image_url", "image_url", "image_url"]  # at most 3 images
+    assert parts[1]["image_url"]["url"].startswith("data:image/png;base64,")
+    body = _evidence(parts[0]["text"])
+    shown = [f["path"] for f in body["outputs"] if "path" in f]
+    assert len(shown) == 10 and shown[:5] == ["output.md", "a.png", "b.png", "c.jpg", "d.png"]
+    assert body["outputs"][-1] == {"note": "...[truncated 7 more files]"}
+    assert body["outputs"][0]["excerpt"] == "x" * MAX_CHARS + TRUNCATED
+    assert len(body["traceSummary"]) == 30 + 1 and body["traceSummary"][30] == "...[truncated 9 more items]"
+
+
+def test_expected_output_path_is_where_the_judge_looks_first(tmp_path: Path) -> None:
+    """Task 23: the expected output is a nested path; the judge must see it first, before same-named files."""
+    expected = "budget-management/inventory-optimization/inventory_optimization_report.xlsx"
+    task = Task(id="23", prompt="p", workspace=tmp_path, output=expected, rubrics=TASK.rubrics, extra={"output_files": [expected]})
+    files = {f"aaa/{i}.md": "n" for i in range(12)}
+    files.update({expected: "real", "Inventory Optimization Report.xlsx": "copy at the root"})
+    model = FakeModel(_verdicts(True, True, True))
+    _judge(tmp_path, model).score(task, make_job(tmp_path / "j", files))
+    shown = [f.get("path") for f in _evidence(model.sent[0][1]["content"])["outputs"]]
+    assert shown[:2] == [expected, "Inventory Optimization Report.xlsx"] and "aaa/0.md" in shown
+
+
+def test_fulltext_variant_keeps_the_earlier_prompt(tmp_path: Path, job: Path) -> None:
+    model = FakeModel(_verdicts(True, True, True))
+    scores = _judge(tmp_path, model, name="llm_rubric_fulltext").score(TASK, job)
+    assert scores["judge"] == "llm_rubric_fulltext"
+    system, user = model.sent[0]
+    assert system["role"] == "system" and "when in doubt, it fails" in system["content"]
     text = user["content"]
     assert "Write the travel guide." in text and "- output.md" in text
     assert "### output.md" in text and "Hotels up to 600 yuan per night." in text  # docx as extracted text
     assert text.index("### output.md") < text.index("### notes/guide.docx")  # expected output first
     assert "bash:" in text and "cat policies/travel.md" in text
     assert "0. Mentions the 600 yuan cap.\n1. Has five sections.\n2. Names the approver." in text
+
+
+def test_both_denominators(tmp_path: Path, job: Path) -> None:
+    answer = json.dumps({"rubrics": [{"index": 0, "passed": True}, {"index": 2, "passed": False}]})
+    scores = _judge(tmp_path, FakeModel(answer)).score(TASK, job)
+    assert scores["rubric_counts"] == {"rubrics": 3, "judged": 2, "passed": 1}
+    agg = aggregate([scores])
+    assert agg["pass_rate"] == pytest.approx(1 / 3) and agg["pass_rate_judged"] == pytest.approx(1 / 2)
 
 
 def test_fences_and_chatter_are_tolerated() -> None:

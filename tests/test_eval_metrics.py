@@ -32,13 +32,14 @@ def test_pass_rate_is_pooled_not_averaged() -> None:
     agg = aggregate([a, b])
     assert agg["pass_rate"] == pytest.approx(10 / 12)  # pooled; the mean of task rates would be 0.7
     assert agg["tcr70"] == pytest.approx(0.5)
-    assert set(agg) == {"pass_rate", "tcr70"}
+    assert set(agg) == {"pass_rate", "pass_rate_judged", "tcr70"}
 
 
 def test_unjudged_rubrics_fail_and_are_counted() -> None:
     s = _rubric_scores([False, False, True, True], unjudged=2)
     s["judge_failures"] = 1
-    assert aggregate([s])["pass_rate"] == pytest.approx(0.5)
+    assert aggregate([s])["pass_rate"] == pytest.approx(0.5)  # unjudged as failed
+    assert aggregate([s])["pass_rate_judged"] == pytest.approx(1.0)  # over the 2 judged rubrics
     assert counts([s, _rubric_scores([True])]) == {"tasks": 2, "rubrics": 5, "unjudged": 2, "judge_failures": 1}
 
 

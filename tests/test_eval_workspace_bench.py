@@ -48,10 +48,33 @@ def test_sample_record_becomes_a_task(root: Path) -> None:
     assert not any("a92adcda251a2a4f" in str(p) for p in t.workspace.rglob("*"))  # metadata stays out of the workspace
 
 
-def test_inputs_already_in_the_role_workspace_are_not_staged(root: Path) -> None:
-    (root / "filesys" / "backend_developer_raw" / "docs" / "project" / "project_requirements_document.md").write_text("x")
-    t = load_benchmark(_cfg(root)).task("7")
-    assert "project_requirements_document.md" not in t.stage and len(t.stage) == 2
+def _inputs(root: Path) -> dict[str, Path]:
+    return {e["filename"]: root / e["stored_relpath"] for e in RECORD["data_manifest"]}
+
+
+def test_inputs_all_in_the_role_workspace_are_not_staged(root: Path) -> None:
+    role = root / "filesys" / "backend_developer_raw"
+    for name, src in _inputs(root).items():
+        (role / "docs" / "project" / name).write_bytes(src.read_bytes())  # the same files, already there
+    assert load_benchmark(_cfg(root)).task("7").stage == {}
+
+
+def test_inputs_are_never_split_between_the_role_folder_and_the_root(root: Path) -> None:
+    """Task 13: two of the inputs (1.pptx, 2.pptx there) are already in the role folder, the third is not:
+    all of them are staged together at the root rather than half here, half there."""
+    role = root / "filesys" / "backend_developer_raw"
+    inputs = _inputs(root)
+    first, second, third = sorted(inputs)
+    for name in (first, second):
+        (role / "docs" / "project" / name).write_bytes(inputs[name].read_bytes())
+    assert load_benchmark(_cfg(root)).task("7").stage == inputs
+    (role / "docs" / "project" / third).write_text("a different file that only shares the name")
+    assert load_benchmark(_cfg(root)).task("7").stage == inputs  # a same-named file is not the input
+
+
+def test_unknown_ids_name_the_ids_that_exist(root: Path) -> None:
+    with pytest.raises(BenchmarkError, match=r"has no task\(s\) \['99'\]; tasks: 7"):
+        load_benchmark(_cfg(root, ids=[99]))
 
 
 def test_parquet_export_and_local_hf_dataset(root: Path, tmp_path: Path) -> None:

@@ -2,13 +2,15 @@
 
 A record's role workspace is `<workspaces>/filesys/<role>_raw/` (role from `persona`, snake_case,
 or `benchmark.roles[persona]`). Its inputs, stored as `data/<16-hex>_<name>`, are staged under
-their original names at the workspace root — unless the role workspace already has a file of
-that name — so that no hash prefix reaches the agent. Rubrics, answers and other metadata go to
+their original names at the workspace root, so that no hash prefix reaches the agent — unless
+every one of them is already in the role workspace (a file of that name with the same bytes);
+the inputs are never split between the two places. Rubrics, answers and other metadata go to
 `Task.extra`, never into the workspace.
 """
 
 from __future__ import annotations
 
+import filecmp
 import json
 import os
 import re
@@ -72,23 +74,33 @@ def role_folder(persona: str, cfg: BenchmarkConfig, filesys: Path) -> Path:
     return folder
 
 
-def _basenames(folder: Path) -> set[str]:
-    return {name for _, _, files in os.walk(folder) for name in files}
+def _by_name(folder: Path) -> dict[str, list[Path]]:
+    """The role workspace's files by base name (the source folder the user provides, not the agent's)."""
+    out: dict[str, list[Path]] = {}
+    for parent, _, files in os.walk(folder):
+        for name in files:
+            out.setdefault(name, []).append(Path(parent) / name)
+    return out
 
 
-def record_to_task(rec: dict[str, Any], cfg: BenchmarkConfig, root: Path, names_cache: dict[Path, set[str]]) -> Task:
+def _already_there(src: Path, name: str, present: dict[str, list[Path]]) -> bool:
+    return any(filecmp.cmp(src, p, shallow=False) for p in present.get(name, []) if p.is_file())
+
+
+def record_to_task(rec: dict[str, Any], cfg: BenchmarkConfig, root: Path, names_cache: dict[Path, dict[str, list[Path]]]) -> Task:
     missing = [k for k in REQUIRED if k not in rec]
     if missing:
         raise BenchmarkError(f"Workspace-Bench record {rec.get('absolute_id', '?')} lacks field(s) {missing}")
     ws = role_folder(rec["persona"], cfg, root / "filesys")
-    present = names_cache.setdefault(ws, _basenames(ws))
+    present = names_cache.setdefault(ws, _by_name(ws))
     stage = {}
     for entry in rec["data_manifest"] or []:
         src = root / entry["stored_relpath"]
         if not src.is_file():
             raise BenchmarkError(f"task {rec['absolute_id']}: input {src} is missing (data_manifest of the record)")
-        if entry["filename"] not in present:
-            stage[entry["filename"]] = src
+        stage[entry["filename"]] = src
+    if all(_already_there(src, name, present) for name, src in stage.items()):
+        stage = {}
     outputs = list(rec["output_files"] or [])
     return Task(
         id=str(rec["absolute_id"]),
@@ -113,7 +125,13 @@ def load(cfg: BenchmarkConfig) -> list[Task]:
     root = Path(cfg.workspaces).expanduser()
     if not (root / "filesys").is_dir():
         raise BenchmarkError(f"benchmark.workspaces={root} has no filesys/ folder (the role workspaces)")
-    names_cache: dict[Path, set[str]] = {}
+    names_cache: dict[Path, dict[str, list[Path]]] = {}
     wanted = {str(i) for i in cfg.ids}
-    records = [r for r in load_records(cfg) if not wanted or str(r.get("absolute_id")) in wanted]
+    records = load_records(cfg)
+    known = [str(r.get("absolute_id")) for r in records]
+    unknown = sorted(wanted - set(known), key=str)
+    if unknown:
+        shown = ", ".join(known[:40]) + (f", … ({len(known)} in all)" if len(known) > 40 else "")
+        raise BenchmarkError(f"benchmark 'workspace_bench' has no task(s) {unknown}; tasks: {shown}")
+    records = [r for r in records if not wanted or str(r.get("absolute_id")) in wanted]
     return [record_to_task(r, cfg, root, names_cache) for r in records]

@@ -1,7 +1,8 @@
 """Judges by name. `auto` picks the benchmark's own judge; `none` scores nothing.
 
     rule          native checks (rubrics, checkpoints) and the OfficeQA rule (answers); no LLM
-    llm_rubric    Workspace-Bench's LLM rubric protocol
+    llm_rubric    Workspace-Bench's own LLM judge protocol
+    llm_rubric_fulltext  RunningTab's earlier, stricter full-text rubric judge
     agentcompany  TheAgentCompany's own evaluator.py per task
     officeqa      OfficeQA Pro's reward rule (Acc@0%, Acc@1%)
 """
@@ -27,6 +28,12 @@ def _llm_rubric(cfg: JudgeConfig, model: Model | None) -> Judge:
     return LLMRubricJudge(cfg, model)
 
 
+def _llm_rubric_fulltext(cfg: JudgeConfig, model: Model | None) -> Judge:
+    from eval.judges.llm_rubric import FullTextRubricJudge
+
+    return FullTextRubricJudge(cfg, model)
+
+
 def _agentcompany(cfg: JudgeConfig, model: Model | None) -> Judge:
     from eval.judges.agentcompany import AgentCompanyJudge
 
@@ -42,6 +49,7 @@ def _officeqa(cfg: JudgeConfig, model: Model | None) -> Judge:
 JUDGES: dict[str, Callable[[JudgeConfig, Model | None], Judge]] = {
     "rule": _rule,
     "llm_rubric": _llm_rubric,
+    "llm_rubric_fulltext": _llm_rubric_fulltext,
     "agentcompany": _agentcompany,
     "officeqa": _officeqa,
 }

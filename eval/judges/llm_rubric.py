@@ -1,11 +1,15 @@
-"""Workspace-Bench's judge protocol: an LLM judges every rubric of a task in one call.
+"""LLM rubric judges: an LLM judges every rubric of a task in one call.
 
-It sees the task, the expected output files, the deliverable files as text (office files
-extracted), the agent's final message and a trajectory summary from the evaluator view (tab
-traces already removed), and answers strict JSON
-`{"rubrics": [{"index": 0, "passed": true, "confidence": 0.8, "evidence": "…"}]}`. Only a JSON
-`true` passes. An answer that cannot be parsed is retried (`judge.max_retries`) with a correction;
-if it still cannot be parsed, every rubric of the task fails and the failure is counted.
+`llm_rubric` (the default for Workspace-Bench) follows the benchmark's own judge: its
+instructions (in our words, with its leniency for small file-naming and file-finding mistakes)
+and its evidence object (eval/judges/wb_protocol.py: file names, sizes, 2,000-character excerpts
+of at most 10 files, rubric types, up to 3 images attached). `llm_rubric_fulltext` is
+RunningTab's earlier variant: stricter wording, files as full text up to `judge.max_file_chars`
+each and `judge.max_total_chars` in all. Both answer strict JSON
+`{"rubrics": [{"index": 0, "passed": true, "confidence": 0.8, "evidence": "…"}]}` from the
+evaluator view (tab traces already removed). Only a JSON `true` passes. An answer that cannot be
+parsed is retried (`judge.max_retries`) with a correction; if it still cannot be parsed, every
+rubric of the task is unjudged (it counts as failed; `rubric_counts` says how many were judged).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from typing import Any
 
 from eval.config import JudgeConfig
 from eval.extract import file_text
-from eval.judges import prompts
+from eval.judges import prompts, wb_protocol
 from eval.judges.base import JudgeError, scores_doc
 from eval.judges.client import judge_llm
 from eval.metrics import rubric_metrics
@@ -101,6 +105,8 @@ def deliverable_section(record: JobRecord, expected: list[str], per_file: int, t
 
 
 class LLMRubricJudge:
+    """Workspace-Bench's own judge protocol (module doc)."""
+
     name = "llm_rubric"
 
     def __init__(self, cfg: JudgeConfig, model: Model | None = None):
@@ -108,20 +114,16 @@ class LLMRubricJudge:
         self.llm = judge_llm(cfg, model)
 
     def messages(self, task: Task, record: JobRecord) -> list[dict[str, Any]]:
-        expected = list(task.extra.get("output_files") or [task.output])
-        user = prompts.RUBRIC_USER.format(
-            task=task.prompt,
-            expected="\n".join(f"- {e}" for e in expected),
-            files=deliverable_section(record, expected, self.cfg.max_file_chars, self.cfg.max_total_chars),
-            final=_clip(record.final_answer, 4000) or "(none)",
-            trajectory=trajectory_summary(record.view.get("messages") or [], self.cfg.max_trajectory_chars),
-            rubrics="\n".join(f"{i}. {r.text}" for i, r in enumerate(task.rubrics)),
-        )
-        return [{"role": "system", "content": prompts.RUBRIC_SYSTEM}, {"role": "user", "content": user}]
+        body, images = wb_protocol.payload(task, record)
+        text = prompts.WB_INSTRUCTIONS.format(evidence=json.dumps(body, ensure_ascii=False))
+        content: str | list[dict[str, Any]] = text
+        if images:
+            content = [{"type": "text", "text": text}, *wb_protocol.image_parts(record, images)]
+        return [{"role": "system", "content": prompts.WB_SYSTEM}, {"role": "user", "content": content}]
 
     def score(self, task: Task, job_dir: Path) -> dict[str, Any]:
         if not task.rubrics:
-            raise JudgeError(f"task {task.id!r} has no rubrics; the llm_rubric judge scores rubric tasks only")
+            raise JudgeError(f"task {task.id!r} has no rubrics; the {self.name} judge scores rubric tasks only")
         messages = self.messages(task, JobRecord(job_dir))
         verdicts, error = None, ""
         for _ in range(self.cfg.max_retries + 1):
@@ -135,16 +137,44 @@ class LLMRubricJudge:
                     {"role": "assistant", "content": answer},
                     {"role": "user", "content": prompts.RUBRIC_RETRY.format(error=error)},
                 ]
-        items = []
-        types = list(task.extra.get("rubric_types") or [])
-        for i, r in enumerate(task.rubrics):
-            v = (verdicts or {}).get(i)
-            item: dict[str, Any] = {"kind": "rubric", "index": i, "text": r.text, "judged": v is not None, "passed": bool(v and v.get("passed") is True)}
-            if i < len(types):
-                item["type"] = types[i]  # Workspace-Bench's rubric type, for grouping in analyses
-            if v is not None:
-                item.update(confidence=v.get("confidence"), evidence=v.get("evidence"))
-            else:
-                item["reason"] = f"judge answer unparseable: {error}" if verdicts is None else "judge left this rubric out"
-            items.append(item)
-        return scores_doc(self.name, task, rubric_metrics([it["passed"] for it in items]), items, judge_failures=int(verdicts is None))
+        items = _items(task, verdicts, error)
+        judged = sum(1 for it in items if it["judged"])
+        counts = {"rubrics": len(items), "judged": judged, "passed": sum(1 for it in items if it["passed"])}
+        return scores_doc(
+            self.name, task, rubric_metrics([it["passed"] for it in items]), items,
+            judge_failures=int(verdicts is None), rubric_counts=counts,
+        )  # fmt: skip
+
+
+def _items(task: Task, verdicts: dict[int, dict[str, Any]] | None, error: str) -> list[dict[str, Any]]:
+    items = []
+    types = list(task.extra.get("rubric_types") or [])
+    for i, r in enumerate(task.rubrics):
+        v = (verdicts or {}).get(i)
+        item: dict[str, Any] = {"kind": "rubric", "index": i, "text": r.text, "judged": v is not None, "passed": bool(v and v.get("passed") is True)}
+        if i < len(types):
+            item["type"] = types[i]  # Workspace-Bench's rubric type, for grouping in analyses
+        if v is not None:
+            item.update(confidence=v.get("confidence"), evidence=v.get("evidence"))
+        else:
+            item["reason"] = f"judge answer unparseable: {error}" if verdicts is None else "judge left this rubric out"
+        items.append(item)
+    return items
+
+
+class FullTextRubricJudge(LLMRubricJudge):
+    """RunningTab's earlier variant (module doc): stricter wording, deliverables as full text."""
+
+    name = "llm_rubric_fulltext"
+
+    def messages(self, task: Task, record: JobRecord) -> list[dict[str, Any]]:
+        expected = list(task.extra.get("output_files") or [task.output])
+        user = prompts.RUBRIC_USER.format(
+            task=task.prompt,
+            expected="\n".join(f"- {e}" for e in expected),
+            files=deliverable_section(record, expected, self.cfg.max_file_chars, self.cfg.max_total_chars),
+            final=_clip(record.final_answer, 4000) or "(none)",
+            trajectory=trajectory_summary(record.view.get("messages") or [], self.cfg.max_trajectory_chars),
+            rubrics="\n".join(f"{i}. {r.text}" for i, r in enumerate(task.rubrics)),
+        )
+        return [{"role": "system", "content": prompts.RUBRIC_SYSTEM}, {"role": "user", "content": user}]
