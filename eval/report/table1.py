@@ -92,6 +92,9 @@ def build(sweep: Sweep, out: Path) -> Section:
         c = counts([j.scores for k, js in groups.items() if k[0] == b for j in js])
         if c["unjudged"] or c["judge_failures"]:
             main.notes.append(f"{b}: {c['unjudged']} of {c['rubrics']} rubrics never judged (counted as failed), {c['judge_failures']} failed judge call(s)")
+    rules = sorted({j.scores["rule"] for js in groups.values() for j in js if "rule" in j.scores})
+    if rules:
+        main.notes.append("answers scored by " + ", ".join(rules))
     if any(k[2] == REFERENCE for k in groups):
         section.tables.append(paired_table(groups))
     else:
