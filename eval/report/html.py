@@ -1,7 +1,7 @@
 """The report as static HTML: `index.html` (tables, figures, every job) and one page per job.
 
-Self-contained: styles inline, figures embedded as data URIs, no script and no network, so the
-pages open from disk anywhere.
+Self-contained: styles and the viewer's plain script inline, figures embedded as data URIs, no
+network, so the pages open from disk anywhere. Besides, `compare/` holds the side-by-side views.
 """
 
 from __future__ import annotations
@@ -9,12 +9,13 @@ from __future__ import annotations
 import base64
 import html
 from pathlib import Path
+from urllib.parse import quote
 
-from eval.report.load import Job, Sweep, header_notes, method_key
+from eval.report.load import Job, Sweep, header_notes
 from eval.report.section import Section, Table, fmt
 
 STYLE = """
-body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:1200px;padding:0 1em;color:#222}
+body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:1500px;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:.6em 0 1.2em;font-size:13px}
 th,td{border:1px solid #ccc;padding:3px 7px;text-align:left;vertical-align:top}
 th{background:#f0f0f0} td.best{font-weight:bold;background:#fff4c2}
@@ -26,10 +27,13 @@ pre{white-space:pre-wrap;word-break:break-word;background:#f7f7f7;padding:6px;ma
 """
 
 
-def page(title: str, body: str) -> str:
+def page(title: str, body: str, script: str = "") -> str:
+    """A whole page; `script` (the viewer's, inline) goes last, after everything it works on."""
+    from eval.report.viewer_assets import STYLE as VIEWER_STYLE
+
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,">'
-        f"<title>{html.escape(title)}</title><style>{STYLE}</style></head>\n<body>\n{body}\n</body></html>\n"
+        f"<title>{html.escape(title)}</title><style>{STYLE}{VIEWER_STYLE}</style></head>\n<body>\n{body}\n{script}</body></html>\n"
     )
 
 
@@ -68,38 +72,37 @@ def section_html(s: Section) -> str:
     return "\n".join(out)
 
 
-def jobs_table(sweep: Sweep) -> Table:
-    jobs = sorted(sweep.jobs, key=lambda j: (j.benchmark, j.model, method_key(j.method), j.task_id, j.seed))
-    metrics = sorted({m for j in jobs for m in (j.scores or {}).get("metrics", {})})
-    cols = ["job", "benchmark", "task", "method", "model", "seed", "stop", "turns", "chars_read", *metrics]
-    rows = []
-    for j in jobs:
-        r = j.result or {}
-        ms = (j.scores or {}).get("metrics", {})
-        rows.append([j.job_id, j.benchmark, j.task_id, j.method, j.model, j.seed, r.get("stop_reason", "unfinished"),
-                     r.get("turns"), r.get("chars_read"), *(ms.get(m) for m in metrics)])  # fmt: skip
-    return Table("jobs", f"Jobs ({len(jobs)})", cols, rows)
+def index_html(sweep: Sweep, sections: list[Section], compare: dict[str, list[tuple[str, str]]]) -> str:
+    from eval.report.viewer_assets import script_tag
+    from eval.report.viewer_index import jobs_section
 
-
-def index_html(sweep: Sweep, sections: list[Section]) -> str:
     toc = " · ".join(f'<a href="#{html.escape(s.name)}">{html.escape(s.title.split(":")[0])}</a>' for s in sections)
     body = [f"<h1>Report of sweep {html.escape(sweep.name)}</h1>", f"<p>{toc} · <a href=\"#jobs\">Jobs</a></p>"]
     body.append(f"<p>{len(sweep.jobs)} jobs, {len(sweep.scored())} scored.</p>")
     body += [f'<p class="skip">{html.escape(n)}</p>' for n in header_notes(sweep)]
     body += [section_html(s) for s in sections]
-    links = {j.job_id: f"jobs/{j.job_id}.html" for j in sweep.jobs}
-    body.append(f'<section id="jobs"><h2>Jobs</h2>{table_html(jobs_table(sweep), links)}</section>')
-    return page(f"Report: {sweep.name}", "\n".join(body))
+    body.append(f'<section id="jobs"><h2>Jobs</h2>{jobs_section(sweep, compare)}</section>')
+    return page(f"Report: {sweep.name}", "\n".join(body), script_tag())
 
 
 def write_site(sweep: Sweep, sections: list[Section], out: Path) -> Path:
+    """index.html, a page per job and a side-by-side page per comparison (`viewer_compare.pairs`)."""
     from eval.report.jobpage import job_html
+    from eval.report.viewer_compare import compare_html, compare_name, pairs
 
     (out / "jobs").mkdir(parents=True, exist_ok=True)
+    (out / "compare").mkdir(exist_ok=True)
+    compare: dict[str, list[tuple[str, str]]] = {}
+    for a, b in pairs(sweep):
+        name = compare_name(a, b)
+        (out / "compare" / name).write_text(compare_html(a, b), encoding="utf-8")
+        for j, other in ((a, b), (b, a)):
+            compare.setdefault(j.job_id, []).append((f"vs {other.method}", f"compare/{quote(name)}"))
     for j in sweep.jobs:
-        (out / "jobs" / f"{j.job_id}.html").write_text(job_html(j), encoding="utf-8")
+        links = [(label, f"../{href}") for label, href in compare.get(j.job_id, [])]
+        (out / "jobs" / f"{j.job_id}.html").write_text(job_html(j, links), encoding="utf-8")
     index = out / "index.html"
-    index.write_text(index_html(sweep, sections), encoding="utf-8")
+    index.write_text(index_html(sweep, sections, compare), encoding="utf-8")
     return index
 
 

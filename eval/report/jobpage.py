@@ -1,5 +1,6 @@
-"""One job's page: its result, its scores item by item, its tab over time, and its trajectory as the
-evaluator saw it and in full."""
+"""One job's page: its result, its scores item by item, where the values of its failed rubrics went,
+and the viewer: the trajectory turn by turn, each tool result as the model saw it, with the tab as it
+stood at the selected turn beside it."""
 
 from __future__ import annotations
 
@@ -10,45 +11,23 @@ from urllib.parse import quote
 
 from eval.report.html import job_title, kv_table, page, table_html
 from eval.report.load import Job
-from eval.report.section import Table
+from eval.report.section import Table, fmt
 from eval.report.tabview import snapshots, timeline
+from eval.report.viewer_assets import script_tag
+from eval.report.viewer_fates import summary
+from eval.report.viewer_render import json_script, message_html, turn_html
+from eval.report.viewer_tab import events_by_turn, tab_data
+from eval.report.viewer_turns import Seen, Turn, context_level, turns
 
-RESULT_KEYS = ("stop_reason", "turns", "tokens_in", "tokens_out", "cost", "chars_read", "wall_s", "error")
+RESULT_KEYS = ("stop_reason", "turns", "tokens_in", "tokens_out", "cost", "chars_read", "wall_s", "sandbox", "error")
 RECORD_FILES = ("job.json", "result.json", "scores.json", "tab.json", "evaluator_view.json", "trajectory.jsonl")
-# What the agent saw of one tool result at most (context level 3); the record has the rest.
+# What the page shows of one evaluator-view message at most; the record has the rest.
 MAX_MESSAGE_CHARS = 20_000
 
 
-def _text(content: object) -> str:
-    text = str(content)
-    if len(text) <= MAX_MESSAGE_CHARS:
-        return html.escape(text)
-    left = len(text) - MAX_MESSAGE_CHARS
-    return html.escape(text[:MAX_MESSAGE_CHARS]) + f"\n<i>[… {left:,} more characters in trajectory.jsonl]</i>"
-
-
-def _message(m: dict[str, Any]) -> str:
-    role = str(m.get("role", "?"))
-    head = f"{role} · turn {m.get('turn', '')}"
-    if role == "tool":
-        head += f" · {m.get('name', '')}" + (" · error" if m.get("is_error") else "")
-    if m.get("stop_hook"):
-        head += " · stop hook"
-    parts = [f'<div class="msg {html.escape(role)}"><b>{html.escape(head)}</b>']
-    if m.get("content"):
-        parts.append(f"<pre>{_text(m['content'])}</pre>")
-    for c in m.get("tool_calls") or []:
-        fn = c.get("function") or {}
-        parts.append(f"<pre>→ {html.escape(str(fn.get('name')))}({html.escape(str(fn.get('arguments')))})</pre>")
-    if m.get("extra"):
-        parts.append(f"<details><summary>provider extras</summary><pre>{html.escape(json.dumps(m['extra'], ensure_ascii=False))}</pre></details>")
-    parts.append("</div>")
-    return "".join(parts)
-
-
-def _messages(title: str, messages: list[dict[str, Any]], open_: bool = False) -> str:
-    body = "\n".join(_message(m) for m in messages) or "<p>(none)</p>"
-    return f"<details{' open' if open_ else ''}><summary>{html.escape(title)} ({len(messages)} messages)</summary>\n{body}</details>"
+def _evaluator_view(messages: list[dict[str, Any]], level: int) -> str:
+    body = "\n".join(message_html(Seen(m, str(m.get("content") or "")), level, MAX_MESSAGE_CHARS) for m in messages)
+    return f"<details><summary>Evaluator view: tab traces removed ({len(messages)} messages)</summary>\n{body or '(none)'}</details>"
 
 
 def _scores(job: Job) -> str:
@@ -73,8 +52,29 @@ def _cell(v: Any) -> Any:
     return json.dumps(v, ensure_ascii=False) if isinstance(v, dict | list) else v
 
 
-def job_html(job: Job) -> str:
-    result = job.result or {}
+def _fates(job: Job, ts: list[Turn]) -> str:
+    rows = [[idx, s["text"], s["category"], "; ".join(line for line, _ in s["trails"])] for idx, s in summary(job, ts).items()]
+    if not rows:
+        return ""
+    t = Table("fates", f"Failed rubrics: where their values went ({len(rows)})", ["index", "text", "category", "values"], rows)
+    return table_html(t)
+
+
+def _viewer(job: Job, ts: list[Turn]) -> str:
+    level, stated = context_level(job)
+    note = f"context level {level}" + ("" if stated else " (not in the record: the runner's default)")
+    events = events_by_turn(job.tab)
+    blocks = "\n".join(turn_html(t, level, events.get(t.number, [])) for t in ts) or "<p>(no trajectory)</p>"
+    return (f'<h2 id="viewer">Trajectory and tab, turn by turn</h2><p class="note">Tool results as the model saw them '
+            f"({html.escape(note)}); click a turn to see the tab as it stood then.</p>"
+            f'<div class="viewer"><div class="traj">{blocks}</div><aside class="panel" id="tabpanel">'
+            f"<noscript>The tab panel needs JavaScript; the timeline below has the same events.</noscript></aside></div>"
+            + json_script("viewer-data", tab_data(job.tab, ts)))  # fmt: skip
+
+
+def job_html(job: Job, compare: list[tuple[str, str]] | None = None) -> str:
+    """The page; `compare` lists (label, href) of this job's side-by-side views."""
+    result, ts = job.result or {}, turns(job)
     body = [
         '<p><a href="../index.html">← report</a></p>',
         f"<h1>{html.escape(job.job_id)}</h1>",
@@ -82,10 +82,19 @@ def job_html(job: Job) -> str:
         "<p>Record: " + " · ".join(
             f'<a href="../../{quote(job.dir.name)}/{name}">{name}</a>' for name in RECORD_FILES if (job.dir / name).is_file()
         ) + "</p>",
+    ]
+    if compare:
+        body.append("<p>Side by side: " + " · ".join(f'<a href="{html.escape(h)}">{html.escape(t)}</a>' for t, h in compare) + "</p>")
+    facts = [f"{k} {fmt(result[k], 4)}" for k in ("stop_reason", "turns", "chars_read", "sandbox") if result.get(k) is not None]
+    metrics = [f"{k} {fmt(v, 3)}" for k, v in sorted((job.scores or {}).get("metrics", {}).items())]
+    body.append(f"<p><b>{html.escape(' · '.join(facts + metrics) or 'unfinished')}</b></p>")
+    body.append(_viewer(job, ts))
+    body += [
         "<h2>Result</h2>",
         kv_table([(k, result.get(k)) for k in RESULT_KEYS]) if result else "<p>Unfinished (no result.json).</p>",
         "<h2>Scores</h2>",
         _scores(job),
+        _fates(job, ts),
     ]
     files = [p.relative_to(job.dir / "deliverable").as_posix() for p in job.deliverable_files()]
     links = [f'<a href="../../{quote(job.dir.name)}/deliverable/{quote(f)}">{html.escape(f)}</a>' for f in files]
@@ -95,11 +104,7 @@ def job_html(job: Job) -> str:
     if job.tab is not None:
         body += ["<h2>The tab over time</h2>", table_html(timeline(job))]
         body += [f"<details><summary>The tab {html.escape(t)}</summary><pre>{html.escape(text)}</pre></details>" for t, text in snapshots(job)]
-    body.append("<h2>Trajectory</h2>")
-    view, full = job.view.get("messages", []), job.trajectory
-    if [_essence(m) for m in view] == [_essence(m) for m in full]:
-        body.append(_messages("Full trajectory (the evaluator view is identical)", full, open_=True))
-    else:
-        body.append(_messages("Evaluator view (tab traces removed)", view, open_=True))
-        body.append(_messages("Full trajectory", full))
-    return page(job.job_id, "\n".join(body))
+    view = job.view.get("messages", [])
+    if [_essence(m) for m in view] != [_essence(m) for m in job.trajectory]:
+        body += ["<h2>What the judges read</h2>", _evaluator_view(view, context_level(job)[0])]
+    return page(job.job_id, "\n".join(body), script_tag())

@@ -149,13 +149,13 @@ def _digits(x: float) -> re.Pattern[str]:
 
 def observations(job: Job) -> str:
     """Everything tools returned to the agent (plugin appendices such as status lines left out)."""
-    parts = []
-    for m in job.trajectory:
-        if m.get("role") != "tool":
-            continue
-        content, appendix = str(m.get("content") or ""), str(m.get("appendix") or "")
-        parts.append(content[: len(content) - len(appendix)] if appendix and content.endswith(appendix) else content)
-    return "\n".join(parts)
+    return "\n".join(observation(m) for m in job.trajectory if m.get("role") == "tool")
+
+
+def observation(m: dict[str, Any]) -> str:
+    """What one tool result returned to the agent, its plugin appendix (a status line) left out."""
+    content, appendix = str(m.get("content") or ""), str(m.get("appendix") or "")
+    return content[: len(content) - len(appendix)] if appendix and content.endswith(appendix) else content
 
 
 def deliverable(job: Job) -> str:

@@ -1,0 +1,100 @@
+"""Where each value of a failed rubric went, turn by turn: the tool results that showed it (and
+whether the model still saw it there after context management), the read-log entries that hold it,
+and whether the deliverable kept it. The categories are `fates.py`'s; this adds the turns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from eval.report.fates import Fate, fates
+from eval.report.load import Job
+from eval.report.values import Haystack, Value, observation
+from eval.report.viewer_turns import Turn
+
+
+@dataclass
+class Trail:
+    value: Value
+    shown_at: list[int]  # turns whose tool results held the value
+    seen_at: list[int]  # of those, the turns where the model saw it (not cut by context management)
+    entries: list[str]  # read-log entries whose excerpt holds it
+    delivered: bool
+
+    @property
+    def lost(self) -> bool:
+        """Shown to the agent, absent from the deliverable."""
+        return bool(self.shown_at) and not self.delivered
+
+
+@dataclass
+class RubricTrail:
+    fate: Fate
+    trails: list[Trail]
+
+    @property
+    def index(self) -> int:
+        return int(self.fate.item.get("index", -1))
+
+
+def _haystacks(job: Job, turns: list[Turn]) -> list[tuple[int, Haystack, Haystack | None]]:
+    """(turn, full tool output, what the model saw when it differs) for every tool result."""
+    out = []
+    for t in turns:
+        for s in t.messages:
+            if s.message.get("role") != "tool":
+                continue
+            full = observation(s.message)
+            seen = observation({"content": s.seen, "appendix": s.message.get("appendix")}) if s.seen is not None else ""
+            out.append((t.number, Haystack(full), None if seen == full else Haystack(seen)))
+    return out
+
+
+def rubric_trails(job: Job, turns: list[Turn]) -> list[RubricTrail]:
+    """The failed rubrics with expected values, each value with its trail (empty when unscored)."""
+    failed = [f for f in fates(job) if not f.passed and f.values]
+    if not failed:
+        return []
+    hays = _haystacks(job, turns)
+    log = [(e["id"], Haystack(str(e.get("excerpt", "")))) for e in (job.tab or {}).get("read_log", [])]
+    out = []
+    for f in failed:
+        delivered = {v.key for v in f.delivered}
+        trails = []
+        for v in f.values:
+            shown = [(t, seen is None or seen.has(v)) for t, full, seen in hays if full.has(v)]
+            trails.append(Trail(
+                value=v,
+                shown_at=sorted({t for t, _ in shown}),
+                seen_at=sorted({t for t, ok in shown if ok}),
+                entries=[eid for eid, hay in log if hay.has(v)],
+                delivered=v.key in delivered,
+            ))  # fmt: skip
+        out.append(RubricTrail(f, trails))
+    return out
+
+
+def trail_text(tr: Trail, has_log: bool) -> str:
+    """One value's trail in a line: `55,000: shown t3 (cut t3) · read L2 · lost`."""
+    parts = [tr.value.text + ":"]
+    if tr.shown_at:
+        turns = ", ".join(f"t{t}" for t in tr.shown_at[:8]) + (" …" if len(tr.shown_at) > 8 else "")
+        cut = [t for t in tr.shown_at if t not in tr.seen_at]
+        parts.append(f"shown {turns}" + (f" (cut by context management at {', '.join(f't{t}' for t in cut[:5])})" if cut else ""))
+    else:
+        parts.append("never shown")
+    if has_log:
+        parts.append(f"· read {', '.join(tr.entries)}" if tr.entries else "· not in the read log")
+    parts.append("· delivered" if tr.delivered else ("· lost" if tr.shown_at else "· not delivered"))
+    return " ".join(parts)
+
+
+def summary(job: Job, turns: list[Turn]) -> dict[int, dict[str, Any]]:
+    """By rubric index: its text, category and (trail line, lost) per value (for tables)."""
+    has_log = bool((job.tab or {}).get("read_log"))
+    return {
+        rt.index: {"text": rt.fate.item.get("text", ""), "category": rt.fate.category,
+                   "trails": [(trail_text(t, has_log), t.lost) for t in rt.trails]}  # fmt: skip
+        for rt in rubric_trails(job, turns)
+    }

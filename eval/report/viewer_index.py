@@ -1,0 +1,72 @@
+"""The index's table of every job, filterable by benchmark, method, model, seed and outcome.
+
+A job's outcome tags: its stop reason (`unfinished` without `result.json`), `errored` when it stopped
+on an environment or model error, `unsandboxed` when its shell ran without bubblewrap, and `scored`
+or `unscored`. Records older than the `sandbox` field carry no sandbox tag.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from eval.report.load import Job, Sweep, method_key
+from eval.report.section import fmt
+
+ERRORS = ("env_error", "model_error")
+FILTERS = ("benchmark", "method", "model", "seed", "outcome")
+
+
+def outcome_tags(job: Job) -> list[str]:
+    r = job.result
+    if r is None:
+        return ["unfinished", "unscored"]
+    stop = str(r.get("stop_reason") or "unknown")
+    tags = [stop] + (["errored"] if stop in ERRORS else [])
+    if r.get("sandbox") == "none":
+        tags.append("unsandboxed")
+    tags.append("scored" if job.scores is not None else "unscored")
+    return tags
+
+
+def _values(job: Job) -> dict[str, str]:
+    return {"benchmark": job.benchmark, "method": job.method, "model": job.model, "seed": str(job.seed),
+            "outcome": " ".join(outcome_tags(job))}  # fmt: skip
+
+
+def _filters(jobs: list[Job]) -> str:
+    parts = ['<p class="filters" id="job-filters">']
+    for name in FILTERS:
+        seen: dict[str, None] = {}
+        for j in jobs:
+            for v in _values(j)[name].split(" ") if name == "outcome" else [_values(j)[name]]:
+                seen.setdefault(v)
+        options = "".join(f'<option value="{html.escape(v)}">{html.escape(v)}</option>' for v in sorted(seen))
+        multi = ' data-multi="1"' if name == "outcome" else ""
+        parts.append(f'<label>{name} <select name="{name}"{multi}><option value="">all</option>{options}</select></label>')
+    parts.append('<span id="jobs-shown"></span></p>')
+    return "".join(parts)
+
+
+def _cell(v: Any) -> str:
+    return html.escape(fmt(v, 4)) if v is not None else ""
+
+
+def jobs_section(sweep: Sweep, compare: dict[str, list[tuple[str, str]]]) -> str:
+    """The jobs table with its filters; `compare` maps a job id to its (label, href) comparisons."""
+    jobs = sorted(sweep.jobs, key=lambda j: (j.benchmark, j.model, method_key(j.method), j.task_id, j.seed))
+    metrics = sorted({m for j in jobs for m in (j.scores or {}).get("metrics", {})})
+    cols = ["job", "benchmark", "task", "method", "model", "seed", "outcome", "turns", "chars_read", *metrics, "compare"]
+    out = [f"<h3>Jobs ({len(jobs)})</h3>", _filters(jobs), '<div class="wide"><table id="jobs-table"><thead><tr>']
+    out += [f"<th>{html.escape(c)}</th>" for c in cols]
+    out.append("</tr></thead><tbody>")
+    for j in jobs:
+        vals, r, ms = _values(j), j.result or {}, (j.scores or {}).get("metrics", {})
+        data = " ".join(f'data-{k}="{html.escape(v)}"' for k, v in vals.items())
+        links = " ".join(f'<a href="{html.escape(href)}">{html.escape(label)}</a>' for label, href in compare.get(j.job_id, []))
+        cells = [f'<a href="jobs/{html.escape(j.job_id)}.html">{html.escape(j.job_id)}</a>', *map(_cell, (
+            j.benchmark, j.task_id, j.method, j.model, j.seed, vals["outcome"], r.get("turns"), r.get("chars_read"),
+            *(ms.get(m) for m in metrics))), links]  # fmt: skip
+        out.append(f"<tr {data}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    out.append("</tbody></table></div>")
+    return "".join(out)
