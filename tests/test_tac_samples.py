@@ -14,6 +14,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
+from envs.workspace import materialize
 from eval.benchmarks import load_benchmark
 from eval.config import BenchmarkConfig, JudgeConfig
 from eval.judges import make_judge
@@ -132,6 +133,9 @@ def test_ds_fix_table_values_reads_the_reference_copied_into_workspace(tmp_path:
     task = _task(export, "ds-fix-table-values-and-missing-answers")
     assert task.stage == {"ref_data.xlsx": TASKS / "ds-fix-table-values-and-missing-answers" / "ref_data.xlsx"}
     assert [c.points for c in task.checkpoints] == [2, 2, 2]  # "1. [2pts] ..." items
+    materialize(task.workspace, tmp_path / "ws", task.stage)  # what the agent gets: the export plus the COPY'd reference
+    assert (tmp_path / "ws" / "ref_data.xlsx").read_bytes() == (TASKS / "ds-fix-table-values-and-missing-answers" / "ref_data.xlsx").read_bytes()
+    assert (tmp_path / "ws" / ATTENDANCE).is_dir()
     good = _score(tmp_path / "ok", task, {"corrected_other_corp_area_totals.xlsx": _corrected_table()})
     assert good["final_score"] == {"total": 6, "result": 6} and good["metrics"] == {"success": 1.0, "score": 1.0}
     assert _score(tmp_path / "empty", task)["final_score"] == {"total": 6, "result": 0}

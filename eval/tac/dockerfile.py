@@ -12,6 +12,7 @@ are not built here: they are the agent's inputs, staged into its workspace by th
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import shutil
@@ -102,10 +103,9 @@ def _copy(task_dir: Path, rest: str, made: set[str]) -> Copy:
     sources = []
     root = task_dir.resolve()
     for s in srcs:
-        p = (task_dir / s).resolve()
-        if not p.is_relative_to(root) or not p.exists():
+        if not (task_dir / s).resolve().is_relative_to(root) or not (task_dir / s).exists():
             raise DockerfileError(f"{task_dir}/Dockerfile: COPY source {s!r} is not a file of the task folder")
-        sources.append(p)
+        sources.append(Path(os.path.normpath(task_dir / s)))
     clean = "/" + str(PurePosixPath(dest)).strip("/")
     into = dest.endswith("/") or len(sources) > 1 or clean in made
     made.add(clean if into else str(PurePosixPath(clean).parent))
