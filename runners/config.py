@@ -54,6 +54,7 @@ class StorageConfig:
     endpoint_url: str | None = None
     region: str | None = None
     retries: int = 3
+    timeout_s: float = 30.0  # per connection and per read; uploads run off the driver's loop
 
 
 @dataclass

@@ -1,21 +1,28 @@
-"""What the driver does with each finished job: complete its record, store it, track it, log it."""
+"""What the driver does with each finished job: complete its record, track it, store it, log it.
+
+Tracking runs on the driver; the upload runs off its loop (runners/uploads.py) and the job's ledger
+line is written once the upload is done, with its error if it failed. A job the driver never got
+to log (killed first) is picked up by the next run's reconciliation (runners/reconcile.py).
+"""
 
 from __future__ import annotations
 
 import logging
+import threading
 from pathlib import Path
 from typing import Any
 
 from runners.ledger import Ledger
-from runners.record import RESULT, SCORES, read_json
+from runners.record import RESULT, SCORES, read_json, read_result, retries_left
 from runners.scheduler import Outcome
-from runners.storage import Storage
 from runners.tracking import Tracker
+from runners.uploads import Uploader
 
 log = logging.getLogger(__name__)
+_ledger_lock = threading.Lock()
 
 
-def finish_job(outcome: Outcome, sweep_dir: Path, storage: Storage, tracker: Tracker, ledger: Ledger) -> None:
+def finish_job(outcome: Outcome, sweep_dir: Path, uploader: Uploader, tracker: Tracker, ledger: Ledger) -> None:
     spec = outcome.spec
     job_dir = sweep_dir / spec.job_id
     scores = outcome.scores
@@ -23,6 +30,7 @@ def finish_job(outcome: Outcome, sweep_dir: Path, storage: Storage, tracker: Tra
         from runners.run import score
 
         scores = score(spec.cfg, job_dir)  # a stopped job is judged on what it left
+    result = read_result(job_dir) if (job_dir / RESULT).exists() else None
     entry: dict[str, Any] = {
         "job_id": spec.job_id,
         "status": outcome.status,
@@ -31,16 +39,35 @@ def finish_job(outcome: Outcome, sweep_dir: Path, storage: Storage, tracker: Tra
         "stop_reason": (outcome.result or {}).get("stop_reason"),
         "error": outcome.error,
     }
-    if (job_dir / RESULT).exists():
-        upload_error = storage.upload(sweep_dir.name, job_dir)
-        if upload_error:
-            entry["upload_error"] = upload_error
-            log.warning("%s; the local record is kept", upload_error)
-        job = read_json(job_dir / "job.json")
-        if scores is None and (job_dir / SCORES).exists():
-            scores = read_json(job_dir / SCORES)
-        tracker.log_job(job, scores, tab_stats(job_dir))
-    ledger.append(entry)
+    if result is None:
+        log_entry(ledger, entry)
+        return
+    track(job_dir, tracker, scores)
+    entry.update(record_fields(result))
+    # an errored record with retries left is not a result: it stays local until a re-run succeeds
+    upload = not retries_left(result, spec.cfg.cluster.error_retries)
+    uploader.submit(job_dir, lambda error: log_entry(ledger, entry, error), upload=upload)
+
+
+def record_fields(result: dict[str, Any]) -> dict[str, Any]:
+    """What the ledger repeats from result.json: which run of the record it logs, and its sandbox."""
+    return {"record_attempt": int(result.get("attempt") or 1), "sandbox": result.get("sandbox")}
+
+
+def track(job_dir: Path, tracker: Tracker, scores: dict[str, Any] | None) -> None:
+    job = read_json(job_dir / "job.json")
+    if scores is None and (job_dir / SCORES).exists():
+        scores = read_json(job_dir / SCORES)
+    tracker.log_job(job, scores, tab_stats(job_dir))
+
+
+def log_entry(ledger: Ledger, entry: dict[str, Any], upload_error: str | None = None) -> None:
+    """Append the job's ledger line (from the driver or an upload thread)."""
+    if upload_error:
+        entry = {**entry, "upload_error": upload_error}
+        log.warning("%s; the local record is kept and the upload is retried when the sweep is resumed", upload_error)
+    with _ledger_lock:
+        ledger.append(entry)
 
 
 def tab_stats(job_dir: Path) -> dict[str, float]:

@@ -1,4 +1,9 @@
-"""The sweep's live progress: done / running / failed / remaining per method, and an ETA."""
+"""The sweep's live progress: done / errored / running / failed / remaining per method, and an ETA.
+
+Errored jobs (their record ends in env_error or model_error) are counted apart from done ones,
+jobs that ran without a sandbox are marked "unsandboxed", and the first error messages are printed
+when the sweep ends.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +18,8 @@ from rich.table import Table
 from runners.grid import JobSpec
 from runners.scheduler import Outcome
 
+SHOW_ERRORS = 5
+
 
 class Progress:
     """Counts per method; a live table on a terminal, one line per finished job elsewhere."""
@@ -23,8 +30,11 @@ class Progress:
         for s in specs:
             self.total[s.cfg.method.name] += 1
         self.done: dict[str, int] = defaultdict(int)
+        self.errored: dict[str, int] = defaultdict(int)
         self.failed: dict[str, int] = defaultdict(int)
         self.running: dict[str, int] = defaultdict(int)
+        self.errors: list[tuple[str, str]] = []
+        self.unsandboxed = 0
         self.walls: list[float] = []
         self.skipped = skipped
         self.t0 = time.monotonic()
@@ -40,6 +50,7 @@ class Progress:
     def __exit__(self, *exc: Any) -> None:
         if self.live:
             self.live.__exit__(*exc)
+        self.print_errors()
 
     def start(self, spec: JobSpec) -> None:
         self.running[spec.cfg.method.name] += 1
@@ -48,16 +59,31 @@ class Progress:
     def finish(self, o: Outcome) -> None:
         m = o.spec.cfg.method.name
         self.running[m] -= 1
-        (self.done if o.status == "ok" else self.failed)[m] += 1
+        {"ok": self.done, "error": self.errored}.get(o.status, self.failed)[m] += 1
+        if o.status != "ok":
+            self.errors.append((o.spec.job_id, f"{o.status}: {o.error or (o.result or {}).get('stop_reason')}"))
+        sandbox = (o.result or {}).get("sandbox")
+        self.unsandboxed += sandbox == "none"
         self.walls.append(o.wall_s)
         if not self.live:
-            n = sum(self.done.values()) + sum(self.failed.values())
             reason = (o.result or {}).get("stop_reason", o.error)
-            self.console.print(f"[{n}/{sum(self.total.values())}] {o.status:7} {o.spec.job_id} ({reason}, {o.wall_s:.1f} s)")
+            mark = " UNSANDBOXED" if sandbox == "none" else ""
+            self.console.print(f"[{self._finished()}/{sum(self.total.values())}] {o.status:7} {o.spec.job_id} ({reason}, {o.wall_s:.1f} s){mark}")
         self._refresh()
 
+    def print_errors(self) -> None:
+        """The first errors' messages, so that a sweep of errored jobs does not end looking fine."""
+        if not self.errors:
+            return
+        self.console.print(f"{len(self.errors)} job(s) did not finish ok (errored jobs are retried on resume); the first:")
+        for job_id, msg in self.errors[:SHOW_ERRORS]:
+            self.console.print(f"  {job_id}: {msg[:500]}", markup=False, highlight=False)
+
+    def _finished(self) -> int:
+        return sum(self.done.values()) + sum(self.errored.values()) + sum(self.failed.values())
+
     def eta_s(self) -> float | None:
-        finished = sum(self.done.values()) + sum(self.failed.values())
+        finished = self._finished()
         if not finished:
             return None
         left = sum(self.total.values()) - finished
@@ -66,13 +92,18 @@ class Progress:
 
     def table(self) -> Table:
         t = Table(title="sweep progress")
-        for c in ("method", "done", "running", "failed", "remaining"):
+        for c in ("method", "done", "errored", "running", "failed", "remaining"):
             t.add_column(c)
         for m, total in self.total.items():
-            left = total - self.done[m] - self.failed[m] - self.running[m]
-            t.add_row(m, str(self.done[m]), str(self.running[m]), str(self.failed[m]), str(left))
+            left = total - self.done[m] - self.errored[m] - self.failed[m] - self.running[m]
+            t.add_row(m, str(self.done[m]), str(self.errored[m]), str(self.running[m]), str(self.failed[m]), str(left))
         eta = self.eta_s()
-        t.caption = f"{self.skipped} already complete · ETA {eta:.0f} s" if eta is not None else f"{self.skipped} already complete"
+        notes = [f"{self.skipped} already complete"]
+        if self.unsandboxed:
+            notes.append(f"{self.unsandboxed} UNSANDBOXED")
+        if eta is not None:
+            notes.append(f"ETA {eta:.0f} s")
+        t.caption = " · ".join(notes)
         return t
 
     def _refresh(self) -> None:

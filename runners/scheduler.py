@@ -27,7 +27,8 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class Outcome:
-    """What became of one job: `ok`, `failed` (died after retries, or an error outside the record) or `timeout`."""
+    """What became of one job: `ok`, `error` (its record ends in env_error/model_error), `failed`
+    (died after retries, or an error outside the record) or `timeout`."""
 
     spec: JobSpec
     status: str
@@ -155,7 +156,10 @@ def _collect(ref: Any, job: _Running, cluster: ClusterConfig) -> tuple[Outcome |
         return Outcome(job.spec, "failed", job.attempt, wall, error=f"actor died: {e}"[:2000]), False
     except RayError as e:  # the job raised outside its own record keeping; its actor is fine
         return Outcome(job.spec, "failed", job.attempt, wall, error=str(e)[:2000]), True
-    return Outcome(job.spec, "ok", job.attempt, wall, result=out["result"], scores=out.get("scores")), True
+    result = out["result"]
+    if result.get("errored"):  # recorded, but not a result: counted apart and retried on resume
+        return Outcome(job.spec, "error", job.attempt, wall, result=result, scores=out.get("scores"), error=result.get("error")), True
+    return Outcome(job.spec, "ok", job.attempt, wall, result=result, scores=out.get("scores")), True
 
 
 def _limit(spec: JobSpec, cluster: ClusterConfig) -> float:

@@ -18,6 +18,8 @@ log = logging.getLogger(__name__)
 
 
 class Storage(Protocol):
+    remote: bool  # whether it keeps copies besides the local disk (then uploads and reconciliation apply)
+
     def complete(self, sweep: str, scored: bool) -> set[str]:
         """Ids of the jobs whose complete record is in this storage."""
 
@@ -27,6 +29,8 @@ class Storage(Protocol):
 
 class LocalStorage:
     """The local disk is the record itself: nothing more to store."""
+
+    remote = False
 
     def complete(self, sweep: str, scored: bool) -> set[str]:
         return set()
@@ -38,13 +42,17 @@ class LocalStorage:
 class S3Storage:
     """Job directories under `s3://bucket/prefix/<sweep>/<job_id>/`, uploaded file by file."""
 
+    remote = True
+
     def __init__(self, cfg: StorageConfig) -> None:
         import boto3
+        from botocore.config import Config
 
         if not cfg.bucket or cfg.bucket == "???":
             raise ValueError("storage=s3 needs a bucket: add storage.bucket=NAME (and storage.endpoint_url=URL for a non-AWS server)")
         self.cfg = cfg
-        self.client = boto3.client("s3", endpoint_url=cfg.endpoint_url, region_name=cfg.region)
+        timeouts = Config(connect_timeout=cfg.timeout_s, read_timeout=cfg.timeout_s, retries={"max_attempts": 2, "mode": "standard"})
+        self.client = boto3.client("s3", endpoint_url=cfg.endpoint_url, region_name=cfg.region, config=timeouts)
 
     def _prefix(self, sweep: str) -> str:
         return f"{self.cfg.prefix.strip('/')}/{sweep}/"
@@ -72,7 +80,8 @@ class S3Storage:
             except Exception as e:  # boto3 raises many types; all mean "not uploaded"
                 error = f"upload of {job_dir.name} failed: {type(e).__name__}: {e}"
                 log.warning("%s (attempt %d of %d)", error, attempt + 1, self.cfg.retries + 1)
-                time.sleep(min(2**attempt, 10))
+                if attempt < self.cfg.retries:
+                    time.sleep(min(2**attempt, 10))
         return error
 
 

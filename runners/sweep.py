@@ -32,45 +32,67 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
 
     from runners.grid import expand
     from runners.ledger import Ledger
+    from runners.preflight import check_configs
     from runners.progress import Progress
+    from runners.reconcile import reconcile
     from runners.record import is_complete
     from runners.scheduler import run_all
+    from runners.scratch import clean_stale
     from runners.servers import ModelServers
     from runners.storage import build_storage
     from runners.tracking import build_tracker
+    from runners.uploads import Uploader
 
     specs = expand(root, overrides, experiment)
     if root.grid.slice:
         from runners.slurm_launch import parse_slice, slice_specs
 
         specs = slice_specs(specs, *parse_slice(root.grid.slice))
+    check_configs(s.cfg for s in specs)  # before anything is written
     sdir = sweep_dir_for(root, experiment)
     sdir.mkdir(parents=True, exist_ok=True)
     (sdir / "sweep.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(root)))
     storage = build_storage(root.storage)
     name = sdir.name
     scored = {s.job_id: s.cfg.judge.name != "none" for s in specs}
-    stored = storage.complete(name, scored=any(scored.values()))
-    todo = [s for s in specs if not (is_complete(sdir / s.job_id, scored[s.job_id]) or s.job_id in stored)]
+    stored = _stored(storage, name, any(scored.values()))
+    local = {s.job_id for s in specs if is_complete(sdir / s.job_id, scored[s.job_id], s.cfg.cluster.error_retries)}
+    todo = [s for s in specs if s.job_id not in local and s.job_id not in (stored or set())]
     skipped = len(specs) - len(todo)
     ledger = Ledger(sdir)
     tracker = build_tracker(root.tracker, name, sdir)
+    uploader = Uploader(storage, name)
+    clean_stale([s.job_id for s in specs], {s.cfg.agent.work_dir for s in specs})  # none of them runs yet
+    reconcile([s for s in specs if s.job_id in local], sdir, stored, uploader, tracker, ledger)
     print(f"sweep {name}: {len(specs)} jobs, {skipped} already complete, {len(todo)} to run -> {sdir}", file=sys.stderr)
 
     def done(outcome: Any) -> None:
         from runners.finish import finish_job
 
-        finish_job(outcome, sdir, storage, tracker, ledger)
+        finish_job(outcome, sdir, uploader, tracker, ledger)
         progress.finish(outcome)
 
-    if todo:
-        if not ray.is_initialized():
-            ray.init(address=root.cluster.address, num_cpus=root.cluster.num_cpus, log_to_driver=False,
-                     include_dashboard=False, runtime_env=_runtime_env())  # fmt: skip
-        with ModelServers({s.cfg.model.id: s.cfg.model for s in todo}, root.cluster) as servers, Progress(todo, skipped) as progress:
-            run_all(todo, sdir, root.cluster, servers.urls, progress.start, done)
+    try:
+        if todo:
+            if not ray.is_initialized():
+                ray.init(address=root.cluster.address, num_cpus=root.cluster.num_cpus, log_to_driver=False,
+                         include_dashboard=False, runtime_env=_runtime_env())  # fmt: skip
+            with ModelServers({s.cfg.model.id: s.cfg.model for s in todo}, root.cluster) as servers, Progress(todo, skipped) as progress:
+                run_all(todo, sdir, root.cluster, servers.urls, progress.start, done)
+    finally:
+        uploader.drain()
     _report(sdir, tracker)
     return {"sweep_dir": str(sdir), "jobs": len(specs), "ran": len(todo), "skipped": skipped}
+
+
+def _stored(storage: Any, sweep: str, scored: bool) -> set[str] | None:
+    """The jobs complete in the bucket, or None when it cannot be read (resume from local records
+    only; uploads are retried by a later run)."""
+    try:
+        return storage.complete(sweep, scored=scored)
+    except Exception as e:  # boto3 raises many types; all mean "cannot tell"
+        log.warning("the bucket could not be listed (%s: %s): resuming from the local records only", type(e).__name__, e)
+        return None
 
 
 def _report(sdir: Path, tracker: Any) -> None:
@@ -106,7 +128,12 @@ def _experiment() -> str | None:
 
 @hydra.main(config_path="../conf", config_name="config", version_base=None)
 def main(cfg: DictConfig) -> None:
-    run_sweep(to_root(cfg), list(HydraConfig.get().overrides.task), _experiment())
+    from runners.preflight import ConfigError
+
+    try:
+        run_sweep(to_root(cfg), list(HydraConfig.get().overrides.task), _experiment())
+    except ConfigError as e:
+        sys.exit(f"error: {e}")
 
 
 DEFAULT_EXPERIMENT = "demo"

@@ -21,12 +21,18 @@ Tables = dict[str, tuple[list[str], list[list[Any]]]]
 class Tracker(Protocol):
     def log_job(self, job: dict[str, Any], scores: dict[str, Any] | None, stats: dict[str, float]) -> None: ...
 
+    def logged(self) -> set[str] | None:
+        """Ids of the jobs already logged, or None when the tracker cannot tell (the ledger decides)."""
+
     def log_summary(self, tables: Tables, images: dict[str, Path] | None = None) -> None: ...
 
 
 class NoTracker:
     def log_job(self, job: dict[str, Any], scores: dict[str, Any] | None, stats: dict[str, float]) -> None:
         pass
+
+    def logged(self) -> set[str] | None:
+        return None
 
     def log_summary(self, tables: Tables, images: dict[str, Path] | None = None) -> None:
         pass
@@ -44,6 +50,19 @@ class JsonlTracker:
 
     def log_job(self, job: dict[str, Any], scores: dict[str, Any] | None, stats: dict[str, float]) -> None:
         self._write({"kind": "job", "job_id": job["job_id"], "metrics": (scores or {}).get("metrics", {}), "tab": stats})
+
+    def logged(self) -> set[str] | None:
+        if not self.path.is_file():
+            return set()
+        ids = set()
+        for line in self.path.read_text(encoding="utf-8").splitlines():
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError:  # a line cut short by a kill
+                continue
+            if obj.get("kind") == "job":
+                ids.add(obj["job_id"])
+        return ids
 
     def log_summary(self, tables: Tables, images: dict[str, Path] | None = None) -> None:
         self._write({
@@ -63,6 +82,9 @@ class WandbTracker:
         self.dir = Path(cfg.dir) if cfg.dir else sweep_dir
         self.dir.mkdir(parents=True, exist_ok=True)
         self.mode = cfg.mode or os.environ.get("WANDB_MODE") or ("online" if os.environ.get("WANDB_API_KEY") else "offline")
+
+    def logged(self) -> set[str] | None:
+        return None
 
     def _init(self, **kw: Any) -> Any:
         return self.wandb.init(

@@ -76,15 +76,19 @@ def test_sweep_resume_after_sigkill(tmp_path: Path, three_tasks: list[str]) -> N
     # complete at the kill: those the driver logged, and any whose actor finished its record first
     first = {d.name for d in sdir.iterdir() if (d / "result.json").exists() and (d / "scores.json").exists()}
     assert set(ok_ids(sdir)) <= first and 3 <= len(first) < 12
-    logged = len(ok_ids(sdir))
+    logged, before = len(Ledger(sdir).entries()), set(ok_ids(sdir))
 
     done = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     jobs = [d for d in sdir.iterdir() if d.is_dir() and (d / "job.json").exists()]
     assert len(jobs) == 12
-    second = ok_ids(sdir)[logged:]
+    later = [e for e in Ledger(sdir).entries()[logged:] if e["status"] == "ok"]
+    second = [e["job_id"] for e in later if not e.get("reconciled")]  # the jobs the re-run ran
     assert first.isdisjoint(second) and len(set(second)) == len(second)
     assert first | set(second) == {d.name for d in jobs}
+    # every job reached the ledger, also one that finished after the kill (reconciled on resume)
+    assert set(ok_ids(sdir)) == {d.name for d in jobs}
+    assert {e["job_id"] for e in later if e.get("reconciled")} == first - before
     for d in jobs:
         assert read_json(d / "result.json")["stop_reason"] == "finished"
         assert "pass_rate" in read_json(d / "scores.json")["metrics"] or "acc1" in read_json(d / "scores.json")["metrics"]
@@ -94,7 +98,7 @@ def test_sweep_resume_after_sigkill(tmp_path: Path, three_tasks: list[str]) -> N
     again = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr[-3000:]
     assert "0 to run" in again.stderr, again.stderr[-3000:]
-    assert ok_ids(sdir)[logged + len(second) :] == []
+    assert len(Ledger(sdir).entries()) == logged + len(later)  # nothing to run, nothing to reconcile
 
 
 def test_bad_axis_value_lists_valid_names(tmp_path: Path) -> None:

@@ -1,0 +1,63 @@
+"""A sweep's start: bring the ledger, the tracker and the bucket up to date with the local records.
+
+A driver killed mid-sweep leaves jobs whose record is complete on disk (their actor finished after
+the kill, or their upload never ran or failed) but which never reached `jobs.jsonl`, the tracker
+or the bucket. Resume skips complete records, so without this they would be missing forever.
+Each locally complete job is checked against all three and logged, tracked or uploaded now; its
+ledger line then says `"reconciled": true`.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from runners.finish import log_entry, record_fields, track
+from runners.grid import JobSpec
+from runners.ledger import Ledger
+from runners.record import read_result
+from runners.tracking import Tracker
+from runners.uploads import Uploader
+
+log = logging.getLogger(__name__)
+
+
+def reconcile(
+    complete: list[JobSpec], sweep_dir: Path, stored: set[str] | None, uploader: Uploader, tracker: Tracker, ledger: Ledger
+) -> dict[str, int]:
+    """Log, track and upload what each complete job lacks; `stored` None: the bucket is unknown
+    (unreachable), so uploads wait for a later run. Returns how many jobs needed each."""
+    logged = _ledger_records(ledger)
+    tracked = tracker.logged()
+    counts = {"ledger": 0, "tracker": 0, "bucket": 0}
+    for spec in complete:
+        job_dir = sweep_dir / spec.job_id
+        result = read_result(job_dir)
+        if result is None:  # complete in the bucket only: nothing here to reconcile
+            continue
+        fields = record_fields(result)
+        in_ledger = (spec.job_id, fields["record_attempt"]) in logged
+        if not (spec.job_id in tracked if tracked is not None else in_ledger):
+            track(job_dir, tracker, None)
+            counts["tracker"] += 1
+        upload = uploader.storage.remote and stored is not None and spec.job_id not in stored
+        if in_ledger and not upload:
+            continue
+        counts["ledger"] += not in_ledger
+        counts["bucket"] += upload
+        entry = {"job_id": spec.job_id, "status": "error" if result.get("errored") else "ok",
+                 "stop_reason": result.get("stop_reason"), "error": result.get("error"), "reconciled": True, **fields}  # fmt: skip
+        uploader.submit(job_dir, lambda error, e=entry: log_entry(ledger, e, error), upload=upload)
+    if any(counts.values()):
+        log.warning("reconciled complete records missing from the ledger (%d), tracker (%d), bucket (%d)",
+                    counts["ledger"], counts["tracker"], counts["bucket"])  # fmt: skip
+    return counts
+
+
+def _ledger_records(ledger: Ledger) -> set[tuple[str, int]]:
+    """(job id, record attempt) of every record the ledger logged."""
+    out: set[tuple[str, int]] = set()
+    for e in ledger.entries():
+        if e.get("status") in ("ok", "error", "timeout"):
+            out.add((e["job_id"], int(e.get("record_attempt") or 1)))
+    return out
