@@ -63,7 +63,7 @@ def _script(turns: int, entries: int, tab: TabState | None, rng: random.Random) 
     for t in range(2 if tab is not None else 1, turns + 1):
         if t in read_turns:
             path = f"docs/f{t}.md"
-            size = 30_000 if t % 10 == 0 else rng.randint(1500, 4000)
+            size = 30_000 if t % 10 == 0 or t == min(read_turns) else rng.randint(1500, 4000)  # over the 20k cap
             content = (fact_turns.get(t, "") + "\n" + _text(rng, size)).strip()
             line = ""
             if tab is not None:

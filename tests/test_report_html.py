@@ -1,5 +1,6 @@
 """The HTML report opened in headless Chromium (Debian package `chromium`): the results table and a
-job page render, with no console error, and every resource is inside the pages or beside them."""
+job page render, with no console error, and every resource is inside the pages or beside them.
+The viewer's own behaviour (tab panel per turn, filters, side by side) is in test_report_viewer.py."""
 
 from __future__ import annotations
 
@@ -17,11 +18,12 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed (Debian: apt-get install -y chromium)")
 
 
-def open_page(page: Path, profile: Path) -> tuple[str, list[str]]:
-    """The page's DOM after load, and the console messages Chromium logged."""
+def open_page(page: Path | str, profile: Path) -> tuple[str, list[str]]:
+    """The page's DOM after load, and the console messages Chromium logged (`page`: a file, or a
+    file URL with a fragment)."""
     cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
            "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
-           "--enable-logging=stderr", "--v=0", "--dump-dom", page.as_uri()]  # fmt: skip
+           "--enable-logging=stderr", "--v=0", "--dump-dom", page if isinstance(page, str) else page.as_uri()]  # fmt: skip
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=90)
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout, [line for line in done.stderr.splitlines() if ":CONSOLE" in line]
@@ -59,13 +61,15 @@ def test_index_shows_the_results_and_links_every_job(report: Path, tmp_path: Pat
 
 
 def test_pages_need_nothing_from_outside(report: Path) -> None:
-    for page in [report / "index.html", *sorted((report / "jobs").glob("*.html"))]:
+    pages = [report / "index.html", *sorted((report / "jobs").glob("*.html")), *sorted((report / "compare").glob("*.html"))]
+    assert len(pages) > 37
+    for page in pages:
         html = page.read_text()
-        assert "<script" not in html
+        assert re.findall(r"<script[^>]*>", html) in ([], ["<script>"], ['<script type="application/json" id="viewer-data">', "<script>"]), page.name
         for src in re.findall(r'src="([^"]*)"', html):
             assert src.startswith("data:"), (page.name, src[:40])
         for href in re.findall(r'href="([^"]*)"', html):
-            assert href.startswith(("#", "data:")) or (page.parent / href).is_file(), (page.name, href)
+            assert href.startswith(("#", "data:")) or (page.parent / href.split("#")[0]).is_file(), (page.name, href)
 
 
 def test_job_page_shows_trajectory_tab_and_scores(report: Path, tmp_path: Path) -> None:
@@ -73,11 +77,12 @@ def test_job_page_shows_trajectory_tab_and_scores(report: Path, tmp_path: Path) 
     assert console == []
     assert "The tab over time" in dom and "tab_add → r1, r2" in dom and "finish check (open)" in dom
     assert "The tab after turn 5" in dom and "(C) Review at t5 (tool)" in dom
-    assert "Full trajectory (the evaluator view is identical)" in dom and "Evaluator view" not in dom
+    assert "Trajectory and tab, turn by turn" in dom and "Evaluator view" not in dom  # the judges read the same
     assert "Items (4 of 4 passed)" in dom
     dom, console = open_page(report / "jobs" / "wb__t9__runningtab__m1__s0.html", tmp_path / "profile2")
     assert console == []
     assert "Supplier list: Acme Corp" in dom and "The total is 999." not in dom  # deliverable listed by path
     assert "output/report.md" in dom and "[tab] +L1 a.md" in dom
-    view, full = dom.split("Evaluator view (tab traces removed)")[1].split("Full trajectory")
+    full, view = dom.split("Trajectory and tab, turn by turn")[1].split("Evaluator view: tab traces removed")
     assert "Supplier list: Acme Corp" in view and "tab_add" not in view and "tab_add" in full
+    assert "55,000: shown t2 · read L1 · lost" in dom  # where a failed rubric's value went
