@@ -74,10 +74,15 @@ def cells(root: RootConfig, overrides: list[str], experiment: str | None) -> lis
 
 
 def expand(root: RootConfig, overrides: list[str], experiment: str | None) -> list[JobSpec]:
-    """All jobs of the sweep: every cell times its benchmark's tasks (or `grid.tasks`)."""
+    """All jobs of the sweep: every cell times its benchmark's tasks (or `grid.tasks`); raises
+    `runners.preflight.ConfigError` for a config that cannot run."""
+    from runners.preflight import check_configs
+
     specs: list[JobSpec] = []
     tasks: dict[str, list[Task]] = {}
-    for cfg in cells(root, overrides, experiment):
+    configs = cells(root, overrides, experiment)
+    check_configs(configs)  # every check that needs no task, before any benchmark is loaded
+    for cfg in configs:
         key = repr(cfg.benchmark)
         if key not in tasks:
             tasks[key] = _tasks(cfg, root.grid.tasks)

@@ -31,8 +31,8 @@ def check_configs(cfgs: Iterable[RootConfig]) -> None:
 def check_config(cfg: RootConfig) -> None:
     """Raise ConfigError for the first problem found in `cfg`."""
     _check_agent(cfg)
-    _check_model(cfg.model)
     _check_env(cfg)
+    _check_model(cfg.model)
 
 
 def _check_agent(cfg: RootConfig) -> None:
@@ -68,11 +68,10 @@ def _check_model(model: ModelConfig) -> None:
 
 
 def _check_env(cfg: RootConfig) -> None:
-    import envs.sandbox
+    from envs.sandbox import preflight
 
     try:
         cfg.env.validate()
-        if hasattr(envs.sandbox, "preflight"):  # TEMP until the envs side lands
-            envs.sandbox.preflight(cfg.env)
+        preflight(cfg.env)
     except ValueError as e:
         raise ConfigError(str(e)) from None

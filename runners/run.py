@@ -80,10 +80,10 @@ def _episode(
 ) -> tuple[EpisodeResult, dict[str, Any]]:
     materialize(task.workspace, ws, task.stage, method=cfg.env.materialize)
     plugins = build_plugins(cfg.method, ws, task.output)
-    env = WorkspaceEnv(ws, cfg.env, plugins)
-    _record_sandbox(job_dir, getattr(env, "sandbox_kind", "bwrap" if env.sandboxed else "none"))  # TEMP until envs lands sandbox_kind
     model_cfg = cfg.model if cfg.model.seed is not None else dataclasses.replace(cfg.model, seed=cfg.seed)
     model = build_model(model_cfg, model_url)
+    env = WorkspaceEnv(ws, cfg.env, plugins)
+    _record_sandbox(job_dir, env.sandbox_kind)
     prompt = task_message(task, str(env.root), cfg.method.texts)
     try:
         res = run_episode(model, env, prompt, cfg.agent, on_message=traj)
@@ -98,7 +98,7 @@ def _episode(
     write_json(job_dir / "evaluator_view.json", {"task": task.prompt, "messages": view, "final_answer": res.final_answer})
     changed, deleted = diff_workspace(task.workspace, task.stage, ws)
     copied = copy_files(ws, changed, job_dir / "deliverable")
-    return res, {"deliverable": copied, "deleted": deleted, "sandbox": getattr(env, "sandbox_kind", "bwrap" if env.sandboxed else "none"), "limits_hit": getattr(env, "limits_hit", None)}  # TEMP
+    return res, {"deliverable": copied, "deleted": deleted, "sandbox": env.sandbox_kind, "limits_hit": env.limits_hit}
 
 
 def _record_sandbox(job_dir: Path, kind: str) -> None:

@@ -32,7 +32,6 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
 
     from runners.grid import expand
     from runners.ledger import Ledger
-    from runners.preflight import check_configs
     from runners.progress import Progress
     from runners.reconcile import reconcile
     from runners.record import is_complete
@@ -48,7 +47,6 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
         from runners.slurm_launch import parse_slice, slice_specs
 
         specs = slice_specs(specs, *parse_slice(root.grid.slice))
-    check_configs(s.cfg for s in specs)  # before anything is written
     sdir = sweep_dir_for(root, experiment)
     sdir.mkdir(parents=True, exist_ok=True)
     (sdir / "sweep.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(root)))

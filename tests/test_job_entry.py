@@ -40,6 +40,8 @@ def test_cli_runs_one_job_and_prints_its_dir(bench: Path, tmp_path: Path) -> Non
     assert job.parent == tmp_path / "o"
     assert read_json(job / "result.json")["stop_reason"] == "finished"
     assert read_json(job / "job.json")["seed"] == 1
+    # the sandbox actually used is in the record (bubblewrap runs here: CI installs it)
+    assert read_json(job / "job.json")["sandbox"] == read_json(job / "result.json")["sandbox"] == "bwrap"
     assert (job / "tab.json").exists() and (job / "scores.json").exists()
     # a second run of the same job finds it complete and runs nothing
     again = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)

@@ -128,6 +128,19 @@ def test_presets_compose(experiment: str, groups: int) -> None:
     assert len({(c.benchmark.label, c.method.name, c.model.id, c.seed) for c in configs}) == groups
     if experiment.startswith("paper"):
         assert all(c.agent.max_turns == 300 and c.agent.time_limit_s == 3600 and c.agent.context_level == 3 for c in configs)
+        assert {c.env.sandbox for c in configs} == {"bwrap"}
+
+
+@pytest.mark.parametrize("experiment", ["paper_main", "paper_ablation"])
+def test_paper_presets_refuse_to_start_without_bubblewrap(tmp_path: Path, experiment: str) -> None:
+    """No bwrap on PATH: the paper presets stop before anything runs, with the install hint."""
+    keys = {k: "sk-dummy" for k in ("OPENAI_API_KEY", "DEEPSEEK_API_KEY", "GEMINI_API_KEY")}
+    env = {**os.environ, **keys, "PATH": str(tmp_path), "PYTHONPATH": str(REPO)}
+    r = subprocess.run([sys.executable, "-m", "runners.sweep", f"experiment={experiment}", f"out={tmp_path / 'o'}"],
+                       cwd=REPO, env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert r.returncode != 0
+    assert "env.sandbox=bwrap" in r.stderr and "bubblewrap" in r.stderr, r.stderr[-2000:]
+    assert "Traceback" not in r.stderr and not (tmp_path / "o").exists()
 
 
 def test_narrowing_override(tmp_path: Path) -> None:
