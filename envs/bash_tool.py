@@ -1,14 +1,17 @@
 """Pi's `bash`: run a command in the workspace, stream its output to a file, show the tail.
 
 Output is read from a pipe in chunks; only the last ~50 KB stay in memory. When the output is
-too long to show whole, its first `bash_output_max_bytes` go to `.runningtab/bash-output/<n>.txt`
-in the workspace, where the agent can `read` it (diff_workspace ignores `.runningtab/`). A command printing 1 GB leaves
-the runner's memory flat. A timeout kills the command's whole process group.
+too long to show whole, its first `bash_output_max_bytes` (and at most `saved_output_max_bytes`
+per job) go to `<n>.txt` in the shell's output folder, outside the workspace and read-only to the
+agent, which can still `read` it. The file is made relative to a descriptor of that folder,
+without following links. A command printing 1 GB leaves the runner's memory flat. A timeout (at
+most the job's remaining time) kills everything the command started.
 """
 
 from __future__ import annotations
 
 import fcntl
+import math
 import os
 import select
 import signal
@@ -20,15 +23,15 @@ from typing import Any, BinaryIO
 from envs import prompts
 from envs.config import EnvConfig
 from envs.protocol import ToolResult, function_schema
+from envs.safeio import create_in
 from envs.sandbox import Shell
 from envs.truncate import Tail, decode, format_size, tail_window
-from envs.workspace import BOOKKEEPING_DIR
 
-OUTPUT_DIR = f"{BOOKKEEPING_DIR}/bash-output"
 _CHUNK = 1 << 20
 _PIPE_SIZE = 1 << 20
 _GRACE_S = 0.2  # how long background children may keep the pipe open after the command returns
-_DRAIN_S = 2.0  # how long to wait for EOF after killing the group (setsid escapees, fallback mode only)
+_DRAIN_S = 2.0  # how long to wait for EOF after killing the group
+_TERM_S = 2.0  # how long the reaper (no bubblewrap) may take to kill what the command left on timeout
 
 
 def bash_schema(cfg: EnvConfig) -> dict[str, Any]:
@@ -51,8 +54,9 @@ class _Sink:
     """Where output goes: a rolling window of the tail in memory and, once the output is too long to
     show whole, the first `cap` bytes in a file (short outputs never touch the disk)."""
 
-    def __init__(self, path: str, cap: int, max_lines: int, max_bytes: int) -> None:
-        self.path, self.cap, self.max_lines, self.max_bytes = path, cap, max_lines, max_bytes
+    def __init__(self, dir_fd: int, name: str, cap: int, max_lines: int, max_bytes: int) -> None:
+        self.dir_fd, self.name = dir_fd, name
+        self.cap, self.max_lines, self.max_bytes = cap, max_lines, max_bytes
         self.keep = max_bytes + 2  # what tail_window needs
         self.file: BinaryIO | None = None
         self.head: list[bytes] = []  # everything so far, until the file is opened
@@ -74,8 +78,7 @@ class _Sink:
         if self.file is None:
             self.head.append(chunk)
             if self.total > self.max_bytes or self.newlines >= self.max_lines:
-                os.makedirs(os.path.dirname(self.path), exist_ok=True)
-                self.file = open(self.path, "wb", buffering=0)  # noqa: SIM115 - closed in close()
+                self.file = create_in(self.dir_fd, self.name)
                 pending, self.head = self.head, []
                 for part in pending:
                     self._save(part)
@@ -109,37 +112,59 @@ class _Run:
 
 
 class BashTool:
-    """Runs `bash` calls for one workspace; numbers the saved outputs."""
+    """Runs `bash` calls for one workspace; numbers the saved outputs and counts their bytes."""
 
     def __init__(self, workspace: str, cfg: EnvConfig, shell: Shell) -> None:
         self.workspace, self.cfg, self.shell = workspace, cfg, shell
         self.calls = 0
+        self.saved_bytes = 0  # of all saved outputs so far (capped at cfg.saved_output_max_bytes)
 
-    def run(self, command: str, timeout: int | None = None) -> ToolResult:
-        """One call: output tail, notices, `Command exited with code N` / timeout as an error result."""
+    @property
+    def limits_hit(self) -> list[str]:
+        return self.shell.caps.hit
+
+    def run(self, command: str, timeout: int | None = None, time_left: float | None = None) -> ToolResult:
+        """One call: output tail, notices, `Command exited with code N` / timeout as an error result.
+
+        `time_left` (the job's remaining seconds) bounds the timeout whatever the call asks for.
+        """
         asked = timeout
-        seconds = self.cfg.bash_timeout if timeout is None or timeout <= 0 else min(timeout, self.cfg.bash_timeout_max)
+        seconds: float = self.cfg.bash_timeout if timeout is None or timeout <= 0 else min(timeout, self.cfg.bash_timeout_max)
+        job_clamped = time_left is not None and time_left < seconds
+        if job_clamped:
+            seconds = max(time_left, 0.0)
+            self.shell.caps.note("tool_timeout_clamped")
         self.calls += 1
-        out_path = os.path.join(self.workspace, OUTPUT_DIR, f"{self.calls}.txt")
-        sink = _Sink(out_path, self.cfg.bash_output_max_bytes, self.cfg.bash_max_lines, self.cfg.bash_max_bytes)
+        name = f"{self.calls}.txt"
+        out_path = os.path.join(self.shell.outputs, name)
+        room = max(self.cfg.saved_output_max_bytes - self.saved_bytes, 0)
+        sink = _Sink(self.shell.outputs_fd, name, min(self.cfg.bash_output_max_bytes, room),
+                     self.cfg.bash_max_lines, self.cfg.bash_max_bytes)
         try:
             run = self._execute(command, seconds, sink)
         finally:
             sink.close()
+        self.saved_bytes += sink.saved
         tail = tail_window(sink.window, sink.total, sink.lines(), self.cfg.bash_max_lines, self.cfg.bash_max_bytes)
         if not tail.truncated and sink.file is not None:
-            os.unlink(out_path)
+            os.unlink(name, dir_fd=self.shell.outputs_fd)
+        elif tail.truncated and sink.total > sink.saved and sink.cap < self.cfg.bash_output_max_bytes:
+            self.shell.caps.note("saved_output_bytes")
+        self.shell.caps.check(decode(sink.window[-4096:]), run.exit_code)
         text = self._format(tail, sink, out_path)
-        if asked is not None and asked > self.cfg.bash_timeout_max:
-            text = prompts.BASH_TIMEOUT_CLAMPED.format(asked=asked, used=seconds) + "\n" + text
+        shown = math.ceil(seconds)
+        if job_clamped:
+            text = prompts.BASH_TIMEOUT_JOB_CLAMPED.format(used=shown) + "\n" + text
+        elif asked is not None and asked > self.cfg.bash_timeout_max:
+            text = prompts.BASH_TIMEOUT_CLAMPED.format(asked=asked, used=shown) + "\n" + text
         is_error = run.timed_out or run.exit_code != 0
         if run.timed_out:
-            text += "\n\n" + prompts.BASH_TIMEOUT.format(seconds=seconds)
+            text += "\n\n" + prompts.BASH_TIMEOUT.format(seconds=shown)
         elif run.exit_code != 0:
             text += "\n\n" + prompts.BASH_EXIT.format(code=run.exit_code)
         meta = {
             "exit_code": run.exit_code, "timed_out": run.timed_out, "output_bytes": sink.total,
-            "full_output": os.path.relpath(out_path, self.workspace) if tail.truncated else None,
+            "full_output": out_path if tail.truncated else None,
         }
         return ToolResult(text, is_error=is_error, meta=meta)
 
@@ -162,7 +187,8 @@ class BashTool:
             )
         return f"{text}\n\n{notice}"
 
-    def _execute(self, command: str, seconds: int, sink: _Sink) -> _Run:
+    def _execute(self, command: str, seconds: float, sink: _Sink) -> _Run:
+        script = _command_fd(command)
         r, w = os.pipe()
         try:
             fcntl.fcntl(r, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
@@ -170,14 +196,15 @@ class BashTool:
             pass  # a smaller pipe only means more reads
         try:
             proc = subprocess.Popen(
-                self.shell.argv(command), cwd=self.workspace, env=self.shell.env, stdin=subprocess.DEVNULL,
-                stdout=w, stderr=w, start_new_session=True, close_fds=True,
+                self.shell.argv(script), cwd=self.workspace, env=self.shell.env, stdin=subprocess.DEVNULL,
+                stdout=w, stderr=w, start_new_session=True, close_fds=True, pass_fds=(script,),
             )
         except BaseException:
             os.close(r)
             raise
         finally:
             os.close(w)
+            os.close(script)
         deadline = time.monotonic() + seconds
         try:
             timed_out = _pump(r, proc, deadline, sink)
@@ -186,6 +213,8 @@ class BashTool:
                     proc.wait(timeout=max(deadline - time.monotonic(), 0.0))
                 except subprocess.TimeoutExpired:
                     timed_out = True
+            if timed_out and self.shell.mode == "none":
+                _terminate(proc)  # the reaper kills what escaped the group (setsid), then exits
             _kill_group(proc.pid)  # also ends background children the command left behind
             _drain(r, sink)
             return _Run(proc.wait(), timed_out)
@@ -194,6 +223,28 @@ class BashTool:
             if proc.poll() is None:
                 _kill_group(proc.pid)
                 proc.wait()
+
+
+def _command_fd(command: str) -> int:
+    """A memfd holding the command, at offset 0 (bash reads it from there; argv has a size limit)."""
+    fd = os.memfd_create("runningtab-command")
+    try:
+        data = memoryview(command.encode("utf-8", errors="surrogateescape"))
+        while data:
+            data = data[os.write(fd, data):]
+        os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _terminate(proc: subprocess.Popen) -> None:
+    try:
+        proc.terminate()
+        proc.wait(timeout=_TERM_S)
+    except (subprocess.TimeoutExpired, ProcessLookupError):
+        pass
 
 
 def _pump(fd: int, proc: subprocess.Popen, deadline: float, sink: _Sink) -> bool:

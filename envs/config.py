@@ -30,6 +30,13 @@ class EnvConfig:
     bash_max_bytes: int = 51200
     # The saved full output of one bash call stops growing here (the tail shown is still the real tail).
     bash_output_max_bytes: int = 100 * 1024 * 1024
+    # All saved full outputs of one job together stop here (later calls still show their tail).
+    saved_output_max_bytes: int = 1024 * 1024 * 1024
+    # Caps on everything the agent's shell starts (envs/limits.py): address space per process,
+    # processes at once (a pids cgroup where the runner may make one, else RLIMIT_NPROC), file size.
+    max_memory_bytes: int = 4 * 1024 * 1024 * 1024
+    max_processes: int = 512
+    max_file_bytes: int = 1024 * 1024 * 1024
     # How workspaces are made (envs/workspace.py): copy | overlay | auto. overlay/auto need root and
     # discard_workspace() at the end of each job.
     materialize: str = "copy"
@@ -56,7 +63,8 @@ class EnvConfig:
                 f"env.materialize={self.materialize!r}: choose one of {', '.join(MATERIALIZE_METHODS)}"
             )
         for name in ("bash_timeout", "bash_timeout_max", "read_max_lines", "read_max_bytes",
-                     "bash_max_lines", "bash_max_bytes", "bash_output_max_bytes"):
+                     "bash_max_lines", "bash_max_bytes", "bash_output_max_bytes", "saved_output_max_bytes",
+                     "max_memory_bytes", "max_processes", "max_file_bytes"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"env.{name} must be a positive integer, got {getattr(self, name)!r}")
         if self.bash_timeout > self.bash_timeout_max:

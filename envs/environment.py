@@ -54,6 +54,16 @@ class WorkspaceEnv:
     def sandboxed(self) -> bool:
         return self.shell.mode == "bwrap"
 
+    @property
+    def sandbox_kind(self) -> str:
+        """The sandbox the agent's shell actually runs in: "bwrap", or "none" (unsandboxed)."""
+        return self.shell.mode
+
+    @property
+    def limits_hit(self) -> list[str]:
+        """Caps hit so far (memory, processes, file_size, saved_output_bytes, tool_timeout_clamped), first hit first."""
+        return list(self.shell.caps.hit)
+
     def system_prompt(self) -> str:
         lines = "\n".join(prompts.TOOL_LINES.get(n, f"- {n}") for n in self._handlers if n in prompts.TOOL_LINES)
         base = prompts.SYSTEM_PROMPT.format(root=self.root, tool_lines=lines)
@@ -63,14 +73,18 @@ class WorkspaceEnv:
     def tools(self) -> list[dict[str, Any]]:
         return list(self._schemas.values())
 
-    def execute(self, call: ToolCall, turn: int) -> ToolResult:
+    def execute(self, call: ToolCall, turn: int, time_left: float | None = None) -> ToolResult:
+        """Run one call; `time_left` (the job's remaining seconds) bounds how long `bash` may run."""
         args: dict[str, Any] = {}
         try:
             parsed = parse_arguments(call.name, call.arguments)
             if call.name not in self._handlers:
                 raise ToolError(f"Unknown tool '{call.name}'. Available tools: {', '.join(self._handlers)}")
             args = check_arguments(call.name, self._schemas[call.name]["function"]["parameters"], parsed)
-            result = self._handlers[call.name](args, turn)
+            if call.name == "bash":
+                result = self._bash.run(args["command"], args.get("timeout"), time_left)
+            else:
+                result = self._handlers[call.name](args, turn)
         except ToolError as e:
             result = ToolResult(str(e), is_error=True)
         except Exception as e:  # a tool's own failure must not end the run
@@ -108,8 +122,12 @@ class WorkspaceEnv:
         self._handlers[name] = handler
 
     def _read(self, args: dict[str, Any], turn: int) -> ToolResult:
+        """`read` in the workspace, or of a saved bash output (the runner's folder the notices name)."""
+        path = args["path"].strip().removeprefix("@")
+        outputs = self.shell.outputs
+        root = outputs if os.path.normpath(path).startswith(outputs + os.sep) else self.root
         return read_file(
-            self.root, args["path"], args.get("offset"), args.get("limit"),
+            root, args["path"], args.get("offset"), args.get("limit"),
             self.config.read_max_lines, self.config.read_max_bytes,
         )
 

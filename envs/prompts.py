@@ -73,6 +73,7 @@ BASH_TIMEOUT = (
     "Command timed out after {seconds} seconds; it and all the processes it started were killed."
 )
 BASH_TIMEOUT_CLAMPED = "[timeout {asked} s is above the maximum; used {used} s]"
+BASH_TIMEOUT_JOB_CLAMPED = "[the job has {used} s left; the command may run at most that long]"
 
 # runtime context management (envs/context.py)
 CONTEXT_ALERT = "[SYSTEM ALERT: Exceeded {k}k characters. Truncated.]"

@@ -13,6 +13,7 @@ from envs import prompts
 from envs.filetypes import HEAD_BYTES, why_not_text
 from envs.paths import ToolError, resolve_inside
 from envs.protocol import ToolResult, function_schema
+from envs.safeio import UnsafePath, open_regular
 from envs.truncate import cut_utf8, decode, format_size
 
 _CHUNK = 1 << 20
@@ -53,12 +54,14 @@ def read_file(
         raise ToolError(f"{path} is a directory; list it with bash, e.g. ls -la {path}")
     start = max(offset or 1, 1)
     try:
-        with open(real, "rb") as f:
+        with open_regular(root, os.path.relpath(real, root)) as f:
             problem = why_not_text(path, os.path.splitext(real)[1].lower(), f.read(HEAD_BYTES))
             if problem:
                 raise ToolError(problem)
             f.seek(0)
             text, meta = _read_from(f, path, start, limit, max_lines, max_bytes)
+    except UnsafePath as e:
+        raise ToolError(f"Cannot read {path}: not a regular file (FIFOs, devices and sockets are never opened)") from e
     except OSError as e:
         raise ToolError(f"Cannot read {path}: {e.strerror or e}") from e
     meta["path"] = os.path.relpath(real, root)

@@ -86,19 +86,22 @@ def lstat_inside(root: str | os.PathLike[str], rel: str | os.PathLike[str]) -> o
         return None
 
 
-def walk_regular(root: str | os.PathLike[str], skip: frozenset[str] = frozenset()) -> Iterator[tuple[str, os.stat_result]]:
+def walk_regular(
+    root: str | os.PathLike[str], skip: frozenset[str] = frozenset(), links: bool = False
+) -> Iterator[tuple[str, os.stat_result]]:
     """Every regular file under `root` as (relative posix path, stat), never entering a symlinked folder.
 
-    `skip` holds top-level names not to enter. Order is sorted per folder, so the walk is deterministic.
+    `skip` holds top-level names not to enter. With `links`, symlinks are listed too (their lstat),
+    never followed. Order is sorted per folder, so the walk is deterministic.
     """
     top = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        yield from _walk(top, "", skip)
+        yield from _walk(top, "", skip, links)
     finally:
         os.close(top)
 
 
-def _walk(dfd: int, prefix: str, skip: frozenset[str]) -> Iterator[tuple[str, os.stat_result]]:
+def _walk(dfd: int, prefix: str, skip: frozenset[str], links: bool) -> Iterator[tuple[str, os.stat_result]]:
     try:
         names = sorted(os.listdir(dfd))
     except OSError:
@@ -111,7 +114,7 @@ def _walk(dfd: int, prefix: str, skip: frozenset[str]) -> Iterator[tuple[str, os
         except OSError:
             continue
         rel = f"{prefix}{name}"
-        if stat.S_ISREG(st.st_mode):
+        if stat.S_ISREG(st.st_mode) or (links and stat.S_ISLNK(st.st_mode)):
             yield rel, st
         elif stat.S_ISDIR(st.st_mode):
             try:
@@ -119,6 +122,60 @@ def _walk(dfd: int, prefix: str, skip: frozenset[str]) -> Iterator[tuple[str, os
             except OSError:
                 continue
             try:
-                yield from _walk(sub, rel + "/", skip)
+                yield from _walk(sub, rel + "/", skip, links)
             finally:
                 os.close(sub)
+
+
+def open_for_write(root: str | os.PathLike[str], rel: str | os.PathLike[str]) -> BinaryIO:
+    """Open `root/rel` for writing (created or truncated), making missing folders, never through a link.
+
+    Raises `UnsafePath` when a folder on the way is a link or not a folder, or the end is not a regular file.
+    """
+    parts = _parts(rel)
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for name in parts[:-1]:
+            try:
+                os.mkdir(name, 0o755, dir_fd=fd)
+            except FileExistsError:
+                pass
+            except OSError as e:
+                raise UnsafePath(f"{name}: cannot make the folder ({e.strerror})") from e
+            try:
+                nxt = os.open(name, _DIR_FLAGS, dir_fd=fd)
+            except OSError as e:
+                raise UnsafePath(f"{name}: not a plain folder ({e.strerror})") from e
+            os.close(fd)
+            fd = nxt
+        return create_in(fd, parts[-1], truncate=True)
+    finally:
+        os.close(fd)
+
+
+def create_in(dir_fd: int, name: str, truncate: bool = False) -> BinaryIO:
+    """Open `name` in the folder `dir_fd` for writing without following a link or blocking on a FIFO.
+
+    With `truncate`, an existing regular file is emptied; otherwise anything at `name` is removed
+    first and a new file made (`O_EXCL`), so a planted link or FIFO is replaced, never written through.
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    if truncate:
+        flags |= os.O_TRUNC
+    else:
+        flags |= os.O_EXCL
+        try:
+            os.unlink(name, dir_fd=dir_fd)
+        except FileNotFoundError:
+            pass
+        except OSError as e:
+            raise UnsafePath(f"{name}: cannot replace ({e.strerror})") from e
+    try:
+        fd = os.open(name, flags, 0o644, dir_fd=dir_fd)
+    except OSError as e:
+        raise UnsafePath(f"{name}: cannot open for writing ({e.strerror})") from e
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise UnsafePath(f"{name}: not a regular file")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "wb")

@@ -2,9 +2,11 @@
 
 Under bubblewrap the command sees the workspace (writable, at its host path so paths agree with
 `read`), /usr and the agent's Python read-only, a few /etc files programs need, a private /tmp,
-no network, no capabilities, nothing else of the host. Without bubblewrap the command runs as a
-plain subprocess: clean environment, workspace as cwd, own process group, but the host's files
-and network are reachable (a warning is logged once).
+the runner's saved outputs read-only, no network, no capabilities, nothing else of the host.
+Without bubblewrap the command runs under `envs/reaper.py`: clean environment, workspace as cwd,
+everything it started killed when it returns, but the host's files and network are reachable (a
+warning is logged once). Either way the command text reaches bash through an inherited memfd,
+never argv (no kernel argument limit), and `envs/limits.py` caps memory, processes and file size.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import weakref
 from pathlib import Path
 
 from envs.config import SECRET_NAME, EnvConfig
+from envs.limits import Caps
 
 log = logging.getLogger(__name__)
 
@@ -75,8 +78,8 @@ def agent_env(cfg: EnvConfig, home: str, tmpdir: str) -> dict[str, str]:
     return env
 
 
-def bwrap_argv(workspace: str, scratch: str, ro_paths: list[str], command: str) -> list[str]:
-    """The bubblewrap command line running `command` in bash inside the sandbox."""
+def bwrap_argv(workspace: str, scratch: str, ro_paths: list[str]) -> list[str]:
+    """The bubblewrap command line up to the command to run inside the sandbox."""
     argv = [shutil.which("bwrap") or "bwrap", "--unshare-all", "--die-with-parent", "--cap-drop", "ALL", "--hostname", "sandbox",
             "--ro-bind", "/usr", "/usr"]
     for name in ROOT_LINKS:
@@ -91,11 +94,24 @@ def bwrap_argv(workspace: str, scratch: str, ro_paths: list[str], command: str) 
     for name in ("passwd", "group"):
         argv += ["--ro-bind", f"{scratch}/etc/{name}", f"/etc/{name}"]
     argv += ["--bind", f"{scratch}/tmp", "/tmp"]
-    for path in ro_paths:
+    for path in [*ro_paths, outputs_dir(scratch)]:
         argv += ["--ro-bind", path, path]
-    argv += ["--bind", workspace, workspace, "--chdir", workspace, "--remount-ro", "/",
-             "/bin/bash", "-c", command]
+    argv += ["--bind", workspace, workspace, "--chdir", workspace, "--remount-ro", "/"]
     return argv
+
+
+def outputs_dir(scratch: str) -> str:
+    """The runner's own files (saved bash outputs): outside the workspace, read-only to the agent."""
+    return f"{scratch}/bash-output"
+
+
+def run_from_fd(fd: int) -> list[str]:
+    """bash reading the command from inherited descriptor `fd` (closed before the command runs).
+
+    `eval` keeps `bash -c`'s behaviour (`$0` is bash, errors say `bash: line N`), and the words are
+    expanded before the redirection closes the descriptor.
+    """
+    return ["/bin/bash", "-c", f'eval "$(</dev/fd/{fd})" {fd}<&-']
 
 
 def make_scratch() -> str:
@@ -103,6 +119,7 @@ def make_scratch() -> str:
     scratch = tempfile.mkdtemp(prefix="runningtab-shell-")
     os.makedirs(f"{scratch}/tmp/home")
     os.makedirs(f"{scratch}/etc")
+    os.makedirs(outputs_dir(scratch))
     Path(scratch, "etc", "passwd").write_text(
         "root:x:0:0:agent:/tmp/home:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
     )
@@ -119,7 +136,7 @@ def bwrap_problem() -> str | None:
     try:
         ws = os.path.join(scratch, "probe-workspace")
         os.mkdir(ws)
-        argv = bwrap_argv(ws, scratch, python_prefixes(""), "true")
+        argv = [*bwrap_argv(ws, scratch, python_prefixes("")), "true"]
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=30, env={"PATH": "/usr/bin:/bin"})
         if proc.returncode != 0:
             return f"a trial bwrap sandbox failed (exit {proc.returncode}): {proc.stderr.strip()[:500]}"
@@ -146,6 +163,16 @@ def resolve_mode(sandbox: str) -> str:
     return "none"
 
 
+def preflight(config: EnvConfig) -> None:
+    """Refuse to start work that requires bubblewrap where it cannot run (one line with the install hint)."""
+    if config.sandbox != "bwrap":
+        return
+    problem = bwrap_problem()
+    if problem is not None:
+        problem = " ".join(problem.split())
+        raise ValueError(f"env.sandbox=bwrap but {problem}; install it (apt-get install bubblewrap) or set env.sandbox=auto")
+
+
 @functools.cache
 def _warn_fallback(problem: str) -> None:
     log.warning(
@@ -155,24 +182,38 @@ def _warn_fallback(problem: str) -> None:
 
 
 class Shell:
-    """Launch settings for one workspace: argv, environment and cwd of each bash command."""
+    """Launch settings for one workspace: argv, environment, caps and the runner's output folder."""
 
     def __init__(self, workspace: str, cfg: EnvConfig) -> None:
         self.mode = resolve_mode(cfg.sandbox)
         self.workspace = workspace
-        self.scratch = make_scratch()
-        self._cleanup = weakref.finalize(self, shutil.rmtree, self.scratch, True)  # also if close() is never called
+        self.scratch = os.path.realpath(make_scratch())
+        self.outputs = outputs_dir(self.scratch)
+        # A descriptor of the output folder: the runner writes there by name relative to it, never
+        # through a path the agent could swap (without bubblewrap the agent can reach the folder).
+        self.outputs_fd = os.open(self.outputs, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        self.caps = Caps(cfg)
+        self._cleanup = weakref.finalize(self, _cleanup, self.scratch, self.outputs_fd, self.caps)
         if self.mode == "bwrap":
             self.env = agent_env(cfg, "/tmp/home", "/tmp")
-            self._ro = [p for p in [*python_prefixes(cfg.agent_python), *cfg.extra_ro_binds] if os.path.exists(p)]
+            ro = [p for p in [*python_prefixes(cfg.agent_python), *cfg.extra_ro_binds] if os.path.exists(p)]
+            self._launcher = bwrap_argv(workspace, self.scratch, ro)
         else:
             self.env = agent_env(cfg, f"{self.scratch}/tmp/home", f"{self.scratch}/tmp")
-            self._ro = []
+            self._launcher = [sys.executable, "-I", "-S", str(Path(__file__).with_name("reaper.py"))]
 
-    def argv(self, command: str) -> list[str]:
-        if self.mode == "bwrap":
-            return bwrap_argv(self.workspace, self.scratch, self._ro, command)
-        return ["/bin/bash", "-c", command]
+    def argv(self, command_fd: int) -> list[str]:
+        """The command line running the command that descriptor `command_fd` holds."""
+        return [*self.caps.prefix(), *self._launcher, *run_from_fd(command_fd)]
 
     def close(self) -> None:
         self._cleanup()
+
+
+def _cleanup(scratch: str, fd: int, caps: Caps) -> None:
+    caps.close()
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+    shutil.rmtree(scratch, ignore_errors=True)

@@ -13,15 +13,16 @@ itself were owned by another user and read-only. Numbers in docs/env.md (bench/b
 
 from __future__ import annotations
 
-import filecmp
 import logging
 import os
 import shutil
+import stat
 import subprocess
 from pathlib import Path, PurePosixPath
 
 from envs import overlay
 from envs.config import MATERIALIZE_METHODS
+from envs.safeio import UnsafePath, lstat_inside, open_regular, walk_regular
 
 log = logging.getLogger(__name__)
 
@@ -102,28 +103,41 @@ def diff_workspace(
 
     A file is unchanged when size and mtime match its origin (the staged file or the source file at
     the same path); when only the mtime differs the contents decide. `.runningtab/` is ignored.
+    The workspace is read through `envs/safeio.py`: links are never followed out, FIFOs never opened.
     """
-    origin = dict(_walk(Path(source), follow=True)) if source is not None else {}
+    origin = dict(_walk(Path(source))) if source is not None else {}
     for rel, src in (stage or {}).items():
         origin[str(_check_rel(rel))] = Path(src)
-    current = dict(_walk(Path(workspace), follow=False))
-    changed = [rel for rel, path in current.items() if rel not in origin or _differs(path, origin[rel])]
+    current = _workspace_files(os.path.realpath(workspace))
+    changed = [rel for rel, target in current.items() if rel not in origin or _differs(workspace, target, origin[rel])]
     deleted = [rel for rel in origin if rel not in current]
     return sorted(changed), sorted(deleted)
 
 
 def copy_files(workspace: Path, rels: list[str], dest: Path) -> list[str]:
-    """Copy workspace files (e.g. diff_workspace's changed list) to `dest` at their relative paths."""
+    """Copy workspace files (e.g. diff_workspace's changed list) to `dest` at their relative paths.
+
+    A link counts as the file it points to when that is a regular file inside the workspace; the
+    file is opened through `envs/safeio.py`, so a folder swapped for a link meanwhile is skipped.
+    """
     root = os.path.realpath(workspace)
     copied = []
     for rel in rels:
-        real = os.path.realpath(os.path.join(root, rel))
-        if not real.startswith(root + os.sep) or not os.path.isfile(real):
-            log.warning("not copying %s: not a file inside the workspace", rel)
+        target = _inside_target(root, rel)
+        try:
+            if target is None:
+                raise UnsafePath(rel)
+            src = open_regular(root, target)
+        except UnsafePath:
+            log.warning("not copying %s: not a regular file inside the workspace", rel)
             continue
-        target = Path(dest) / _check_rel(rel)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(real, target)
+        out = Path(dest) / _check_rel(rel)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with src, open(out, "wb") as f:
+            shutil.copyfileobj(src, f)
+            st = os.fstat(src.fileno())
+        os.chmod(out, stat.S_IMODE(st.st_mode))
+        os.utime(out, ns=(st.st_atime_ns, st.st_mtime_ns))
         copied.append(rel)
     return copied
 
@@ -142,10 +156,9 @@ def _check_rel(rel: str) -> PurePosixPath:
     return p
 
 
-def _walk(root: Path, follow: bool) -> list[tuple[str, Path]]:
-    """(relative path, path) of every file under root. Without `follow`, only symlinks to files inside root count."""
+def _walk(root: Path) -> list[tuple[str, Path]]:
+    """(relative path, path) of every file under a source folder (ours, not the agent's: links followed)."""
     out: list[tuple[str, Path]] = []
-    real_root = os.path.realpath(root)
     seen: set[tuple[int, int]] = set()
 
     def visit(d: str, prefix: str) -> None:
@@ -154,26 +167,52 @@ def _walk(root: Path, follow: bool) -> list[tuple[str, Path]]:
                 rel = prefix + e.name
                 if not prefix and e.name == BOOKKEEPING_DIR:
                     continue
-                if e.is_dir(follow_symlinks=follow):
-                    st = e.stat(follow_symlinks=follow)
+                if e.is_dir():
+                    st = e.stat()
                     if (st.st_dev, st.st_ino) not in seen:
                         seen.add((st.st_dev, st.st_ino))
                         visit(e.path, rel + "/")
-                elif e.is_symlink() and not follow:
-                    real = os.path.realpath(e.path)
-                    if real.startswith(real_root + os.sep) and os.path.isfile(real):
-                        out.append((rel, Path(e.path)))
-                elif e.is_file(follow_symlinks=follow):
+                elif e.is_file():
                     out.append((rel, Path(e.path)))
 
     visit(str(root), "")
     return out
 
 
-def _differs(path: Path, origin: Path) -> bool:
-    a, b = path.stat(), origin.stat()
-    if a.st_size != b.st_size:
+def _workspace_files(root: str) -> dict[str, str]:
+    """Workspace-relative path -> the link-free relative path of the regular file it is (a link inside counts)."""
+    files: dict[str, str] = {}
+    for rel, st in walk_regular(root, skip=frozenset({BOOKKEEPING_DIR}), links=True):
+        target = _inside_target(root, rel) if stat.S_ISLNK(st.st_mode) else rel
+        if target is not None:
+            files[rel] = target
+    return files
+
+
+def _inside_target(root: str, rel: str) -> str | None:
+    """The link-free relative path of the regular file `rel` resolves to inside root, else None."""
+    real = os.path.realpath(os.path.join(root, rel))
+    if not real.startswith(root + os.sep):
+        return None
+    target = os.path.relpath(real, root)
+    st = lstat_inside(root, target)
+    return target if st is not None and stat.S_ISREG(st.st_mode) else None
+
+
+def _differs(workspace: Path, target: str, origin: Path) -> bool:
+    root = os.path.realpath(workspace)
+    a, b = lstat_inside(root, target), origin.stat()
+    if a is None or a.st_size != b.st_size:
         return True
     if a.st_mtime_ns == b.st_mtime_ns:
         return False
-    return not filecmp.cmp(path, origin, shallow=False)
+    try:
+        with open_regular(root, target) as f, open(origin, "rb") as g:
+            while True:
+                x, y = f.read(1 << 20), g.read(1 << 20)
+                if x != y:
+                    return True
+                if not x:
+                    return False
+    except UnsafePath:
+        return True

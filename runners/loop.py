@@ -1,7 +1,8 @@
 """The agent loop (SPEC section 2): call the model, run every tool call in order, feed results back.
 
 The loop knows nothing about methods: prompts, extra tools and stop hooks come through the
-environment's plugins. The runner enforces the turn budget and the wall-clock limit itself.
+environment's plugins. The runner enforces the turn budget and the wall-clock limit itself, and
+hands each tool call the job's remaining time (a call never runs past the job's limit).
 """
 
 from __future__ import annotations
@@ -111,7 +112,7 @@ def _run_tools(env, calls, turn, res, add, agent, clock, start) -> bool:
             res.stop_reason = "time_limit"
             return False
         try:
-            result = env.execute(call, turn)
+            result = env.execute(call, turn, time_left=agent.time_limit_s - (clock() - start))
         except Exception as e:  # an environment fault, not the model's: stop and say so
             res.stop_reason, res.error = "env_error", f"{type(e).__name__}: {e}"
             return False

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import threading
 from pathlib import Path
@@ -134,6 +135,7 @@ def test_bwrap_secrets_and_capabilities(boxed, monkeypatch):
 
 
 @needs_bwrap
+@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="pdftotext missing (Debian package poppler-utils)")
 def test_bwrap_shell_has_document_tools(boxed, ws):
     from reportlab.pdfgen import canvas
 

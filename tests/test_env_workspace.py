@@ -84,7 +84,7 @@ def test_agent_edits_never_reach_the_source(tmp_path, source, staged, mode, meth
     changed, deleted = diff_workspace(source, staged, ws)
     assert changed == ["edit_sed.txt", "inputs/budget.txt", "out/report.md", "readonly.txt", "sub/append.txt"]
     assert deleted == ["delete_me.txt"]
-    assert (ws / ".runningtab").is_dir()  # the saved bash output, which is no deliverable
+    assert r.meta["full_output"] and not (ws / ".runningtab").exists()  # saved outputs live outside the workspace
 
     deliverable = tmp_path / "job" / "deliverable"
     assert copy_files(ws, changed, deliverable) == changed

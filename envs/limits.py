@@ -1,0 +1,145 @@
+"""Resource caps on the agent's shell: memory, processes and file size, and which of them were hit.
+
+Every command is started through a short bash prefix that joins the environment's pids cgroup
+(where the runner may make one: root with cgroup v1 or a delegated v2 tree), sets RLIMIT_AS and
+RLIMIT_FSIZE, and RLIMIT_NPROC when there is no cgroup, then execs the launcher (bubblewrap or the
+reaper). RLIMIT_NPROC alone does not bind root (the kernel exempts uid 0) and counts every process
+of the uid on the host, so it is set to the uid's current count plus the cap. A cap hit is noticed
+from the cgroup's counter or from the messages the kernel's refusals produce in the output.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import time
+import uuid
+from pathlib import Path
+
+from envs.config import EnvConfig
+
+CGROUP_ROOT = "/sys/fs/cgroup"
+
+# Joins the cgroups named by the leading arguments, sets the limits, execs the rest.
+_PREFIX = (
+    'v=$1 f=$2 u=$3 n=$4; shift 4; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; '
+    'ulimit -S -H -v "$v" -f "$f" || exit 125; if [ "$u" != 0 ]; then ulimit -S -H -u "$u" || exit 125; fi; exec "$@"'
+)
+
+_MEMORY = re.compile(r"MemoryError|Cannot allocate memory|std::bad_alloc|out of memory|memory exhausted", re.IGNORECASE)
+_PROCESSES = re.compile(r"fork: (retry: )?Resource temporarily unavailable|Cannot fork|can't fork", re.IGNORECASE)
+_FILE_SIZE = re.compile(r"File size limit exceeded|File too large")
+
+
+class Caps:
+    """The caps of one environment: the launch prefix, its cgroup, and the caps hit so far."""
+
+    def __init__(self, cfg: EnvConfig) -> None:
+        self.cfg = cfg
+        self.hit: list[str] = []
+        self.cgroup = _make_pids_cgroup(cfg.max_processes)
+        self._pids_max_events = _max_events(self.cgroup)
+
+    def prefix(self) -> list[str]:
+        """argv to put before the launcher: bash joining the cgroup and setting the rlimits."""
+        nproc = 0 if self.cgroup else _uid_processes() + self.cfg.max_processes
+        procs = [f"{self.cgroup}/cgroup.procs"] if self.cgroup else []
+        kb = lambda n: str(max(n // 1024, 1))  # noqa: E731 - bash's ulimit counts KB for -v and -f
+        return ["/bin/bash", "-c", _PREFIX, "runningtab-limits", kb(self.cfg.max_memory_bytes),
+                kb(self.cfg.max_file_bytes), str(nproc), str(len(procs)), *procs]
+
+    def note(self, name: str) -> None:
+        if name not in self.hit:
+            self.hit.append(name)
+
+    def check(self, output_tail: str, exit_code: int | None) -> None:
+        """Record the caps this call ran into (from the cgroup's counter and the output's last bytes)."""
+        events = _max_events(self.cgroup)
+        if events > self._pids_max_events or _PROCESSES.search(output_tail):
+            self.note("processes")
+        self._pids_max_events = events
+        if _MEMORY.search(output_tail):
+            self.note("memory")
+        if exit_code == 128 + signal.SIGXFSZ or _FILE_SIZE.search(output_tail):
+            self.note("file_size")
+
+    def close(self) -> None:
+        """Kill whatever is still in the cgroup and remove it."""
+        if not self.cgroup:
+            return
+        for _ in range(50):
+            pids = _read(f"{self.cgroup}/cgroup.procs").split()
+            if not pids:
+                break
+            for pid in pids:
+                try:
+                    os.kill(int(pid), signal.SIGKILL)
+                except (ProcessLookupError, ValueError):
+                    pass
+        for _ in range(100):  # killed tasks leave the cgroup a moment after SIGKILL
+            try:
+                os.rmdir(self.cgroup)
+                break
+            except OSError:
+                time.sleep(0.01)
+        self.cgroup = ""
+
+
+def _make_pids_cgroup(max_processes: int) -> str:
+    """A fresh pids cgroup capped at `max_processes`, or "" where this process may not make one."""
+    for base in _pids_bases():
+        path = f"{base}/runningtab-{uuid.uuid4().hex[:12]}"
+        try:
+            os.mkdir(path)
+        except OSError:
+            continue
+        try:
+            Path(path, "pids.max").write_text(str(max_processes))
+            return path
+        except OSError:
+            try:
+                os.rmdir(path)
+            except OSError:
+                pass
+    return ""
+
+
+def _pids_bases() -> list[str]:
+    """Where a child pids cgroup of this process's own could go: cgroup v1's pids tree, then v2's."""
+    bases = []
+    for line in _read("/proc/self/cgroup").splitlines():
+        _, controllers, rel = line.split(":", 2)
+        if "pids" in controllers.split(","):
+            bases.append(f"{CGROUP_ROOT}/pids{rel}".rstrip("/"))
+        elif controllers == "" and "pids" in _read(f"{CGROUP_ROOT}/cgroup.controllers").split():
+            bases.append(f"{CGROUP_ROOT}{rel}".rstrip("/"))
+    return [b for b in bases if os.path.isdir(b)]
+
+
+def _max_events(cgroup: str) -> int:
+    """How often the cgroup refused a fork (its pids.events `max` counter)."""
+    for line in _read(f"{cgroup}/pids.events").splitlines() if cgroup else []:
+        key, _, value = line.partition(" ")
+        if key == "max" and value.strip().isdigit():
+            return int(value)
+    return 0
+
+
+def _uid_processes() -> int:
+    uid = os.getuid()
+    count = 0
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                count += os.stat(f"/proc/{name}").st_uid == uid
+            except OSError:
+                pass
+    return count
+
+
+def _read(path: str) -> str:
+    try:
+        return Path(path).read_text()
+    except OSError:
+        return ""
