@@ -49,7 +49,7 @@ class Capture:
             return Captured()
         extra = "".join(f" {k}={obs.arguments[k]}" for k in ("offset", "limit") if obs.arguments.get(k))
         command = f"read {path}{extra}"
-        original = self.saved.get(self.ws.rel(path) or "")
+        original = self.saved.get(self.ws.rel(path) or path)  # saved outputs live outside the workspace
         if original is not None:
             return self._attribute(f"{command} (saved output of: {original})", original, read_content(obs.output))
         rel = self.ws.file(path)
@@ -62,8 +62,8 @@ class Capture:
         if not isinstance(command, str) or not command.strip():
             return Captured()
         saved = saved_output(obs.output)
-        if saved and (rel := self.ws.rel(saved)):
-            self.saved[rel] = command
+        if saved:
+            self.saved[self.ws.rel(saved) or saved] = command
         return self._attribute(command, command, obs.output, obs.is_error)
 
     def _attribute(self, label: str, command: str, output: str, failed: bool = False) -> Captured:
