@@ -3,7 +3,8 @@
 Plain JavaScript, no library, no network. The script only shows and hides what the page's JSON
 holds: the job page's tab panel follows the selected turn (`#t<k>` in the address), the index's
 filters hide the jobs that do not match (`#method=dci&outcome=errored` in the address). Every text
-goes into the page through `textContent`, never as markup.
+goes into the page through `textContent`, never as markup. Scrolling the trajectory moves the
+panel along with it.
 """
 
 STYLE = """
@@ -127,7 +128,27 @@ SCRIPT = r"""
       });
     });
     window.addEventListener("hashchange", fromHash);
+    followScrolling(show);
     fromHash();
+  }
+
+  // Once the reader scrolls (wheel, touch or keys; not the browser's jump to #t<k>), the panel
+  // follows the topmost turn in view.
+  function followScrolling(show) {
+    const turns = Array.prototype.slice.call(document.querySelectorAll(".traj .turn"));
+    let reading = false, queued = false, shown = null;
+    ["wheel", "touchmove", "keydown"].forEach(function (ev) {
+      window.addEventListener(ev, function () { reading = true; }, { passive: true });
+    });
+    window.addEventListener("scroll", function () {
+      if (!reading || queued) return;
+      queued = true;
+      requestAnimationFrame(function () {
+        queued = false;
+        const top = turns.find(function (s) { return s.getBoundingClientRect().bottom > 40; });
+        if (top && top.dataset.turn !== shown) { shown = top.dataset.turn; show(Number(shown)); }
+      });
+    }, { passive: true });
   }
 
   function jobIndex() {
