@@ -161,6 +161,9 @@ def test_side_by_side_aligns_turns_and_says_where_values_went(report: Path, tmp_
     assert budget.count('<li class="lost">55,000: shown t') == 2 and "· read L1 · lost" in budget  # only RunningTab has a read log
     job, _ = open_page(report / "jobs" / f"{RT}.html", tmp_path / "p2")
     assert f'href="../compare/{RT}__vs__dci.html"' in job
+    dci, console = open_page(report / "jobs" / f"{DCI}.html", tmp_path / "p3")
+    assert console == [] and f'href="../compare/{RT}__vs__dci.html"' in dci
+    assert "This job has no tab." in _panel(dci) and 'class="turn current" id="t17"' in dci  # the last turn by default
 
 
 @browser
