@@ -19,7 +19,7 @@ from eval.report.viewer_render import json_script, message_html, turn_html
 from eval.report.viewer_tab import events_by_turn, tab_data
 from eval.report.viewer_turns import Seen, Turn, context_level, turns
 
-RESULT_KEYS = ("stop_reason", "turns", "tokens_in", "tokens_out", "cost", "chars_read", "wall_s", "sandbox", "error")
+RESULT_KEYS = ("stop_reason", "turns", "tokens_in", "tokens_out", "cost", "chars_read", "wall_s", "sandbox", "errored", "limits_hit", "error")
 RECORD_FILES = ("job.json", "result.json", "scores.json", "tab.json", "evaluator_view.json", "trajectory.jsonl")
 # What the page shows of one evaluator-view message at most; the record has the rest.
 MAX_MESSAGE_CHARS = 20_000

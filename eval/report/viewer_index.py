@@ -1,7 +1,7 @@
 """The index's table of every job, filterable by benchmark, method, model, seed and outcome.
 
 A job's outcome tags: its stop reason (`unfinished` without `result.json`), `errored` when it stopped
-on an environment or model error, `unsandboxed` when its shell ran without bubblewrap, and `scored`
+on an environment or model error (or `result.json` says `"errored": true`), `unsandboxed` when its shell ran without bubblewrap, and `scored`
 or `unscored`. Records older than the `sandbox` field carry no sandbox tag.
 """
 
@@ -22,7 +22,7 @@ def outcome_tags(job: Job) -> list[str]:
     if r is None:
         return ["unfinished", "unscored"]
     stop = str(r.get("stop_reason") or "unknown")
-    tags = [stop] + (["errored"] if stop in ERRORS else [])
+    tags = [stop] + (["errored"] if stop in ERRORS or r.get("errored") is True else [])
     if r.get("sandbox") == "none":
         tags.append("unsandboxed")
     tags.append("scored" if job.scores is not None else "unscored")
