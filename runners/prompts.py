@@ -15,7 +15,7 @@ TEXTS: dict[str, str] = {
     # TODO (plan-first prompting, Wang et al. 2023).
     "todo": (
         "Before you start working, write a TODO list of every fact, figure and deliverable element "
-        "the task asks for. Keep it up to date as you work."
+        "the task asks for."
     ),
     # Self-Refine (Madaan et al. 2023): sent once, at the first stop.
     "self_refine": (

@@ -12,7 +12,7 @@ import logging
 from dataclasses import dataclass, field
 
 from envs.protocol import Observation
-from tab.attribute import attribute
+from tab.attribute import attribute, own_lines
 from tab.notices import bash_content, read_content, saved_output
 from tab.streams import analyse
 from tab.workspace import Workspace
@@ -25,6 +25,7 @@ class Captured:
     command: str = ""
     reads: list[tuple[str, str]] = field(default_factory=list)  # (path, excerpt) in order
     listed: list[str] = field(default_factory=list)
+    unattributed: str = ""  # shown content that no file is proven to hold
 
 
 class Capture:
@@ -55,7 +56,8 @@ class Capture:
         rel = self.ws.file(path)
         if rel is None:
             return Captured()
-        return Captured(command, [(rel, read_content(obs.output))])
+        kept, lost = own_lines(read_content(obs.output), self.ws.text(rel))
+        return Captured(command, [(rel, kept)] if kept.strip() else [], [], lost)
 
     def bash(self, obs: Observation) -> Captured:
         command = obs.arguments.get("command")
@@ -75,5 +77,5 @@ class Capture:
         if not any(s.kind != "none" for s in streams):
             return Captured(label)
         names = frozenset(n for s in streams for n in s.names)
-        reads, listed = attribute(bash_content(output, names, failed), streams, self.ws)
-        return Captured(label, reads, listed)
+        reads, listed, unplaced = attribute(bash_content(output, names, failed), streams, self.ws)
+        return Captured(label, reads, listed, unplaced)

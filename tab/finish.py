@@ -23,7 +23,9 @@ def finish_message(ops: Operations, turn: int) -> tuple[str, str]:
             lines += [t.get("finish_open_line", id=r.id, text=r.text) for r in still]
         lines.append(t.get("finish_open_footer" if config.capture else "finish_open_footer_nocapture"))
         return "open", "\n".join(lines)
-    lines = [t.get("finish_resolved_header", requirements=t.count(len(state.requirements), "requirement"))]
+    n = len(state.requirements)
+    lines = [t.get("finish_resolved_header_one") if n == 1 else
+             t.get("finish_resolved_header", requirements=t.count(n, "requirement"))]
     for r in state.requirements.values():
         if r.status == "set_aside":
             lines.append(t.get("finish_set_aside_line", id=r.id, reason=r.reason, text=r.text))

@@ -118,22 +118,27 @@ class Operations:
         if still:
             lines.append(t.get("resolve_left", open=len(still), ids=", ".join(r.id for r in still)))
         else:
-            lines.append(t.get("resolve_all", requirements=t.count(len(state.requirements), "requirement")))
+            n = len(state.requirements)
+            lines.append(t.get("resolve_all_one") if n == 1 else t.get("resolve_all", requirements=t.count(n, "requirement")))
         return ToolResult(" ".join(lines))
 
     def _evidence(self, rid: str, text: str, entries: list[str]) -> tuple[str, str] | None:
         """Why a `done` lacks evidence, or None when it is grounded in the read log."""
         t = self.texts
         if not entries:
-            return "no_entries", t.get("error_no_entries", id=rid)
+            return "no_entries", t.get(self._key("error_no_entries"), id=rid)
         missing = [e for e in entries if e not in self.state.entries]
         if missing:
             ids = self._ids("L", len(self.state.entries))
             return "unknown_entries", t.get("error_unknown_entries", missing=", ".join(missing), ids=ids)
         words = word_set(text)
         if words and not any(self.index.shares_words(e, words) for e in entries):
-            return "no_shared_words", t.get("error_no_shared_words", entries=", ".join(entries), id=rid, text=text)
+            return "no_shared_words", t.get(self._key("error_no_shared_words"), entries=", ".join(entries), id=rid, text=text)
         return None
+
+    def _key(self, key: str) -> str:
+        """A refusal's wording: without `tab_review` when the ablation does not offer it."""
+        return key if self.config.review else f"{key}_no_review"
 
     def _refuse(self, turn: int, rid: str, why: str, message: str) -> ToolResult:
         self.state.event(turn, "resolve_refused", id=rid, why=why)

@@ -118,6 +118,7 @@ TEXTS: dict[str, str] = {
     "resolve_again": "(It was {previous} before.)",
     "resolve_left": "{open} still open: {ids}.",
     "resolve_all": "All {requirements} are resolved.",
+    "resolve_all_one": "The one requirement is resolved.",
     "show_header": "{id} {path} (turn {turn}, {chars} characters, from: {command})",
     # --- refusals and errors ---
     "error_unavailable": "{name} is not available in this configuration of the tab.",
@@ -131,11 +132,19 @@ TEXTS: dict[str, str] = {
         "excerpt holds its content, e.g. entries=[\"L2\"] (tab_review shows the matching ones), or set it "
         "aside with a reason."
     ),
+    "error_no_entries_no_review": (
+        "Not resolved: {id} can be marked done only with evidence. Cite at least one read-log entry whose "
+        "excerpt holds its content, e.g. entries=[\"L2\"], or set it aside with a reason."
+    ),
     "error_unknown_entries": "Not resolved: no read-log entry {missing}. The read log has {ids}.",
     "error_no_shared_words": (
         "Not resolved: none of the cited entries ({entries}) shares a word with {id} ({text!r}). Cite the "
         "entry where its content was found (tab_review shows the matching ones), or set it aside with a "
         "reason."
+    ),
+    "error_no_shared_words_no_review": (
+        "Not resolved: none of the cited entries ({entries}) shares a word with {id} ({text!r}). Cite the "
+        "entry where its content was found, or set it aside with a reason."
     ),
     "error_no_reason": "Not resolved: set_aside needs a reason saying why no file supplies {id}.",
     "error_unknown_entry": "No read-log entry {id!r}. The read log has {ids}.",
@@ -164,6 +173,7 @@ TEXTS: dict[str, str] = {
         "covers it. Then finish."
     ),
     "finish_resolved_header": "All {requirements} on the tab are resolved:",
+    "finish_resolved_header_one": "The one requirement on the tab is resolved:",
     "finish_done_line": "{id} done ({entries}): {text}",
     "finish_done_line_bare": "{id} done: {text}",
     "finish_set_aside_line": "{id} set aside ({reason}): {text}",

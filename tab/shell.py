@@ -252,12 +252,12 @@ def _unroll_loops(pipes: list[Pipeline]) -> list[Pipeline]:
         body = _unroll_loops(pipes[i + 1 : j - 1] if depth == 0 else pipes[i + 1 : j])
         words = list(zip(cmd.argv[skip + 3 :], cmd.quoted[skip + 3 :], strict=True))[:MAX_UNROLL]
         for word, quoted in words:
-            out.extend(_substitute(p, head[1], word, quoted) for p in body)
+            out.extend(substitute(p, head[1], word, quoted) for p in body)
         i = j
     return out
 
 
-def _substitute(pipe: Pipeline, var: str, value: str, quoted: bool) -> Pipeline:
+def substitute(pipe: Pipeline, var: str, value: str, quoted: bool) -> Pipeline:
     pattern = re.compile(r"\$(?:\{" + re.escape(var) + r"\}|" + re.escape(var) + r"\b)")
     commands = []
     for cmd in pipe.commands:

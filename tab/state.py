@@ -65,6 +65,7 @@ class TabState:
         self.files: set[str] = set()
         self.changes = Changes()
         self._seen: set[tuple[str, str]] = set()
+        self.unattributed: list[dict[str, Any]] = []  # shown text no file is proven to hold: kept, never cited
 
     def event(self, turn: int, kind: str, **details: Any) -> None:
         self.events.append({"turn": turn, "kind": kind, **details})
@@ -99,6 +100,10 @@ class TabState:
         self.event(turn, "read", entry=entry.id, path=path, chars=entry.chars, opened=opened is not None)
         return entry
 
+    def add_unattributed(self, text: str, command: str, turn: int) -> None:
+        if text.strip():
+            self.unattributed.append({"command": command, "turn": turn, "text": text, "chars": len(text)})
+
     def add_candidates(self, paths: list[str], command: str, turn: int) -> list[str]:
         """Add listed files that are neither read nor already candidates; returns those added."""
         new = [p for p in dict.fromkeys(paths) if p not in self.files and p not in self.candidates]
@@ -119,6 +124,7 @@ class TabState:
             "requirements": [asdict(r) for r in self.requirements.values()],
             "read_log": [{**asdict(e), "chars": e.chars} for e in self.entries.values()],
             "candidates": [asdict(c) for c in self.candidates.values()],
+            "unattributed": list(self.unattributed),
             "events": list(self.events),
             "settings": dict(settings),
         }

@@ -11,13 +11,15 @@ import re
 from dataclasses import dataclass, field, replace
 
 from tab.commands import SPECS, WRAPPERS, Spec, command_name, split_args
-from tab.shell import Command, Pipeline, parse
+from tab.shell import Command, Pipeline, parse, substitute
 from tab.workspace import GLOB_CHARS, Workspace
 
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _STRING = re.compile(r"""(['"])((?:\\.|(?!\1)[^\\\n])*)\1""")
 _SHELLS = ("bash", "sh", "zsh", "dash")
 MAX_SCRIPT_CHARS = 200_000
+MAX_LOOP_LINES = 200  # names a `while read` loop is unrolled over
+MAX_FOUND = 200  # files a `find | xargs cat` may have shown, compared against its output
 
 
 @dataclass
@@ -29,6 +31,7 @@ class Stream:
     markers: bool = False  # lines may say which file they come from
     tree: bool = False
     names: frozenset[str] = frozenset()  # command names (their error lines are not content)
+    roots: list[str] = field(default_factory=list)  # find: the folders it searched
 
 
 NONE = Stream("none")
@@ -39,9 +42,31 @@ def analyse(text: str, ws: Workspace) -> list[Stream]:
     return _walk(parse(text), "", {}, ws, depth=0)
 
 
+def _while_read(pipes: list[Pipeline], cwd: str | None, ws: Workspace) -> list[Pipeline]:
+    """`while read f; do cat "$f"; done < list` → the body once per line of `list` (a file that was
+    there at the start, so its names are the ones the loop read)."""
+    out: list[Pipeline] = []
+    i = 0
+    while i < len(pipes):
+        argv = pipes[i].commands[0].argv
+        end = next((j for j in range(i + 1, len(pipes)) if not pipes[j].commands[0].argv
+                    and pipes[j].commands[0].stdin_file), None)
+        words = [w for w in argv[1:] if not w.startswith("-")]
+        if len(pipes[i].commands) == 1 and argv[:1] == ["read"] and len(words) == 1 and end is not None:
+            listed = ws.rel(pipes[end].commands[0].stdin_file or "", cwd)
+            text = ws.text(listed) if listed and ws.manifest and ws.manifest.original(listed) else None
+            names = [n.strip() for n in (text or "").split("\n") if n.strip()][:MAX_LOOP_LINES]
+            out.extend(substitute(p, words[0], n, True) for n in names for p in pipes[i + 1 : end])
+            i = end + 1
+            continue
+        out.append(pipes[i])
+        i += 1
+    return out
+
+
 def _walk(pipes: list[Pipeline], cwd: str | None, env: dict[str, str], ws: Workspace, depth: int) -> list[Stream]:
     streams: list[Stream] = []
-    for pipe in pipes:
+    for pipe in _while_read(pipes, cwd, ws):
         cmds = [_expand_vars(c, env) for c in pipe.commands]
         first = cmds[0].argv
         if len(cmds) == 1 and first and first[0] in ("cd", "pushd"):
@@ -197,12 +222,21 @@ def _find(argv, cmd, up, cwd, ws) -> Stream:
         if flag in args:
             inner = args[args.index(flag) + 1 :]
             kind = SPECS.get(command_name(inner[0]), Spec("none")).kind if inner else "none"
+            if kind == "content" and not SPECS[command_name(inner[0])].headers:
+                return Stream("content", cwd, _found(starts, cwd, ws))
             if kind in ("search", "content"):
                 return Stream("search", cwd, markers=True)
             if kind != "listing":
                 return NONE
     # find prints paths from the working directory (the start point included)
-    return replace(_listing(starts, cwd, ws), bases=[cwd] if cwd is not None else [])
+    listing = _listing(starts, cwd, ws)
+    return replace(listing, bases=[cwd] if cwd is not None else [], roots=listing.bases or [cwd or ""])
+
+
+def _found(starts: list[str], cwd: str | None, ws: Workspace) -> list[str]:
+    """The files a find over these start points may reach (those there at the start)."""
+    dirs = [d for w in starts or ["."] if (d := ws.dir(w, cwd)) is not None]
+    return ws.under(dirs, MAX_FOUND)
 
 
 def _tree(argv, cmd, up, cwd, ws) -> Stream:
@@ -225,6 +259,8 @@ def _xargs(argv, cmd, up, cwd, ws) -> Stream:
         i += 1 + (len(argv[i]) == 2 and argv[i][1] in spec.values)
     inner = argv[i:] or ["echo"]
     kind = SPECS.get(command_name(inner[0]), Spec("none")).kind
+    if kind == "content" and not SPECS[command_name(inner[0])].headers and up is not None and up.roots:
+        return Stream("content", cwd, ws.under(up.roots, MAX_FOUND))
     if kind == "search" or (kind == "content" and SPECS[command_name(inner[0])].headers):
         return Stream("search", cwd, markers=True)
     if kind == "listing" or inner[0] == "echo":

@@ -10,6 +10,7 @@ once, and removes all of it from what judges read.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,28 +19,36 @@ from tab.capture import Capture
 from tab.config import TabConfig
 from tab.evaluator import evaluator_view
 from tab.finish import finish_message
+from tab.manifest import Manifest
 from tab.ops import Operations
 from tab.review import ExcerptIndex
 from tab.state import TabState
 from tab.status import status_line
 from tab.texts import Texts
 from tab.tools import TOOL_NAMES, offered, schemas, system_block
-from tab.workspace import Workspace
+from tab.workspace import HARNESS_DIR, Workspace
 
 
 class Tab:
-    """One job's tab. `exclude` names workspace paths never recorded (e.g. the deliverable's folder)."""
+    """One job's tab. `exclude` names workspace paths never recorded (e.g. the deliverable's folder);
+    `cap` is the context level's cap on a tool result (envs/context.py CAPS), None for no cap."""
 
     name = "tab"
 
     def __init__(
-        self, root: str | Path, config: TabConfig | Mapping[str, Any] | None = None, exclude: Iterable[str] = ()
+        self,
+        root: str | Path,
+        config: TabConfig | Mapping[str, Any] | None = None,
+        exclude: Iterable[str] = (),
+        cap: int | None = None,
     ) -> None:
         self.config = TabConfig.coerce(config)
         self.texts = Texts(self.config.texts)
         self.state = TabState()
         self.index = ExcerptIndex()
-        self.capture = Capture(Workspace(root, exclude))
+        self.cap = cap  # the context level's cap on a tool result: entries hold what the model got
+        self.manifest = Manifest(root, frozenset({HARNESS_DIR}))
+        self.capture = Capture(Workspace(root, exclude, self.manifest))
         self.ops = Operations(self.state, self.index, self.config, self.texts)
         self._handlers = {"tab_add": self.ops.add, "tab_review": self.ops.review,
                           "tab_resolve": self.ops.resolve, "tab_show": self.ops.show}
@@ -62,12 +71,18 @@ class Tab:
 
     def observe(self, obs: Observation) -> str:
         if self.config.capture and obs.tool not in TOOL_NAMES:
+            if self.cap is not None and len(obs.output) > self.cap:
+                obs = replace(obs, output=obs.output[: self.cap])
             captured = self.capture(obs)
             for path, excerpt in captured.reads:
+                if not self.manifest.original(path):
+                    continue  # the agent's own writing (created or changed this episode) is not evidence
                 entry = self.state.add_read(path, captured.command, obs.turn, excerpt)
                 if entry is not None:
                     self.index.add(entry)
-            self.state.add_candidates(captured.listed, captured.command, obs.turn)
+            self.state.add_unattributed(captured.unattributed, captured.command, obs.turn)
+            listed = [p for p in captured.listed if self.manifest.original(p)]
+            self.state.add_candidates(listed, captured.command, obs.turn)
         return status_line(self.state, self.state.take_changes(), self.config, self.texts)
 
     def on_stop(self, turn: int) -> str | None:

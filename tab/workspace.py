@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import glob
 import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 from posixpath import normpath
+
+from envs.safeio import lstat_inside, read_regular
+from tab.manifest import Manifest
 
 GLOB_CHARS = frozenset("*?[")
 # The harness keeps long bash outputs under here (envs/bash_tool.py); they are not workspace files.
@@ -23,8 +27,9 @@ class Workspace:
     until `refresh()`, which the capture calls once per observation (files appear as the agent works).
     """
 
-    def __init__(self, root: str | Path, exclude: Iterable[str] = ()) -> None:
+    def __init__(self, root: str | Path, exclude: Iterable[str] = (), manifest: Manifest | None = None) -> None:
         self.root = os.path.abspath(root)
+        self.manifest = manifest
         self._roots = tuple(dict.fromkeys((self.root, os.path.realpath(self.root))))
         self.exclude = tuple(dict.fromkeys(e.strip("/") for e in (*exclude, HARNESS_DIR) if e.strip("/")))
         self._under = tuple(e + "/" for e in self.exclude)
@@ -73,15 +78,16 @@ class Workspace:
             if entries is not None:
                 kind = entries.get(name, "-")
             else:
-                full = os.path.join(self.root, rel)
-                kind = "f" if os.path.isfile(full) else "d" if os.path.isdir(full) else "-"
+                st = lstat_inside(self.root, rel)
+                kind = "-" if st is None else "f" if stat.S_ISREG(st.st_mode) else "d" if stat.S_ISDIR(st.st_mode) else "-"
             self._kind[rel] = kind
         return kind
 
     def _scan(self, rel_dir: str) -> dict[str, str]:
         try:
             with os.scandir(os.path.join(self.root, rel_dir)) as it:
-                return {e.name: "f" if e.is_file() else "d" if e.is_dir() else "-" for e in it}
+                return {e.name: "f" if e.is_file(follow_symlinks=False) else "d" if e.is_dir(follow_symlinks=False)
+                        else "-" for e in it}
         except OSError:
             return {}
 
@@ -120,13 +126,18 @@ class Workspace:
                     out[rel] = None
         return list(out)
 
+    def under(self, folders: list[str], limit: int = 200) -> list[str]:
+        """Files there at the start under these folders (what `find dir | xargs cat` may show)."""
+        if self.manifest is None:
+            return []
+        return [f for f in self.manifest.under(folders, limit) if not self.excluded(f)]
+
     def text(self, rel: str) -> str | None:
         """A workspace file's text when it is small UTF-8 text (for verbatim comparison), else None."""
-        full = os.path.join(self.root, rel)
+        data = read_regular(self.root, rel, MAX_TEXT_BYTES + 1) if rel else None
+        if data is None or len(data) > MAX_TEXT_BYTES:
+            return None
         try:
-            if os.path.getsize(full) > MAX_TEXT_BYTES:
-                return None
-            with open(full, encoding="utf-8") as f:
-                return f.read()
-        except (OSError, UnicodeDecodeError):
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
             return None

@@ -13,7 +13,7 @@ from envs.protocol import Observation
 from envs.read_tool import read_file
 from tab.capture import Capture, Captured
 from tab.workspace import Workspace
-from tests.test_tab_support import missing_tools, write_docx, write_files, write_pdf
+from tests.test_tab_support import check_entry, missing_tools, snapshot, write_docx, write_files, write_pdf
 
 TRAVEL = (
     "# Travel policy\nArticle 1 Travel approval\nEmployees file a travel request before departure.\n"
@@ -54,10 +54,14 @@ def ws(template: Path, tmp_path: Path) -> Path:
 
 
 def run_bash(root: Path, command: str) -> Captured:
-    """Run the command for real, then capture from its genuine output."""
+    """Run the command for real, then capture from its genuine output (each read checked by the invariant)."""
+    start = snapshot(root)
     p = subprocess.run(command, shell=True, cwd=root, capture_output=True, text=True, executable="/bin/bash")
     obs = Observation("bash", {"command": command}, p.stdout + p.stderr, p.returncode != 0, 1)
-    return Capture(Workspace(root))(obs)
+    got = Capture(Workspace(root))(obs)
+    for path, excerpt in got.reads:
+        check_entry(path, excerpt, [obs.output], start)
+    return got
 
 
 PY = "python3"
@@ -86,8 +90,10 @@ CASES = [
     ("docx2txt policies/water.docx -", ["policies/water.docx"], set()),
     (f"{PY} -c \"import zipfile; print(zipfile.ZipFile('policies/water.docx').read('word/document.xml')[:60])\"",
      ["policies/water.docx"], set()),
-    (f"{PY} - <<'EOF'\nimport csv\nfor row in csv.reader(open('data/orders.csv')):\n    print(row)\nEOF",
+    (f"{PY} - <<'EOF'\nfor line in open('data/orders.csv'):\n    print(line, end='')\nEOF",
      ["data/orders.csv"], set()),
+    (f"{PY} - <<'EOF'\nimport csv\nfor row in csv.reader(open('data/orders.csv')):\n    print(row)\nEOF",
+     [], set()),  # a list's repr is not the file's own text: kept unattributed
     ("awk -F, '{print $1}' data/orders.csv", ["data/orders.csv"], set()),
     ("cat policies/travel.md policies/meals.md", ["policies/travel.md", "policies/meals.md"], set()),
     ("cat policies/travel.md; echo ----; cat policies/meals.md", ["policies/travel.md", "policies/meals.md"], set()),
@@ -176,10 +182,10 @@ def test_multi_file_output_is_split_per_file(ws: Path) -> None:
     assert ctx["policies/meals.md"].split("\n")[:2] == ["1-# Meals", "2:Meal allowance 100 per day"]
 
 
-def test_unsplittable_output_goes_to_each_named_file(ws: Path) -> None:
+def test_merged_output_credits_each_line_to_the_file_that_holds_it(ws: Path) -> None:
     got = excerpts(ws, "cat policies/travel.md policies/meals.md | grep -i -e hotel -e alcohol")
-    both = "Article 2 Hotel limit 500 per night\nNo alcohol is reimbursed."
-    assert got == {"policies/travel.md": both, "policies/meals.md": both}
+    assert got == {"policies/travel.md": "Article 2 Hotel limit 500 per night",
+                   "policies/meals.md": "No alcohol is reimbursed."}
 
 
 def test_error_lines_and_harness_notices_are_not_content(ws: Path) -> None:
@@ -252,9 +258,10 @@ def test_tree_in_the_c_locale_and_non_ascii_names(ws: Path) -> None:
 
 
 def test_python_script_that_opens_a_workspace_file(ws: Path) -> None:
-    write_files(ws, {"output/summarize.py": "import csv\nfor row in csv.reader(open('data/orders.csv')):\n    print(row)\n"})
+    write_files(ws, {"output/summarize.py": "for line in open('data/orders.csv'):\n    print(line, end='')\n"})
     p = subprocess.run("python3 output/summarize.py", shell=True, cwd=ws, capture_output=True, text=True)
     obs = Observation("bash", {"command": "python3 output/summarize.py"}, p.stdout, False, 1)
     got = Capture(Workspace(ws, exclude=["output"]))(obs)
     assert [path for path, _ in got.reads] == ["data/orders.csv"]
-    assert "'Supplier 15', '55000'" in got.reads[0][1]
+    assert "Supplier 15,55000" in got.reads[0][1]
+    assert got.unattributed == ""

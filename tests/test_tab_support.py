@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any
 
 from envs.config import EnvConfig
+from envs.context import CAPS, cap_result
 from envs.environment import WorkspaceEnv
 from envs.protocol import ToolCall, ToolResult
+from envs.safeio import walk_regular
 from tab.config import TabConfig
 from tab.tab import Tab
 from tab.workspace import Workspace
@@ -53,13 +56,22 @@ def write_pdf(path: Path, lines: list[str]) -> None:
 
 
 class Session:
-    """The real workspace environment with a tab, driven one assistant turn at a time."""
+    """The real workspace environment with a tab, driven one assistant turn at a time.
 
-    def __init__(self, root: Path, config: TabConfig | None = None, exclude: tuple[str, ...] = ()) -> None:
-        self.tab = Tab(root, config or TabConfig(), exclude=exclude)
+    `level` is the agent's context level: `received` keeps each turn's tool results as the model
+    got them (after the cap), and `start` each file's bytes when the job started.
+    """
+
+    def __init__(
+        self, root: Path, config: TabConfig | None = None, exclude: tuple[str, ...] = (), level: int = 0
+    ) -> None:
+        self.start = snapshot(root)
+        self.level = level
+        self.tab = Tab(root, config or TabConfig(), exclude=exclude, cap=CAPS.get(level))
         self.env = WorkspaceEnv(root, EnvConfig(sandbox="none"), [self.tab])
         self.turn = 0
         self._ids = 0
+        self.received: dict[int, list[str]] = {}
 
     def step(self, *calls: tuple[str, dict[str, Any]]) -> list[ToolResult]:
         """One assistant turn with these tool calls; the results as the model would see them."""
@@ -67,7 +79,12 @@ class Session:
         results = []
         for name, args in calls:
             self._ids += 1
-            results.append(self.env.execute(ToolCall(f"c{self._ids}", name, json.dumps(args)), self.turn))
+            result = self.env.execute(ToolCall(f"c{self._ids}", name, json.dumps(args)), self.turn)
+            results.append(result)
+            seen = result.content
+            if self.level in CAPS and name != "tab_show":
+                seen = cap_result(seen, result.meta["appendix"], CAPS[self.level])
+            self.received.setdefault(self.turn, []).append(seen)
         return results
 
     def one(self, name: str, **args: Any) -> ToolResult:
@@ -80,6 +97,48 @@ class Session:
 
     def close(self) -> None:
         self.env.close()
+
+
+def read_log(s: Session) -> list[dict[str, Any]]:
+    """The read log as `tab.json` holds it, each entry checked by `check_entry`."""
+    record = json.loads(json.dumps(s.tab.record()))
+    for e in record["read_log"]:
+        check_entry(e["path"], e["excerpt"], s.received[e["turn"]], s.start)
+    return record["read_log"]
+
+
+_NUMBERED = re.compile(r"^\s*\d+(?::|-|\t| {2,})")
+
+
+def check_entry(path: str, excerpt: str, received: list[str], start: dict[str, bytes]) -> None:
+    """The invariant of every capture test: the excerpt's lines occur, in order, in what the model
+    received at that turn, and every non-empty line occurs in the credited file as it was at the
+    job's start (a line-number prefix aside; binary files are checked through their own tests)."""
+    assert any(_in_order(excerpt, r) for r in received), f"{path}: not what the model received: {excerpt!r}"
+    original = start.get(path)
+    assert original is not None, f"credited {path}, which was not there at the start"
+    try:
+        text = original.decode("utf-8")
+    except UnicodeDecodeError:
+        return
+    for line in excerpt.split("\n"):
+        bare = _NUMBERED.sub("", line, count=1).strip()
+        assert not line.strip() or line.strip() in text or bare in text, f"{line!r} is not in {path}"
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """Every regular file's bytes under `root`, by relative path."""
+    return {rel: (root / rel).read_bytes() for rel, _ in walk_regular(root)}
+
+
+def _in_order(excerpt: str, received: str) -> bool:
+    at = 0
+    for line in excerpt.split("\n"):
+        found = received.find(line, at)
+        if found < 0:
+            return False
+        at = found + len(line)
+    return True
 
 
 def status_of(result: ToolResult) -> str:
