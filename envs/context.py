@@ -19,6 +19,9 @@ from envs.config import CONTEXT_LEVELS
 CAPS = {1: 50_000, 2: 20_000, 3: 20_000}
 COMPACT_AFTER = 240_000  # characters of original tool-result text since the last compaction
 KEEP_TURNS = 12  # turns whose tool results survive a compaction
+# Tools whose reply is already text the model received under the cap (the tab's read-log entry):
+# cutting it again would show less than the entry holds.
+UNCAPPED = frozenset({"tab_show"})
 
 Message = dict[str, Any]
 
@@ -43,6 +46,8 @@ def manage_context(messages: list[Message], level: int) -> list[Message]:
             out.append(msg)
         elif turn <= cleared_through:
             out.append({**msg, "content": prompts.CONTEXT_PLACEHOLDER})
+        elif msg.get("name") in UNCAPPED:
+            out.append(msg)
         else:
             capped = cap_result(content, msg.get("appendix") or "", cap)
             out.append(msg if capped is content else {**msg, "content": capped})

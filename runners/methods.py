@@ -66,9 +66,10 @@ class StopMessage(_Hooks):
         return self.message
 
 
-def build_plugins(method: MethodConfig, root: Path, output: str) -> list[EnvPlugin]:
+def build_plugins(method: MethodConfig, root: Path, output: str, context_level: int = 0) -> list[EnvPlugin]:
     """The plugins a method adds to a job's environment rooted at `root`; `output` is where the
-    deliverable goes (the agent's own writing there is not reading)."""
+    deliverable goes (the agent's own writing there is not reading). `context_level` is the agent's:
+    the tab records a tool result as the model receives it under that level's cap."""
     plugins: list[EnvPlugin] = []
     if method.todo:
         plugins.append(PromptBlock("todo", text("todo", method.texts)))
@@ -77,5 +78,7 @@ def build_plugins(method: MethodConfig, root: Path, output: str) -> list[EnvPlug
     if method.tab is not None:
         from tab.tab import Tab  # the tab is imported only by the methods that use it
 
-        plugins.append(Tab(root, method.tab, exclude=[output]))
+        from envs.context import CAPS
+
+        plugins.append(Tab(root, method.tab, exclude=[output], cap=CAPS.get(context_level)))
     return plugins

@@ -79,7 +79,7 @@ def _episode(
     cfg: RootConfig, task: Task, job_dir: Path, ws: Path, model_url: str | None, traj: Trajectory
 ) -> tuple[EpisodeResult, dict[str, Any]]:
     materialize(task.workspace, ws, task.stage, method=cfg.env.materialize)
-    plugins = build_plugins(cfg.method, ws, task.output)
+    plugins = build_plugins(cfg.method, ws, task.output, cfg.agent.context_level)
     model_cfg = cfg.model if cfg.model.seed is not None else dataclasses.replace(cfg.model, seed=cfg.seed)
     model = build_model(model_cfg, model_url)
     env = WorkspaceEnv(ws, cfg.env, plugins)

@@ -101,3 +101,13 @@ def test_pure_and_stable_between_calls():
 def test_bad_level():
     with pytest.raises(ValueError, match="0, 1, 2, 3"):
         manage_context([], 4)
+
+
+def test_tab_show_is_not_cut_again():
+    """Its read-log entry is already what the model got under the cap; the header must not cost lines."""
+    msgs = run(1, 10)
+    msgs[3]["content"] = "Entry L1 (a.txt, turn 1):\n" + "e" * 20_000
+    msgs[3]["name"] = "tab_show"
+    assert manage_context(msgs, 3)[3] is msgs[3]
+    msgs[3]["name"] = "bash"
+    assert manage_context(msgs, 3)[3]["content"].endswith(ALERT20)

@@ -123,3 +123,18 @@ def test_todo_prompt_says_only_what_the_papers_plan_first_prompt_says() -> None:
     todo = text("todo", {})
     assert "TODO list of every fact, figure and deliverable element the task asks for" in todo
     assert "up to date" not in todo  # the paper asks for the list at the start, not for upkeep
+
+
+def test_the_runner_gives_the_tab_its_context_level_cap(tmp_path: Path) -> None:
+    from envs.config import EnvConfig
+    from envs.environment import WorkspaceEnv
+    from envs.protocol import ToolCall
+    from runners.config import MethodConfig
+    from runners.methods import build_plugins
+
+    write_files(tmp_path, {"huge.txt": "".join(f"clause {i} of the contract text here\n" for i in range(1500))})
+    (tab,) = build_plugins(MethodConfig(name="tab", tab=TabConfig()), tmp_path, "output", 2)
+    env = WorkspaceEnv(tmp_path, EnvConfig(sandbox="none"), [tab])
+    env.execute(ToolCall("c1", "read", '{"path": "huge.txt"}'), 1)
+    (entry,) = tab.record()["read_log"]
+    assert 0 < entry["chars"] <= 20_000
