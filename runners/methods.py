@@ -76,9 +76,8 @@ def build_plugins(method: MethodConfig, root: Path, output: str, context_level: 
     if method.self_refine:
         plugins.append(StopMessage("self_refine", text("self_refine", method.texts)))
     if method.tab is not None:
-        from tab.tab import Tab  # the tab is imported only by the methods that use it
-
         from envs.context import CAPS
+        from tab.tab import Tab  # the tab is imported only by the methods that use it
 
         plugins.append(Tab(root, method.tab, exclude=[output], cap=CAPS.get(context_level)))
     return plugins
