@@ -218,3 +218,50 @@ def test_bad_invocations_are_refused_with_a_reason(case: str, workspace: Path, t
                           timeout=60, stdin=subprocess.DEVNULL, env={**os.environ})
     assert proc.returncode != 0 and args[1] in proc.stderr
     assert not (workspace / "rec").exists()
+
+
+def test_an_ablation_is_a_job_override(workspace: Path, tmp_path: Path) -> None:
+    """`method=runningtab_no_capture`: the tools, schemas and status line follow the switch, as in a job."""
+    record = tmp_path / "record"
+    args = server_args(workspace, record, "method=runningtab_no_capture")
+    params = StdioServerParameters(command=sys.executable, args=args, cwd=str(REPO))
+
+    async def main() -> tuple[dict[str, Any], str]:
+        with anyio.fail_after(LIMIT_S):
+            async with Client(params, read_timeout_seconds=30) as client:
+                tools = {t.name: t.input_schema for t in (await client.list_tools()).tools}
+                await client.call_tool("tab_add", {"requirements": REQUIREMENTS})
+                return tools, (await client.call_tool("read", {"path": "policies/hotel.md"})).content[0].text
+
+    tools, read = anyio.run(main)
+    assert set(tools) == {"read", "bash", "tab_add", "tab_resolve", FINISH}
+    assert "entries" not in tools["tab_resolve"]["properties"]
+    assert read.splitlines()[-1].startswith("[tab]") and "read-log" not in read.splitlines()[-1]
+    tab = json.loads((record / "tab.json").read_text())
+    assert tab["settings"]["capture"] is False and tab["read_log"] == []
+
+
+def test_concurrent_calls_are_served_one_at_a_time(workspace: Path) -> None:
+    """Over HTTP calls may overlap; the tab still sees one ordered sequence (one turn per call)."""
+    from tab.mcp.server import build_server
+    from tab.mcp.session import TabSession
+
+    session = TabSession(workspace, EnvConfig(), TabConfig())
+    paths = ["policies/hotel.md", "policies/claims.md", "policies/archive_2019.md"] * 2
+
+    async def main() -> None:
+        with anyio.fail_after(LIMIT_S):
+            async with Client(build_server(session)) as client, anyio.create_task_group() as tg:
+                for i, path in enumerate(paths):
+                    call = ("read", {"path": path}) if i % 2 else ("bash", {"command": f"cat {path}"})
+                    tg.start_soon(client.call_tool, *call)
+
+    try:
+        anyio.run(main)
+        record = session.tab.record()
+    finally:
+        session.close()
+    assert session.turn == len(paths)
+    reads = [e for e in record["events"] if e["kind"] == "read"]
+    assert sorted(e["turn"] for e in reads) == sorted({e["turn"] for e in reads})
+    assert {e["path"] for e in record["read_log"]} == set(paths)

@@ -48,7 +48,8 @@ def compose(overrides: list[str]) -> tuple[EnvConfig, TabConfig]:
     register()
     GlobalHydra.instance().clear()
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
-        root = to_root(hydra_compose("config", overrides=["method=runningtab", *overrides]))
+        chosen = any(o.lstrip("+~").split("=", 1)[0] == "method" for o in overrides)
+        root = to_root(hydra_compose("config", overrides=[*([] if chosen else ["method=runningtab"]), *overrides]))
     if root.method.tab is None:
         raise SystemExit(f"tab.mcp: method={root.method.name} has no tab; choose runningtab or one of its ablations")
     return root.env, TabConfig.coerce(root.method.tab)
