@@ -20,12 +20,24 @@ STOP_WORDS = frozenset(
     were what when where which while who whom why will with within without would you your yours yourself
     yourselves""".split()
 )
+# Verbs a requirement is phrased with ("List the vendors", "State the cap"): not its content.
+INSTRUCTION_VERBS = frozenset(
+    """state list lists listed include includes included give gives report reports provide
+    provides describe describes summarize summarise summarizes write writes make makes ensure ensures
+    note notes specify specifies show shows explain explains identify identifies indicate indicates find
+    mention mentions present presents outline outlines add adds confirm confirms please""".split()
+)
+REQUIREMENT_STOP_WORDS = STOP_WORDS | INSTRUCTION_VERBS
 # Words of a path that say nothing about its subject.
 PATH_STOP_WORDS = STOP_WORDS | frozenset(
     "md txt csv tsv json jsonl xml yaml yml html htm pdf doc docx xls xlsx xlsm ppt pptx odt ods odp rtf "
     "png jpg jpeg gif svg zip log py js ts sh ipynb bak tmp".split()
 )
-_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
+# Identifiers mixing letters and digits (Q1, FY2024, 2024Q1) first, then numbers, then words.
+# A comma groups thousands only before three digits ("1,850"); "15,55000" is two CSV fields.
+_TOKEN = re.compile(
+    r"(?:[^\W\d_]+\d|\d+[^\W\d_])[^\W_]*|\d{1,3}(?:,\d{3})+(?!\d)(?:\.\d+)?|\d+(?:\.\d+)*|[^\W\d_]+"
+)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _VOWELS = frozenset("aeiou")
@@ -39,7 +51,8 @@ _SUFFIXES = (
     ("fully", "ful"), ("al", ""), ("er", ""),
 )
 _SUFFIX_ENDS = tuple(suffix for suffix, _ in _SUFFIXES)
-_MIN_STEM = {"er": 4, "al": 4}
+# state/statement, agree/agreement stay apart; reimburse/reimbursement still meet.
+_MIN_STEM = {"er": 4, "al": 4, "ements": 5, "ement": 5, "ment": 6}
 
 
 @lru_cache(maxsize=65536)
@@ -88,12 +101,17 @@ def _number(token: str) -> str:
 
 
 def words(text: str, stop: frozenset[str] = STOP_WORDS) -> list[str]:
-    """The normalized words of a text, in order (repeats kept)."""
+    """The normalized words of a text, in order (repeats kept). Identifiers (Q1) stay whole; a
+    capitalized plural inside a text (the United States) keeps its -s."""
     out: list[str] = []
     cjk = not text.isascii() and _CJK.search(text) is not None
-    for token in _TOKEN.findall(text.lower()):
-        if token[0].isdigit():
+    for k, m in enumerate(_TOKEN.finditer(text)):
+        raw = m.group()
+        token = raw.lower()
+        if token[0].isdigit() and token.replace(",", "").replace(".", "").isdigit():
             out.append(_number(token))
+        elif any(c.isdigit() for c in token):
+            out.append(token)
         elif cjk and _CJK.search(token):
             for part in _split_cjk(token):
                 if _CJK.match(part):
@@ -101,7 +119,8 @@ def words(text: str, stop: frozenset[str] = STOP_WORDS) -> list[str]:
                 elif len(part) > 1 and part not in stop:
                     out.append(stem(part))
         elif len(token) > 1 and token not in stop:
-            out.append(stem(token))
+            proper = k > 0 and raw[0].isupper() and raw[1:].islower() and token.endswith("s") and not token.endswith("ss")
+            out.append(token if proper else stem(token))
     return out
 
 
@@ -119,6 +138,19 @@ def _split_cjk(token: str) -> list[str]:
 
 def word_set(text: str) -> frozenset[str]:
     return frozenset(words(text))
+
+
+def requirement_words(text: str) -> frozenset[str]:
+    """A requirement's content words: its instruction verbs (list, state, give...) dropped."""
+    return frozenset(words(text, REQUIREMENT_STOP_WORDS))
+
+
+def supports(wanted: frozenset[str], line: frozenset[str]) -> bool:
+    """Whether a line can ground a requirement: it shares two of its content words (or its only
+    one), and one of its numbers or identifiers (Q1, Supplier 15) when it names any."""
+    shared = wanted & line
+    marked = [w for w in wanted if any(c.isdigit() for c in w)]
+    return len(shared) >= min(2, len(wanted)) and (not marked or any(w in shared for w in marked))
 
 
 def path_words(path: str) -> frozenset[str]:

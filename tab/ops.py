@@ -13,7 +13,7 @@ from typing import Any
 
 from envs.protocol import ToolResult
 from tab.config import TabConfig
-from tab.match import clip, word_set
+from tab.match import clip, requirement_words
 from tab.review import ExcerptIndex, RequirementReview, review
 from tab.state import TabState
 from tab.texts import Texts
@@ -131,8 +131,8 @@ class Operations:
         if missing:
             ids = self._ids("L", len(self.state.entries))
             return "unknown_entries", t.get("error_unknown_entries", missing=", ".join(missing), ids=ids)
-        words = word_set(text)
-        if words and not any(self.index.shares_words(e, words) for e in entries):
+        words = requirement_words(text)
+        if words and not any(self.index.supports(e, words) for e in entries):
             return "no_shared_words", t.get(self._key("error_no_shared_words"), entries=", ".join(entries), id=rid, text=text)
         return None
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tab.match import clip, word_set
+from tab.match import clip, requirement_words, word_set
 
 MAX_CANDIDATES = 10
 LINE = 110
@@ -49,7 +49,7 @@ def render_tab(record: dict[str, Any], upto_turn: int | None = None) -> str:
         texts = {r["id"]: r["text"] for r in record.get("requirements", [])}
         for rid in review["open"]:
             out.append(f"  {rid} {texts.get(rid, '')}")
-            words = word_set(texts.get(rid, ""))
+            words = requirement_words(texts.get(rid, ""))
             for eid in review["lines"].get(rid, []):
                 entry = by_id.get(eid)
                 if entry:

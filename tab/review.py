@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from tab.match import path_words, word_set
+from tab.match import path_words, requirement_words, supports, word_set
 from tab.state import Entry, Requirement, TabState
 
 _LINE_NUMBER = re.compile(r"^\s*\d+[:\-\t]")  # `12:` of grep -n / nl, not a word of the line
@@ -47,6 +47,7 @@ class ExcerptIndex:
         self._pending: list[Entry] = []
         self._position: dict[str, int] = {}
         self._path_words: dict[str, frozenset[str]] = {}
+        self._line_words: list[list[frozenset[str]]] = []
 
     def add(self, entry: Entry) -> None:
         self._pending.append(entry)
@@ -56,9 +57,13 @@ class ExcerptIndex:
             e = len(self._entries)
             lines = entry.excerpt.split("\n")
             all_words: set[str] = set()
-            for i, line in enumerate(lines):
-                ws = word_set(_LINE_NUMBER.sub("", line, count=1))
+            line_words = [word_set(_LINE_NUMBER.sub("", line, count=1)) for line in lines]
+            self._line_words.append(line_words)
+            header = _header(entry.path, line_words)
+            for i, ws in enumerate(line_words):
                 all_words |= ws
+                if header is not None and i > header:
+                    ws = ws | line_words[header]  # a data row ranks with its columns' names
                 posting = e << _SHIFT | i
                 for w in ws:
                     self._postings.setdefault(w, []).append(posting)
@@ -68,11 +73,11 @@ class ExcerptIndex:
             self._position[entry.id] = e
         self._pending.clear()
 
-    def shares_words(self, entry_id: str, words: frozenset[str]) -> bool:
-        """Whether an entry's excerpt has a word of the requirement (the evidence check)."""
+    def supports(self, entry_id: str, words: frozenset[str]) -> bool:
+        """Whether a line of the entry's excerpt grounds the requirement (the evidence check, `supports`)."""
         self._ensure()
         e = self._position.get(entry_id)
-        return e is not None and bool(self._words[e] & words)
+        return e is not None and any(supports(words, ws) for ws in self._line_words[e])
 
     def best_lines(self, words: frozenset[str], limit: int) -> list[LineMatch]:
         """Each matching entry's best line, best entries first."""
@@ -84,7 +89,7 @@ class ExcerptIndex:
         for posting, n in counts.items():
             e, i = posting >> _SHIFT, posting & ((1 << _SHIFT) - 1)
             old = best.get(e)
-            if old is None or n > old[0] or (n == old[0] and i < old[1]):
+            if old is None or n > old[0] or (n == old[0] and i < old[1]):  # ties: the earlier line
                 best[e] = (n, i)
         ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:limit]
         return [
@@ -97,6 +102,16 @@ class ExcerptIndex:
             if p not in self._path_words:
                 self._path_words[p] = path_words(p)
         return CandidateIndex(paths, self._path_words)
+
+
+TABULAR = (".csv", ".tsv", ".xlsx", ".xls", ".xlsm", ".ods")
+
+
+def _header(path: str, line_words: list[frozenset[str]]) -> int | None:
+    """The header row of a table's excerpt (its first line with words), None for other files."""
+    if not path.lower().endswith(TABULAR):
+        return None
+    return next((i for i, ws in enumerate(line_words) if ws), None)
 
 
 class CandidateIndex:
@@ -121,7 +136,7 @@ def review(state: TabState, index: ExcerptIndex, lines: int, candidates: int) ->
     out = []
     unopened = index.candidates(list(state.candidates))
     for req in state.open_requirements():
-        words = word_set(req.text)
+        words = requirement_words(req.text)
         out.append(RequirementReview(
             req, words, index.best_lines(words, lines) if words else [],
             unopened.matching(words, candidates) if words else [],

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
 
-from tab.match import clip, path_words, stem, word_set, words
+from tab.match import clip, path_words, requirement_words, stem, supports, word_set, words
 from tab.shell import parse
+from tests.test_tab_support import Session, own, write_files
 
 
 @pytest.mark.parametrize("group", [
@@ -72,3 +77,60 @@ def test_lexer_unrolls_for_loops_and_strips_keywords() -> None:
 def test_lexer_survives_unbalanced_quotes_and_comments() -> None:
     assert argvs("cat 'a.md") == [[["cat", "a.md"]]]
     assert argvs("ls # cat secret.md") == [[["ls"]]]
+
+
+# --- issue 11 (6): matching on the requirement's content words ---
+PAIRS = json.loads((Path(__file__).parent / "fixtures" / "tab_match_pairs.json").read_text())
+
+
+def measure(predict: Callable[[str, str], bool]) -> tuple[float, float]:
+    """Precision and recall of a requirement↔line predicate on the labelled pairs."""
+    tp = sum(1 for r, line, y in PAIRS if y and predict(r, line))
+    fp = sum(1 for r, line, y in PAIRS if not y and predict(r, line))
+    fn = sum(1 for r, line, y in PAIRS if y and not predict(r, line))
+    return tp / max(1, tp + fp), tp / max(1, tp + fn)
+
+
+def test_labelled_pairs_precision_and_recall() -> None:
+    """Figures reported in docs/tab.md; these floors catch a regression."""
+    shown = measure(lambda r, line: bool(requirement_words(r) & word_set(line)))  # the review lists it
+    checked = measure(lambda r, line: supports(requirement_words(r), word_set(line)))  # the evidence check
+    print(f"review: precision {shown[0]:.2f} recall {shown[1]:.2f}; "
+          f"evidence check: precision {checked[0]:.2f} recall {checked[1]:.2f}")
+    assert shown[0] >= 0.7 and shown[1] >= 0.9
+    assert checked[0] >= 0.95 and checked[1] >= 0.8
+
+
+def test_instruction_verbs_are_not_content_words() -> None:
+    assert requirement_words("List the approved vendors") == word_set("approved vendors")
+    assert requirement_words("State, give, report, provide, describe, summarize, include, write, make, ensure") == set()
+
+
+def test_identifiers_and_numbers_stay_whole() -> None:
+    assert "q1" in words("Q1 revenue") and "1" not in words("Q1 revenue")
+    assert "fy2024" in words("FY2024 headcount")
+
+
+def test_state_statement_and_states_stay_apart() -> None:
+    assert len({*words("state"), *words("statement"), *words("the United States")} - {"unit"}) == 3
+
+
+def test_csv_best_line_is_the_matching_data_row(tmp_path: Path) -> None:
+    write_files(tmp_path, {"data/orders.csv": "supplier,amount\nSupplier 3,1200\nSupplier 15,55000\n"})
+    s = Session(tmp_path)
+    s.one("tab_add", requirements=["Amount owed to Supplier 15"])
+    s.one("bash", command="cat data/orders.csv")
+    review = own(s.one("tab_review"))
+    assert "Supplier 15,55000" in review and "supplier,amount" not in review
+
+
+def test_evidence_check_rejects_a_file_sharing_one_incidental_word(tmp_path: Path) -> None:
+    write_files(tmp_path, {"notes/holidays.md": "# Holidays\nNo cap on requests.\n",
+                           "finance/budget.txt": "The per-employee spending cap is 1,850 EUR.\n"})
+    s = Session(tmp_path)
+    s.one("tab_add", requirements=["State the per-employee spending cap"])
+    s.one("bash", command="cat notes/holidays.md")
+    s.one("bash", command="cat finance/budget.txt")
+    assert s.one("tab_resolve", id="r1", status="done", entries=["L1"]).is_error
+    assert not s.one("tab_resolve", id="r1", status="done", entries=["L2"]).is_error
+    assert [r["entries"] for r in s.tab.record()["requirements"]] == [["L2"]]
