@@ -138,3 +138,29 @@ def test_the_runner_gives_the_tab_its_context_level_cap(tmp_path: Path) -> None:
     env.execute(ToolCall("c1", "read", '{"path": "huge.txt"}'), 1)
     (entry,) = tab.record()["read_log"]
     assert 0 < entry["chars"] <= 20_000
+
+
+def test_a_fifo_named_like_a_script_does_not_hang_the_capture(tmp_path: Path) -> None:
+    import os
+    import threading
+
+    from envs.protocol import Observation
+
+    s = _session(tmp_path)
+    os.mkfifo(tmp_path / "summarize.py")
+    done = threading.Event()
+
+    def observe() -> None:
+        s.tab.observe(Observation("bash", {"command": "python3 summarize.py"}, "alpha note\n", False, 1))
+        done.set()
+
+    threading.Thread(target=observe, daemon=True).start()
+    assert done.wait(10), "the tab blocked opening a FIFO"
+
+
+def test_a_symlink_into_or_out_of_the_workspace_is_not_evidence(tmp_path: Path) -> None:
+    s = _session(tmp_path)
+    (tmp_path / "outside.txt").symlink_to("/etc/hostname")
+    (tmp_path / "alias.txt").symlink_to(tmp_path / "a.txt")
+    s.one("bash", command="cat outside.txt alias.txt")
+    assert read_log(s) == []
