@@ -81,7 +81,8 @@ class Tab:
                 if entry is not None:
                     self.index.add(entry)
             self.state.add_unattributed(captured.unattributed, captured.command, obs.turn)
-            listed = [p for p in captured.listed if self.manifest.original(p)]
+            known = self.state.files.union(self.state.candidates)  # checked once, when first listed
+            listed = [p for p in captured.listed if p not in known and self.manifest.original(p)]
             self.state.add_candidates(listed, captured.command, obs.turn)
         return status_line(self.state, self.state.take_changes(), self.config, self.texts)
 
