@@ -55,10 +55,14 @@ def ws(template: Path, tmp_path: Path) -> Path:
 
 def run_bash(root: Path, command: str) -> Captured:
     """Run the command for real, then capture from its genuine output (each read checked by the invariant)."""
-    start = snapshot(root)
     p = subprocess.run(command, shell=True, cwd=root, capture_output=True, text=True, executable="/bin/bash")
-    obs = Observation("bash", {"command": command}, p.stdout + p.stderr, p.returncode != 0, 1)
-    got = Capture(Workspace(root))(obs)
+    return capture(root, Observation("bash", {"command": command}, p.stdout + p.stderr, p.returncode != 0, 1))
+
+
+def capture(root: Path, obs: Observation, exclude: tuple[str, ...] = ()) -> Captured:
+    """The capture of one observation, every read checked by the shared invariant (`check_entry`)."""
+    start = snapshot(root)
+    got = Capture(Workspace(root, exclude))(obs)
     for path, excerpt in got.reads:
         check_entry(path, excerpt, [obs.output], start)
     return got
@@ -194,7 +198,7 @@ def test_error_lines_and_harness_notices_are_not_content(ws: Path) -> None:
     obs = Observation("bash", {"command": "cat policies/meals.md"},
                       MEALS + "\n\n[Showing lines 1-3 of 3. Full output: /tmp/x]\n\nCommand exited with code 1",
                       True, 2)
-    assert Capture(Workspace(ws))(obs).reads == [("policies/meals.md", MEALS.rstrip("\n"))]
+    assert capture(ws, obs).reads == [("policies/meals.md", MEALS.rstrip("\n"))]
 
 
 def read_obs(root: Path, path: str, **kw: int) -> Observation:
@@ -211,7 +215,7 @@ def read_obs(root: Path, path: str, **kw: int) -> Observation:
 def test_read_tool_entry_drops_the_continuation_notice(ws: Path) -> None:
     obs = read_obs(ws, "policies/travel.md", limit=2)
     assert "Use offset=3" in obs.output
-    got = Capture(Workspace(ws))(obs)
+    got = capture(ws, obs)
     assert got.reads == [("policies/travel.md", "# Travel policy\nArticle 1 Travel approval")]
     assert got.command == "read policies/travel.md limit=2"
 
@@ -230,7 +234,7 @@ def test_other_tools_capture_nothing(ws: Path) -> None:
 
 def test_reading_a_saved_long_output_is_attributed_to_its_command(tmp_path: Path) -> None:
     """A bash output too long to show whole is saved by the harness; reading it shows the source file."""
-    from tests.test_tab_support import Session
+    from tests.test_tab_support import Session, read_log
 
     write_files(tmp_path, {"big.md": "".join(f"row {i} of the ledger\n" for i in range(1, 3001))})
     s = Session(tmp_path)
@@ -243,6 +247,7 @@ def test_reading_a_saved_long_output_is_attributed_to_its_command(tmp_path: Path
     entry = s.tab.state.entries["L2"]
     assert entry.excerpt == "row 1 of the ledger\nrow 2 of the ledger\nrow 3 of the ledger"
     assert entry.command == f"read {saved} limit=3 (saved output of: cat big.md)"
+    assert [e["path"] for e in read_log(s)] == ["big.md", "big.md"]
     assert s.tab.record()["candidates"] == []  # the harness's folder is never a candidate
     s.close()
 
@@ -261,7 +266,7 @@ def test_python_script_that_opens_a_workspace_file(ws: Path) -> None:
     write_files(ws, {"output/summarize.py": "for line in open('data/orders.csv'):\n    print(line, end='')\n"})
     p = subprocess.run("python3 output/summarize.py", shell=True, cwd=ws, capture_output=True, text=True)
     obs = Observation("bash", {"command": "python3 output/summarize.py"}, p.stdout, False, 1)
-    got = Capture(Workspace(ws, exclude=["output"]))(obs)
+    got = capture(ws, obs, exclude=("output",))
     assert [path for path, _ in got.reads] == ["data/orders.csv"]
     assert "Supplier 15,55000" in got.reads[0][1]
     assert got.unattributed == ""

@@ -85,6 +85,9 @@ class Session:
             if self.level in CAPS and name != "tab_show":
                 seen = cap_result(seen, result.meta["appendix"], CAPS[self.level])
             self.received.setdefault(self.turn, []).append(seen)
+        for e in self.tab.state.entries.values():  # every episode of every test keeps the invariant
+            if e.turn == self.turn:
+                check_entry(e.path, e.excerpt, self.received[self.turn], self.start)
         return results
 
     def one(self, name: str, **args: Any) -> ToolResult:
