@@ -164,3 +164,11 @@ def test_a_symlink_into_or_out_of_the_workspace_is_not_evidence(tmp_path: Path) 
     (tmp_path / "alias.txt").symlink_to(tmp_path / "a.txt")
     s.one("bash", command="cat outside.txt alias.txt")
     assert read_log(s) == []
+
+
+def test_a_rewrite_that_keeps_size_mtime_and_inode_is_still_the_agents(tmp_path: Path) -> None:
+    write_files(tmp_path, {"cap.txt": "Cap: 1,850 EUR\n"})
+    s = Session(tmp_path)
+    s.one("bash", command="touch -r cap.txt /tmp/.ref$$ && printf 'Cap: 9,999 EUR\\n' > cap.txt "
+                          "&& touch -r /tmp/.ref$$ cap.txt && rm /tmp/.ref$$ && cat cap.txt")
+    assert read_log(s) == []
