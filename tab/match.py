@@ -105,8 +105,10 @@ def words(text: str, stop: frozenset[str] = STOP_WORDS) -> list[str]:
     capitalized plural inside a text (the United States) keeps its -s."""
     out: list[str] = []
     cjk = not text.isascii() and _CJK.search(text) is not None
-    for k, m in enumerate(_TOKEN.finditer(text)):
-        raw = m.group()
+    before = ""
+    for m in _TOKEN.finditer(text):
+        raw, prev = m.group(), before
+        before = raw
         token = raw.lower()
         if token[0].isdigit() and token.replace(",", "").replace(".", "").isdigit():
             out.append(_number(token))
@@ -119,9 +121,17 @@ def words(text: str, stop: frozenset[str] = STOP_WORDS) -> list[str]:
                 elif len(part) > 1 and part not in stop:
                     out.append(stem(part))
         elif len(token) > 1 and token not in stop:
-            proper = k > 0 and raw[0].isupper() and raw[1:].islower() and token.endswith("s") and not token.endswith("ss")
+            proper = _proper_plural(raw, prev)
             out.append(token if proper else stem(token))
     return out
+
+
+def _proper_plural(raw: str, prev: str) -> bool:
+    """A capitalized plural in a name (the United States, the Netherlands, Human Resources) keeps
+    its -s; one after a number or at a clause's start (Article 7 Hotels) is an ordinary plural."""
+    if not (raw[0].isupper() and raw[1:].islower() and raw.endswith("s") and not raw.endswith("ss")):
+        return False
+    return prev.lower() == "the" or (prev[:1].isupper() and prev[1:].islower() and prev.isalpha())
 
 
 def _split_cjk(token: str) -> list[str]:
@@ -147,10 +157,16 @@ def requirement_words(text: str) -> frozenset[str]:
 
 def supports(wanted: frozenset[str], line: frozenset[str]) -> bool:
     """Whether a line can ground a requirement: it shares two of its content words (or its only
-    one), and one of its numbers or identifiers (Q1, Supplier 15) when it names any."""
+    one; or one of two when the line states a value, as in "hotel rate" / "Hotels: 450 yuan per
+    night"), and one of its numbers or identifiers (Q1, Supplier 15) when it names any."""
     shared = wanted & line
-    marked = [w for w in wanted if any(c.isdigit() for c in w)]
-    return len(shared) >= min(2, len(wanted)) and (not marked or any(w in shared for w in marked))
+    marked = [w for w in wanted if _marked(w)]
+    need = 1 if len(wanted) == 2 and any(_marked(w) for w in line) else min(2, len(wanted))
+    return len(shared) >= need and (not marked or any(w in shared for w in marked))
+
+
+def _marked(word: str) -> bool:
+    return any(c.isdigit() for c in word)
 
 
 def path_words(path: str) -> frozenset[str]:

@@ -10,6 +10,7 @@ from pathlib import Path
 from posixpath import normpath
 
 from envs.safeio import lstat_inside, read_regular
+from envs.truncate import decode
 from tab.manifest import Manifest
 
 GLOB_CHARS = frozenset("*?[")
@@ -133,11 +134,13 @@ class Workspace:
         return [f for f in self.manifest.under(folders, limit) if not self.excluded(f)]
 
     def text(self, rel: str) -> str | None:
-        """A workspace file's text when it is small UTF-8 text (for verbatim comparison), else None."""
+        """A workspace file's text when it is small UTF-8 text, as the agent's tools show it (CRLF and
+        control characters normalized like every observation), for verbatim comparison; else None."""
         data = read_regular(self.root, rel, MAX_TEXT_BYTES + 1) if rel else None
         if data is None or len(data) > MAX_TEXT_BYTES:
             return None
         try:
-            return data.decode("utf-8")
+            data.decode("utf-8")
         except UnicodeDecodeError:
             return None
+        return decode(data)

@@ -276,3 +276,13 @@ def test_a_command_longer_than_the_argument_limit_runs(ws, mode):
         assert "command not found" in call(e, "bash", command="nosuchcmd_zz").content
     finally:
         e.close()
+
+
+def test_the_tab_never_opens_a_fifo_it_attributes_output_to(ws):
+    from tab.workspace import Workspace
+
+    os.mkfifo(ws / "run.sh")
+    (ws / "ok.sh").write_text("echo ok\r\n")
+    unblock = lambda: os.close(os.open(ws / "run.sh", os.O_WRONLY | os.O_NONBLOCK))  # noqa: E731
+    assert bounded(lambda: Workspace(ws).text("run.sh"), 5, unblock) is None
+    assert Workspace(ws).text("ok.sh") == "echo ok\n"

@@ -172,3 +172,12 @@ def test_a_rewrite_that_keeps_size_mtime_and_inode_is_still_the_agents(tmp_path:
     s.one("bash", command="touch -r cap.txt /tmp/.ref$$ && printf 'Cap: 9,999 EUR\\n' > cap.txt "
                           "&& touch -r /tmp/.ref$$ cap.txt && rm /tmp/.ref$$ && cat cap.txt")
     assert read_log(s) == []
+
+
+def test_windows_line_endings_do_not_hide_a_files_own_lines(tmp_path: Path) -> None:
+    """Bash output reaches the model with CRLF normalized; the credited file's text is compared the same way."""
+    (tmp_path / "export.csv").write_bytes(b"region,total\r\nNorth,120\r\nSouth,80\r\n")
+    s = _session(tmp_path)
+    s.one("bash", command="cat a.txt export.csv")
+    log = _by_path(read_log(s))
+    assert log.get("export.csv") == ["region,total\nNorth,120\nSouth,80"] and s.tab.record()["unattributed"] == []
