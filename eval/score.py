@@ -11,6 +11,8 @@ the aggregate metrics over the scored jobs are printed per benchmark.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import hashlib
 import json
 import logging
 import sys
@@ -52,6 +54,22 @@ def named_judge_config(name: str) -> JudgeConfig:
         return judge_config(compose(config_name=name))
 
 
+# Judge settings that cannot change a verdict (where calls are cached, retries, timeouts).
+_RUNTIME_ONLY = ("cache_dir", "max_retries", "evaluator_timeout_s")
+# Judge-model settings that change where or how a reply is fetched or billed, not which reply.
+_MODEL_RUNTIME_ONLY = ("base_url", "api_key_env", "server", "timeout_s", "max_retries", "backoff_base_s", "backoff_max_s",
+                       "concurrency", "price_in_per_mtok", "price_out_per_mtok")  # fmt: skip
+
+
+def judge_key(jc: JudgeConfig) -> str:
+    """What identifies a judge: a digest of its config without the runtime-only settings. A sweep
+    re-scores a record whose scores carry another key (runners/rescore.py)."""
+    fields = {k: v for k, v in dataclasses.asdict(jc).items() if k not in _RUNTIME_ONLY}
+    model = {k: v for k, v in (fields.get("model") or {}).items() if k not in _MODEL_RUNTIME_ONLY}
+    blob = json.dumps({**fields, "model": model}, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
 def _benchmark(node: dict[str, Any]) -> Benchmark:
     key = json.dumps(node, sort_keys=True, default=str)
     if key not in _BENCHMARKS:
@@ -80,6 +98,7 @@ def score_job(job_dir: Path, judge: JudgeConfig | None = None, task: Task | None
         task = _benchmark(bench_node).task(str(record.job["task_id"]))
     scores = scorer.score(task, record.dir)
     scores["job_id"] = record.job.get("job_id")
+    scores["judge_key"] = judge_key(jc)
     scores["benchmark"] = name + (f"/{bench_node['suite']}" if name == "builtin" and bench_node.get("suite") else "")
     write_json(record.dir / SCORES, scores)
     return scores

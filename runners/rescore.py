@@ -1,0 +1,54 @@
+"""A new judge re-scores, it does not re-run (the judge is not part of a job's identity).
+
+On resume, a finished record whose `scores.json` is missing or was written by another judge config
+(`judge_key`) is scored again from its record with the sweep's judge; the agent does not run again.
+The re-scored records are then uploaded again (storage) and tracked again by the caller.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from pathlib import Path
+
+from eval.score import judge_key, score_job
+from runners.grid import JobSpec
+from runners.record import SCORES, read_json, read_result, retries_left
+
+log = logging.getLogger(__name__)
+
+
+def stale(spec: JobSpec, job_dir: Path) -> bool:
+    """Whether a finished record needs scoring by this sweep's judge."""
+    if spec.cfg.judge.name == "none":
+        return False
+    result = read_result(job_dir)
+    if result is None or retries_left(result, spec.cfg.cluster.error_retries):
+        return False  # not finished: it runs (and is scored) anyway
+    try:
+        scores = read_json(job_dir / SCORES)
+    except (OSError, ValueError):
+        return True
+    if "judge_key" in scores:
+        return scores["judge_key"] != judge_key(spec.cfg.judge)
+    # records scored before judge_key existed: only a different judge name is known to differ
+    return spec.cfg.judge.name != "auto" and scores.get("judge") != spec.cfg.judge.name
+
+
+def rescore(specs: Iterable[JobSpec], sweep_dir: Path) -> list[JobSpec]:
+    """Score every finished record of `specs` whose scores are stale; returns those re-scored.
+    A record the judge fails on keeps its old scores (logged), so nothing written is lost."""
+    done: list[JobSpec] = []
+    for spec in specs:
+        job_dir = sweep_dir / spec.job_id
+        if not stale(spec, job_dir):
+            continue
+        try:
+            score_job(job_dir, spec.cfg.judge)
+        except Exception as e:  # noqa: BLE001 - one bad record must not stop the sweep
+            log.warning("re-scoring %s with judge %s failed: %s: %s", spec.job_id, spec.cfg.judge.name, type(e).__name__, e)
+            continue
+        done.append(spec)
+    if done:
+        log.info("re-scored %d finished job(s) with the sweep's judge (not re-run)", len(done))
+    return done
