@@ -113,10 +113,13 @@ def run_from_fd(fd: int) -> list[str]:
     """
     return ["/bin/bash", "-c", f'eval "$(</dev/fd/{fd})" {fd}<&-']
 
+SHELL_SCRATCH_PREFIX = "runningtab-shell-"
+
 
 def make_scratch() -> str:
-    """A private per-environment directory: the sandbox's /tmp (and HOME) and its /etc/passwd."""
-    scratch = tempfile.mkdtemp(prefix="runningtab-shell-")
+    """A private per-environment directory: the sandbox's /tmp (and HOME) and its /etc/passwd.
+    Named `runningtab-shell-<pid>-…` so that what a killed process left can be found and removed."""
+    scratch = tempfile.mkdtemp(prefix=f"{SHELL_SCRATCH_PREFIX}{os.getpid()}-")
     os.makedirs(f"{scratch}/tmp/home")
     os.makedirs(f"{scratch}/etc")
     os.makedirs(outputs_dir(scratch))

@@ -3,7 +3,8 @@
 A job's scratch is `<work_dir or $TMPDIR>/rt-ws-<tag>-<pid>-<random>/`: `tag` is derived from the
 job id, `pid` is the process that runs the job. A driver or actor that is killed leaves its scratch
 behind; a sweep's start removes the scratch of its own jobs whose process is gone (a job still
-running in an orphaned actor keeps its folder).
+running in an orphaned actor keeps its folder), and the agent shells' scratch
+(`$TMPDIR/runningtab-shell-<pid>-*`) of processes that are gone.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from envs.sandbox import SHELL_SCRATCH_PREFIX
 from envs.workspace import discard_workspace
 
 log = logging.getLogger(__name__)
@@ -47,8 +49,20 @@ def clean_stale(job_ids: list[str], work_dirs: set[str | None]) -> list[Path]:
             if t in tags and pid.isdigit() and not _alive(int(pid)) and p.is_dir() and not p.is_symlink():
                 remove_scratch(p)
                 removed.append(p)
+    removed += _stale_shell_scratch(Path(tempfile.gettempdir()))
     if removed:
-        log.info("removed %d stale job scratch folder(s) left by killed processes", len(removed))
+        log.info("removed %d stale scratch folder(s) left by killed processes", len(removed))
+    return removed
+
+
+def _stale_shell_scratch(base: Path) -> list[Path]:
+    """The agent shells' scratch (envs/sandbox.make_scratch) of processes that no longer run."""
+    removed = []
+    for p in base.glob(f"{SHELL_SCRATCH_PREFIX}*-*"):
+        pid = p.name[len(SHELL_SCRATCH_PREFIX):].partition("-")[0]
+        if pid.isdigit() and not _alive(int(pid)) and p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p, ignore_errors=True)
+            removed.append(p)
     return removed
 
 

@@ -58,3 +58,22 @@ def test_an_unanswering_bucket_does_not_hold_up_the_driver(tmp_path: Path, monke
     uploader.drain()
     hole.close()
     assert done.is_set() and errors[0] and "upload of job1 failed" in errors[0]
+
+
+def test_shell_scratch_of_killed_processes_is_removed_at_sweep_start(tmp_path: Path, monkeypatch) -> None:
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    from envs.sandbox import make_scratch
+    from runners.scratch import clean_stale
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    dead = subprocess.Popen([sys.executable, "-c", "import envs.sandbox as s; print(s.make_scratch())"],
+                            stdout=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(tmp_path)})  # fmt: skip
+    left = Path(dead.communicate()[0].strip())  # a killed actor's shell scratch, never closed
+    assert left.parent == tmp_path and left.is_dir()
+    mine = Path(make_scratch())  # this live process's own
+    removed = clean_stale([], {None})
+    assert removed == [left] and not left.exists() and mine.is_dir()
