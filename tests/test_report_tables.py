@@ -21,11 +21,11 @@ import numpy as np
 import pytest
 
 from eval.metrics import aggregate
-from eval.report import write_report
+from eval.report import paired, write_report
 from eval.report.figure5 import thirds
 from eval.report.load import load_sweep
-from eval.report.stats import paired_diff, parts
-from tests.test_report_data import build_sweep_a
+from eval.report.stats import parts
+from tests.test_report_data import PATTERNS, build_sweep_a
 
 REPO = Path(__file__).resolve().parent.parent
 SD = math.sqrt(2) / 2  # sample std of two values d apart is d * SD
@@ -102,33 +102,58 @@ def test_table1_paired_against_dci(report: Path) -> None:
         assert num(r["method_value"]) == pytest.approx(m) and num(r["dci_value"]) == pytest.approx(d)
         assert num(r["diff"]) == pytest.approx(diff)
         assert num(r["ci_low"]) <= num(r["diff"]) + 1e-9 <= num(r["ci_high"]) + 2e-9
-    # Per-task tcr70 sums are equal for no_review and DCI (t1 1-1, t2 1-1, t3 0-0): every resample gives 0.
-    assert num(t[("wb", "m1", "runningtab_no_review", "tcr70")]["ci_low"]) == 0.0
-    assert num(t[("wb", "m1", "runningtab_no_review", "tcr70")]["ci_high"]) == 0.0
+    # Per-task tcr70 sums are equal for no_review and DCI (t1 1-1, t2 1-1, t3 0-0), so every swap of
+    # the arms within tasks gives 0: p = 1. But t2's seeds disagree (s0 +1, s1 -1), so drawing seeds
+    # within tasks moves the difference both ways.
+    nr = t[("wb", "m1", "runningtab_no_review", "tcr70")]
+    assert num(nr["p_value"]) == 1.0 and num(nr["ci_low"]) < 0.0 < num(nr["ci_high"])
+    # runningtab pass_rate: per-task differences +2/20 (t1), 0 (t2), +4/20 (t3); of the 8 swap
+    # patterns, 4 reach |6/20| -> p = 0.5. Rubric by rubric: 7 runs gained, 1 lost (t2 s1): (7-1)/20.
+    rt = t[("wb", "m1", "runningtab", "pass_rate")]
+    assert num(rt["p_value"]) == 0.5 and (rt["rubrics_gained"], rt["rubrics_lost"]) == ("7", "1")
+    assert t[("wb", "m1", "runningtab", "tcr70")]["rubrics_gained"] == ""
+    md = (report / "table1_vs_dci.md").read_text()
+    assert "| +30.00 |" in md and "| 0.500 | +7 / -1 |" in md
 
 
-def test_bootstrap_interval_is_the_percentile_of_task_resamples(tmp_path: Path) -> None:
-    """The interval's ends are differences some resample of the 3 tasks gives, hand-enumerated."""
+def _task_seed_parts(method: str, model: str) -> dict[tuple[str, int], tuple[int, int]]:
+    """(task, seed) -> (rubrics passed, rubrics) of sweep A, from its pass patterns."""
+    out = {}
+    for (me, mo, seed), tasks in PATTERNS.items():
+        if (me, mo) == (method, model):
+            out.update({(task, seed): (pattern.count("1"), len(pattern)) for task, pattern in tasks.items()})
+    return out
+
+
+def test_hierarchical_bootstrap_draws_tasks_then_their_seeds(tmp_path: Path) -> None:
+    """The interval's ends are differences some draw gives (3 tasks with replacement, then 2 seeds with
+    replacement within each drawn task: 12^3 draws, hand-enumerated), and the same seed gives the same."""
     sweep = load_sweep(build_sweep_a(tmp_path / "a"))
     rt = sweep.select(method="runningtab", model="m1", benchmark="wb")
     dci = sweep.select(method="dci", model="m1", benchmark="wb")
-    # per task over both seeds, passed/rubrics: rt t1 7/8 t2 3/4 t3 5/8; dci t1 5/8 t2 3/4 t3 1/8
-    rt_n, rt_d = {"t1": 7, "t2": 3, "t3": 5}, {"t1": 8, "t2": 4, "t3": 8}
-    dci_n = {"t1": 5, "t2": 3, "t3": 1}
+    a, b = _task_seed_parts("runningtab", "m1"), _task_seed_parts("dci", "m1")
+    slots = [(t, s1, s2) for t in ("t1", "t2", "t3") for s1 in (0, 1) for s2 in (0, 1)]
     support = set()
-    for draw in product(["t1", "t2", "t3"], repeat=3):
-        a = sum(rt_n[t] for t in draw) / sum(rt_d[t] for t in draw)
-        b = sum(dci_n[t] for t in draw) / sum(rt_d[t] for t in draw)
-        support.add(round(a - b, 9))
-    p = paired_diff(rt, dci, "pass_rate")
-    assert p is not None and p.diff == pytest.approx(0.30)
+    for draw in product(slots, repeat=3):
+        keys = [(t, s) for t, s1, s2 in draw for s in (s1, s2)]
+        den = sum(a[k][1] for k in keys)
+        support.add(round((sum(a[k][0] for k in keys) - sum(b[k][0] for k in keys)) / den, 9))
+    p = paired.compare(rt, dci, "pass_rate")
+    assert p is not None and p.diff == pytest.approx(0.30) and (p.pairs, p.tasks) == (6, 3)
     assert round(p.low, 9) in support and round(p.high, 9) in support
     assert min(support) <= p.low < p.diff < p.high <= max(support)
-    # Same seed, same interval; the documented procedure: tasks drawn with numpy's default_rng(0).
+    again = paired.compare(rt, dci, "pass_rate")
+    assert again is not None and (again.low, again.high, again.p) == (p.low, p.high, p.p)
+    other = paired.compare(rt, dci, "pass_rate", seed=1)
+    assert other is not None and (other.low, other.high) != (p.low, p.high)
+    # Drawing the seeds too spreads more than drawing tasks only (all seeds of a task together).
+    pairs = paired.pairs_of(rt, dci, "pass_rate")
+    assert pairs is not None
+    sums = pairs.per_task()
     draws = np.random.default_rng(0).integers(0, 3, size=(2000, 3))
-    tasks = ["t1", "t2", "t3"]
-    diffs = [sum(rt_n[tasks[i]] for i in d) / sum(rt_d[tasks[i]] for i in d) - sum(dci_n[tasks[i]] for i in d) / sum(rt_d[tasks[i]] for i in d) for d in draws]
-    assert (p.low, p.high) == pytest.approx(tuple(np.percentile(diffs, [2.5, 97.5])))
+    s = sums[draws].sum(axis=1)
+    task_only = np.percentile(s[:, 0] / s[:, 1] - s[:, 2] / s[:, 3], [2.5, 97.5])
+    assert p.high - p.low > task_only[1] - task_only[0]
 
 
 def test_parts_sum_to_the_aggregate(tmp_path: Path) -> None:
@@ -200,6 +225,12 @@ def test_table4_ablations(report: Path) -> None:
     dci = t[("wb", "m1", "dci")]
     assert dci["capture"] == "—" and num(dci["pass_rate_vs_full"]) == pytest.approx(-30.0)
     assert num(t[("wb", "m1", "runningtab")]["pass_rate_vs_full"]) == 0.0
+    # paired with the full tab: per task over both seeds no_review - full = 6-7, 3-3, 3-5 of 20 rubric
+    # runs -> -15; of the 8 swap patterns, 4 reach |-3/20| -> p = 0.5
+    assert num(ab["pass_rate_paired_vs_full"]) == pytest.approx(-15.0) and ab["pass_rate_pairs"] == "6"
+    assert num(ab["pass_rate_p"]) == 0.5 and num(ab["pass_rate_ci_low"]) < -15.0 < num(ab["pass_rate_ci_high"])
+    assert num(dci["pass_rate_paired_vs_full"]) == pytest.approx(-30.0) and dci["errored"] == "0"
+    assert "p 0.500" in (report / "table4.md").read_text()
 
 
 def test_analyses_without_inputs_are_skipped_with_a_reason(tmp_path: Path) -> None:

@@ -81,6 +81,22 @@ class Job:
         return None if self.result is None else int(self.result.get("chars_read", 0))
 
     @property
+    def errored(self) -> bool:
+        """An environment or model error after its retries (`result.json` `"errored": true`): not a
+        result, so tables leave it out of every mean. Records older than the field read as False."""
+        return self.result is not None and self.result.get("errored") is True
+
+    @property
+    def sandbox(self) -> str | None:
+        """The sandbox the agent's shell ran in (`"bwrap"`, `"none"`: unsandboxed), None when unknown."""
+        kind = None if self.result is None else self.result.get("sandbox")
+        return None if kind is None else str(kind)
+
+    @property
+    def unsandboxed(self) -> bool:
+        return self.sandbox == "none"
+
+    @property
     def tab_settings(self) -> dict[str, bool] | None:
         """The tab's four switches (None when the method has no tab)."""
         if self.tab is not None and "settings" in self.tab:

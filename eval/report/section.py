@@ -85,5 +85,17 @@ def pct(v: float | None) -> float | None:
     return None if v is None else 100.0 * v
 
 
+def signed(v: float | None, digits: int = 2) -> str:
+    """A difference as text, always with its sign (blank for None)."""
+    return "" if v is None else f"{v:+.{digits}f}"
+
+
+def p_text(p: float | None) -> str:
+    """A p-value as text: three decimals, or `<0.001`."""
+    if p is None:
+        return ""
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
 def _md(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")

@@ -1,47 +1,89 @@
 """Table 1: per benchmark × model × method, each metric as mean ± std over seeds (best marked), and
-each method against DCI over the same tasks and seeds (difference with a bootstrap 95% interval)."""
+each method against DCI over the same tasks and seeds (difference, hierarchical-bootstrap 95%
+interval and paired permutation p-value, `paired.py`).
+
+Errored jobs (`result.json` `"errored": true`: an environment or model error after the retries) are
+not results: they are left out of every mean and interval, and each row says how many there were.
+Jobs whose shell ran without a sandbox are counted per row and in a note.
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
 
 from eval.metrics import counts
+from eval.report import paired
 from eval.report.load import Job, Sweep, method_key
-from eval.report.section import Section, Skip, Table, fmt, pct
-from eval.report.stats import metric_names, over_seeds, paired_diff
+from eval.report.section import Section, Skip, Table, fmt, p_text, pct, signed
+from eval.report.stats import metric_names, over_seeds
 
 REFERENCE = "dci"
+Key = tuple[str, str, str]
 
 
-def cells(jobs: list[Job]) -> dict[tuple[str, str, str], list[Job]]:
-    """Scored jobs by (benchmark, model, method)."""
-    out: dict[tuple[str, str, str], list[Job]] = defaultdict(list)
+def cells(jobs: Iterable[Job]) -> dict[Key, list[Job]]:
+    """Scored jobs that are results (not errored) by (benchmark, model, method)."""
+    out: dict[Key, list[Job]] = defaultdict(list)
     for j in jobs:
-        if j.scores is not None:
+        if j.scores is not None and not j.errored:
             out[(j.benchmark, j.model, j.method)].append(j)
     return out
 
 
-def results_table(name: str, title: str, groups: dict[tuple[str, str, str], list[Job]]) -> Table:
-    """Mean ± std over seeds per group, the best mean of each metric per (benchmark, model) in bold."""
-    keys = sorted(groups, key=lambda k: (k[0], k[1], method_key(k[2])))
+def errored_cells(jobs: Iterable[Job]) -> dict[Key, list[Job]]:
+    """Errored jobs by (benchmark, model, method), scored or not."""
+    out: dict[Key, list[Job]] = defaultdict(list)
+    for j in jobs:
+        if j.errored:
+            out[(j.benchmark, j.model, j.method)].append(j)
+    return out
+
+
+def _per_cell(counts_: dict[Key, int]) -> str:
+    keys = sorted((k for k, n in counts_.items() if n), key=lambda k: (k[0], k[1], method_key(k[2])))
+    return "; ".join(f"{b} · {mo} · {me}: {counts_[(b, mo, me)]}" for b, mo, me in keys)
+
+
+def record_notes(groups: dict[Key, list[Job]], errored: dict[Key, list[Job]]) -> list[str]:
+    """How many jobs errored (left out) and how many results ran unsandboxed, per cell."""
+    notes = []
+    n_err = {k: len(js) for k, js in errored.items()}
+    if sum(n_err.values()):
+        notes.append(f"{sum(n_err.values())} errored job(s) (env_error or model_error after their retries) are not results "
+                     f"and are left out of every mean and interval: {_per_cell(n_err)}")  # fmt: skip
+    n_open = {k: sum(j.unsandboxed for j in js) for k, js in groups.items()}
+    if sum(n_open.values()):
+        notes.append(f"{sum(n_open.values())} job(s) ran unsandboxed (result.json sandbox \"none\": the agent's shell had "
+                     f"no isolation, see docs/env.md): {_per_cell(n_open)}")  # fmt: skip
+    return notes
+
+
+def results_table(name: str, title: str, groups: dict[Key, list[Job]], errored: dict[Key, list[Job]] | None = None) -> Table:
+    """Mean ± std over seeds per group, the best mean of each metric per (benchmark, model) in bold;
+    a group whose jobs all errored has a row with its count and no numbers."""
+    errored = errored or {}
+    keys = sorted(set(groups) | set(errored), key=lambda k: (k[0], k[1], method_key(k[2])))
     metrics = metric_names([j for js in groups.values() for j in js])
-    columns = ["benchmark", "model", "method", "seeds", "jobs"]
+    columns = ["benchmark", "model", "method", "seeds", "jobs", "errored", "unsandboxed"]
     for m in metrics:
         columns += [m, f"{m}_std"]
     columns.append("best")
-    rows, shown = [], []
-    stats = {k: over_seeds(groups[k]) for k in keys}
+    stats = {k: over_seeds(groups.get(k, [])) for k in keys}
     best_of: dict[tuple[str, str, str], float] = {}
     for (b, mo, _), st in stats.items():
         for m, s in st.items():
             best_of[(b, mo, m)] = max(best_of.get((b, mo, m), s.mean), s.mean)
-    best: set[tuple[int, int]] = set()
+    show_err = any(errored.get(k) for k in keys)
+    show_open = any(j.unsandboxed for js in groups.values() for j in js)
+    head = ["benchmark", "model", "method", "seeds", "jobs"] + ["errored"] * show_err + ["unsandboxed"] * show_open
+    rows, shown, best = [], [], set()
     for i, k in enumerate(keys):
-        st, n_seeds = stats[k], len({j.seed for j in groups[k]})
-        row: list = [*k, n_seeds, len(groups[k])]
-        cells_ = [*k, str(n_seeds), str(len(groups[k]))]
+        jobs, st = groups.get(k, []), stats[k]
+        n_seeds, n_err, n_open = len({j.seed for j in jobs}), len(errored.get(k, [])), sum(j.unsandboxed for j in jobs)
+        row: list = [*k, n_seeds, len(jobs), n_err, n_open]
+        cells_ = [*k, str(n_seeds), str(len(jobs))] + [str(n_err)] * show_err + [str(n_open)] * show_open
         winners = []
         for m in metrics:
             s = st.get(m)
@@ -49,40 +91,58 @@ def results_table(name: str, title: str, groups: dict[tuple[str, str, str], list
             cells_.append(f"{fmt(pct(s.mean))} ± {fmt(pct(s.std))}" if s else "")
             if s and abs(s.mean - best_of[(k[0], k[1], m)]) < 1e-12:
                 winners.append(m)
-                best.add((i, 5 + metrics.index(m)))
+                best.add((i, len(head) + metrics.index(m)))
         row.append(";".join(winners))
         rows.append(row)
         shown.append(cells_)
-    display = (["benchmark", "model", "method", "seeds", "jobs", *metrics], shown)
-    return Table(name, title, columns, rows, display=display, best=best)
+    return Table(name, title, columns, rows, display=([*head, *metrics], shown), best=best)
 
 
-def paired_table(groups: dict[tuple[str, str, str], list[Job]]) -> Table:
-    columns = ["benchmark", "model", "method", "metric", "pairs", "tasks", "method_value", "dci_value", "diff", "ci_low", "ci_high"]
+def paired_table(groups: dict[Key, list[Job]]) -> Table:
+    columns = ["benchmark", "model", "method", "metric", "pairs", "tasks", "method_value", "dci_value", "diff", "ci_low", "ci_high",
+               "p_value", "rubrics_gained", "rubrics_lost"]  # fmt: skip
     rows = []
     for b, mo, me in sorted(groups, key=lambda k: (k[0], k[1], method_key(k[2]))):
         ref = groups.get((b, mo, REFERENCE))
         if me == REFERENCE or not ref:
             continue
         for m in metric_names(groups[(b, mo, me)]):
-            p = paired_diff(groups[(b, mo, me)], ref, m)
+            p = paired.compare(groups[(b, mo, me)], ref, m)
             if p is not None:
-                rows.append([b, mo, me, m, p.pairs, p.tasks, pct(p.method), pct(p.reference), pct(p.diff), pct(p.low), pct(p.high)])
-    shown = [[*r[:6], fmt(r[6]), fmt(r[7]), f"{r[8]:+.2f}", f"[{r[9]:+.2f}, {r[10]:+.2f}]"] for r in rows]
-    display = (["benchmark", "model", "method", "metric", "pairs", "tasks", "method", "DCI", "Δ", "95% CI"], shown)
-    title = "Table 1 (paired): each method minus DCI on the same tasks and seeds (points, bootstrap 95% CI over tasks)"
-    return Table("table1_vs_dci", title, columns, rows, display=display)
+                rows.append([b, mo, me, m, p.pairs, p.tasks, pct(p.method), pct(p.reference), pct(p.diff), pct(p.low), pct(p.high),
+                             p.p, p.gained, p.lost])  # fmt: skip
+    rubric = any(r[12] is not None for r in rows)
+    shown = [[*r[:6], fmt(r[6]), fmt(r[7]), signed(r[8]), f"[{signed(r[9])}, {signed(r[10])}]", p_text(r[11])]
+             + ([f"+{r[12]} / -{r[13]}" if r[12] is not None else ""] if rubric else []) for r in rows]  # fmt: skip
+    head = ["benchmark", "model", "method", "metric", "pairs", "tasks", "method", "DCI", "Δ", "95% CI", "p"]
+    display = (head + ["rubrics +/−"] * rubric, shown)
+    title = ("Table 1 (paired): each method minus DCI on the same tasks and seeds (points; 95% CI: bootstrap over tasks, "
+             "then seeds; p: paired permutation test)")  # fmt: skip
+    table = Table("table1_vs_dci", title, columns, rows, display=display)
+    table.notes.append(
+        f"a pair is a (task, seed) both methods scored (errored jobs left out); the interval resamples tasks, then each drawn "
+        f"task's seeds, with replacement ({paired.SAMPLES:,} resamples, seed {paired.SEED}); p swaps the two methods within "
+        f"tasks (every pattern up to {paired.EXACT_TASKS} tasks, else {paired.FLIPS:,} random ones)"
+    )
+    if rubric:
+        table.notes.append("pass_rate pairs rubric by rubric (task × rubric index, on each seed): rubrics +/− counts the "
+                           "rubric runs only the method passed / only DCI passed, and Δ = (+ − −) / rubric runs compared")  # fmt: skip
+    return table
 
 
 def build(sweep: Sweep, out: Path) -> Section:
-    groups = cells(sweep.jobs)
-    if not groups:
+    groups, errored = cells(sweep.jobs), errored_cells(sweep.jobs)
+    if not groups and not errored:
         raise Skip("no scored jobs (no scores.json in any job directory)")
-    main = results_table("table1", "Table 1: main results (%, mean ± std over seeds; best per benchmark and model in bold)", groups)
+    title = "Table 1: main results (%, mean ± std over seeds; best per benchmark and model in bold)"
+    main = results_table("table1", title, groups, errored)
     section = Section("table1", "Table 1: main results", tables=[main])
-    unscored = [j for j in sweep.jobs if j.scores is None]
+    unscored = [j for j in sweep.jobs if j.scores is None and not j.errored]
     if unscored:
         main.notes.append(f"{len(unscored)} job(s) have no scores.json and are left out")
+    main.notes += record_notes(groups, errored)
+    if not groups:
+        main.notes.append("no job produced a result: every scored job errored")
     for (b, mo, me), js in sorted(groups.items()):
         seeds, tasks = {j.seed for j in js}, {j.task_id for j in js}
         if len(js) < len(seeds) * len(tasks):
@@ -97,6 +157,8 @@ def build(sweep: Sweep, out: Path) -> Section:
         main.notes.append("answers scored by " + ", ".join(rules))
     if any(k[2] == REFERENCE for k in groups):
         section.tables.append(paired_table(groups))
+    elif any(k[2] == REFERENCE for k in errored):
+        section.notes.append("paired comparison skipped: every DCI job errored")
     else:
         section.notes.append("paired comparison skipped: the sweep has no DCI jobs")
     return section

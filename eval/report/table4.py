@@ -1,54 +1,72 @@
-"""Table 4: each ablation of the tab against the full tab and DCI (mean ± std over seeds, and the
-difference of means from the full tab), per benchmark and model that ran an ablation.
+"""Table 4: each ablation of the tab against the full tab and DCI (mean ± std over seeds, the
+difference of means from the full tab, and the paired difference on the same tasks and seeds with
+its hierarchical-bootstrap 95% interval and permutation p-value, `paired.py`), per benchmark and
+model that ran an ablation.
 
 A job is an ablation when its tab has a switch off (`tab.json` settings, else the job config); the
-full tab is method `runningtab`.
+full tab is method `runningtab`. Errored jobs are left out of every number and counted per row.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from eval.report.load import Sweep, method_key
-from eval.report.section import Section, Skip, Table, fmt, pct
+from eval.report import paired
+from eval.report.load import Job, Sweep, method_key
+from eval.report.section import Section, Skip, Table, fmt, p_text, pct, signed
 from eval.report.stats import metric_names, over_seeds
-from eval.report.table1 import cells
+from eval.report.table1 import cells, errored_cells, record_notes
 
 FULL, REFERENCE = "runningtab", "dci"
+SWITCHES = ("capture", "review", "evidence_check", "finish_check")
+
+
+def _paired_text(p: paired.Paired | None) -> str:
+    if p is None:
+        return ""
+    return f"{signed(pct(p.diff))} [{signed(pct(p.low))}, {signed(pct(p.high))}], p {p_text(p.p)}"
 
 
 def build(sweep: Sweep, out: Path) -> Section:
-    groups = cells(sweep.jobs)
-    ablated = sorted({(b, mo) for (b, mo, me), js in groups.items() if any(j.is_ablation for j in js)})
+    groups, errored = cells(sweep.jobs), errored_cells(sweep.jobs)
+    pool: dict[tuple[str, str, str], list[Job]] = {k: groups.get(k, []) + errored.get(k, []) for k in set(groups) | set(errored)}
+    ablated = sorted({(b, mo) for (b, mo, _), js in pool.items() if any(j.is_ablation for j in js)})
     if not ablated:
         raise Skip("no ablation jobs (no job with a tab switch off, e.g. method=runningtab_no_review)")
     metrics = metric_names([j for (b, mo, _), js in groups.items() if (b, mo) in ablated for j in js])
-    columns = ["benchmark", "model", "method", "capture", "review", "evidence_check", "finish_check", "seeds"]
+    columns = ["benchmark", "model", "method", *SWITCHES, "seeds", "errored"]
     for m in metrics:
-        columns += [m, f"{m}_std", f"{m}_vs_full"]
+        columns += [m, f"{m}_std", f"{m}_vs_full", f"{m}_paired_vs_full", f"{m}_ci_low", f"{m}_ci_high", f"{m}_p", f"{m}_pairs"]
     rows, shown = [], []
     for b, mo in ablated:
-        methods = sorted({me for (bb, mm, me) in groups if (bb, mm) == (b, mo)}, key=method_key)
-        keep = [me for me in methods if me in (FULL, REFERENCE) or any(j.is_ablation for j in groups[(b, mo, me)])]
-        stats = {me: over_seeds(groups[(b, mo, me)]) for me in keep}
-        full = stats.get(FULL, {})
+        methods = sorted({me for (bb, mm, me) in pool if (bb, mm) == (b, mo)}, key=method_key)
+        keep = [me for me in methods if me in (FULL, REFERENCE) or any(j.is_ablation for j in pool[(b, mo, me)])]
+        stats = {me: over_seeds(groups.get((b, mo, me), [])) for me in keep}
+        full, full_jobs = stats.get(FULL, {}), groups.get((b, mo, FULL), [])
         for me in keep:
-            jobs = groups[(b, mo, me)]
-            settings = jobs[0].tab_settings
-            switches = ["on" if settings[k] else "off" for k in columns[3:7]] if settings else ["—"] * 4
-            row: list = [b, mo, me, *switches, len({j.seed for j in jobs})]
-            cells_ = [b, mo, me, *switches, str(row[7])]
+            jobs, settings = groups.get((b, mo, me), []), pool[(b, mo, me)][0].tab_settings
+            switches = ["on" if settings[k] else "off" for k in SWITCHES] if settings else ["—"] * 4
+            n_err = len(errored.get((b, mo, me), []))
+            row: list = [b, mo, me, *switches, len({j.seed for j in jobs}), n_err]
+            cells_ = [b, mo, me, *switches, str(row[7]), str(n_err)]
             for m in metrics:
                 s = stats[me].get(m)
                 delta = s.mean - full[m].mean if s and m in full else None
+                p = paired.compare(jobs, full_jobs, m) if me != FULL and jobs and full_jobs else None
                 row += [pct(s.mean), pct(s.std), pct(delta)] if s else [None, None, None]
-                cells_ += [f"{fmt(pct(s.mean))} ± {fmt(pct(s.std))}" if s else "", "" if delta is None else f"{100 * delta:+.2f}"]
+                row += [pct(p.diff), pct(p.low), pct(p.high), p.p, p.pairs] if p else [None] * 5
+                cells_ += [f"{fmt(pct(s.mean))} ± {fmt(pct(s.std))}" if s else "", signed(pct(delta)), _paired_text(p)]
             rows.append(row)
             shown.append(cells_)
-    display_cols = columns[:8] + [c for m in metrics for c in (m, f"Δ {m} vs full")]
+    display_cols = columns[:9] + [c for m in metrics for c in (m, f"Δ {m} vs full", f"paired Δ {m} vs full [95% CI], p")]
     title = "Table 4: ablations of the tab (%, mean ± std over seeds; Δ = points from the full tab)"
     table = Table("table4", title, columns, rows, display=(display_cols, shown))
+    table.notes.append("paired Δ: on the (task, seed) pairs both scored; 95% CI: bootstrap over tasks, then seeds; "
+                       "p: paired permutation test (as in Table 1 paired)")  # fmt: skip
+    table.notes += record_notes(
+        {k: js for k, js in groups.items() if k[:2] in ablated}, {k: js for k, js in errored.items() if k[:2] in ablated}
+    )
     missing_full = [f"{b} · {mo}" for b, mo in ablated if (b, mo, FULL) not in groups]
     if missing_full:
-        table.notes.append(f"no full-tab (runningtab) jobs for {', '.join(missing_full)}: differences left blank")
+        table.notes.append(f"no full-tab (runningtab) results for {', '.join(missing_full)}: differences left blank")
     return Section("table4", "Table 4: ablations", tables=[table])

@@ -1,0 +1,187 @@
+"""Paired statistics of a method against a reference on the same tasks and seeds: is the gain real?
+
+The unit of pairing is the (task, seed) pair, both jobs scored. For the Rubric Pass Rate the pairing
+goes down to the rubric: only rubrics both jobs carry (task × rubric index) count, so each pair has
+one denominator and the difference is (rubrics gained − rubrics lost) / rubrics compared.
+
+- The interval is a **hierarchical bootstrap**: draw tasks with replacement, then, within each drawn
+  task, draw its seeds with replacement (seeds are repeated runs of one task, not new tasks); the
+  difference of the pooled metric is recomputed from sums, and the 2.5% and 97.5% percentiles
+  kept. Resampling both levels is slightly conservative when seed noise dominates (see
+  docs/report.md for the coverage measured).
+- The p-value is a **paired permutation test**: under "no difference", the two arms' labels are
+  exchangeable within a task, so each task's sums are swapped between arms (a sign flip of that
+  task's difference) — every flip pattern when there are at most `EXACT_TASKS` tasks, else
+  `FLIPS` random ones — and p is the share of patterns whose difference is at least as far from 0.
+
+Both are deterministic given `seed`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from eval.report.load import Job
+from eval.report.stats import parts
+
+SAMPLES = 2000
+FLIPS = 10000
+EXACT_TASKS = 14
+SEED = 0
+_BATCH_CELLS = 2_000_000  # bootstrap draws are made in batches of at most this many (task, seed) cells
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """One metric's (task, seed) pairs: `values[i]` = method numerator, denominator, reference
+    numerator, denominator of pair i; `task[i]` indexes `tasks`."""
+
+    tasks: list[str]
+    task: np.ndarray  # (n,) int
+    values: np.ndarray  # (n, 4) float
+    gained: int = 0  # rubric pass rate only: (task, rubric, seed) the method passed and the reference failed
+    lost: int = 0
+
+    @property
+    def n(self) -> int:
+        return len(self.task)
+
+    def per_task(self) -> np.ndarray:
+        """(tasks, 4) sums of each task's pairs."""
+        out = np.zeros((len(self.tasks), 4))
+        np.add.at(out, self.task, self.values)
+        return out
+
+    def arms(self) -> tuple[float, float]:
+        s = self.values.sum(axis=0)
+        return float(s[0] / s[1]), float(s[2] / s[3])
+
+    def diff(self) -> float:
+        m, r = self.arms()
+        return m - r
+
+
+def make_pairs(rows: Sequence[tuple[str, float, float, float, float]]) -> Pairs:
+    """Pairs from (task, method num, den, reference num, den) rows (synthetic data, tests)."""
+    tasks = sorted({r[0] for r in rows})
+    index = {t: i for i, t in enumerate(tasks)}
+    return Pairs(tasks, np.array([index[r[0]] for r in rows], dtype=int), np.array([r[1:] for r in rows], dtype=float).reshape(-1, 4))
+
+
+def _rubrics(scores: dict[str, Any]) -> dict[Any, bool]:
+    items = [i for i in scores.get("items", []) if i.get("kind") == "rubric"]
+    return {i.get("index", k): i.get("passed") is True for k, i in enumerate(items)}
+
+
+def pairs_of(method: Sequence[Job], reference: Sequence[Job], metric: str) -> Pairs | None:
+    """The (task, seed) pairs both arms scored on `metric`; None without any (or an empty denominator)."""
+    a = {(j.task_id, j.seed): j.scores for j in method if j.scores is not None and not j.errored}
+    b = {(j.task_id, j.seed): j.scores for j in reference if j.scores is not None and not j.errored}
+    rows, gained, lost = [], 0, 0
+    for key in sorted(a.keys() & b.keys()):
+        if metric == "pass_rate":
+            ra, rb = _rubrics(a[key]), _rubrics(b[key])
+            common = sorted(ra.keys() & rb.keys(), key=str)
+            if not common:
+                continue
+            pa, pb = sum(ra[i] for i in common), sum(rb[i] for i in common)
+            gained += sum(ra[i] and not rb[i] for i in common)
+            lost += sum(rb[i] and not ra[i] for i in common)
+            rows.append((key[0], float(pa), float(len(common)), float(pb), float(len(common))))
+        else:
+            pa_, pb_ = parts(a[key]), parts(b[key])
+            if metric in pa_ and metric in pb_:
+                rows.append((key[0], *pa_[metric], *pb_[metric]))
+    if not rows:
+        return None
+    p = make_pairs(rows)
+    s = p.values.sum(axis=0)
+    if s[1] == 0 or s[3] == 0:
+        return None
+    return Pairs(p.tasks, p.task, p.values, gained, lost)
+
+
+def bootstrap(p: Pairs, samples: int = SAMPLES, seed: int = SEED) -> np.ndarray:
+    """Differences of `samples` hierarchical resamples: tasks with replacement, then each drawn
+    task's seeds with replacement (as many as it has). A resample is the count of times each pair
+    was drawn, so its sums are one matrix product."""
+    order = np.argsort(p.task, kind="stable")
+    values = p.values[order]
+    k = np.bincount(p.task, minlength=len(p.tasks))
+    start = np.concatenate(([0], np.cumsum(k)[:-1]))
+    n_tasks, width, n = len(k), int(k.max()), p.n
+    rng = np.random.default_rng(seed)
+    batch = max(1, _BATCH_CELLS // (n_tasks * width))
+    out = []
+    for first in range(0, samples, batch):
+        b = min(batch, samples - first)
+        ti = rng.integers(0, n_tasks, size=(b, n_tasks))
+        kk = k[ti][..., None]  # (b, T, 1): the drawn task's number of seeds
+        si = np.minimum((rng.random((b, n_tasks, width)) * kk).astype(int), kk - 1)
+        keep = np.arange(width) < kk  # a task with fewer seeds draws only as many as it has
+        ids = (np.arange(b)[:, None, None] * n + start[ti][..., None] + si)[keep]
+        sums = np.bincount(ids, minlength=b * n).reshape(b, n) @ values
+        ok = (sums[:, 1] > 0) & (sums[:, 3] > 0)
+        out.append(sums[ok, 0] / sums[ok, 1] - sums[ok, 2] / sums[ok, 3])
+    return np.concatenate(out)
+
+
+def interval(p: Pairs, samples: int = SAMPLES, seed: int = SEED) -> tuple[float, float]:
+    """The hierarchical-bootstrap 95% percentile interval of the difference."""
+    low, high = np.percentile(bootstrap(p, samples, seed), [2.5, 97.5])
+    return float(low), float(high)
+
+
+def flip_pvalue(p: Pairs, flips: int = FLIPS, seed: int = SEED) -> float:
+    """Two-sided p-value of the paired permutation test (each task's arms swapped or not)."""
+    sums = p.per_task()
+    n_tasks = len(sums)
+    if n_tasks <= EXACT_TASKS:
+        pattern = np.array(list(itertools.product((0.0, 1.0), repeat=n_tasks)))
+    else:
+        pattern = np.random.default_rng(seed).integers(0, 2, size=(flips, n_tasks)).astype(float)
+    keep, swap = 1.0 - pattern, pattern
+    m_num = keep @ sums[:, 0] + swap @ sums[:, 2]
+    m_den = keep @ sums[:, 1] + swap @ sums[:, 3]
+    r_num = keep @ sums[:, 2] + swap @ sums[:, 0]
+    r_den = keep @ sums[:, 3] + swap @ sums[:, 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        stat = np.abs(m_num / m_den - r_num / r_den)
+    extreme = int(np.sum(stat >= abs(p.diff()) - 1e-12))
+    if n_tasks <= EXACT_TASKS:
+        return extreme / len(pattern)  # the identity pattern is among them
+    return (1 + extreme) / (1 + flips)
+
+
+@dataclass
+class Paired:
+    """A method minus a reference over the same pairs: difference, 95% interval, permutation p."""
+
+    metric: str
+    pairs: int
+    tasks: int
+    method: float
+    reference: float
+    diff: float
+    low: float
+    high: float
+    p: float
+    gained: int | None  # rubric pass rate: rubric × seed instances only the method passed
+    lost: int | None
+
+
+def compare(method: Sequence[Job], reference: Sequence[Job], metric: str, seed: int = SEED) -> Paired | None:
+    """`method` minus `reference` on `metric` (None without common scored pairs)."""
+    p = pairs_of(method, reference, metric)
+    if p is None:
+        return None
+    m, r = p.arms()
+    low, high = interval(p, seed=seed)
+    rubric = metric == "pass_rate"
+    return Paired(metric, p.n, len(p.tasks), m, r, m - r, low, high, flip_pvalue(p, seed=seed),
+                  p.gained if rubric else None, p.lost if rubric else None)  # fmt: skip
