@@ -233,3 +233,15 @@ def test_power_cli_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert power.main([str(only_dci), "--effect", "2", "--seeds", "0"]) == 2
     assert "--seeds" in capsys.readouterr().err
     assert math.isfinite(power.t_quantile(0.975, 1))
+
+
+
+def test_errored_jobs_are_in_no_analysis(tmp_path: Path) -> None:
+    """Every analysis, not only Table 1, leaves an errored record out; the header says how many."""
+    from eval.report.load import header_notes
+
+    sweep = load_sweep(errored_sweep(tmp_path / "e"))
+    assert len(sweep.jobs) == 8 and len(sweep.scored()) == 5 and not any(j.errored for j in sweep.scored())
+    assert any(n.startswith("3 errored job(s)") for n in header_notes(sweep))
+    md = (write_report(tmp_path / "e") / "report.md").read_text()
+    assert "8 jobs, 5 scored." in md

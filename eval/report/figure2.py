@@ -19,7 +19,7 @@ def groups(sweep: Sweep, methods: tuple[str, ...] = METHODS) -> dict[tuple[str, 
     """Scored jobs with rubric items, by (benchmark, method, model), for the given methods."""
     out: dict[tuple[str, str, str], list[Job]] = defaultdict(list)
     for j in sweep.jobs:
-        if j.method in methods and j.scores is not None and fates(j):
+        if j.method in methods and j.scores is not None and not j.errored and fates(j):
             out[(j.benchmark, j.method, j.model)].append(j)
     return dict(sorted(out.items(), key=lambda kv: (kv[0][0], method_key(kv[0][1]), kv[0][2])))
 

@@ -37,7 +37,7 @@ def _pairs(sweep: Sweep) -> dict[tuple[str, str], dict[str, list[Job]]]:
     """(benchmark, model) -> method -> scored jobs, for the two methods compared."""
     out: dict[tuple[str, str], dict[str, list[Job]]] = defaultdict(lambda: defaultdict(list))
     for j in sweep.jobs:
-        if j.method in (BASE, TREATED) and j.scores is not None and j.result is not None:
+        if j.method in (BASE, TREATED) and j.scores is not None and not j.errored and j.result is not None:
             out[(j.benchmark, j.model)][j.method].append(j)
     return {k: v for k, v in sorted(out.items()) if BASE in v and TREATED in v}
 

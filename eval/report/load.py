@@ -127,7 +127,8 @@ class Sweep:
         return self.dir.name
 
     def scored(self) -> list[Job]:
-        return [j for j in self.jobs if j.scores is not None]
+        """Jobs that are results: scored, and not errored (an errored record is retried, not a result)."""
+        return [j for j in self.jobs if j.scores is not None and not j.errored]
 
     def select(self, jobs: Iterable[Job] | None = None, **where: Any) -> list[Job]:
         """Jobs whose attributes equal every given value (`method="dci"`, `model=...`)."""
@@ -163,6 +164,10 @@ def header_notes(sweep: Sweep) -> list[str]:
     unfinished = [j.job_id for j in sweep.jobs if j.result is None]
     if unfinished:
         notes.append(f"{len(unfinished)} job(s) without result.json (unfinished): {', '.join(unfinished[:10])}")
+    errored = [j.job_id for j in sweep.jobs if j.errored]
+    if errored:
+        notes.append(f"{len(errored)} errored job(s) (env_error/model_error; not results, left out of every analysis;"
+                     f" a re-run retries them): {', '.join(errored[:10])}")
     failed = sweep.failed_attempts()
     if failed:
         shown = "; ".join(f"{j} ({why})" for j, why in list(failed.items())[:10])

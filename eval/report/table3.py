@@ -39,7 +39,7 @@ def usage(tab: dict[str, Any]) -> dict[str, bool]:
 def build(sweep: Sweep, out: Path) -> Section:
     groups: dict[tuple[str, str, str], list[Job]] = defaultdict(list)
     for j in sweep.jobs:
-        if j.tab is not None:
+        if j.tab is not None and not j.errored:
             groups[(j.benchmark, j.method, j.model)].append(j)
     if not groups:
         raise Skip("no job has a tab (no tab.json; run a runningtab method)")
