@@ -11,11 +11,12 @@ from posixpath import normpath
 
 from envs.safeio import lstat_inside, read_regular
 from envs.truncate import decode
+from envs.workspace import BOOKKEEPING_DIR
 from tab.manifest import Manifest
 
 GLOB_CHARS = frozenset("*?[")
 # The harness keeps long bash outputs under here (envs/bash_tool.py); they are not workspace files.
-HARNESS_DIR = ".runningtab"
+HARNESS_DIR = BOOKKEEPING_DIR  # the harness's own folder in a workspace (envs/workspace.py)
 MAX_TEXT_BYTES = 2 * 1024 * 1024
 SCAN_AFTER = 8  # lookups in one folder before it is listed whole  # larger files are not compared verbatim against output
 
