@@ -34,11 +34,12 @@ class MethodConfig:
 
 @dataclass
 class GridConfig:
-    """One list per axis; the sweep runs their product (times the benchmark's tasks)."""
+    """One list per axis; the sweep runs their product (times the benchmark's tasks). By default the
+    groups `conf/config.yaml` chooses, so a sweep given no axis runs what `runners.job` would."""
 
     benchmark: list[str] = field(default_factory=lambda: ["builtin"])
     method: list[str] = field(default_factory=lambda: ["dci"])
-    model: list[str] = field(default_factory=lambda: ["scripted"])
+    model: list[str] = field(default_factory=lambda: ["smollm2"])
     seed: list[int] = field(default_factory=lambda: [0])
     tasks: list[str] = field(default_factory=list)
     slice: str | None = None

@@ -15,7 +15,8 @@ from pathlib import Path
 import hydra
 from omegaconf import DictConfig
 
-from runners.schema import register, to_root
+from runners.cli import run_cli
+from runners.schema import to_root
 
 
 @hydra.main(config_path="../conf", config_name="config", version_base=None)
@@ -27,7 +28,10 @@ def main(dcfg: DictConfig) -> None:
     from runners.record import is_complete, read_result
     from runners.run import run_and_score
 
-    cfg = to_root(dcfg)
+    try:
+        cfg = to_root(dcfg)
+    except ConfigError as e:
+        sys.exit(f"error: {e}")
     if cfg.task is None:
         ids = [t.id for t in load_benchmark(cfg.benchmark).tasks()]
         sys.exit(f"error: name the task to run with task=ID; {cfg.benchmark.name} has: {', '.join(ids[:30])}")
@@ -54,5 +58,4 @@ def main(dcfg: DictConfig) -> None:
 
 
 if __name__ == "__main__":
-    register()
-    main()
+    run_cli(main, "runners.job")

@@ -8,6 +8,8 @@ dataclasses of its part (`envs.config`, `tab.config`, `runners.models.config`, `
 from __future__ import annotations
 
 import dataclasses
+import difflib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,10 +57,45 @@ def register() -> None:
 
 
 def to_root(cfg: DictConfig) -> RootConfig:
-    """Resolve and convert the composed config to typed dataclasses, once, at the driver."""
+    """Resolve and convert the composed config to typed dataclasses, once, at the driver.
+
+    Raises `runners.preflight.ConfigError` for a key the schema does not have (`+agent.max_turn=5`):
+    OmegaConf would keep it as a stray attribute that nothing reads."""
     obj = OmegaConf.to_object(cfg)
     assert isinstance(obj, RootConfig), type(obj)
+    unknown = next(unknown_keys(obj), None)
+    if unknown:
+        from runners.preflight import ConfigError  # preflight imports this module
+
+        raise ConfigError(unknown)
     return obj
+
+
+def unknown_keys(obj: Any, path: str = "") -> Iterator[str]:
+    """For each key of `obj` its schema does not declare: a message naming it and the nearest known keys.
+
+    Free-form mappings (`method.texts`, `cluster.extra`) take any key; their values are still walked."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        known = [f.name for f in dataclasses.fields(obj)]
+        for key in vars(obj):
+            if key not in known:
+                yield _unknown_message(f"{path}{key}", path, known)
+        for name in known:
+            yield from unknown_keys(getattr(obj, name), f"{path}{name}.")
+    elif isinstance(obj, dict):
+        for key, value in obj.items():
+            yield from unknown_keys(value, f"{path}{key}.")
+    elif isinstance(obj, list):
+        for i, value in enumerate(obj):
+            yield from unknown_keys(value, f"{path}{i}.")
+
+
+def _unknown_message(key: str, path: str, known: list[str]) -> str:
+    near = difflib.get_close_matches(key.rsplit(".", 1)[-1], known, n=3, cutoff=0.6)
+    names = ", ".join(path + k for k in near or known)
+    where = f" of {path.rstrip('.')}" if path else ""
+    found = f"nearest known keys: {names}" if near else f"the known keys{where}: {names}"
+    return f"unknown config key {key!r} (the schema has no such setting); {found}"
 
 
 def group_options(group: str) -> list[str]:

@@ -203,7 +203,7 @@ def plan(overrides: Sequence[str], workdir: Path) -> Launch:
         raise LaunchError(
             "cluster.num_cpus must be null on Slurm: the job's Ray cluster has cluster.slurm.cpus_per_node per node"
         )
-    sweep_dir = (workdir / sweep_dir_for(root, experiment)).resolve()
+    sweep_dir = (workdir / sweep_dir_for(root, experiment, overrides)).resolve()
     log_dir = Path(slurm.log_dir).resolve() if slurm.log_dir else sweep_dir / "slurm"
     job_name = slurm.job_name or f"rt-{sweep_dir.name}"
     script = render(slurm, overrides, job_name, log_dir, workdir.resolve(), slurm.python or sys.executable)

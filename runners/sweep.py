@@ -1,15 +1,19 @@
-"""The sweep driver: `python -m runners.sweep [experiment=NAME] [overrides…]`.
+"""The sweep driver: `python -m runners.sweep [experiment=NAME] [sweep=NAME] [overrides…]`.
 
-Expands the grid into jobs, skips those whose complete record exists (locally or in storage), serves
-each served model once, runs the rest as Ray actors, scores, stores and tracks each job as it
-finishes, and prints the results table. Re-running the same command resumes a killed sweep.
+The root config is the default: no experiment unless one is named. Expands the grid into jobs,
+skips those whose complete record exists (locally or in storage), serves each served model once,
+runs the rest as Ray actors, scores, stores and tracks each job as it finishes, and prints the
+results table. Re-running the same command resumes a killed sweep.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
+import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,13 +21,48 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
-from runners.schema import RootConfig, register, to_root
+from runners.cli import run_cli
+from runners.schema import RootConfig, to_root
 
 log = logging.getLogger("runners.sweep")
 
 
-def sweep_dir_for(root: RootConfig, experiment: str | None) -> Path:
-    return Path(root.out) / (root.sweep or experiment or "sweep")
+# Overrides that never change a job or its score: where records and scratch go, storage, tracking,
+# the cluster and the Slurm slice. Adding or changing them resumes the same sweep.
+_NOT_IN_NAME = ("out", "sweep", "experiment", "storage", "tracker", "cluster", "hydra", "grid.slice", "agent.work_dir")
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.=-]+")
+_DROPPED = str.maketrans("", "", "[]'\"")
+NAME_MAX = 100
+
+
+def sweep_dir_for(root: RootConfig, experiment: str | None, overrides: Sequence[str] = ()) -> Path:
+    """`<out>/<sweep>`: `sweep=NAME`, else the experiment's name, else a name derived from the overrides."""
+    return Path(root.out) / (root.sweep or experiment or derived_name(overrides))
+
+
+def derived_name(overrides: Sequence[str]) -> str:
+    """The name of a sweep with neither `sweep=` nor `experiment=`: its overrides, sorted, joined
+    by `__` (unsafe characters become `-`), plus a hash of them, so that two different commands
+    never share a directory and the same command (in any order) resumes. `default` without any."""
+    kept = sorted(o for o in overrides if not _excluded(o))
+    if not kept:
+        return "default"
+    digest = hashlib.sha256("\n".join(kept).encode()).hexdigest()[:8]
+    readable = "__".join(map(_readable, kept))[:NAME_MAX].rstrip("-_.")
+    return f"{readable}__{digest}"
+
+
+def _readable(override: str) -> str:
+    """`key=value` with a path shown by its last part and list brackets and quotes dropped."""
+    key, eq, value = override.partition("=")
+    if "/" in value:
+        value = value.rstrip("/").rsplit("/", 1)[-1]
+    return _UNSAFE.sub("-", key + eq + value.translate(_DROPPED)).strip("-")
+
+
+def _excluded(override: str) -> bool:
+    key = override.split("=", 1)[0].lstrip("+~")
+    return any(key == k or key.startswith(f"{k}.") for k in _NOT_IN_NAME)
 
 
 def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) -> dict[str, Any]:
@@ -47,7 +86,7 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
         from runners.slurm_launch import parse_slice, slice_specs
 
         specs = slice_specs(specs, *parse_slice(root.grid.slice))
-    sdir = sweep_dir_for(root, experiment)
+    sdir = sweep_dir_for(root, experiment, overrides)
     sdir.mkdir(parents=True, exist_ok=True)
     (sdir / "sweep.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(root)))
     storage = build_storage(root.storage)
@@ -120,6 +159,7 @@ def _runtime_env() -> dict[str, Any]:
 
 
 def _experiment() -> str | None:
+    """The experiment named on the command line, None when none is."""
     choice = HydraConfig.get().runtime.choices.get("experiment")
     return None if choice in (None, "null") else choice
 
@@ -134,17 +174,5 @@ def main(cfg: DictConfig) -> None:
         sys.exit(f"error: {e}")
 
 
-DEFAULT_EXPERIMENT = "demo"
-
-
-def _with_default_experiment(argv: list[str]) -> list[str]:
-    """The sweep runs the demo preset unless the command line names an experiment."""
-    if any(a.split("=")[0].lstrip("+~") == "experiment" for a in argv[1:]):
-        return argv
-    return [*argv, f"experiment={DEFAULT_EXPERIMENT}"]
-
-
 if __name__ == "__main__":
-    register()
-    sys.argv = _with_default_experiment(sys.argv)
-    main()
+    run_cli(main, "runners.sweep")

@@ -1,0 +1,156 @@
+"""The command lines of `runners.sweep` and `runners.job` as users type them (issue 14, item 1): the
+root config is the default, a sweep's directory is its own, Hydra's flags work, multirun and keys
+the schema does not have are refused with a message, never a traceback or a silent surprise."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from runners.ledger import Ledger
+from runners.record import read_json
+from tests.conftest import compose_root, write_native, write_script
+
+REPO = Path(__file__).resolve().parent.parent
+ENTRY_POINTS = ["runners.sweep", "runners.job"]
+
+
+def run(module: str, *args: str, cwd: Path = REPO, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=timeout)  # fmt: skip
+
+
+def printed_config(module: str, *args: str) -> dict:
+    r = run(module, *args)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return yaml.safe_load(r.stdout)
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("my_bench")
+    tasks = [{"id": f"t{i}", "prompt": "How many rows?", "workspace": "w", "answer": "3"} for i in range(2)]
+    return write_native(root, tasks, {"w/data.csv": "a\n1\n2\n3\n"})
+
+
+@pytest.fixture(scope="module")
+def script(tmp_path_factory) -> Path:
+    return write_script(tmp_path_factory.mktemp("script") / "s.jsonl", [{"content": "<FINAL_ANSWER>3</FINAL_ANSWER>"}])
+
+
+def test_sweep_without_experiment_is_the_root_config(bench: Path) -> None:
+    """No experiment named: none applied (the demo preset's limit, turns and in-flight cap stay out)."""
+    overrides = ["benchmark=native", f"benchmark.path={bench}", "grid.seed=[0,1]"]
+    printed = printed_config("runners.sweep", "--cfg", "job", *overrides)
+    root = compose_root(overrides)
+    demo = compose_root(["experiment=demo", *overrides])
+    for part in ("benchmark", "agent", "cluster", "grid"):
+        assert printed[part] == dataclasses.asdict(getattr(root, part)), part
+    assert printed["benchmark"]["limit"] != demo.benchmark.limit  # the demo's preset really differs here
+
+
+def test_sweep_given_no_axis_runs_the_root_configs_groups() -> None:
+    """The grid's default axes are the groups the root config chooses (what runners.job runs)."""
+    root = compose_root([])
+    for axis in ("benchmark", "method", "model"):
+        (name,) = getattr(root.grid, axis)
+        assert getattr(compose_root([f"{axis}={name}"]), axis) == getattr(root, axis), axis
+
+
+def test_make_demo_names_the_demo() -> None:
+    r = subprocess.run(["make", "-n", "demo"], cwd=REPO, capture_output=True, text=True, timeout=60)
+    sweep = [line for line in r.stdout.splitlines() if "runners.sweep" in line]
+    assert sweep and all("experiment=demo" in line.split() for line in sweep), r.stdout
+
+
+@pytest.mark.parametrize("module", ENTRY_POINTS)
+def test_cfg_job_prints_the_config_after_overrides(module: str) -> None:
+    """Hydra's flags go anywhere on the command line (nothing is appended after them)."""
+    printed = printed_config(module, "method=runningtab", "agent.max_turns=7", "--cfg", "job")
+    assert printed["method"]["name"] == "runningtab" and printed["agent"]["max_turns"] == 7
+
+
+@pytest.mark.parametrize("module", ENTRY_POINTS)
+def test_multirun_is_refused_and_leaves_nothing(module: str, tmp_path: Path) -> None:
+    r = run(module, "-m", "method=dci,runningtab", "model=scripted", f"out={tmp_path / 'o'}", cwd=tmp_path)
+    assert r.returncode != 0
+    assert "-m/--multirun" in r.stderr and "grid.method=[dci,runningtab]" in r.stderr, r.stderr[-2000:]
+    assert "Traceback" not in r.stderr
+    assert list(tmp_path.iterdir()) == []  # no multirun/ folder, no records
+
+
+@pytest.mark.parametrize("module", ENTRY_POINTS)
+def test_experiment_null_is_a_message_not_a_traceback(module: str, tmp_path: Path) -> None:
+    r = run(module, "experiment=null", "model=scripted", f"out={tmp_path / 'o'}")
+    assert r.returncode != 0 and "Traceback" not in r.stderr, r.stderr[-2000:]
+    assert "experiment=null" in r.stderr and "leave it out" in r.stderr
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("module", ENTRY_POINTS)
+def test_a_key_outside_the_schema_is_refused(module: str, bench: Path, script: Path, tmp_path: Path) -> None:
+    """`+agent.max_turn=5` (a typo of max_turns) fails before anything runs, naming the key and the
+    nearest known one, instead of being kept as an attribute nothing reads."""
+    out = tmp_path / "o"
+    r = run(module, "+agent.max_turn=5", "benchmark=native", f"benchmark.path={bench}", "task=t0", "model=scripted",
+            f"model.script={script}", "tracker=jsonl", f"out={out}")  # fmt: skip
+    assert r.returncode != 0
+    assert "'agent.max_turn'" in r.stderr and "agent.max_turns" in r.stderr, r.stderr[-2000:]
+    assert "Traceback" not in r.stderr and not out.exists()
+
+
+@pytest.mark.slow
+def test_sweep_runs_what_it_is_given_into_its_own_directory(bench: Path, script: Path, tmp_path: Path) -> None:
+    """The issue's command: every task of the user's benchmark × both seeds, at the root settings, in
+    a directory of its own (never the demo's); the same command again resumes it."""
+    from runners.sweep import derived_name
+
+    out = tmp_path / "o"
+    overrides = ["benchmark=native", f"benchmark.path={bench}", "grid.seed=[0,1]", "model=scripted", f"model.script={script}"]
+    cmd = [*overrides, "tracker=jsonl", f"out={out}"]
+    r = run("runners.sweep", *cmd)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert [d.name for d in out.iterdir()] == [derived_name(overrides)]
+    sdir = out / derived_name(overrides)
+    assert len(Ledger(sdir).entries()) == 2 * 2
+    root = compose_root(overrides)
+    for job in (d for d in sdir.iterdir() if (d / "job.json").exists()):
+        assert read_json(job / "job.json")["config"]["agent"] == dataclasses.asdict(root.agent)
+    again = run("runners.sweep", *reversed(cmd))
+    assert again.returncode == 0 and "4 already complete, 0 to run" in again.stderr, again.stderr[-3000:]
+    assert len(list(out.iterdir())) == 1
+
+
+def test_derived_names_keep_different_sweeps_apart() -> None:
+    from runners.sweep import derived_name
+
+    base = ["benchmark=native", "benchmark.path=/data/my bench", "grid.seed=[0,1]"]
+    name = derived_name(base)
+    assert derived_name(list(reversed(base))) == name  # the same command in any order resumes
+    assert derived_name([*base, "out=/x", "sweep=", "tracker=jsonl", "storage.bucket=b", "cluster.max_in_flight=2",
+                         "grid.slice=0/4", "agent.work_dir=/scratch"]) == name  # fmt: skip
+    others = [["benchmark=native", "benchmark.path=/data/other", "grid.seed=[0,1]"], base[:2], [*base, "method=runningtab"],
+              ["benchmark=native", "benchmark.path=/data/my-bench", "grid.seed=[0,1]"]]  # fmt: skip
+    assert len({name, *map(derived_name, others)}) == 1 + len(others)
+    assert derived_name(["benchmark.path=" + "x" * 500]) != derived_name(["benchmark.path=" + "x" * 501])
+    for n in (name, *map(derived_name, others), derived_name(["benchmark.path=" + "x" * 500])):
+        assert "/" not in n and "," not in n and " " not in n and len(n) < 128
+    assert derived_name(["out=/x"]) == derived_name([])
+
+
+def test_unknown_keys_anywhere_free_form_mappings_take_any() -> None:
+    from runners.preflight import ConfigError
+
+    with pytest.raises(ConfigError, match=r"'foo'.*known keys: .*benchmark"):
+        compose_root(["+foo=1"])
+    with pytest.raises(ConfigError, match=r"'cluster\.slurm\.nodez'.*cluster\.slurm\.nodes"):
+        compose_root(["+cluster.slurm.nodez=2"])
+    assert compose_root(["+method.texts.hello=hi"]).method.texts["hello"] == "hi"
+    assert compose_root(["+cluster.extra.anything=1"]).cluster.extra["anything"] == 1
