@@ -74,6 +74,7 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
     from runners.progress import Progress
     from runners.reconcile import reconcile
     from runners.record import is_complete
+    from runners.rescore import rescore
     from runners.scheduler import run_all
     from runners.scratch import clean_stale
     from runners.servers import ModelServers
@@ -93,6 +94,7 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
     name = sdir.name
     scored = {s.job_id: s.cfg.judge.name != "none" for s in specs}
     stored = _stored(storage, name, any(scored.values()))
+    rescored = rescore(specs, sdir)  # a new judge re-scores finished records, it does not re-run them
     local = {s.job_id for s in specs if is_complete(sdir / s.job_id, scored[s.job_id], s.cfg.cluster.error_retries)}
     todo = [s for s in specs if s.job_id not in local and s.job_id not in (stored or set())]
     skipped = len(specs) - len(todo)
@@ -101,6 +103,10 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
     uploader = Uploader(storage, name)
     clean_stale([s.job_id for s in specs], {s.cfg.agent.work_dir for s in specs})  # none of them runs yet
     reconcile([s for s in specs if s.job_id in local], sdir, stored, uploader, tracker, ledger)
+    for spec in rescored:  # the bucket gets the new scores.json
+        uploader.submit(sdir / spec.job_id, lambda error, job=spec.job_id: error and log.warning("upload of %s failed: %s", job, error))
+    if rescored:
+        print(f"sweep {name}: re-scored {len(rescored)} finished job(s) with judge {specs[0].cfg.judge.name} (not re-run)", file=sys.stderr)
     print(f"sweep {name}: {len(specs)} jobs, {skipped} already complete, {len(todo)} to run -> {sdir}", file=sys.stderr)
 
     def done(outcome: Any) -> None:
