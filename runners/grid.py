@@ -12,10 +12,11 @@ from dataclasses import dataclass
 
 from hydra import compose
 
-from eval.benchmarks import load_benchmark
+from eval.benchmarks import BenchmarkError, load_benchmark
+from eval.native import NativeFormatError
 from eval.task import Task
-from runners.identity import identity_digest
-from runners.schema import AXES, RootConfig, check_choice, to_root
+from runners.identity import CellDigest, identity_digest, task_digests
+from runners.schema import AXES, ConfigError, RootConfig, check_choice, to_root
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
@@ -35,8 +36,11 @@ def job_id(cfg: RootConfig, task: Task | str) -> str:
     `task` is the task, or its id (then the benchmark is loaded to read the task's content)."""
     if isinstance(task, str):
         task = load_benchmark(cfg.benchmark).task(task)
-    digest = identity_digest(cfg, task)[:10]
-    parts = (cfg.benchmark.label, task.id, cfg.method.name, cfg.model.id, f"s{cfg.seed}", digest)
+    return _readable_id(cfg, task.id, identity_digest(cfg, task))
+
+
+def _readable_id(cfg: RootConfig, task_id: str, digest: str) -> str:
+    parts = (cfg.benchmark.label, task_id, cfg.method.name, cfg.model.id, f"s{cfg.seed}", digest[:10])
     return "__".join(_SAFE.sub("-", str(p)) for p in parts)
 
 
@@ -61,11 +65,11 @@ def cells(root: RootConfig, overrides: list[str], experiment: str | None) -> lis
     seeds = [int(s) for s in narrowed.get("seed", root.grid.seed)]
     for group, names in axes.items():
         if not names:
-            raise ValueError(f"grid.{group} is empty; give at least one {group} name")
+            raise ConfigError(f"grid.{group} is empty; give at least one {group} name")
         for name in names:
             check_choice(group, name)
     if not seeds:
-        raise ValueError("grid.seed is empty; give at least one seed")
+        raise ConfigError("grid.seed is empty; give at least one seed")
     base = [f"experiment={experiment}"] if experiment else []
     return [
         to_root(compose("config", overrides=[*base, f"benchmark={b}", f"method={m}", f"model={mo}", f"seed={s}", *rest]))
@@ -79,23 +83,29 @@ def expand(root: RootConfig, overrides: list[str], experiment: str | None) -> li
     from runners.preflight import check_configs
 
     specs: list[JobSpec] = []
-    tasks: dict[str, list[Task]] = {}
+    tasks: dict[str, tuple[list[Task], dict[str, str]]] = {}
     configs = cells(root, overrides, experiment)
     check_configs(configs)  # every check that needs no task, before any benchmark is loaded
     for cfg in configs:
         key = repr(cfg.benchmark)
-        if key not in tasks:
-            tasks[key] = _tasks(cfg, root.grid.tasks)
-        specs.extend(JobSpec(job_id(cfg, t), cfg, t.id) for t in tasks[key])
+        if key not in tasks:  # each task's content is hashed once, not once per cell
+            found = _tasks(cfg, root.grid.tasks)
+            tasks[key] = (found, task_digests(found))
+        found, digests = tasks[key]
+        cell = CellDigest(cfg)  # the config part once per cell: the same for all its tasks
+        specs.extend(JobSpec(_readable_id(cfg, t.id, cell(digests[t.id])), cfg, t.id) for t in found)
     return specs
 
 
 def _tasks(cfg: RootConfig, only: list[str]) -> list[Task]:
-    tasks = load_benchmark(cfg.benchmark).tasks()
+    try:
+        tasks = load_benchmark(cfg.benchmark).tasks()
+    except (BenchmarkError, NativeFormatError, FileNotFoundError) as e:  # a wrong path or id: the user's to fix
+        raise ConfigError(f"benchmark={cfg.benchmark.name}: {e}") from e
     if not only:
         return tasks
     ids = [t.id for t in tasks]
     missing = [t for t in only if t not in ids]
     if missing:
-        raise ValueError(f"grid.tasks names unknown task(s) {missing} of {cfg.benchmark.name}; known: {ids[:20]}")
+        raise ConfigError(f"grid.tasks names unknown task(s) {missing} of {cfg.benchmark.name}; known: {ids[:20]}")
     return [t for t in tasks if t.id in only]

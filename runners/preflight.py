@@ -12,11 +12,9 @@ from collections.abc import Iterable
 
 from envs.config import CONTEXT_LEVELS
 from runners.models.config import ModelConfig
-from runners.schema import RootConfig
+from runners.schema import ConfigError, RootConfig
 
-
-class ConfigError(ValueError):
-    """A config that cannot run; the message names the setting and the fix."""
+__all__ = ["ConfigError", "check_config", "check_configs"]
 
 
 def check_configs(cfgs: Iterable[RootConfig]) -> None:
@@ -33,6 +31,7 @@ def check_config(cfg: RootConfig) -> None:
     _check_agent(cfg)
     _check_env(cfg)
     _check_model(cfg.model)
+    _check_judge(cfg)
 
 
 def _check_agent(cfg: RootConfig) -> None:
@@ -51,8 +50,10 @@ def _check_model(model: ModelConfig) -> None:
     from runners.models.registry import KINDS
     from runners.models.scripted import ScriptError, load_script
 
-    if model.kind not in KINDS:
-        raise ConfigError(f"model.kind={model.kind!r}: valid kinds are {', '.join(sorted(KINDS))}")
+    try:
+        KINDS.check(model.kind)  # a registered kind, or a dotted path that imports
+    except ValueError as e:
+        raise ConfigError(f"model.kind: {e}") from None
     if model.kind == "scripted":
         if not model.script:
             raise ConfigError("model=scripted needs model.script=PATH (a JSONL file, one assistant turn a line)")
@@ -65,6 +66,15 @@ def _check_model(model: ModelConfig) -> None:
             f"model {model.id!r} takes its API key from ${model.api_key_env}, which is not set: "
             f"export {model.api_key_env}=... before running (the key never enters configs or records)"
         )
+
+
+def _check_judge(cfg: RootConfig) -> None:
+    from eval.judges import check_judge
+
+    try:
+        check_judge(cfg.judge)
+    except ValueError as e:
+        raise ConfigError(f"judge.name: {e}") from None
 
 
 def _check_env(cfg: RootConfig) -> None:

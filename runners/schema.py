@@ -33,6 +33,11 @@ CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
 AXES = ("benchmark", "method", "model")
 
 
+class ConfigError(ValueError):
+    """A config that cannot run; the message names the setting and the fix (entry points print it
+    as one line, no traceback)."""
+
+
 @dataclass
 class RootConfig:
     benchmark: BenchmarkConfig = field(default_factory=BenchmarkConfig)
@@ -59,13 +64,12 @@ def register() -> None:
 def to_root(cfg: DictConfig) -> RootConfig:
     """Resolve and convert the composed config to typed dataclasses, once, at the driver.
 
-    Raises `runners.preflight.ConfigError` for a key the schema does not have (`+agent.max_turn=5`):
+    Raises `ConfigError` for a key the schema does not have (`+agent.max_turn=5`):
     OmegaConf would keep it as a stray attribute that nothing reads."""
     obj = OmegaConf.to_object(cfg)
     assert isinstance(obj, RootConfig), type(obj)
     unknown = next(unknown_keys(obj), None)
     if unknown:
-        from runners.preflight import ConfigError  # preflight imports this module
 
         raise ConfigError(unknown)
     return obj
@@ -107,7 +111,7 @@ def check_choice(group: str, name: str) -> None:
     """Fail early, listing the valid names, when `name` is not an option of `group`."""
     options = group_options(group)
     if name not in options:
-        raise ValueError(f"unknown {group} {name!r}; valid {group} names: {', '.join(options)}")
+        raise ConfigError(f"unknown {group} {name!r}; valid {group} names: {', '.join(options)}")
 
 
 def job_record_config(cfg: RootConfig) -> dict[str, Any]:

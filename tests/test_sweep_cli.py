@@ -154,3 +154,20 @@ def test_unknown_keys_anywhere_free_form_mappings_take_any() -> None:
         compose_root(["+cluster.slurm.nodez=2"])
     assert compose_root(["+method.texts.hello=hi"]).method.texts["hello"] == "hi"
     assert compose_root(["+cluster.extra.anything=1"]).cluster.extra["anything"] == 1
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (["grid.method=[dci,nope]"], "unknown method 'nope'; valid method names: dci,"),
+        (["grid.seed=[]"], "grid.seed is empty"),
+        (["grid.benchmark=[native]", "benchmark.path=/nonexistent"], "error: benchmark=native: no tasks.jsonl in /nonexistent"),
+    ],
+)
+def test_a_bad_grid_is_one_line_without_traceback(tmp_path: Path, overrides: list[str], message: str) -> None:
+    script = tmp_path / "s.jsonl"
+    script.write_text('{"content": "x"}\n')
+    cmd = [sys.executable, "-m", "runners.sweep", "grid.model=[scripted]", f"model.script={script}", f"out={tmp_path / 'o'}", *overrides]
+    r = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert r.returncode != 0 and message in r.stderr and "Traceback" not in r.stderr and "HYDRA_FULL_ERROR" not in r.stderr, r.stderr
+    assert not (tmp_path / "o").exists()
