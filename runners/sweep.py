@@ -99,7 +99,7 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
     todo = [s for s in specs if s.job_id not in local and s.job_id not in (stored or set())]
     skipped = len(specs) - len(todo)
     ledger = Ledger(sdir)
-    tracker = build_tracker(root.tracker, name, sdir)
+    tracker = build_tracker(root.tracker, name, sdir, specs)
     uploader = Uploader(storage, name)
     clean_stale([s.job_id for s in specs], {s.cfg.agent.work_dir for s in specs})  # none of them runs yet
     reconcile([s for s in specs if s.job_id in local], sdir, stored, uploader, tracker, ledger)
@@ -124,6 +124,7 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
                 run_all(todo, sdir, root.cluster, servers.urls, progress.start, done)
     finally:
         uploader.drain()
+        tracker.flush()  # W&B cells whose jobs did not all finish, marked partial
     _report(sdir, tracker)
     return {"sweep_dir": str(sdir), "jobs": len(specs), "ran": len(todo), "skipped": skipped}
 

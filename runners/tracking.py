@@ -1,19 +1,22 @@
 """A thin tracker over W&B (or a JSONL file, or nothing). The disk record stays the source of truth.
 
-W&B: one run per job (group = sweep, job type = method, tags benchmark/model/seed, config = the
-resolved job config, which holds names of secret variables, never secrets) and one summary run per
-sweep. Offline unless the user configured W&B (WANDB_MODE or WANDB_API_KEY), so it works without
-network.
+W&B (runners/tracking_wandb.py): one run per grid cell (benchmark × method × model × seed), written
+off the driver's loop when the cell's last job finishes, and one summary run per sweep. Configs hold
+names of secret variables, never secrets. Offline unless the user configured W&B (WANDB_MODE or
+WANDB_API_KEY), so it works without network.
 """
 
 from __future__ import annotations
 
 import json
-import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from runners.config import TrackerConfig
+
+if TYPE_CHECKING:
+    from runners.grid import JobSpec
 
 Tables = dict[str, tuple[list[str], list[list[Any]]]]
 
@@ -26,6 +29,9 @@ class Tracker(Protocol):
 
     def log_summary(self, tables: Tables, images: dict[str, Path] | None = None) -> None: ...
 
+    def flush(self) -> None:
+        """Write what is still buffered (a W&B cell whose jobs did not all finish) and wait for it."""
+
 
 class NoTracker:
     def log_job(self, job: dict[str, Any], scores: dict[str, Any] | None, stats: dict[str, float]) -> None:
@@ -35,6 +41,9 @@ class NoTracker:
         return None
 
     def log_summary(self, tables: Tables, images: dict[str, Path] | None = None) -> None:
+        pass
+
+    def flush(self) -> None:
         pass
 
 
@@ -71,66 +80,18 @@ class JsonlTracker:
             "images": {k: str(p) for k, p in (images or {}).items()},
         })  # fmt: skip
 
-
-class WandbTracker:
-    """One W&B run per job and a summary run per sweep, under `<sweep>/wandb/`."""
-
-    def __init__(self, cfg: TrackerConfig, sweep: str, sweep_dir: Path) -> None:
-        import wandb
-
-        self.wandb, self.cfg, self.sweep = wandb, cfg, sweep
-        self.dir = Path(cfg.dir) if cfg.dir else sweep_dir
-        self.dir.mkdir(parents=True, exist_ok=True)
-        self.mode = cfg.mode or os.environ.get("WANDB_MODE") or ("online" if os.environ.get("WANDB_API_KEY") else "offline")
-
-    def logged(self) -> set[str] | None:
-        return None
-
-    def _init(self, **kw: Any) -> Any:
-        return self.wandb.init(
-            project=self.cfg.project,
-            entity=self.cfg.entity,
-            group=self.sweep,
-            dir=str(self.dir),
-            mode=self.mode,
-            reinit="create_new",
-            settings=self.wandb.Settings(silent=True, console="off", disable_git=True, x_disable_stats=True),
-            **kw,
-        )
-
-    def log_job(self, job: dict[str, Any], scores: dict[str, Any] | None, stats: dict[str, float]) -> None:
-        run = self._init(
-            name=job["job_id"],
-            job_type=job["method"],
-            tags=[str(job["benchmark"]), str(job["model"]), f"seed{job['seed']}"],
-            config=job["config"],
-        )
-        metrics = dict((scores or {}).get("metrics", {}))
-        metrics.update({f"tab/{k}": v for k, v in stats.items()})
-        run.log(metrics)
-        run.summary.update(metrics)
-        items = (scores or {}).get("items", [])
-        if items:
-            cols = sorted({k for it in items for k in it})
-            run.log({"items": self.wandb.Table(columns=cols, data=[[_cell(it.get(c)) for c in cols] for it in items])})
-        run.finish()
-
-    def log_summary(self, tables: Tables, images: dict[str, Path] | None = None) -> None:
-        run = self._init(name=f"{self.sweep}-summary", job_type="summary")
-        for name, (cols, rows) in tables.items():
-            run.log({name: self.wandb.Table(columns=cols, data=[[_cell(v) for v in r] for r in rows])})
-        for name, path in (images or {}).items():
-            run.log({name: self.wandb.Image(str(path))})
-        run.finish()
+    def flush(self) -> None:
+        pass  # every line is written when logged
 
 
-def _cell(v: Any) -> Any:
-    return v if isinstance(v, (int, float, str, bool)) or v is None else json.dumps(v, default=str)
-
-
-def build_tracker(cfg: TrackerConfig, sweep: str, sweep_dir: Path) -> Tracker:
+def build_tracker(cfg: TrackerConfig, sweep: str, sweep_dir: Path, specs: Iterable[JobSpec] = ()) -> Tracker:
+    """The configured tracker; `specs` (the sweep's jobs) tell W&B which jobs make up each grid cell."""
     if cfg.kind == "wandb":
-        return WandbTracker(cfg, sweep, sweep_dir)
+        from runners.tracking_cells import Cell
+        from runners.tracking_wandb import WandbTracker
+
+        plan = {s.job_id: Cell(s.cfg.benchmark.label, s.cfg.method.name, s.cfg.model.id, s.cfg.seed) for s in specs}
+        return WandbTracker(cfg, sweep, sweep_dir, plan or None)
     if cfg.kind == "jsonl":
         return JsonlTracker(sweep_dir)
     if cfg.kind == "none":

@@ -61,8 +61,9 @@ def test_s3_upload_resume_and_wandb_offline(s3, tmp_path: Path) -> None:
     assert json.loads(body) == json.loads((sdir / jobs[0] / "result.json").read_text())
 
     runs = sorted((sdir / "wandb").glob("offline-run-*"))
-    assert len(runs) == 3  # one per job and the sweep's summary run
+    assert len(runs) == 2  # the grid cell's run (both jobs) and the sweep's summary run
     logged = b"".join(p.read_bytes() for run in runs for p in run.glob("run-*.wandb"))
+    logged += b"".join(p.read_bytes() for p in (sdir / "wandb").rglob("*.table.json"))
     assert b"pass_rate" in logged and b"tab/read_log_entries" in logged and b"runningtab" in logged
     tables = [json.loads(p.read_text()) for p in (sdir / "wandb").rglob("*.table.json")]
     assert any(t["columns"] and t["data"] for t in tables)
