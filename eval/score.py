@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from eval.benchmarks import BENCHMARKS, Benchmark, benchmark_config, load_benchmark
+from eval.benchmarks import Benchmark, benchmark_config, default_judge, load_benchmark
 from eval.config import REPO_ROOT, JudgeConfig
 from eval.judges import make_judge
 from eval.metrics import aggregate, counts
@@ -88,10 +88,12 @@ def score_job(job_dir: Path, judge: JudgeConfig | None = None, task: Task | None
     config = record.job.get("config") or {}
     bench_node = config.get("benchmark") or {}
     name = bench_node.get("name") or record.job.get("benchmark")
-    if name not in BENCHMARKS:
-        raise ValueError(f"{job_dir}/job.json names unknown benchmark {name!r}")
+    try:
+        benchmark_judge = default_judge(name)
+    except ValueError as e:
+        raise ValueError(f"{job_dir}/job.json: {e}") from None
     jc = judge or judge_config(config.get("judge") or {})
-    scorer = make_judge(jc, BENCHMARKS[name][1], model)
+    scorer = make_judge(jc, benchmark_judge, model)
     if scorer is None:
         return None
     if task is None:

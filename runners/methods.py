@@ -2,18 +2,21 @@
 
 `dci` adds nothing; `todo` adds a system-prompt block; `self_refine` adds a one-time stop message;
 `self_tracking` both; `runningtab` the tab (`method.tab`, with its ablation switches; null for no tab). Adding a
-method is a YAML file in `conf/method/` (and, for a new kind of hook, a small plugin here); the
-loop never changes.
+method is a YAML file in `conf/method/`; a new kind of hook is a plugin kind registered in `PLUGINS`
+below plus the switch that turns it on (docs/extending.md). The loop never changes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from envs.protocol import EnvPlugin, Observation, ToolResult
 from runners.config import MethodConfig
 from runners.prompts import text
+from runners.registry import Registry
 
 
 class _Hooks:
@@ -66,18 +69,47 @@ class StopMessage(_Hooks):
         return self.message
 
 
-def build_plugins(method: MethodConfig, root: Path, output: str, context_level: int = 0) -> list[EnvPlugin]:
-    """The plugins a method adds to a job's environment rooted at `root`; `output` is where the
-    deliverable goes (the agent's own writing there is not reading). `context_level` is the agent's:
-    the tab records a tool result as the model receives it under that level's cap."""
-    plugins: list[EnvPlugin] = []
-    if method.todo:
-        plugins.append(PromptBlock("todo", text("todo", method.texts)))
-    if method.self_refine:
-        plugins.append(StopMessage("self_refine", text("self_refine", method.texts)))
-    if method.tab is not None:
-        from envs.context import CAPS
-        from tab.tab import Tab  # the tab is imported only by the methods that use it
+@dataclass(frozen=True)
+class PluginContext:
+    """Where a job's plugins plug in: the workspace `root`, the deliverable's `output` path (the agent's
+    own writing there is not reading) and the agent's `context_level` (the tab records a tool result
+    as the model receives it under that level's cap)."""
 
-        plugins.append(Tab(root, method.tab, exclude=[output], cap=CAPS.get(context_level)))
-    return plugins
+    root: Path
+    output: str
+    context_level: int = 0
+
+
+PluginFactory = Callable[[MethodConfig, PluginContext], EnvPlugin]
+PLUGINS: Registry[PluginFactory] = Registry("method plugin kind")
+
+
+@PLUGINS.register("todo")
+def _todo(method: MethodConfig, ctx: PluginContext) -> EnvPlugin:
+    return PromptBlock("todo", text("todo", method.texts))
+
+
+@PLUGINS.register("self_refine")
+def _self_refine(method: MethodConfig, ctx: PluginContext) -> EnvPlugin:
+    return StopMessage("self_refine", text("self_refine", method.texts))
+
+
+@PLUGINS.register("tab")
+def _tab(method: MethodConfig, ctx: PluginContext) -> EnvPlugin:
+    from envs.context import CAPS
+    from tab.tab import Tab  # the tab is imported only by the methods that use it
+
+    assert method.tab is not None
+    return Tab(ctx.root, method.tab, exclude=[ctx.output], cap=CAPS.get(ctx.context_level))
+
+
+def plugin_kinds(method: MethodConfig) -> list[str]:
+    """The plugin kinds a method's switches turn on, in the order they plug in."""
+    switches = {"todo": method.todo, "self_refine": method.self_refine, "tab": method.tab is not None}
+    return [kind for kind, on in switches.items() if on]
+
+
+def build_plugins(method: MethodConfig, root: Path, output: str, context_level: int = 0) -> list[EnvPlugin]:
+    """The plugins a method adds to a job's environment rooted at `root` (see PluginContext)."""
+    ctx = PluginContext(root, output, context_level)
+    return [PLUGINS.get(kind)(method, ctx) for kind in plugin_kinds(method)]

@@ -31,7 +31,7 @@ def check_config(cfg: RootConfig) -> None:
     _check_agent(cfg)
     _check_env(cfg)
     _check_model(cfg.model)
-    _check_judge(cfg)
+    _check_names(cfg)
 
 
 def _check_agent(cfg: RootConfig) -> None:
@@ -68,13 +68,19 @@ def _check_model(model: ModelConfig) -> None:
         )
 
 
-def _check_judge(cfg: RootConfig) -> None:
+def _check_names(cfg: RootConfig) -> None:
+    """Benchmark, judge and storage names: registered, or dotted paths that import (runners/registry.py)."""
+    from eval.benchmarks import BENCHMARKS
     from eval.judges import check_judge
+    from runners.storage import STORAGES
 
-    try:
-        check_judge(cfg.judge)
-    except ValueError as e:
-        raise ConfigError(f"judge.name: {e}") from None
+    checks = (("benchmark.name", lambda: BENCHMARKS.check(cfg.benchmark.name)), ("judge.name", lambda: check_judge(cfg.judge)),
+              ("storage.kind", lambda: STORAGES.check(cfg.storage.kind)))  # fmt: skip
+    for key, check in checks:
+        try:
+            check()
+        except ValueError as e:
+            raise ConfigError(f"{key}: {e}") from None
 
 
 def _check_env(cfg: RootConfig) -> None:

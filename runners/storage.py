@@ -1,6 +1,7 @@
 """Where finished job records live besides the local disk: nothing (`local`) or an S3 bucket (`s3`).
 
-Resume asks the storage which jobs are complete, so a sweep re-run on another machine against the
+A backend is registered in `STORAGES` and built as `backend(cfg: StorageConfig)`; `storage.kind` may
+also be the dotted path of your own (docs/extending.md). Resume asks the storage which jobs are complete, so a sweep re-run on another machine against the
 same bucket never runs a finished job twice. A failed upload keeps the local record and is reported.
 """
 
@@ -8,11 +9,13 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
 from runners.config import StorageConfig
 from runners.record import RESULT, SCORES
+from runners.registry import Registry
 
 log = logging.getLogger(__name__)
 
@@ -27,10 +30,17 @@ class Storage(Protocol):
         """Store a finished job directory; returns an error text instead of raising."""
 
 
+STORAGES: Registry[Callable[[StorageConfig], Storage]] = Registry("storage kind")
+
+
+@STORAGES.register("local")
 class LocalStorage:
     """The local disk is the record itself: nothing more to store."""
 
     remote = False
+
+    def __init__(self, cfg: StorageConfig | None = None) -> None:
+        pass
 
     def complete(self, sweep: str, scored: bool) -> set[str]:
         return set()
@@ -39,6 +49,7 @@ class LocalStorage:
         return None
 
 
+@STORAGES.register("s3")
 class S3Storage:
     """Job directories under `s3://bucket/prefix/<sweep>/<job_id>/`, uploaded file by file."""
 
@@ -86,7 +97,5 @@ class S3Storage:
 
 
 def build_storage(cfg: StorageConfig) -> Storage:
-    kinds = {"local": LocalStorage, "s3": S3Storage}
-    if cfg.kind not in kinds:
-        raise ValueError(f"unknown storage kind {cfg.kind!r}; valid: {', '.join(kinds)}")
-    return LocalStorage() if cfg.kind == "local" else S3Storage(cfg)
+    """The backend `storage.kind` names, built from its config."""
+    return STORAGES.get(cfg.kind)(cfg)

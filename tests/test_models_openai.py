@@ -237,7 +237,7 @@ def test_concurrency_cap_per_endpoint_is_shared_by_clients():
 
 
 def test_build_model_errors():
-    with pytest.raises(ValueError, match=r"valid kinds: \['llamacpp', 'openai', 'scripted', 'vllm'\]"):
+    with pytest.raises(ValueError, match="unknown model kind 'nope'; valid model kinds: openai, llamacpp, vllm, scripted"):
         build_model(ModelConfig(kind="nope"))
     with pytest.raises(ValueError, match="served"):
         build_model(ModelConfig(kind="vllm", name="m"))

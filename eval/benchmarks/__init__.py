@@ -5,32 +5,62 @@
     workspace_bench  Workspace-Bench (HF dataset or export + role workspaces)        judge: llm_rubric
     agentcompany     TheAgentCompany file-server-only tasks                          judge: agentcompany
     officeqa         OfficeQA Pro (questions CSV + corpus)                           judge: officeqa
+
+`benchmark.name` may also be the dotted path of your own (docs/extending.md): any object with
+`load(cfg: BenchmarkConfig) -> list[Task]` (a module, a class, an instance) and optionally
+`default_judge` (a judge name or dotted path, what `judge=auto` runs; default `rule`).
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import Any, Protocol
 
 from eval.benchmarks.base import Benchmark, BenchmarkError, select
 from eval.config import BenchmarkConfig
+from eval.task import Task
+from runners.registry import Registry
 
-# name -> (module with `load(cfg) -> list[Task]`, default judge)
-BENCHMARKS: dict[str, tuple[str, str]] = {
-    "builtin": ("eval.benchmarks.builtin", "rule"),
-    "native": ("eval.benchmarks.native", "rule"),
-    "workspace_bench": ("eval.benchmarks.workspace_bench", "llm_rubric"),
-    "agentcompany": ("eval.benchmarks.agentcompany", "agentcompany"),
-    "officeqa": ("eval.benchmarks.officeqa", "officeqa"),
-}
+
+class BenchmarkLoader(Protocol):
+    """What a benchmark name resolves to."""
+
+    default_judge: str
+
+    def load(self, cfg: BenchmarkConfig) -> list[Task]: ...
+
+
+class _Module:
+    """A built-in loader module, imported on first `load` so that naming benchmarks imports none."""
+
+    def __init__(self, module: str, default_judge: str) -> None:
+        self.module, self.default_judge = module, default_judge
+
+    def load(self, cfg: BenchmarkConfig) -> list[Task]:
+        return importlib.import_module(self.module).load(cfg)  # type: ignore[no-any-return]
+
+
+BENCHMARKS: Registry[BenchmarkLoader] = Registry("benchmark", error=BenchmarkError)
+BENCHMARKS.add("builtin", _Module("eval.benchmarks.builtin", "rule"))
+BENCHMARKS.add("native", _Module("eval.benchmarks.native", "rule"))
+BENCHMARKS.add("workspace_bench", _Module("eval.benchmarks.workspace_bench", "llm_rubric"))
+BENCHMARKS.add("agentcompany", _Module("eval.benchmarks.agentcompany", "agentcompany"))
+BENCHMARKS.add("officeqa", _Module("eval.benchmarks.officeqa", "officeqa"))
+
+DEFAULT_JUDGE = "rule"  # for a plugin benchmark that names none
+
+
+def default_judge(name: str) -> str:
+    """The judge `judge=auto` runs for benchmark `name` (raises BenchmarkError for an unknown name)."""
+    return str(getattr(BENCHMARKS.get(name), "default_judge", DEFAULT_JUDGE))
 
 
 def load_benchmark(cfg: BenchmarkConfig) -> Benchmark:
-    if cfg.name not in BENCHMARKS:
-        raise BenchmarkError(f"unknown benchmark {cfg.name!r}; valid benchmarks: {', '.join(BENCHMARKS)}")
-    module, judge = BENCHMARKS[cfg.name]
-    tasks = importlib.import_module(module).load(cfg)
-    return Benchmark(name=cfg.name, default_judge=judge, task_list=select(tasks, [str(i) for i in cfg.ids], cfg.limit, cfg.name))
+    loader = BENCHMARKS.get(cfg.name)
+    if not callable(getattr(loader, "load", None)):
+        raise BenchmarkError(f"benchmark {cfg.name!r} has no load(cfg) -> list[Task] (see docs/extending.md)")
+    tasks = loader.load(cfg)
+    return Benchmark(name=cfg.name, default_judge=default_judge(cfg.name), task_list=select(tasks, [str(i) for i in cfg.ids], cfg.limit, cfg.name))
 
 
 def benchmark_config(node: Any) -> BenchmarkConfig:
@@ -42,4 +72,4 @@ def benchmark_config(node: Any) -> BenchmarkConfig:
     return OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(BenchmarkConfig), node))  # type: ignore[return-value]
 
 
-__all__ = ["BENCHMARKS", "Benchmark", "BenchmarkError", "benchmark_config", "load_benchmark"]
+__all__ = ["BENCHMARKS", "Benchmark", "BenchmarkError", "BenchmarkLoader", "benchmark_config", "default_judge", "load_benchmark"]

@@ -5,6 +5,9 @@
     llm_rubric_fulltext  RunningTab's earlier, stricter full-text rubric judge
     agentcompany  TheAgentCompany's own evaluator.py per task
     officeqa      OfficeQA Pro's reward rule (Acc@0%, Acc@1%)
+
+`judge.name` may also be the dotted path of your own (docs/extending.md): a class or function
+called as `factory(cfg: JudgeConfig, model: Model | None) -> Judge`.
 """
 
 from __future__ import annotations
@@ -14,45 +17,30 @@ from collections.abc import Callable
 from eval.config import JudgeConfig
 from eval.judges.base import Judge, JudgeError, scores_doc
 from runners.messages import Model
+from runners.registry import Registry
+
+JudgeFactory = Callable[[JudgeConfig, Model | None], Judge]
+
+JUDGES: Registry[JudgeFactory] = Registry("judge", reserved=("auto", "none"))
 
 
+@JUDGES.register("rule")
 def _rule(cfg: JudgeConfig, model: Model | None) -> Judge:
     from eval.judges.rule import RuleJudge
 
     return RuleJudge()
 
 
-def _llm_rubric(cfg: JudgeConfig, model: Model | None) -> Judge:
-    from eval.judges.llm_rubric import LLMRubricJudge
-
-    return LLMRubricJudge(cfg, model)
-
-
-def _llm_rubric_fulltext(cfg: JudgeConfig, model: Model | None) -> Judge:
-    from eval.judges.llm_rubric import FullTextRubricJudge
-
-    return FullTextRubricJudge(cfg, model)
+JUDGES.add("llm_rubric", "eval.judges.llm_rubric:LLMRubricJudge")
+JUDGES.add("llm_rubric_fulltext", "eval.judges.llm_rubric:FullTextRubricJudge")
+JUDGES.add("agentcompany", "eval.judges.agentcompany:AgentCompanyJudge")
 
 
-def _agentcompany(cfg: JudgeConfig, model: Model | None) -> Judge:
-    from eval.judges.agentcompany import AgentCompanyJudge
-
-    return AgentCompanyJudge(cfg, model)
-
-
+@JUDGES.register("officeqa")
 def _officeqa(cfg: JudgeConfig, model: Model | None) -> Judge:
     from eval.judges.rule import OfficeQAJudge
 
     return OfficeQAJudge()
-
-
-JUDGES: dict[str, Callable[[JudgeConfig, Model | None], Judge]] = {
-    "rule": _rule,
-    "llm_rubric": _llm_rubric,
-    "llm_rubric_fulltext": _llm_rubric_fulltext,
-    "agentcompany": _agentcompany,
-    "officeqa": _officeqa,
-}
 
 
 def judge_name(cfg: JudgeConfig, benchmark_default: str) -> str:
@@ -60,14 +48,18 @@ def judge_name(cfg: JudgeConfig, benchmark_default: str) -> str:
     return benchmark_default if cfg.name == "auto" else cfg.name
 
 
+def check_judge(cfg: JudgeConfig) -> None:
+    """Fail before any job runs (listing the judges) when `judge.name` names no judge."""
+    if cfg.name not in JUDGES.reserved:
+        JUDGES.check(cfg.name)
+
+
 def make_judge(cfg: JudgeConfig, benchmark_default: str, model: Model | None = None) -> Judge | None:
     """The configured judge (None for `none`). `model` overrides the judge model (tests)."""
     name = judge_name(cfg, benchmark_default)
     if name == "none":
         return None
-    if name not in JUDGES:
-        raise ValueError(f"unknown judge {name!r}; valid judges: auto, none, {', '.join(JUDGES)}")
-    return JUDGES[name](cfg, model)
+    return JUDGES.get(name)(cfg, model)
 
 
-__all__ = ["JUDGES", "Judge", "JudgeError", "judge_name", "make_judge", "scores_doc"]
+__all__ = ["JUDGES", "Judge", "JudgeError", "JudgeFactory", "check_judge", "judge_name", "make_judge", "scores_doc"]

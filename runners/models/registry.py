@@ -1,4 +1,8 @@
-"""Models by `kind`: build the client for a config, and serve a model for a single in-process job."""
+"""Models by `kind`: build the client for a config, and serve a model for a single in-process job.
+
+A kind names a factory called as `factory(cfg: ModelConfig, base_url: str | None) -> Model`;
+`model.kind` may also be the dotted path of your own (docs/extending.md).
+"""
 
 from __future__ import annotations
 
@@ -7,29 +11,36 @@ from contextlib import contextmanager
 
 from runners.messages import Model
 from runners.models.config import ModelConfig
-from runners.models.openai_compat import OpenAICompatModel
-from runners.models.scripted import ScriptedModel
 from runners.models.server import COMMANDS, ModelServer
+from runners.registry import Registry
 
-KINDS: dict[str, Callable[[ModelConfig, str | None], Model]] = {
-    "openai": lambda cfg, url: OpenAICompatModel(cfg, url),
-    "llamacpp": lambda cfg, url: OpenAICompatModel(cfg, url),
-    "vllm": lambda cfg, url: OpenAICompatModel(cfg, url),
-    "scripted": lambda cfg, url: ScriptedModel(cfg),
-}
+ModelFactory = Callable[[ModelConfig, str | None], Model]
+
+KINDS: Registry[ModelFactory] = Registry("model kind")
+KINDS.add("openai", "runners.models.openai_compat:OpenAICompatModel")
+KINDS.add("llamacpp", "runners.models.openai_compat:OpenAICompatModel")
+KINDS.add("vllm", "runners.models.openai_compat:OpenAICompatModel")
+
+
+@KINDS.register("scripted")
+def _scripted(cfg: ModelConfig, base_url: str | None) -> Model:
+    from runners.models.scripted import ScriptedModel
+
+    return ScriptedModel(cfg)
+
+
 SERVED_KINDS = frozenset(COMMANDS)
 
 
 def build_model(cfg: ModelConfig, base_url: str | None = None) -> Model:
     """The client for `cfg`; `base_url` (a served model's URL) overrides `cfg.base_url`."""
-    if cfg.kind not in KINDS:
-        raise ValueError(f"unknown model.kind {cfg.kind!r}; valid kinds: {sorted(KINDS)}")
+    factory = KINDS.get(cfg.kind)
     if cfg.kind in SERVED_KINDS and not (base_url or cfg.base_url):
         raise ValueError(
             f"model.kind={cfg.kind} talks to a model server: start one with `served(cfg)` "
             "(the sweep does this for you) or point model.base_url at a running server"
         )
-    return KINDS[cfg.kind](cfg, base_url)
+    return factory(cfg, base_url)
 
 
 @contextmanager

@@ -1,0 +1,205 @@
+"""docs/extending.md, done from outside the project: a plugin package written to a temporary folder,
+put on PYTHONPATH and named by dotted path in the config, run through the real `python -m runners.job`.
+Also the registry convention itself (runners/registry.py): names, dotted paths, errors, laziness."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from runners.record import read_json
+from runners.registry import Registry, UnknownName, import_dotted
+
+REPO = Path(__file__).resolve().parent.parent
+
+# A benchmark (a module with `load` and `default_judge`), a judge, a model and a storage backend,
+# exactly as a user would write them in their own package.
+PLUGIN = {
+    "myplug/__init__.py": "",
+    "myplug/bench.py": '''
+        """One task: write the word in words.txt to output/word.txt."""
+        from pathlib import Path
+        from eval.task import Task
+
+        default_judge = "myplug.judge.WordJudge"   # what judge=auto runs (a dotted path or a built-in name)
+
+        def load(cfg):
+            root = Path(cfg.path)
+            (root / "ws").mkdir(parents=True, exist_ok=True)
+            (root / "ws" / "words.txt").write_text("pelican\\n")
+            return [Task(id="word", prompt="Copy the word in words.txt to output/word.txt.", workspace=root / "ws",
+                         extra={"word": "pelican"})]
+    ''',
+    "myplug/judge.py": '''
+        from eval.judges import scores_doc
+
+        class WordJudge:
+            name = "word"
+
+            def __init__(self, cfg, model):
+                self.cfg = cfg
+
+            def score(self, task, job_dir):
+                out = job_dir / "deliverable" / "output" / "word.txt"
+                got = out.read_text().strip() if out.is_file() else ""
+                ok = float(got == task.extra["word"])
+                return scores_doc(self.name, task, {"correct": ok}, [{"text": "the word", "score": ok, "got": got}])
+    ''',
+    "myplug/model.py": '''
+        import json
+        from envs.protocol import ToolCall
+        from runners.messages import AssistantMessage
+
+        class EchoModel:
+            """Copies words.txt with one bash call, then finishes."""
+
+            def __init__(self, cfg, base_url):
+                self.name, self.turn = cfg.name, 0
+
+            def complete(self, messages, tools):
+                self.turn += 1
+                if self.turn == 1:
+                    cmd = "mkdir -p output && cp words.txt output/word.txt"
+                    return AssistantMessage(None, [ToolCall("c1", "bash", json.dumps({"command": cmd}))])
+                return AssistantMessage("Copied.")
+    ''',
+    "myplug/store.py": '''
+        class MemStorage:
+            remote = False
+
+            def __init__(self, cfg):
+                self.bucket = cfg.bucket
+
+            def complete(self, sweep, scored):
+                return {"j1"}
+
+            def upload(self, sweep, job_dir):
+                return None
+    ''',
+    "myplug/broken.py": "import a_module_that_does_not_exist_anywhere\n",
+}
+
+
+@pytest.fixture(scope="module")
+def plugin(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("plugin")
+    for rel, text in PLUGIN.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(textwrap.dedent(text))
+    return root
+
+
+def _job(plugin: Path, *overrides: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(plugin), os.environ.get("PYTHONPATH", "")])}
+    cmd = [sys.executable, "-m", "runners.job", *overrides]
+    return subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_plugin_benchmark_judge_and_model_run_through_the_entry_point(plugin: Path, tmp_path: Path) -> None:
+    # dotted names are field values on top of existing groups (benchmark=builtin, judge=auto, model=scripted)
+    r = _job(plugin, "benchmark.name=myplug.bench", f"benchmark.path={tmp_path / 'data'}", "task=word",
+             "model=scripted", "model.kind=myplug.model:EchoModel", "model.id=echo", f"out={tmp_path / 'o'}")  # fmt: skip
+    assert r.returncode == 0, r.stderr[-3000:]
+    job = Path(r.stdout.strip().splitlines()[-1])
+    result, scores, meta = read_json(job / "result.json"), read_json(job / "scores.json"), read_json(job / "job.json")
+    assert result["stop_reason"] == "finished" and result["turns"] == 2
+    assert (job / "deliverable" / "output" / "word.txt").read_text() == "pelican\n"
+    # judge=auto ran the benchmark's own default judge, itself a plugin named by dotted path
+    assert scores["judge"] == "word" and scores["metrics"] == {"correct": 1.0}
+    assert meta["benchmark"] == "myplug.bench" and meta["model"] == "echo"
+    assert meta["config"]["model"]["kind"] == "myplug.model:EchoModel"
+
+
+def test_plugin_judge_by_dotted_path_overrides_the_benchmarks(plugin: Path, tmp_path: Path) -> None:
+    # the built-in native benchmark, scored by the plugin's judge (its task has no rubric: the word is absent)
+    bench = tmp_path / "native"
+    (bench / "workspaces" / "w").mkdir(parents=True)
+    (bench / "workspaces" / "w" / "words.txt").write_text("heron\n")
+    (bench / "tasks.jsonl").write_text(json.dumps({"id": "t", "prompt": "p", "workspace": "w", "answer": "x"}) + "\n")
+    script = tmp_path / "s.jsonl"
+    script.write_text(json.dumps({"content": "<FINAL_ANSWER>x</FINAL_ANSWER>"}) + "\n")
+    r = _job(plugin, "benchmark=native", f"benchmark.path={bench}", "task=t", "model=scripted", f"model.script={script}",
+             "judge.name=myplug.judge:WordJudge", f"out={tmp_path / 'o'}")  # fmt: skip
+    assert r.returncode != 0  # the plugin judge reads task.extra["word"], which a native task lacks
+    assert "KeyError: 'word'" in r.stderr  # ...so it really ran, on the real record
+
+
+@pytest.mark.parametrize(
+    ("override", "listed"),
+    [
+        ("benchmark.name=nope", "unknown benchmark 'nope'; valid benchmarks: builtin, native, workspace_bench"),
+        ("model.kind=nope", "unknown model kind 'nope'; valid model kinds: openai, llamacpp, vllm, scripted"),
+        ("judge.name=nope", "unknown judge 'nope'; valid judges: auto, none, rule, llm_rubric"),
+        ("judge.name=myplug.nothere:X", "cannot import 'myplug.nothere'"),
+        ("model.kind=myplug.model:Nope", "module 'myplug.model' has no attribute 'Nope'"),
+        ("storage.kind=nope", "unknown storage kind 'nope'; valid storage kinds: local, s3"),
+    ],
+)
+def test_unknown_name_fails_before_the_job_listing_the_names(plugin: Path, tmp_path: Path, override: str, listed: str) -> None:
+    script = tmp_path / "s.jsonl"
+    script.write_text("{}\n")
+    r = _job(plugin, "benchmark=builtin", "task=ws-01-resource-saving-manual", "model=scripted", f"model.script={script}",
+             override, f"out={tmp_path / 'o'}")  # fmt: skip
+    assert r.returncode != 0
+    assert listed in r.stderr and "dotted path" in r.stderr, r.stderr[-2000:]
+    assert r.stderr.startswith("error: ") and "Traceback" not in r.stderr  # one message, no traceback
+    assert not (tmp_path / "o").exists()  # failed before any record was written
+
+
+def test_plugin_storage_and_judge_in_process(plugin: Path, monkeypatch) -> None:
+    monkeypatch.syspath_prepend(str(plugin))
+    from eval.config import JudgeConfig
+    from eval.judges import make_judge
+    from runners.config import StorageConfig
+    from runners.storage import build_storage
+
+    storage = build_storage(StorageConfig(kind="myplug.store:MemStorage", bucket="b"))
+    assert type(storage).__name__ == "MemStorage" and storage.bucket == "b" and storage.complete("s", True) == {"j1"}
+    assert type(make_judge(JudgeConfig(name="myplug.judge.WordJudge"), "rule")).__name__ == "WordJudge"
+    with pytest.raises(ValueError, match="unknown storage kind 'nope'; valid storage kinds: local, s3"):
+        build_storage(StorageConfig(kind="nope"))
+
+
+def test_registry_names_dotted_paths_and_errors(plugin: Path, monkeypatch) -> None:
+    monkeypatch.syspath_prepend(str(plugin))
+    reg: Registry[object] = Registry("widget", reserved=("auto",))
+    reg.add("lazy", "myplug.store:MemStorage")
+
+    @reg.register("here")
+    class Here:
+        pass
+
+    assert reg.names() == ["lazy", "here"] and "lazy" in reg and "myplug.store:MemStorage" not in reg
+    assert reg.get("here") is Here
+    assert reg.get("lazy") is reg.get("myplug.store:MemStorage") is reg.get("myplug.store.MemStorage")
+    assert import_dotted("myplug.store") is sys.modules["myplug.store"]  # a module is a dotted path too
+    with pytest.raises(UnknownName, match=r"unknown widget 'nope'; valid widgets: auto, lazy, here; or the dotted path"):
+        reg.get("nope")
+    with pytest.raises(ValueError, match="already registered"):
+        reg.add("here", Here)
+    with pytest.raises(ValueError, match="has no '.' or ':'"):
+        reg.add("a.b", Here)
+    # a bug inside the user's module is not reported as "not found": its own error propagates
+    with pytest.raises(ModuleNotFoundError, match="a_module_that_does_not_exist_anywhere"):
+        reg.get("myplug.broken:X")
+
+
+def test_registries_import_nothing_heavy() -> None:
+    """Registering the built-ins stores dotted paths: importing the registries loads no backend."""
+    code = textwrap.dedent("""
+        import sys
+        import eval.benchmarks, eval.judges, runners.models.registry, runners.storage, runners.methods
+        heavy = ["runners.models.openai_compat", "runners.models.scripted", "eval.judges.llm_rubric",
+                 "eval.judges.agentcompany", "eval.benchmarks.workspace_bench", "eval.benchmarks.agentcompany",
+                 "boto3"]  # (not tab.tab: tab/__init__.py imports it, and runners.config imports tab.config)
+        print(",".join(m for m in heavy if m in sys.modules))
+    """)
+    r = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == ""
