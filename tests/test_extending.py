@@ -48,7 +48,8 @@ PLUGIN = {
             def score(self, task, job_dir):
                 out = job_dir / "deliverable" / "output" / "word.txt"
                 got = out.read_text().strip() if out.is_file() else ""
-                ok = float(got == task.extra["word"])
+                want = task.extra.get("word") or (task.workspace / "words.txt").read_text().strip()
+                ok = float(got == want)
                 return scores_doc(self.name, task, {"correct": ok}, [{"text": "the word", "score": ok, "got": got}])
     ''',
     "myplug/model.py": '''
@@ -116,18 +117,21 @@ def test_plugin_benchmark_judge_and_model_run_through_the_entry_point(plugin: Pa
     assert meta["config"]["model"]["kind"] == "myplug.model:EchoModel"
 
 
-def test_plugin_judge_by_dotted_path_overrides_the_benchmarks(plugin: Path, tmp_path: Path) -> None:
-    # the built-in native benchmark, scored by the plugin's judge (its task has no rubric: the word is absent)
+def test_plugin_judge_by_dotted_path_scores_a_builtin_benchmark(plugin: Path, tmp_path: Path) -> None:
+    # the built-in native benchmark and the scripted model, scored by the plugin's judge (judge=auto's default
+    # for native is `rule`, which this task's answer would have scored instead)
     bench = tmp_path / "native"
     (bench / "workspaces" / "w").mkdir(parents=True)
     (bench / "workspaces" / "w" / "words.txt").write_text("heron\n")
     (bench / "tasks.jsonl").write_text(json.dumps({"id": "t", "prompt": "p", "workspace": "w", "answer": "x"}) + "\n")
     script = tmp_path / "s.jsonl"
-    script.write_text(json.dumps({"content": "<FINAL_ANSWER>x</FINAL_ANSWER>"}) + "\n")
+    cp = {"name": "bash", "arguments": {"command": "mkdir -p output && cp words.txt output/word.txt"}}
+    script.write_text(json.dumps({"tool_calls": [cp]}) + "\n" + json.dumps({"content": "<FINAL_ANSWER>x</FINAL_ANSWER>"}) + "\n")
     r = _job(plugin, "benchmark=native", f"benchmark.path={bench}", "task=t", "model=scripted", f"model.script={script}",
              "judge.name=myplug.judge:WordJudge", f"out={tmp_path / 'o'}")  # fmt: skip
-    assert r.returncode != 0  # the plugin judge reads task.extra["word"], which a native task lacks
-    assert "KeyError: 'word'" in r.stderr  # ...so it really ran, on the real record
+    assert r.returncode == 0, r.stderr[-3000:]
+    scores = read_json(Path(r.stdout.strip().splitlines()[-1]) / "scores.json")
+    assert scores["judge"] == "word" and scores["metrics"] == {"correct": 1.0} and scores["items"][0]["got"] == "heron"
 
 
 @pytest.mark.parametrize(
