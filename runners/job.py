@@ -15,46 +15,63 @@ from pathlib import Path
 import hydra
 from omegaconf import DictConfig
 
+from eval.task import Task
 from runners.cli import run_cli
-from runners.schema import to_root
+from runners.schema import RootConfig, to_root
 
 
 @hydra.main(config_path="../conf", config_name="config", version_base=None)
 def main(dcfg: DictConfig) -> None:
-    from eval.benchmarks import load_benchmark
-    from runners.grid import job_id
+    from runners.grid import JobSpec, job_id
     from runners.models import served
     from runners.preflight import ConfigError, check_config
     from runners.record import is_complete, read_result
+    from runners.rescore import rescore
     from runners.run import run_and_score
 
     try:
         cfg = to_root(dcfg)
+        task = _task(cfg)
+        check_config(cfg)  # before anything is written
     except ConfigError as e:
         sys.exit(f"error: {e}")
-    if cfg.task is None:
-        ids = [t.id for t in load_benchmark(cfg.benchmark).tasks()]
-        sys.exit(f"error: name the task to run with task=ID; {cfg.benchmark.name} has: {', '.join(ids[:30])}")
-    try:
-        check_config(cfg)
-    except ConfigError as e:
-        sys.exit(f"error: {e}")
-    jid = job_id(cfg, cfg.task)
+    jid = job_id(cfg, task)
     job_dir = Path(cfg.out) / jid
     if is_complete(job_dir, scored=False, error_retries=cfg.cluster.error_retries):
         r = read_result(job_dir) or {}
         note = f" ({r['stop_reason']}, no retries left: {r.get('error')})" if r.get("errored") else ""
+        if rescore([JobSpec(jid, cfg, task.id)], Path(cfg.out)):
+            note += f" (re-scored with judge {cfg.judge.name})"
         print(f"already complete{note}: {job_dir}", file=sys.stderr)
         print(job_dir)
         return
     with served(cfg.model) as url:
-        out = run_and_score(cfg, cfg.task, job_dir, jid, url)
+        out = run_and_score(cfg, task.id, job_dir, jid, url)
     r = out["result"]
     metrics = (out["scores"] or {}).get("metrics", {})
     print(f"{r['stop_reason']} after {r['turns']} turns; metrics {json.dumps(metrics)}", file=sys.stderr)
     print(job_dir)
     if r["errored"]:
         sys.exit(f"error: the job ended in {r['stop_reason']}: {r['error']} (a re-run retries it)")
+
+
+def _task(cfg: RootConfig) -> Task:
+    """The task named by `task=`; a missing name, an unknown id or a benchmark that cannot load is a
+    config error whose message lists the ids there are."""
+    from eval.benchmarks import BenchmarkError, load_benchmark
+    from eval.native import NativeFormatError
+    from runners.preflight import ConfigError
+
+    try:
+        bench = load_benchmark(cfg.benchmark)
+        tasks = bench.tasks()
+    except (BenchmarkError, NativeFormatError, FileNotFoundError) as e:
+        raise ConfigError(f"benchmark={cfg.benchmark.name}: {e}") from e
+    ids = [t.id for t in tasks]
+    if cfg.task is None or str(cfg.task) not in ids:
+        what = "name the task to run with task=ID" if cfg.task is None else f"task={cfg.task} is not a task of it"
+        raise ConfigError(f"{what}; {cfg.benchmark.name} has: {', '.join(ids[:30])}{' …' if len(ids) > 30 else ''}")
+    return next(t for t in tasks if t.id == str(cfg.task))
 
 
 if __name__ == "__main__":

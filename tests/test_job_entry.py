@@ -177,3 +177,31 @@ def test_errored_job_is_retried_and_keeps_the_earlier_error(bench: Path, tmp_pat
     fixed = subprocess.run([*cmd[:-len(erroring)], "model=scripted", f"model.script={script}"], cwd=REPO,
                            capture_output=True, text=True, timeout=120)  # fmt: skip
     assert fixed.returncode == 0, fixed.stderr[-2000:]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["task=nope"], "task=nope is not a task of it; native has: count"),
+        (["task=count", "benchmark.path=/nonexistent"], "error: benchmark=native: no tasks.jsonl in /nonexistent"),
+    ],
+)
+def test_a_wrong_task_or_benchmark_is_one_line(bench: Path, tmp_path: Path, args: list[str], message: str) -> None:
+    script = write_script(tmp_path / "s.jsonl", [{"content": "x"}])
+    cmd = [sys.executable, "-m", "runners.job", "benchmark=native", f"benchmark.path={bench}", "model=scripted",
+           f"model.script={script}", f"out={tmp_path / 'o'}", *args]  # fmt: skip
+    r = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert r.returncode != 0 and message in r.stderr and "Traceback" not in r.stderr, r.stderr[-2000:]
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_new_judge_rescores_the_finished_job(bench: Path, tmp_path: Path) -> None:
+    script = write_script(tmp_path / "s.jsonl", [{"content": "<FINAL_ANSWER>3</FINAL_ANSWER>"}])
+    cmd = [sys.executable, "-m", "runners.job", "benchmark=native", f"benchmark.path={bench}", "task=count",
+           "model=scripted", f"model.script={script}", f"out={tmp_path / 'o'}"]  # fmt: skip
+    first = subprocess.run([*cmd, "judge=none"], cwd=REPO, capture_output=True, text=True, timeout=120)
+    job = Path(first.stdout.strip().splitlines()[-1])
+    assert first.returncode == 0 and not (job / "scores.json").exists(), first.stderr[-2000:]
+    again = subprocess.run([*cmd, "judge=rule"], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0 and "already complete (re-scored with judge rule)" in again.stderr, again.stderr[-2000:]
+    assert read_json(job / "scores.json")["judge"] == "rule"
