@@ -23,12 +23,15 @@ class AgentConfig:
 
 @dataclass
 class MethodConfig:
-    """A method: which hooks it plugs into the environment. `tab` null means no tab."""
+    """A method: which hooks it plugs into the environment. `tab` null means no tab. `plugins`:
+    more plugin kinds, by registered name or dotted path (`mypkg.hooks:make`, a factory
+    `(method, ctx) -> EnvPlugin`; see docs/extending.md), plugged in after the built-in ones."""
 
     name: str = "dci"
     todo: bool = False
     self_refine: bool = False
     tab: TabConfig | None = None
+    plugins: list[str] = field(default_factory=list)
     texts: dict[str, str] = field(default_factory=dict)
 
 

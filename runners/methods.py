@@ -106,7 +106,7 @@ def _tab(method: MethodConfig, ctx: PluginContext) -> EnvPlugin:
 def plugin_kinds(method: MethodConfig) -> list[str]:
     """The plugin kinds a method's switches turn on, in the order they plug in."""
     switches = {"todo": method.todo, "self_refine": method.self_refine, "tab": method.tab is not None}
-    return [kind for kind, on in switches.items() if on]
+    return [kind for kind, on in switches.items() if on] + list(method.plugins)
 
 
 def build_plugins(method: MethodConfig, root: Path, output: str, context_level: int = 0) -> list[EnvPlugin]:

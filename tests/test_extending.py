@@ -84,6 +84,13 @@ PLUGIN = {
                 return None
     ''',
     "myplug/broken.py": "import a_module_that_does_not_exist_anywhere\n",
+    "myplug/hooks.py": '''
+        from runners.methods import PromptBlock
+
+        def make(method, ctx):
+            """A new kind of hook: a reminder in the system prompt."""
+            return PromptBlock("reminder", "Re-read words.txt before you finish (myplug).")
+    ''',
 }
 
 
@@ -143,6 +150,7 @@ def test_plugin_judge_by_dotted_path_scores_a_builtin_benchmark(plugin: Path, tm
         ("judge.name=myplug.nothere:X", "cannot import 'myplug.nothere'"),
         ("model.kind=myplug.model:Nope", "module 'myplug.model' has no attribute 'Nope'"),
         ("storage.kind=nope", "unknown storage kind 'nope'; valid storage kinds: local, s3"),
+        ("method.plugins=[nope]", "unknown method plugin kind 'nope'"),
     ],
 )
 def test_unknown_name_fails_before_the_job_listing_the_names(plugin: Path, tmp_path: Path, override: str, listed: str) -> None:
@@ -207,3 +215,15 @@ def test_registries_import_nothing_heavy() -> None:
     r = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == ""
+
+
+def test_plugin_hook_by_dotted_path_plugs_into_a_method(plugin: Path, tmp_path: Path) -> None:
+    """A new kind of hook from outside: `method.plugins=[pkg.module:factory]` on an existing method."""
+    r = _job(plugin, "benchmark.name=myplug.bench", f"benchmark.path={tmp_path / 'b'}", "task=word", "method=dci",
+             "method.plugins=[myplug.hooks:make]", "model=scripted", "model.kind=myplug.model.EchoModel",
+             "model.name=echo", f"out={tmp_path / 'o'}")  # fmt: skip
+    assert r.returncode == 0, r.stderr[-3000:]
+    job = Path(r.stdout.strip().splitlines()[-1])
+    system = next(json.loads(line) for line in (job / "trajectory.jsonl").read_text().splitlines() if '"system"' in line)
+    assert "Re-read words.txt before you finish (myplug)." in system["content"]
+    assert read_json(job / "job.json")["config"]["method"]["plugins"] == ["myplug.hooks:make"]
