@@ -15,8 +15,8 @@ from typing import Any
 
 from eval.metrics import aggregate, counts
 from runners.record import SCORES, read_json, read_result
+from tab.config import SWITCHES as TAB_SWITCHES
 
-TAB_SWITCHES = ("capture", "review", "evidence_check", "finish_check")
 RESULT_COLUMNS = ("stop_reason", "turns", "tokens_in", "tokens_out", "cost", "wall_s", "chars_read", "attempt", "errored")
 ITEM_TABLES = {"rubric": "rubrics", "checkpoint": "checkpoints", "answer": "questions"}
 Table = tuple[list[str], list[list[Any]]]

@@ -6,6 +6,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+# The ablation switches, in Table 4's order: every reader of tab settings (the record, Table 4, the
+# tracker's config keys) iterates this tuple, so a new switch is added here and in TabConfig only.
+SWITCHES = ("capture", "review", "evidence_check", "finish_check")
+
 
 @dataclass
 class TabConfig:
@@ -61,10 +65,5 @@ class TabConfig:
         return cls(**given)
 
     def settings(self) -> dict[str, bool]:
-        """The four switches, as the record stores them."""
-        return {
-            "capture": self.capture,
-            "review": self.review,
-            "evidence_check": self.evidence_check,
-            "finish_check": self.finish_check,
-        }
+        """The switches, as the record stores them."""
+        return {name: bool(getattr(self, name)) for name in SWITCHES}

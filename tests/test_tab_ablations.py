@@ -152,3 +152,16 @@ def test_config_from_a_mapping_and_bad_keys() -> None:
         TabConfig.coerce({"reveiw": False})
     with pytest.raises(ValueError, match="positive integer"):
         TabConfig(review_lines=0)
+
+
+def test_every_reader_of_the_switches_uses_the_one_list() -> None:
+    """A new switch is added in tab/config.py only; Table 4, the report loader and the W&B cell keys follow it."""
+    import dataclasses
+
+    from eval.report import load, table4
+    from runners import tracking_cells
+    from tab.config import SWITCHES, TabConfig
+
+    assert list(TabConfig().settings()) == list(SWITCHES)
+    assert SWITCHES == tuple(f.name for f in dataclasses.fields(TabConfig) if f.type in (bool, "bool"))
+    assert table4.SWITCHES is load.TAB_SWITCHES is tracking_cells.TAB_SWITCHES is SWITCHES

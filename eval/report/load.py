@@ -14,11 +14,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from tab.config import SWITCHES as TAB_SWITCHES
+
 log = logging.getLogger(__name__)
 
 # The order methods appear in tables (others follow alphabetically).
 METHOD_ORDER = ("dci", "todo", "self_refine", "self_tracking", "runningtab")
-TAB_SWITCHES = ("capture", "review", "evidence_check", "finish_check")
 
 
 def _read(path: Path) -> Any:

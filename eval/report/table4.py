@@ -16,9 +16,9 @@ from eval.report.load import Job, Sweep, method_key
 from eval.report.section import Section, Skip, Table, fmt, p_text, pct, signed
 from eval.report.stats import metric_names, over_seeds
 from eval.report.table1 import cells, errored_cells, record_notes
+from tab.config import SWITCHES
 
 FULL, REFERENCE = "runningtab", "dci"
-SWITCHES = ("capture", "review", "evidence_check", "finish_check")
 
 
 def _paired_text(p: paired.Paired | None) -> str:
@@ -45,7 +45,7 @@ def build(sweep: Sweep, out: Path) -> Section:
         full, full_jobs = stats.get(FULL, {}), groups.get((b, mo, FULL), [])
         for me in keep:
             jobs, settings = groups.get((b, mo, me), []), pool[(b, mo, me)][0].tab_settings
-            switches = ["on" if settings[k] else "off" for k in SWITCHES] if settings else ["—"] * 4
+            switches = ["on" if settings[k] else "off" for k in SWITCHES] if settings else ["—"] * len(SWITCHES)
             n_err = len(errored.get((b, mo, me), []))
             row: list = [b, mo, me, *switches, len({j.seed for j in jobs}), n_err]
             cells_ = [b, mo, me, *switches, str(row[7]), str(n_err)]
