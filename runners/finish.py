@@ -38,6 +38,7 @@ def finish_job(outcome: Outcome, sweep_dir: Path, uploader: Uploader, tracker: T
         "wall_s": round(outcome.wall_s, 3),
         "stop_reason": (outcome.result or {}).get("stop_reason"),
         "error": outcome.error,
+        "node": outcome.node,
     }
     if result is None:
         log_entry(ledger, entry)

@@ -3,7 +3,8 @@
 On a multi-node cluster an agent on one node talks to a vLLM server on another, so the server must
 listen on every interface and advertise its node's address: `ClusterModelServer` does that on top
 of `ModelServer`. `start_replicas` places the replicas as Ray actors (spread over the nodes, each
-holding its GPUs) and starts them in parallel. `ReplicaPool` gives each new job the least busy
+holding its GPUs and the custom resources `model.server.resources` asks for, so a replica runs only
+on a node started with them) and starts them in parallel. `ReplicaPool` gives each new job the least busy
 replica and keeps it for the whole job, so one conversation's growing prefix stays in one server's
 KV cache (round-robin per request would recompute it on every replica).
 """
@@ -41,6 +42,10 @@ class ClusterModelServer(ModelServer):
         """The server process (for diagnostics and tests)."""
         return self.proc.pid if self.proc else None
 
+    def node_id(self) -> str:
+        """The Ray node this server runs on (where its resources put it)."""
+        return ray.get_runtime_context().get_node_id()
+
 
 @dataclass
 class Replica:
@@ -58,22 +63,18 @@ def start_replicas(cfg: ModelConfig, count: int, server_gpus: float, public: boo
 
     `public`: bind all interfaces and advertise the node IP (a multi-node cluster); otherwise
     127.0.0.1 as in a local sweep. Fails at once, not after a scheduling hang, when the cluster
-    lacks the GPUs; stops the others when one fails to start.
+    lacks the GPUs or custom resources, or no single node holds what one replica needs; stops the
+    others when one fails to start.
     """
     if count < 1:
         raise ServerError(f"model {cfg.name!r}: model.server.replicas must be >= 1, got {count}")
     gpus = replica_gpus(cfg, server_gpus)
-    have = ray.cluster_resources().get("GPU", 0.0)
-    if gpus and count * gpus > have:
-        raise ServerError(
-            f"model {cfg.name!r} needs {count} replica(s) × {gpus:g} GPU(s), but the Ray cluster has {have:g} GPU(s): "
-            "request more GPUs (cluster.slurm.gpus_per_node, cluster.slurm.nodes) or lower model.server.replicas "
-            "or model.server.tensor_parallel_size"
-        )
+    _check_placeable(cfg, count, gpus)
     cls = ray.remote(ClusterModelServer if public else ModelServer)
     options = {
         "num_cpus": 1 if cfg.kind == "llamacpp" else 0.1,
         "num_gpus": gpus,
+        "resources": dict(cfg.server.resources),
         "max_restarts": 0,
         "scheduling_strategy": "SPREAD" if count > 1 else "DEFAULT",
     }
@@ -86,6 +87,30 @@ def start_replicas(cfg: ModelConfig, count: int, server_gpus: float, public: boo
     replicas = [Replica(a, u) for a, u in zip(actors, urls, strict=True)]
     log.info("model %s: %d replica(s) at %s", cfg.name, count, ", ".join(urls))
     return replicas
+
+
+def _check_placeable(cfg: ModelConfig, count: int, gpus: float) -> None:
+    """Ray would keep an actor it cannot place pending forever: check the cluster's shape first."""
+    need = {k: v for k, v in {"GPU": gpus, **cfg.server.resources}.items() if v > 0}
+    total = ray.cluster_resources()
+    for name, amount in need.items():
+        have = total.get(name, 0.0)
+        if count * amount <= have:
+            continue
+        if name == "GPU":
+            raise ServerError(
+                f"model {cfg.name!r} needs {count} replica(s) × {amount:g} GPU(s), but the Ray cluster has {have:g} GPU(s): "
+                "request more GPUs (cluster.slurm.gpus_per_node, cluster.slurm.nodes) or lower model.server.replicas "
+                "or model.server.tensor_parallel_size"
+            )
+        raise ServerError(
+            f"model {cfg.name!r} needs {count} replica(s) × {amount:g} {name!r}, but the Ray cluster has {have:g}: "
+            f"start nodes with `ray start --resources='{{\"{name}\": N}}'` or lower model.server.replicas"
+        )
+    nodes = [n["Resources"] for n in ray.nodes() if n["Alive"]]
+    if need and not any(all(r.get(k, 0.0) >= v for k, v in need.items()) for r in nodes):
+        want = ", ".join(f"{v:g} GPU(s)" if k == "GPU" else f"{v:g} {k!r}" for k, v in need.items())
+        raise ServerError(f"model {cfg.name!r}: no node of the Ray cluster has {want} for one replica")
 
 
 def stop_replicas(replicas: Sequence[Replica], timeout_s: float = 60.0) -> None:

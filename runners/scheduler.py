@@ -3,7 +3,9 @@
 Each job runs in an actor of its own while it runs (actors are reused for later jobs), so a job that
 crashes its process or overruns its limit is isolated and can be killed without touching the
 others. Infrastructure failures (the actor died, its node was lost) are retried; a job's own
-failure is already in its record and is never retried.
+failure is already in its record and is never retried. On a multi-node cluster a node that dies
+takes its actors with it: their jobs count as lost and run again on the nodes left; each outcome
+says which node ran it.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ class Outcome:
     result: dict[str, Any] | None = None
     scores: dict[str, Any] | None = None
     error: str | None = None
+    node: str | None = None  # the Ray node id of its last attempt's actor (None: it never came up)
 
 
 @dataclass
@@ -47,10 +50,15 @@ class _Running:
     attempt: int
     url: str | None = None
     ready: bool = True
+    node: str | None = None
 
 
 class JobActor:
     """The plain class each job actor hosts (Ray is applied by the scheduler)."""
+
+    def node(self) -> str:
+        """The Ray node this actor lives on; the scheduler's first call, so also its readiness probe."""
+        return ray.get_runtime_context().get_node_id()
 
     def run(self, spec: JobSpec, job_dir: str, model_url: str | None) -> dict[str, Any]:
         from runners.run import run_and_score
@@ -79,24 +87,33 @@ def run_all(
     pending = list(reversed(specs))
     attempts: dict[str, int] = {}
     running: dict[Any, _Running] = {}
-    idle: list[Any] = []
+    idle: list[tuple[Any, str | None]] = []  # (actor, its node)
     outcomes: list[Outcome] = []
 
     def launch(spec: JobSpec) -> None:
         attempts[spec.job_id] = attempts.get(spec.job_id, 0) + 1
         if idle:
-            job = _Running(spec, idle.pop(), time.monotonic(), attempts[spec.job_id])
+            actor, node = idle.pop()
+            job = _Running(spec, actor, time.monotonic(), attempts[spec.job_id], node=node)
             submit(job)
         else:  # the job's clock starts once its new actor is up, not while a worker process starts
             actor = remote.remote()
             job = _Running(spec, actor, time.monotonic(), attempts[spec.job_id], ready=False)
-            running[actor.__ray_ready__.remote()] = job
+            running[actor.node.remote()] = job
         on_start(spec)
 
     def submit(job: _Running) -> None:
         job.url = pool.acquire(job.spec.cfg.model.id)
         job.ready, job.started = True, time.monotonic()
         running[job.actor.run.remote(job.spec, str(sweep_dir / job.spec.job_id), job.url)] = job
+
+    def free_idle() -> None:
+        """Stop an idle actor for each job still waiting for its new one once nothing is left to hand
+        out. With more jobs in flight than the cluster has slots (a small cluster, or after losing a
+        node) Ray cannot place the new actors while idle ones hold the resources they wait for."""
+        waiting = 0 if pending else sum(not job.ready for job in running.values())
+        for _ in range(min(waiting, len(idle))):
+            ray.kill(idle.pop()[0])
 
     def finish(outcome: Outcome) -> None:
         outcomes.append(outcome)
@@ -106,16 +123,18 @@ def run_all(
         while pending or running:
             while pending and len(running) < cluster.max_in_flight:
                 launch(pending.pop())
+            free_idle()
             ready, _ = ray.wait(list(running), num_returns=1, timeout=1.0)
             for ref in ready:
                 job = running.pop(ref)
-                if not job.ready and _alive(ref):
+                if not job.ready and (node := _node(ref)):
+                    job.node = node
                     submit(job)
                     continue
                 pool.release(job.spec.cfg.model.id, job.url)
                 outcome, alive = _collect(ref, job, cluster)
                 if alive:
-                    idle.append(job.actor)
+                    idle.append((job.actor, job.node))
                 else:
                     ray.kill(job.actor)
                 if outcome is None:  # infrastructure failure: a new actor tries again
@@ -130,18 +149,17 @@ def run_all(
                     ray.kill(job.actor)
                     finish(_timed_out(job, sweep_dir, limit))
     finally:
-        for actor in [*idle, *(job.actor for job in running.values())]:
+        for actor in [*(a for a, _ in idle), *(job.actor for job in running.values())]:
             ray.kill(actor)
     return outcomes
 
 
-def _alive(ready_ref: Any) -> bool:
-    """Whether an actor came up; a failed start is collected like a death (and retried)."""
+def _node(ready_ref: Any) -> str | None:
+    """The node of an actor that came up (None: its start failed, collected like a death and retried)."""
     try:
-        ray.get(ready_ref, timeout=0)
-        return True
+        return ray.get(ready_ref, timeout=0)
     except RayError:
-        return False
+        return None
 
 
 def _collect(ref: Any, job: _Running, cluster: ClusterConfig) -> tuple[Outcome | None, bool]:
@@ -151,15 +169,16 @@ def _collect(ref: Any, job: _Running, cluster: ClusterConfig) -> tuple[Outcome |
         out = ray.get(ref, timeout=0)
     except (RayActorError, GetTimeoutError) as e:
         if job.attempt <= cluster.retries:
-            log.warning("job %s: actor lost (%s); retrying (attempt %d)", job.spec.job_id, type(e).__name__, job.attempt + 1)
+            log.warning("job %s: actor on node %s lost (%s); retrying (attempt %d)",
+                        job.spec.job_id, job.node or "(starting)", type(e).__name__, job.attempt + 1)  # fmt: skip
             return None, False
-        return Outcome(job.spec, "failed", job.attempt, wall, error=f"actor died: {e}"[:2000]), False
+        return Outcome(job.spec, "failed", job.attempt, wall, error=f"actor died: {e}"[:2000], node=job.node), False
     except RayError as e:  # the job raised outside its own record keeping; its actor is fine
-        return Outcome(job.spec, "failed", job.attempt, wall, error=str(e)[:2000]), True
-    result = out["result"]
+        return Outcome(job.spec, "failed", job.attempt, wall, error=str(e)[:2000], node=job.node), True
+    result, scores = out["result"], out.get("scores")
     if result.get("errored"):  # recorded, but not a result: counted apart and retried on resume
-        return Outcome(job.spec, "error", job.attempt, wall, result=result, scores=out.get("scores"), error=result.get("error")), True
-    return Outcome(job.spec, "ok", job.attempt, wall, result=result, scores=out.get("scores")), True
+        return Outcome(job.spec, "error", job.attempt, wall, result, scores, result.get("error"), job.node), True
+    return Outcome(job.spec, "ok", job.attempt, wall, result=result, scores=scores, node=job.node), True
 
 
 def _limit(spec: JobSpec, cluster: ClusterConfig) -> float:
@@ -182,4 +201,4 @@ def _timed_out(job: _Running, sweep_dir: Path, limit: float) -> Outcome:
     job_dir = sweep_dir / job.spec.job_id
     if job_dir.is_dir():
         write_json(job_dir / RESULT, result)
-    return Outcome(job.spec, "timeout", job.attempt, result["wall_s"], result=result, error=result["error"])
+    return Outcome(job.spec, "timeout", job.attempt, result["wall_s"], result=result, error=result["error"], node=job.node)

@@ -15,6 +15,8 @@ class ServerConfig:
     `model_path`: a HF id or local dir for vLLM, a .gguf file for llama.cpp (null = the embedded
     SmolLM2). `port` 0 picks a free port. `gpus` sets CUDA_VISIBLE_DEVICES (empty = inherit, as
     under Ray, which sets it per actor). `log_path` null = a file in the system temp dir.
+    `resources`: custom Ray resources each replica holds (`{model_host: 1}` puts replicas only on
+    nodes started with `ray start --resources='{"model_host": N}'`).
     """
 
     model_path: str | None = None
@@ -30,6 +32,7 @@ class ServerConfig:
     log_path: str | None = None
     extra_args: list[str] = field(default_factory=list)
     replicas: int = 1
+    resources: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
