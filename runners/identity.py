@@ -33,6 +33,11 @@ _file_digests: dict[tuple[str, int, int, int], str] = {}
 
 def identity(cfg: RootConfig, task: Task) -> dict[str, Any]:
     """What a job's id hashes: the agent-relevant config and the task's content."""
+    return {"config": config_identity(cfg), "task": task_digest(task)}
+
+
+def config_identity(cfg: RootConfig) -> dict[str, Any]:
+    """The config part of the identity: the same for every task of a grid cell."""
     d = job_record_config(cfg)
     d.pop("judge")
     d["benchmark"] = {"name": cfg.benchmark.name}  # where and which tasks: the task digest covers content
@@ -43,7 +48,7 @@ def identity(cfg: RootConfig, task: Task) -> dict[str, Any]:
         d["model"]["server"].pop(k)
     if cfg.model.script:
         d["model"]["script"] = _script_digest(cfg.model.script)
-    return {"config": d, "task": task_digest(task)}
+    return d
 
 
 def identity_digest(cfg: RootConfig, task: Task) -> str:
@@ -51,10 +56,39 @@ def identity_digest(cfg: RootConfig, task: Task) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
-def task_digest(task: Task) -> str:
-    """A hash of the task's record (prompt, answer, rubrics, …) and of its workspace and staged files."""
+class CellDigest:
+    """`identity_digest` for many tasks of one cell: the config part is serialized and hashed once.
+
+    The bytes hashed are exactly `json.dumps(identity(cfg, task), sort_keys=True, default=str)`:
+    its keys sort as "config" < "task", so the blob is a fixed prefix plus the task's digest."""
+
+    def __init__(self, cfg: RootConfig) -> None:
+        config = json.dumps(config_identity(cfg), sort_keys=True, default=str)
+        self._prefix = hashlib.sha256(f'{{"config": {config}, "task": '.encode())
+
+    def __call__(self, task_digest: str) -> str:
+        h = self._prefix.copy()
+        h.update(f"{json.dumps(task_digest)}}}".encode())
+        return h.hexdigest()
+
+
+def task_digests(tasks: list[Task]) -> dict[str, str]:
+    """`task_digest` of each task by id, walking each distinct workspace once (tasks share them)."""
+    manifests: dict[Path, list[tuple[str, int, str]]] = {}
+    out = {}
+    for t in tasks:
+        root = Path(t.workspace)
+        if root not in manifests:
+            manifests[root] = workspace_manifest(root)
+        out[t.id] = task_digest(t, manifests[root])
+    return out
+
+
+def task_digest(task: Task, manifest: list[tuple[str, int, str]] | None = None) -> str:
+    """A hash of the task's record (prompt, answer, rubrics, …) and of its workspace and staged files;
+    `manifest`: the workspace's, when the caller already has it."""
     record = {f.name: getattr(task, f.name) for f in dataclasses.fields(task) if f.name not in ("workspace", "stage")}
-    record["workspace"] = workspace_manifest(task.workspace)
+    record["workspace"] = workspace_manifest(task.workspace) if manifest is None else manifest
     record["stage"] = {dest: _file_digest(Path(src)) for dest, src in sorted(task.stage.items())}
     blob = json.dumps(record, sort_keys=True, default=_plain)
     return hashlib.sha256(blob.encode()).hexdigest()
