@@ -35,16 +35,18 @@ class Progress:
         self.running: dict[str, int] = defaultdict(int)
         self.errors: list[tuple[str, str]] = []
         self.unsandboxed = 0
+        self.finished = 0  # a count, so the redraw thread never iterates a dict being written
         self.walls: list[float] = []
         self.skipped = skipped
         self.t0 = time.monotonic()
-        self.live = Live(self.table(), console=self.console, refresh_per_second=2) if self.console.is_terminal else None
+        # the table is built when Live redraws (twice a second), not on every start and finish
+        self.live = Live(console=self.console, refresh_per_second=2, get_renderable=self.table) if self.console.is_terminal else None
 
     def __enter__(self) -> Progress:
         if self.live:
             self.live.__enter__()
         else:
-            self.console.print(f"sweep: {sum(self.total.values())} jobs to run, {self.skipped} already complete")
+            self.console.print(f"sweep: {self.n_jobs} jobs to run, {self.skipped} already complete")
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -54,12 +56,12 @@ class Progress:
 
     def start(self, spec: JobSpec) -> None:
         self.running[spec.cfg.method.name] += 1
-        self._refresh()
 
     def finish(self, o: Outcome) -> None:
         m = o.spec.cfg.method.name
         self.running[m] -= 1
         {"ok": self.done, "error": self.errored}.get(o.status, self.failed)[m] += 1
+        self.finished += 1
         if o.status != "ok":
             self.errors.append((o.spec.job_id, f"{o.status}: {o.error or (o.result or {}).get('stop_reason')}"))
         sandbox = (o.result or {}).get("sandbox")
@@ -68,8 +70,12 @@ class Progress:
         if not self.live:
             reason = (o.result or {}).get("stop_reason", o.error)
             mark = " UNSANDBOXED" if sandbox == "none" else ""
-            self.console.print(f"[{self._finished()}/{sum(self.total.values())}] {o.status:7} {o.spec.job_id} ({reason}, {o.wall_s:.1f} s){mark}")
-        self._refresh()
+            line = f"[{self._finished()}/{self.n_jobs}] {o.status:7} {o.spec.job_id} ({reason}, {o.wall_s:.1f} s){mark}"
+            self.console.print(line, markup=False, highlight=False, soft_wrap=True)  # one log line, never wrapped
+
+    @property
+    def n_jobs(self) -> int:
+        return sum(self.total.values())
 
     def print_errors(self) -> None:
         """The first errors' messages, so that a sweep of errored jobs does not end looking fine."""
@@ -80,13 +86,13 @@ class Progress:
             self.console.print(f"  {job_id}: {msg[:500]}", markup=False, highlight=False)
 
     def _finished(self) -> int:
-        return sum(self.done.values()) + sum(self.errored.values()) + sum(self.failed.values())
+        return self.finished
 
     def eta_s(self) -> float | None:
         finished = self._finished()
         if not finished:
             return None
-        left = sum(self.total.values()) - finished
+        left = self.n_jobs - finished
         rate = finished / (time.monotonic() - self.t0)
         return left / rate if rate else None
 
@@ -94,9 +100,10 @@ class Progress:
         t = Table(title="sweep progress")
         for c in ("method", "done", "errored", "running", "failed", "remaining"):
             t.add_column(c)
-        for m, total in self.total.items():
-            left = total - self.done[m] - self.errored[m] - self.failed[m] - self.running[m]
-            t.add_row(m, str(self.done[m]), str(self.errored[m]), str(self.running[m]), str(self.failed[m]), str(left))
+        for m, total in self.total.items():  # .get: the redraw thread must not insert keys
+            done, errored, failed, running = (c.get(m, 0) for c in (self.done, self.errored, self.failed, self.running))
+            left = total - done - errored - failed - running
+            t.add_row(m, str(done), str(errored), str(running), str(failed), str(left))
         eta = self.eta_s()
         notes = [f"{self.skipped} already complete"]
         if self.unsandboxed:
@@ -105,7 +112,3 @@ class Progress:
             notes.append(f"ETA {eta:.0f} s")
         t.caption = " · ".join(notes)
         return t
-
-    def _refresh(self) -> None:
-        if self.live:
-            self.live.update(self.table())

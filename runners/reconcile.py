@@ -14,8 +14,8 @@ from pathlib import Path
 
 from runners.finish import log_entry, record_fields, track
 from runners.grid import JobSpec
-from runners.ledger import Ledger
-from runners.record import read_result
+from runners.ledger import RECORD_STATUSES, Ledger
+from runners.record import ledger_vouches, read_result
 from runners.tracking import Tracker
 from runners.uploads import Uploader
 
@@ -28,10 +28,14 @@ def reconcile(
     """Log, track and upload what each complete job lacks; `stored` None: the bucket is unknown
     (unreachable), so uploads wait for a later run. Returns how many jobs needed each."""
     logged = _ledger_records(ledger)
+    latest = ledger.records()
     tracked = tracker.logged()
     counts = {"ledger": 0, "tracker": 0, "bucket": 0}
     for spec in complete:
         job_dir = sweep_dir / spec.job_id
+        upload = uploader.storage.remote and stored is not None and spec.job_id not in stored
+        if not upload and (tracked is None or spec.job_id in tracked) and ledger_vouches(job_dir, latest.get(spec.job_id)):
+            continue  # logged, tracked and stored: the record need not be read (a 20,000-job resume reads none)
         result = read_result(job_dir)
         if result is None:  # complete in the bucket only: nothing here to reconcile
             continue
@@ -40,7 +44,6 @@ def reconcile(
         if not (spec.job_id in tracked if tracked is not None else in_ledger):
             track(job_dir, tracker, None)
             counts["tracker"] += 1
-        upload = uploader.storage.remote and stored is not None and spec.job_id not in stored
         if in_ledger and not upload:
             continue
         counts["ledger"] += not in_ledger
@@ -57,7 +60,7 @@ def reconcile(
 def _ledger_records(ledger: Ledger) -> set[tuple[str, int]]:
     """(job id, record attempt) of every record the ledger logged."""
     out: set[tuple[str, int]] = set()
-    for e in ledger.entries():
-        if e.get("status") in ("ok", "error", "timeout"):
+    for e in ledger.iter_entries():
+        if e.get("status") in RECORD_STATUSES:
             out.add((e["job_id"], int(e.get("record_attempt") or 1)))
     return out

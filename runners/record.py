@@ -16,9 +16,12 @@ import tempfile
 from pathlib import Path
 from typing import Any, TextIO
 
+from runners.ledger import Logged
+
 RESULT = "result.json"
 SCORES = "scores.json"
 ERROR_STOPS = ("env_error", "model_error")
+VOUCHED = ("ok", "timeout")  # ledger statuses of records that are results: never rewritten by a rerun
 
 
 def write_json(path: Path, obj: Any) -> None:
@@ -63,13 +66,36 @@ def retries_left(result: dict[str, Any], error_retries: int) -> bool:
     return errored(result) and attempt(result) <= error_retries
 
 
-def is_complete(job_dir: Path, scored: bool, error_retries: int) -> bool:
+def is_complete(job_dir: Path, scored: bool, error_retries: int, logged: Logged | None = None) -> bool:
     """A record is complete once its result (and, when a judge is configured, its scores) exist,
-    unless it errored and has retries left."""
-    result = read_result(job_dir)
-    if result is None or retries_left(result, error_retries):
+    unless it errored and has retries left.
+
+    `logged`: the job's last record line in the ledger. When it vouches for the record (see
+    `ledger_vouches`), result.json is only stat'ed, not read: a resume of 20,000 jobs opens none."""
+    vouched = ledger_vouches(job_dir, logged)
+    if vouched is None:
+        result = read_result(job_dir)
+        if result is None or retries_left(result, error_retries):
+            return False
+    elif not vouched:
         return False
-    return not scored or (job_dir / SCORES).is_file()
+    return not scored or os.path.isfile(os.path.join(job_dir, SCORES))
+
+
+def ledger_vouches(job_dir: Path, logged: Logged | None) -> bool | None:
+    """Whether the ledger line `logged` settles that `job_dir` holds a finished, non-errored record
+    without reading it: True when the line logged a result that is never rerun (`ok`, `timeout`)
+    and result.json exists, written no later than the line (the record is the one it logged);
+    False when result.json is gone (removed after the line: not complete); None when the line
+    cannot tell — none, an errored record (its retries are read from the record itself), no time,
+    or a result.json newer than the line (an actor finished after a killed driver's line)."""
+    if logged is None or logged.status not in VOUCHED or logged.time is None:
+        return None
+    try:
+        st = os.stat(os.path.join(job_dir, RESULT))
+    except OSError:
+        return False
+    return True if st.st_mtime <= logged.time else None
 
 
 def fresh_job_dir(job_dir: Path) -> list[dict[str, Any]]:

@@ -18,8 +18,8 @@ from runners.record import SCORES, read_json, read_result, retries_left
 log = logging.getLogger(__name__)
 
 
-def stale(spec: JobSpec, job_dir: Path) -> bool:
-    """Whether a finished record needs scoring by this sweep's judge."""
+def stale(spec: JobSpec, job_dir: Path, key: str | None = None) -> bool:
+    """Whether a finished record needs scoring by this sweep's judge (`key`: its judge_key, if known)."""
     if spec.cfg.judge.name == "none":
         return False
     result = read_result(job_dir)
@@ -30,7 +30,7 @@ def stale(spec: JobSpec, job_dir: Path) -> bool:
     except (OSError, ValueError):
         return True
     if "judge_key" in scores:
-        return scores["judge_key"] != judge_key(spec.cfg.judge)
+        return scores["judge_key"] != (key or judge_key(spec.cfg.judge))
     # records scored before judge_key existed: only a different judge name is known to differ
     return spec.cfg.judge.name != "auto" and scores.get("judge") != spec.cfg.judge.name
 
@@ -39,9 +39,11 @@ def rescore(specs: Iterable[JobSpec], sweep_dir: Path) -> list[JobSpec]:
     """Score every finished record of `specs` whose scores are stale; returns those re-scored.
     A record the judge fails on keeps its old scores (logged), so nothing written is lost."""
     done: list[JobSpec] = []
+    keys: dict[int, str] = {}  # judge_key once per judge config (a cell's jobs share one), not per job
     for spec in specs:
         job_dir = sweep_dir / spec.job_id
-        if not stale(spec, job_dir):
+        key = keys.get(id(spec.cfg.judge)) or keys.setdefault(id(spec.cfg.judge), judge_key(spec.cfg.judge))
+        if not stale(spec, job_dir, key):
             continue
         try:
             score_job(job_dir, spec.cfg.judge)

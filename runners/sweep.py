@@ -95,7 +95,8 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
     scored = {s.job_id: s.cfg.judge.name != "none" for s in specs}
     stored = _stored(storage, name, any(scored.values()))
     rescored = rescore(specs, sdir)  # a new judge re-scores finished records, it does not re-run them
-    local = {s.job_id for s in specs if is_complete(sdir / s.job_id, scored[s.job_id], s.cfg.cluster.error_retries)}
+    logged = Ledger(sdir).records()  # read once: a record it vouches for is stat'ed, not read
+    local = {s.job_id for s in specs if is_complete(sdir / s.job_id, scored[s.job_id], s.cfg.cluster.error_retries, logged.get(s.job_id))}
     todo = [s for s in specs if s.job_id not in local and s.job_id not in (stored or set())]
     skipped = len(specs) - len(todo)
     ledger = Ledger(sdir)

@@ -1,13 +1,17 @@
 """Reading a sweep's job records (the source of truth) into plain objects the analyses share.
 
 A job directory is a subdirectory of the sweep that holds `job.json`. Everything else is read
-lazily, so an analysis that needs only scores never parses trajectories.
+lazily, so an analysis that needs only scores never parses trajectories. At 20,000 jobs the
+loader holds only what every analysis needs (ids, axes, result, scores); identical configs (all
+the tasks of a grid cell) are one shared dict, tabs are kept for the last `TAB_CACHE` jobs read,
+and trajectories and evaluator views are read on each use.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -20,6 +24,7 @@ log = logging.getLogger(__name__)
 
 # The order methods appear in tables (others follow alphabetically).
 METHOD_ORDER = ("dci", "todo", "self_refine", "self_tracking", "runningtab")
+TAB_CACHE = 256  # tabs kept in memory: an analysis reads a job's tab several times in a row
 
 
 def _read(path: Path) -> Any:
@@ -54,9 +59,10 @@ class Job:
     scores: dict[str, Any] | None
     memo: dict[str, Any] = field(default_factory=dict, repr=False)  # derived data analyses share
 
-    @cached_property
+    @property
     def tab(self) -> dict[str, Any] | None:
-        return _optional(self.dir / "tab.json")
+        """From a small cache of recently read tabs (all 20,000 would be hundreds of MB)."""
+        return _TABS.get(self.dir / "tab.json")
 
     @property
     def view(self) -> dict[str, Any]:
@@ -97,11 +103,12 @@ class Job:
     def unsandboxed(self) -> bool:
         return self.sandbox == "none"
 
-    @property
+    @cached_property
     def tab_settings(self) -> dict[str, bool] | None:
         """The tab's four switches (None when the method has no tab)."""
-        if self.tab is not None and "settings" in self.tab:
-            return {k: bool(self.tab["settings"].get(k, True)) for k in TAB_SWITCHES}
+        tab = self.tab
+        if tab is not None and "settings" in tab:
+            return {k: bool(tab["settings"].get(k, True)) for k in TAB_SWITCHES}
         tab_cfg = (self.config.get("method") or {}).get("tab")
         if tab_cfg is None:
             return None
@@ -139,15 +146,16 @@ class Sweep:
     def failed_attempts(self) -> dict[str, str]:
         """Jobs whose latest ledger entry (`jobs.jsonl`) is not ok, with its status and error."""
         path = self.dir / "jobs.jsonl"
-        latest: dict[str, dict[str, Any]] = {}
+        latest: dict[str, tuple[Any, Any]] = {}  # (status, why) only: the ledger is read line by line
         if path.is_file():
-            for line in path.read_text(encoding="utf-8").splitlines():
-                try:
-                    entry = json.loads(line)
-                    latest[str(entry["job_id"])] = entry
-                except (json.JSONDecodeError, KeyError, TypeError):
-                    continue
-        return {j: f"{e.get('status')}: {e.get('error') or e.get('stop_reason')}" for j, e in latest.items() if e.get("status") != "ok"}
+            with open(path, encoding="utf-8") as f:
+                for line in f:
+                    try:
+                        entry = json.loads(line)
+                        latest[str(entry["job_id"])] = (entry.get("status"), entry.get("error") or entry.get("stop_reason"))
+                    except (json.JSONDecodeError, KeyError, TypeError, AttributeError):
+                        continue
+        return {j: f"{status}: {why}" for j, (status, why) in latest.items() if status != "ok"}
 
     def job(self, job_id: str) -> Job:
         for j in self.jobs:
@@ -155,6 +163,39 @@ class Sweep:
                 return j
         known = ", ".join(j.job_id for j in self.jobs[:10])
         raise KeyError(f"no job {job_id!r} in {self.dir}; some of its jobs: {known}")
+
+
+def _shared(configs: dict[str, dict[str, Any]], config: dict[str, Any]) -> dict[str, Any]:
+    """The one dict of every job with this config (read-only: analyses only read it)."""
+    key = json.dumps(config, default=str)
+    return configs.setdefault(key, dict(config))
+
+
+class _TabCache:
+    """The last `TAB_CACHE` tabs read, by path; a tab rewritten since (re-scoring) is read again."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._tabs: OrderedDict[Path, tuple[tuple[int, int] | None, Any]] = OrderedDict()
+
+    def get(self, path: Path) -> dict[str, Any] | None:
+        try:
+            st = path.stat()
+            stamp: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            stamp = None
+        hit = self._tabs.get(path)
+        if hit is not None and hit[0] == stamp:
+            self._tabs.move_to_end(path)
+            return hit[1]
+        tab = _optional(path) if stamp is not None else None
+        self._tabs[path] = (stamp, tab)
+        while len(self._tabs) > self.size:
+            self._tabs.popitem(last=False)
+        return tab
+
+
+_TABS = _TabCache(TAB_CACHE)
 
 
 def header_notes(sweep: Sweep) -> list[str]:
@@ -187,6 +228,7 @@ def load_sweep(sweep_dir: Path) -> Sweep:
     if not sweep_dir.is_dir():
         raise FileNotFoundError(f"sweep directory {sweep_dir} does not exist (give outputs/<sweep>)")
     jobs, broken = [], []
+    configs: dict[str, dict[str, Any]] = {}  # one dict per distinct config, shared by its jobs
     for d in sorted(p for p in sweep_dir.iterdir() if (p / "job.json").is_file()):
         meta = _optional(d / "job.json")
         try:
@@ -199,7 +241,7 @@ def load_sweep(sweep_dir: Path) -> Sweep:
                     method=str(meta["method"]),
                     model=str(meta["model"]),
                     seed=int(meta["seed"]),
-                    config=dict(meta.get("config") or {}),
+                    config=_shared(configs, meta.get("config") or {}),
                     result=_optional(d / "result.json"),
                     scores=_optional(d / "scores.json"),
                 )
