@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from envs.context import manage_context
+from envs.context import ContextView
 from envs.protocol import Environment
 from runners.config import AgentConfig
 from runners.messages import ContextLengthError, Model, ModelError
@@ -48,6 +48,7 @@ def run_episode(
     start = clock()
     res = EpisodeResult()
     tools = env.tools()
+    model_view = ContextView(agent.context_level, project=_model_fields)
 
     def add(msg: dict[str, Any], turn: int) -> None:
         msg = {**msg, "turn": turn, "time": time.time()}
@@ -67,7 +68,7 @@ def run_episode(
             break
         turn += 1
         try:
-            reply = model.complete(_model_view(res.messages, agent.context_level), tools)
+            reply = model.complete(model_view(res.messages), tools)
         except ContextLengthError as e:
             res.stop_reason, res.error = "context_length", str(e)
             break
@@ -134,7 +135,9 @@ def _run_tools(env, calls, turn, res, add, agent, clock, start) -> bool:
     return True
 
 
-def _model_view(messages: list[dict[str, Any]], level: int) -> list[dict[str, Any]]:
-    """What the model is sent: context-managed, with our bookkeeping fields dropped."""
-    keep = ("role", "content", "tool_calls", "tool_call_id", "extra")
-    return [{k: m[k] for k in keep if k in m} for m in manage_context(messages, level)]
+_MODEL_FIELDS = ("role", "content", "tool_calls", "tool_call_id", "extra")
+
+
+def _model_fields(message: dict[str, Any]) -> dict[str, Any]:
+    """What the model is sent of a (context-managed) message: our bookkeeping fields dropped."""
+    return {k: message[k] for k in _MODEL_FIELDS if k in message}

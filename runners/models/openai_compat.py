@@ -4,14 +4,22 @@ Plain httpx, so that retries are ours alone: exponential backoff with jitter on 
 and connection errors, honouring Retry-After; never on a context-length error. The API key is read
 from the environment at call time, sent only in the Authorization header, and scrubbed from any
 error text; it is never stored on the object.
+
+Per call, only what is new is encoded: each message's JSON is kept while the message object stays
+in the list (the loop's context view keeps unchanged messages the same objects), the tools' JSON
+while the list is the same, and the body is assembled from those pieces, byte for byte what
+`json.dumps` of the whole body gives. The TLS context (loading the CA bundle costs ~40 ms of CPU)
+is made once per process and shared by every client.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import logging
 import os
+import ssl
 import time
 from typing import Any
 
@@ -21,9 +29,11 @@ from runners.messages import AssistantMessage, ContextLengthError, ModelError
 from runners.models.config import ModelConfig
 from runners.models.limits import endpoint_slot
 from runners.models.retry import RETRY_STATUS, backoff_s, is_context_length, retry_after_s
-from runners.models.wire import MalformedReply, parse_reply, request_body
+from runners.models.wire import MalformedReply, parse_reply, request_body, wire_messages
 
 log = logging.getLogger(__name__)
+
+_dumps = functools.partial(json.dumps, ensure_ascii=False, separators=(",", ":"), allow_nan=False)  # as httpx's json=
 
 
 class _Retry(Exception):
@@ -64,7 +74,11 @@ class OpenAICompatModel:
         self.name = cfg.name
         self.base_url = url.rstrip("/")
         self._ids = itertools.count(1)
-        self._http = httpx.Client(timeout=httpx.Timeout(cfg.timeout_s, connect=min(cfg.timeout_s, 30.0)))
+        self._http = httpx.Client(
+            timeout=httpx.Timeout(cfg.timeout_s, connect=min(cfg.timeout_s, 30.0)), verify=_tls_context()
+        )
+        self._sent: dict[int, tuple[dict[str, Any], str]] = {}  # id(message) -> (message, its JSON)
+        self._tools: tuple[list[dict[str, Any]], str] | None = None
 
     def __repr__(self) -> str:
         return f"OpenAICompatModel(name={self.name!r}, base_url={self.base_url!r}, key_env={self.cfg.api_key_env!r})"
@@ -75,7 +89,7 @@ class OpenAICompatModel:
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantMessage:
         """One assistant turn, after up to `max_retries` retries; latency counts retries and waits."""
         key = self._api_key()
-        body = request_body(self.cfg, messages, tools)
+        body = self._encode(messages, tools)
         start = time.monotonic()
         for attempt in range(self.cfg.max_retries + 1):
             try:
@@ -94,13 +108,39 @@ class OpenAICompatModel:
                 time.sleep(wait)
         raise AssertionError("unreachable")
 
-    def _attempt(self, body: dict[str, Any], key: _Secret | None) -> AssistantMessage:
+    def _encode(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> bytes:
+        """The request body as JSON bytes, encoding only the messages (and tools) not sent before."""
+        body = request_body(self.cfg, [], tools)
+        if "messages" in self.cfg.extra_body or not all(isinstance(k, str) for k in body):
+            return _dumps(request_body(self.cfg, messages, tools)).encode()
+        sent: dict[int, tuple[dict[str, Any], str]] = {}
+        for m in messages:
+            hit = self._sent.get(id(m))
+            if hit is None or hit[0] is not m:
+                hit = (m, _dumps(wire_messages([m], self.cfg.echo_extra)[0]))
+            sent[id(m)] = hit
+        self._sent = sent  # only the messages of this call: what a compaction replaced is dropped
+        if self._tools is None or self._tools[0] is not tools:
+            self._tools = (tools, _dumps(tools))
+        parts = []
+        for k, v in body.items():
+            if k == "messages":
+                value = "[" + ",".join(sent[id(m)][1] for m in messages) + "]"
+            elif k == "tools" and v is tools:
+                value = self._tools[1]
+            else:
+                value = _dumps(v)
+            parts.append(f"{_dumps(k)}:{value}")
+        return ("{" + ",".join(parts) + "}").encode()
+
+    def _attempt(self, body: bytes, key: _Secret | None) -> AssistantMessage:
         try:
             with endpoint_slot(self.base_url, self.cfg.concurrency):
                 resp = self._http.post(
                     f"{self.base_url}/chat/completions",
-                    json=body,
-                    headers={"Authorization": f"Bearer {key.value}"} if key else {},
+                    content=body,
+                    # built in the call: no local of this frame holds the key (tracebacks print locals)
+                    headers={"Content-Type": "application/json", **({"Authorization": f"Bearer {key.value}"} if key else {})},
                 )
         except httpx.TimeoutException:
             raise _Retry(f"no reply within {self.cfg.timeout_s:g}s") from None
@@ -146,6 +186,12 @@ class OpenAICompatModel:
 
     def _where(self) -> str:
         return f"model {self.name!r} at {self.base_url}"
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """httpx's default TLS context (certifi, or SSL_CERT_FILE/SSL_CERT_DIR), made once per process."""
+    return httpx.create_ssl_context()
 
 
 def _error_status(error: Any) -> int:
