@@ -46,6 +46,8 @@ def config_identity(cfg: RootConfig) -> dict[str, Any]:
         d["model"].pop(k)
     for k in _SERVER_RUNTIME:
         d["model"]["server"].pop(k)
+    if not d["method"]["plugins"]:
+        d["method"].pop("plugins")  # a field added later: its default leaves earlier ids unchanged
     if cfg.model.script:
         d["model"]["script"] = _script_digest(cfg.model.script)
     return d

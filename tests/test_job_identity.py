@@ -51,3 +51,14 @@ def test_same_content_elsewhere_is_the_same_job(tmp_path: Path) -> None:
     a = write_native(tmp_path / "a", [TASK], {"w/data.csv": "a\n1\n"})
     b = write_native(tmp_path / "b", [TASK], {"w/data.csv": "a\n1\n"})
     assert _id(a) == _id(b)
+
+
+def test_a_later_field_at_its_default_leaves_ids_unchanged() -> None:
+    """`method.plugins` came after sweeps were recorded: empty, it is not in the identity (their ids
+    still resume); set, it makes a different job."""
+    from runners.identity import config_identity
+    from tests.conftest import compose_root
+
+    base = ["benchmark=builtin", "method=dci", "model=scripted", "model.script=x.jsonl"]
+    assert "plugins" not in config_identity(compose_root(base))["method"]
+    assert config_identity(compose_root([*base, "method.plugins=[mypkg.hooks:make]"]))["method"]["plugins"] == ["mypkg.hooks:make"]
