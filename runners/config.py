@@ -49,6 +49,16 @@ class GridConfig:
 
 
 @dataclass
+class ReportConfig:
+    """Which methods the analyses compare: every paired comparison is against `baseline`
+    (Table 1 paired, Figures 2 and 5, the side-by-side pages), Table 4's ablations against
+    `treatment`. An experiment names them; they never change a job."""
+
+    baseline: str = "dci"
+    treatment: str = "runningtab"
+
+
+@dataclass
 class StorageConfig:
     """Where finished job records go besides the local disk (`kind`: local | s3)."""
 

@@ -24,6 +24,7 @@ from runners.config import (
     ClusterConfig,
     GridConfig,
     MethodConfig,
+    ReportConfig,
     StorageConfig,
     TrackerConfig,
 )
@@ -50,6 +51,7 @@ class RootConfig:
     storage: StorageConfig = field(default_factory=StorageConfig)
     tracker: TrackerConfig = field(default_factory=TrackerConfig)
     cluster: ClusterConfig = field(default_factory=ClusterConfig)
+    report: ReportConfig = field(default_factory=ReportConfig)
     task: str | None = None
     seed: int = 0
     out: str = "outputs"
@@ -121,6 +123,6 @@ def job_record_config(cfg: RootConfig) -> dict[str, Any]:
     so they are left out. Configs hold names of secret variables, never secrets.
     """
     d = dataclasses.asdict(cfg)
-    for k in ("grid", "storage", "tracker", "cluster", "out", "sweep"):
+    for k in ("grid", "storage", "tracker", "cluster", "report", "out", "sweep"):
         d.pop(k)
     return d

@@ -245,3 +245,22 @@ def test_errored_jobs_are_in_no_analysis(tmp_path: Path) -> None:
     assert any(n.startswith("3 errored job(s)") for n in header_notes(sweep))
     md = (write_report(tmp_path / "e") / "report.md").read_text()
     assert "8 jobs, 5 scored." in md
+
+
+def test_the_baseline_and_treatment_come_from_the_sweep_config(tmp_path: Path) -> None:
+    """`report.baseline` in sweep.yaml (or --baseline) decides what the paired comparisons are against."""
+    texts = ["a", "b", "c", "d"]
+    sdir = tmp_path / "s"
+    for task, (todo, tab) in {"t1": ("1000", "1110"), "t2": ("1100", "1111")}.items():
+        write_job(sdir, "wb", task, "todo", "m1", 0, rubric_scores(texts, todo))
+        write_job(sdir, "wb", task, "runningtab", "m1", 0, rubric_scores(texts, tab))
+    (sdir / "sweep.yaml").write_text("report:\n  baseline: todo\n  treatment: runningtab\n")
+    out = write_report(sdir)
+    (row,) = [r for r in csv_rows(out, "table1_vs_todo") if r["metric"] == "pass_rate"]
+    assert row["method"] == "runningtab" and float(row["diff"]) == pytest.approx(50.0) and row["pairs"] == "2"
+    assert "minus TODO" in (out / "table1_vs_todo.md").read_text()
+    assert not (out / "table1_vs_dci.csv").exists()
+    # without the setting the comparison is against DCI, which this sweep does not have
+    (sdir / "sweep.yaml").unlink()
+    assert "the sweep has no DCI jobs" in (write_report(sdir) / "report.md").read_text()
+    assert load_sweep(sdir, baseline="todo").baseline == "todo"

@@ -17,6 +17,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("sweep_dir", type=Path, help="the sweep directory, e.g. outputs/demo")
     ap.add_argument("--job", action="append", default=[], metavar="ID", help="also render this job's tab over time (repeatable)")
     ap.add_argument("--tracker", choices=("none", "jsonl", "wandb"), default="none", help="also log the tables to this tracker's summary run")
+    ap.add_argument("--baseline", help="the method every comparison is against (default: the sweep's report.baseline, else dci)")
+    ap.add_argument("--treatment", help="the method Table 4's ablations are compared with (default: report.treatment, else runningtab)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
@@ -33,8 +35,8 @@ def main(argv: list[str] | None = None) -> int:
         from runners.tracking import build_tracker
 
         tracker = build_tracker(TrackerConfig(kind=args.tracker), args.sweep_dir.name, args.sweep_dir)
-    out = write_report(args.sweep_dir, tracker)
-    sweep = load_sweep(args.sweep_dir)
+    out = write_report(args.sweep_dir, tracker, baseline=args.baseline, treatment=args.treatment)
+    sweep = load_sweep(args.sweep_dir, args.baseline, args.treatment)
     for job_id in args.job:
         try:
             job = sweep.job(job_id)

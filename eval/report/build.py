@@ -69,11 +69,12 @@ def log_to_tracker(tracker: Any, sections: list[Section]) -> None:
     tracker.log_summary(tables, images=images)
 
 
-def write_report(sweep_dir: Path, tracker: Any = None) -> Path:
-    """Write `<sweep_dir>/report/` from the job records and return it."""
+def write_report(sweep_dir: Path, tracker: Any = None, baseline: str | None = None, treatment: str | None = None) -> Path:
+    """Write `<sweep_dir>/report/` from the job records and return it. `baseline`/`treatment`
+    override the sweep's `report:` settings (which methods the comparisons are between)."""
     from eval.report.html import write_site
 
-    sweep = load_sweep(Path(sweep_dir))
+    sweep = load_sweep(Path(sweep_dir), baseline, treatment)
     out = sweep.dir / REPORT_DIR
     if out.exists():
         shutil.rmtree(out)  # the report is derived data: rebuilt whole, never merged with a stale one

@@ -8,15 +8,15 @@ from collections import defaultdict
 from pathlib import Path
 
 from eval.report.fates import CATEGORIES, LABELS, Fate, fates
-from eval.report.load import Job, Sweep, method_key
+from eval.report.load import Job, Sweep, label, method_key
 from eval.report.plots import stacked_bars
 from eval.report.section import Figure, Section, Skip, Table, pct
 
-METHODS = ("dci", "runningtab")
 
-
-def groups(sweep: Sweep, methods: tuple[str, ...] = METHODS) -> dict[tuple[str, str, str], list[Job]]:
-    """Scored jobs with rubric items, by (benchmark, method, model), for the given methods."""
+def groups(sweep: Sweep, methods: tuple[str, ...] | None = None) -> dict[tuple[str, str, str], list[Job]]:
+    """Scored jobs with rubric items, by (benchmark, method, model), for the given methods (default:
+    the sweep's baseline and treatment)."""
+    methods = methods or (sweep.baseline, sweep.treatment)
     out: dict[tuple[str, str, str], list[Job]] = defaultdict(list)
     for j in sweep.jobs:
         if j.method in methods and j.scores is not None and not j.errored and fates(j):
@@ -56,7 +56,7 @@ def value_shares(g: dict[tuple[str, str, str], list[Job]]) -> Table:
 def build(sweep: Sweep, out: Path) -> Section:
     g = groups(sweep)
     if not g:
-        raise Skip("no scored DCI or RunningTab jobs with rubric items (Figure 2 needs rubric benchmarks)")
+        raise Skip(f"no scored {label(sweep.baseline)} or {label(sweep.treatment)} jobs with rubric items (Figure 2 needs rubric benchmarks)")
     table = classification(g)
     section = Section("figure2", "Figure 2: where the expected values of failed rubrics went", tables=[table, value_shares(g)])
     plotted = [r for r in table.rows if r[5]]

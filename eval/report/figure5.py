@@ -13,12 +13,11 @@ from collections import defaultdict
 from pathlib import Path
 
 from eval.metrics import aggregate
-from eval.report.load import Job, Sweep
+from eval.report.load import Job, Sweep, label
 from eval.report.plots import grouped_bars
 from eval.report.section import Figure, Section, Skip, Table, pct
 from eval.report.stats import metric_names
 
-BASE, TREATED = "dci", "runningtab"
 THIRDS = ("light", "middle", "heavy")
 
 
@@ -36,6 +35,7 @@ def thirds(volume: dict[str, float]) -> list[list[str]]:
 def _pairs(sweep: Sweep) -> dict[tuple[str, str], dict[str, list[Job]]]:
     """(benchmark, model) -> method -> scored jobs, for the two methods compared."""
     out: dict[tuple[str, str], dict[str, list[Job]]] = defaultdict(lambda: defaultdict(list))
+    BASE, TREATED = sweep.baseline, sweep.treatment  # noqa: N806
     for j in sweep.jobs:
         if j.method in (BASE, TREATED) and j.scores is not None and not j.errored and j.result is not None:
             out[(j.benchmark, j.model)][j.method].append(j)
@@ -44,9 +44,10 @@ def _pairs(sweep: Sweep) -> dict[tuple[str, str], dict[str, list[Job]]]:
 
 def build(sweep: Sweep, out: Path) -> Section:
     pairs = _pairs(sweep)
+    BASE, TREATED = sweep.baseline, sweep.treatment  # noqa: N806
     if not pairs:
-        raise Skip("needs scored DCI and RunningTab jobs with the same benchmark and model")
-    columns = ["benchmark", "model", "third", "tasks", "min_chars", "max_chars", "metric", "dci", "runningtab", "gain"]
+        raise Skip(f"needs scored {label(BASE)} and {label(TREATED)} jobs with the same benchmark and model")
+    columns = ["benchmark", "model", "third", "tasks", "min_chars", "max_chars", "metric", BASE, TREATED, "gain"]
     rows, notes = [], []
     for (bench, model), by in pairs.items():
         tasks = {j.task_id for j in by[BASE]} & {j.task_id for j in by[TREATED]}
@@ -65,13 +66,13 @@ def build(sweep: Sweep, out: Path) -> Section:
                     rows.append([bench, model, name, len(group), lo, hi, m, pct(a[m]), pct(b[m]), pct(b[m] - a[m])])
     if not rows:
         raise Skip("; ".join(notes))
-    table = Table("figure5", "Figure 5: RunningTab minus DCI by reading-volume third (points)", columns, rows, notes=notes)
-    section = Section("figure5", "Figure 5: gain over DCI by reading volume", tables=[table])
+    table = Table("figure5", f"Figure 5: {label(TREATED)} minus {label(BASE)} by reading-volume third (points)", columns, rows, notes=notes)
+    section = Section("figure5", f"Figure 5: gain over {label(BASE)} by reading volume", tables=[table])
     for bench in sorted({r[0] for r in rows}):
         primary = next(r[6] for r in rows if r[0] == bench)
         models = sorted({r[1] for r in rows if r[0] == bench})
         gain = {(r[1], r[2]): r[9] for r in rows if r[0] == bench and r[6] == primary}
         series = {m: [gain.get((m, t)) for t in THIRDS] for m in models}
-        path = grouped_bars(out / f"figure5_{bench}.png", f"{bench}: {primary} gain of RunningTab over DCI", list(THIRDS), series, "gain (points)")
+        path = grouped_bars(out / f"figure5_{bench}.png", f"{bench}: {primary} gain of {label(TREATED)} over {label(BASE)}", list(THIRDS), series, "gain (points)")
         section.figures.append(Figure(f"figure5_{bench}", f"Figure 5 ({bench})", path))
     return section

@@ -24,6 +24,7 @@ log = logging.getLogger(__name__)
 
 # The order methods appear in tables (others follow alphabetically).
 METHOD_ORDER = ("dci", "todo", "self_refine", "self_tracking", "runningtab")
+METHOD_LABELS = {"dci": "DCI", "todo": "TODO", "self_refine": "Self-Refine", "self_tracking": "Self-Tracking", "runningtab": "RunningTab"}
 TAB_CACHE = 256  # tabs kept in memory: an analysis reads a job's tab several times in a row
 
 
@@ -129,6 +130,8 @@ class Sweep:
     dir: Path
     jobs: list[Job]
     broken: list[str] = field(default_factory=list)  # job dirs whose job.json could not be read
+    baseline: str = "dci"  # what every comparison is against (the sweep's `report.baseline`)
+    treatment: str = "runningtab"  # the method whose ablations Table 4 compares (`report.treatment`)
 
     @property
     def name(self) -> str:
@@ -217,12 +220,30 @@ def header_notes(sweep: Sweep) -> list[str]:
     return notes
 
 
+def _roles(sweep_dir: Path, baseline: str | None, treatment: str | None) -> tuple[str, str]:
+    """The baseline and treatment: given, else the sweep's `report:` settings (sweep.yaml), else DCI
+    and RunningTab."""
+    saved: dict[str, Any] = {}
+    try:
+        import yaml
+
+        saved = (yaml.safe_load((sweep_dir / "sweep.yaml").read_text()) or {}).get("report") or {}
+    except (OSError, ValueError, AttributeError, ImportError):
+        pass
+    return baseline or saved.get("baseline") or "dci", treatment or saved.get("treatment") or "runningtab"
+
+
+def label(method: str) -> str:
+    """A method's name in titles: the paper's spelling for its own methods."""
+    return METHOD_LABELS.get(method, method)
+
+
 def method_key(method: str) -> tuple[int, str]:
     """Sort key: the paper's order first, then ablations and other methods by name."""
     return (METHOD_ORDER.index(method), "") if method in METHOD_ORDER else (len(METHOD_ORDER), method)
 
 
-def load_sweep(sweep_dir: Path) -> Sweep:
+def load_sweep(sweep_dir: Path, baseline: str | None = None, treatment: str | None = None) -> Sweep:
     """Every job record of a sweep directory, sorted by job id."""
     sweep_dir = Path(sweep_dir)
     if not sweep_dir.is_dir():
@@ -249,4 +270,4 @@ def load_sweep(sweep_dir: Path) -> Sweep:
         except (TypeError, KeyError, ValueError) as e:
             log.warning("%s/job.json is not a job record (%s); skipped", d, e)
             broken.append(d.name)
-    return Sweep(sweep_dir, jobs, broken)
+    return Sweep(sweep_dir, jobs, broken, *_roles(sweep_dir, baseline, treatment))

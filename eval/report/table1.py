@@ -15,11 +15,10 @@ from pathlib import Path
 
 from eval.metrics import counts
 from eval.report import paired
-from eval.report.load import Job, Sweep, method_key
+from eval.report.load import Job, Sweep, label, method_key
 from eval.report.section import Section, Skip, Table, fmt, p_text, pct, signed
 from eval.report.stats import metric_names, over_seeds
 
-REFERENCE = "dci"
 Key = tuple[str, str, str]
 
 
@@ -98,13 +97,13 @@ def results_table(name: str, title: str, groups: dict[Key, list[Job]], errored: 
     return Table(name, title, columns, rows, display=([*head, *metrics], shown), best=best)
 
 
-def paired_table(groups: dict[Key, list[Job]]) -> Table:
-    columns = ["benchmark", "model", "method", "metric", "pairs", "tasks", "method_value", "dci_value", "diff", "ci_low", "ci_high",
+def paired_table(groups: dict[Key, list[Job]], reference: str = "dci") -> Table:
+    columns = ["benchmark", "model", "method", "metric", "pairs", "tasks", "method_value", f"{reference}_value", "diff", "ci_low", "ci_high",
                "p_value", "rubrics_gained", "rubrics_lost"]  # fmt: skip
     rows = []
     for b, mo, me in sorted(groups, key=lambda k: (k[0], k[1], method_key(k[2]))):
-        ref = groups.get((b, mo, REFERENCE))
-        if me == REFERENCE or not ref:
+        ref = groups.get((b, mo, reference))
+        if me == reference or not ref:
             continue
         for m in metric_names(groups[(b, mo, me)]):
             p = paired.compare(groups[(b, mo, me)], ref, m)
@@ -114,11 +113,11 @@ def paired_table(groups: dict[Key, list[Job]]) -> Table:
     rubric = any(r[12] is not None for r in rows)
     shown = [[*r[:6], fmt(r[6]), fmt(r[7]), signed(r[8]), f"[{signed(r[9])}, {signed(r[10])}]", p_text(r[11])]
              + ([f"+{r[12]} / -{r[13]}" if r[12] is not None else ""] if rubric else []) for r in rows]  # fmt: skip
-    head = ["benchmark", "model", "method", "metric", "pairs", "tasks", "method", "DCI", "Δ", "95% CI", "p"]
+    head = ["benchmark", "model", "method", "metric", "pairs", "tasks", "method", label(reference), "Δ", "95% CI", "p"]
     display = (head + ["rubrics +/−"] * rubric, shown)
-    title = ("Table 1 (paired): each method minus DCI on the same tasks and seeds (points; 95% CI: bootstrap over tasks, "
+    title = (f"Table 1 (paired): each method minus {label(reference)} on the same tasks and seeds (points; 95% CI: bootstrap over tasks, "
              "then seeds; p: paired permutation test)")  # fmt: skip
-    table = Table("table1_vs_dci", title, columns, rows, display=display)
+    table = Table(f"table1_vs_{reference}", title, columns, rows, display=display)
     table.notes.append(
         f"a pair is a (task, seed) both methods scored (errored jobs left out); the interval resamples tasks, then each drawn "
         f"task's seeds, with replacement ({paired.SAMPLES:,} resamples, seed {paired.SEED}); p swaps the two methods within "
@@ -126,7 +125,7 @@ def paired_table(groups: dict[Key, list[Job]]) -> Table:
     )
     if rubric:
         table.notes.append("pass_rate pairs rubric by rubric (task × rubric index, on each seed): rubrics +/− counts the "
-                           "rubric runs only the method passed / only DCI passed, and Δ = (+ − −) / rubric runs compared")  # fmt: skip
+                           f"rubric runs only the method passed / only {label(reference)} passed, and Δ = (+ − −) / rubric runs compared")  # fmt: skip
     return table
 
 
@@ -155,10 +154,11 @@ def build(sweep: Sweep, out: Path) -> Section:
     rules = sorted({j.scores["rule"] for js in groups.values() for j in js if "rule" in j.scores})
     if rules:
         main.notes.append("answers scored by " + ", ".join(rules))
-    if any(k[2] == REFERENCE for k in groups):
-        section.tables.append(paired_table(groups))
-    elif any(k[2] == REFERENCE for k in errored):
-        section.notes.append("paired comparison skipped: every DCI job errored")
+    ref = sweep.baseline
+    if any(k[2] == ref for k in groups):
+        section.tables.append(paired_table(groups, ref))
+    elif any(k[2] == ref for k in errored):
+        section.notes.append(f"paired comparison skipped: every {label(ref)} job errored")
     else:
-        section.notes.append("paired comparison skipped: the sweep has no DCI jobs")
+        section.notes.append(f"paired comparison skipped: the sweep has no {label(ref)} jobs (report.baseline={ref})")
     return section

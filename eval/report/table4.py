@@ -18,8 +18,6 @@ from eval.report.stats import metric_names, over_seeds
 from eval.report.table1 import cells, errored_cells, record_notes
 from tab.config import SWITCHES
 
-FULL, REFERENCE = "runningtab", "dci"
-
 
 def _paired_text(p: paired.Paired | None) -> str:
     if p is None:
@@ -29,6 +27,7 @@ def _paired_text(p: paired.Paired | None) -> str:
 
 def build(sweep: Sweep, out: Path) -> Section:
     groups, errored = cells(sweep.jobs), errored_cells(sweep.jobs)
+    FULL, REFERENCE = sweep.treatment, sweep.baseline  # noqa: N806
     pool: dict[tuple[str, str, str], list[Job]] = {k: groups.get(k, []) + errored.get(k, []) for k in set(groups) | set(errored)}
     ablated = sorted({(b, mo) for (b, mo, _), js in pool.items() if any(j.is_ablation for j in js)})
     if not ablated:
@@ -68,5 +67,5 @@ def build(sweep: Sweep, out: Path) -> Section:
     )
     missing_full = [f"{b} · {mo}" for b, mo in ablated if (b, mo, FULL) not in groups]
     if missing_full:
-        table.notes.append(f"no full-tab (runningtab) results for {', '.join(missing_full)}: differences left blank")
+        table.notes.append(f"no full-tab ({FULL}) results for {', '.join(missing_full)}: differences left blank")
     return Section("table4", "Table 4: ablations", tables=[table])

@@ -30,7 +30,7 @@ def pairs(sweep: Sweep) -> list[tuple[Job, Job]]:
     out = []
     for by_method in groups.values():
         for method, job in sorted(by_method.items()):
-            baselines = ["dci"] + (["runningtab"] if job.is_ablation else [])
+            baselines = [sweep.baseline] + ([sweep.treatment] if job.is_ablation else [])
             out += [(by_method[b], job) for b in baselines if b in by_method and b != method]
     return out
 
