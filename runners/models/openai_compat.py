@@ -87,7 +87,9 @@ class OpenAICompatModel:
         self._http.close()
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantMessage:
-        """One assistant turn, after up to `max_retries` retries; latency counts retries and waits."""
+        """One assistant turn, after up to `max_retries` retries; latency counts retries and waits.
+
+        A message dict must not be changed in place once passed (its JSON is reused); pass a new one."""
         key = self._api_key()
         body = self._encode(messages, tools)
         start = time.monotonic()
@@ -120,14 +122,15 @@ class OpenAICompatModel:
                 hit = (m, _dumps(wire_messages([m], self.cfg.echo_extra)[0]))
             sent[id(m)] = hit
         self._sent = sent  # only the messages of this call: what a compaction replaced is dropped
-        if self._tools is None or self._tools[0] is not tools:
-            self._tools = (tools, _dumps(tools))
+        cached = self._tools  # locals only from here: concurrent calls may swap the caches
+        if cached is None or cached[0] is not tools:
+            cached = self._tools = (tools, _dumps(tools))
         parts = []
         for k, v in body.items():
             if k == "messages":
                 value = "[" + ",".join(sent[id(m)][1] for m in messages) + "]"
             elif k == "tools" and v is tools:
-                value = self._tools[1]
+                value = cached[1]
             else:
                 value = _dumps(v)
             parts.append(f"{_dumps(k)}:{value}")
