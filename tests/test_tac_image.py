@@ -116,3 +116,22 @@ def test_file_server_urls_follow_owncloud() -> None:
 )
 def test_checkpoint_formats(text: str, points: list[int]) -> None:
     assert [c.points for c in parse_checkpoints(text)] == points
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap (CI installs it)")
+def test_a_python_installed_under_tmp_is_visible_to_the_evaluator(tmp_path: Path, monkeypatch) -> None:
+    """A checkout (and its .venv) under /tmp: the sandbox's own /tmp must not hide the interpreter."""
+    import subprocess
+
+    from eval.tac import sandbox
+
+    venv = tmp_path / "venv"  # pytest's tmp_path is under /tmp
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "marker").write_text("interpreter here\n")
+    real = sandbox.python_prefixes
+    monkeypatch.setattr(sandbox, "python_prefixes", lambda agent_python: [*real(agent_python), str(venv)])
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "sock").mkdir()
+    argv = sandbox.bwrap_argv({"workspace": tmp_path / "ws"}, tmp_path / "sock", ["/usr/bin/cat", str(venv / "bin" / "marker")])
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=30, env=sandbox.sandbox_env())
+    assert r.returncode == 0 and r.stdout == "interpreter here\n", r.stderr

@@ -108,9 +108,9 @@ def bwrap_argv(image: dict[str, Path], socket_dir: Path, command: list[str]) -> 
             argv += ["--ro-bind", host, host]
     for name in ETC_FILES:
         argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
-    for prefix in python_prefixes(""):
-        argv += ["--ro-bind", prefix, prefix]
     argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--bind", str(socket_dir), SOCKET_DIR]
+    for prefix in python_prefixes(""):  # after /tmp's tmpfs, which would hide a venv under /tmp
+        argv += ["--ro-bind", prefix, prefix]
     for top, host in sorted(image.items()):
         argv += ["--ro-bind" if top in ("utils", "instruction") else "--bind", str(host), f"/{top}"]
     return [*argv, "--remount-ro", "/", "--chdir", "/workspace", *command]
