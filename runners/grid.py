@@ -97,11 +97,17 @@ def expand(root: RootConfig, overrides: list[str], experiment: str | None) -> li
     return specs
 
 
-def _tasks(cfg: RootConfig, only: list[str]) -> list[Task]:
+def benchmark_tasks(cfg: RootConfig) -> list[Task]:
+    """The benchmark's tasks; one that cannot load (a wrong path or id: the user's to fix) is a
+    `ConfigError` naming the benchmark (both entry points print it as one line)."""
     try:
-        tasks = load_benchmark(cfg.benchmark).tasks()
-    except (BenchmarkError, NativeFormatError, FileNotFoundError) as e:  # a wrong path or id: the user's to fix
+        return load_benchmark(cfg.benchmark).tasks()
+    except (BenchmarkError, NativeFormatError, FileNotFoundError) as e:
         raise ConfigError(f"benchmark={cfg.benchmark.name}: {e}") from e
+
+
+def _tasks(cfg: RootConfig, only: list[str]) -> list[Task]:
+    tasks = benchmark_tasks(cfg)
     if not only:
         return tasks
     ids = [t.id for t in tasks]

@@ -58,15 +58,10 @@ def main(dcfg: DictConfig) -> None:
 def _task(cfg: RootConfig) -> Task:
     """The task named by `task=`; a missing name, an unknown id or a benchmark that cannot load is a
     config error whose message lists the ids there are."""
-    from eval.benchmarks import BenchmarkError, load_benchmark
-    from eval.native import NativeFormatError
+    from runners.grid import benchmark_tasks
     from runners.preflight import ConfigError
 
-    try:
-        bench = load_benchmark(cfg.benchmark)
-        tasks = bench.tasks()
-    except (BenchmarkError, NativeFormatError, FileNotFoundError) as e:
-        raise ConfigError(f"benchmark={cfg.benchmark.name}: {e}") from e
+    tasks = benchmark_tasks(cfg)
     ids = [t.id for t in tasks]
     if cfg.task is None or str(cfg.task) not in ids:
         what = "name the task to run with task=ID" if cfg.task is None else f"task={cfg.task} is not a task of it"

@@ -42,8 +42,9 @@ def bounded(fn, seconds: float, unblock=lambda: None):
     return out[0]
 
 
-def running(marker: str) -> bool:
-    time.sleep(0.3)
+def alive(marker: str) -> list[int]:
+    """Pids of live (not zombie) processes whose command line holds `marker`."""
+    found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
@@ -51,8 +52,13 @@ def running(marker: str) -> bool:
         except OSError:
             continue
         if marker.encode() in cmd and state != "Z":
-            return True
-    return False
+            found.append(int(pid))
+    return found
+
+
+def running(marker: str) -> bool:
+    time.sleep(0.3)
+    return bool(alive(marker))
 
 
 @pytest.fixture

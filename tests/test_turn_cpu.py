@@ -27,6 +27,7 @@ from envs.sandbox import bwrap_problem
 from runners.models.config import ModelConfig
 from runners.models.openai_compat import OpenAICompatModel
 from runners.models.wire import request_body
+from tests.test_env_attacks import alive
 
 needs_bwrap = pytest.mark.skipif(bwrap_problem() is not None, reason=f"bubblewrap unusable: {bwrap_problem()}")
 MODES = ["none", pytest.param("bwrap", marks=needs_bwrap)]
@@ -36,19 +37,6 @@ REAPER = str(Path(reaper.__file__))
 def call(env: WorkspaceEnv, time_left: float | None = None, **args):
     extra = {} if time_left is None else {"time_left": time_left}
     return env.execute(ToolCall(id="c", name="bash", arguments=json.dumps(args)), 1, **extra)
-
-
-def alive(marker: str) -> list[int]:
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if marker.encode() in cmd and state != "Z":
-            found.append(int(pid))
-    return found
 
 
 @pytest.fixture
