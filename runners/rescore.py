@@ -13,7 +13,7 @@ from pathlib import Path
 
 from eval.score import judge_key, score_job
 from runners.grid import JobSpec
-from runners.record import SCORES, read_json, read_result, retries_left
+from runners.record import SCORES, is_complete, read_json
 
 log = logging.getLogger(__name__)
 
@@ -22,8 +22,7 @@ def stale(spec: JobSpec, job_dir: Path, key: str | None = None) -> bool:
     """Whether a finished record needs scoring by this sweep's judge (`key`: its judge_key, if known)."""
     if spec.cfg.judge.name == "none":
         return False
-    result = read_result(job_dir)
-    if result is None or retries_left(result, spec.cfg.cluster.error_retries):
+    if not is_complete(job_dir, scored=False, error_retries=spec.cfg.cluster.error_retries):
         return False  # not finished: it runs (and is scored) anyway
     try:
         scores = read_json(job_dir / SCORES)
@@ -42,7 +41,9 @@ def rescore(specs: Iterable[JobSpec], sweep_dir: Path) -> list[JobSpec]:
     keys: dict[int, str] = {}  # judge_key once per judge config (a cell's jobs share one), not per job
     for spec in specs:
         job_dir = sweep_dir / spec.job_id
-        key = keys.get(id(spec.cfg.judge)) or keys.setdefault(id(spec.cfg.judge), judge_key(spec.cfg.judge))
+        if id(spec.cfg.judge) not in keys:
+            keys[id(spec.cfg.judge)] = judge_key(spec.cfg.judge)
+        key = keys[id(spec.cfg.judge)]
         if not stale(spec, job_dir, key):
             continue
         try:
