@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from tab.prompts import validate_overrides
+
 # The ablation switches, in Table 4's order: every reader of tab settings (the record, Table 4, the
 # tracker's config keys) iterates this tuple, so a new switch is added here and in TabConfig only.
 SWITCHES = ("capture", "review", "evidence_check", "finish_check")
@@ -34,8 +36,6 @@ class TabConfig:
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:
                 raise ValueError(f"tab.{name} must be a positive integer, got {value!r}")
-        from tab.texts import validate_overrides  # late: texts imports prompts only
-
         validate_overrides(self.texts)
 
     @property

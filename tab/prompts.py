@@ -1,11 +1,15 @@
 """Every wording of the tab, by name: system block, tool descriptions, replies, status line, finish check.
 
-A config overrides any of them through `TabConfig.texts` (same name, same `{fields}` or fewer), so a
-wording change never touches logic. Nouns are `singular|plural`. Reconstructed from the paper's
-Figures 6-9 as the text describes them (SPEC section 3).
+A config overrides any of them through `TabConfig.texts` (same name, same `{fields}` or fewer, checked
+by `validate_overrides`), so a wording change never touches logic; `Texts` is the wording in force.
+Nouns are `singular|plural`. Reconstructed from the paper's Figures 6-9 as the text describes them
+(SPEC section 3).
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from string import Formatter
 
 TEXTS: dict[str, str] = {
     # --- system prompt block (Figure 6) ---
@@ -179,3 +183,45 @@ TEXTS: dict[str, str] = {
     "finish_set_aside_line": "{id} set aside ({reason}): {text}",
     "finish_resolved_footer": "Make sure your deliverable covers each of them, then finish.",
 }
+
+
+def _fields(template: str) -> set[str]:
+    return {name.split(".")[0].split("[")[0] for _, name, _, _ in Formatter().parse(template) if name}
+
+
+def validate_overrides(overrides: Mapping[str, str]) -> None:
+    """Raise ValueError when an override names no wording or uses fields its default does not have."""
+    for name, text in overrides.items():
+        if name not in TEXTS:
+            raise ValueError(f"tab.texts.{name}: no such wording; the names are: {', '.join(sorted(TEXTS))}")
+        if not isinstance(text, str):
+            raise ValueError(f"tab.texts.{name} must be a string, got {type(text).__name__}")
+        try:
+            extra = _fields(text) - _fields(TEXTS[name])
+        except ValueError as e:
+            raise ValueError(f"tab.texts.{name} is not a valid format string ({e}); write braces as {{{{ }}}}") from e
+        if extra:
+            raise ValueError(
+                f"tab.texts.{name} uses {sorted(extra)}, which this wording does not provide; "
+                f"it may use {sorted(_fields(TEXTS[name])) or 'no fields'}"
+            )
+        if name.startswith("noun_") and text.count("|") != 1:
+            raise ValueError(f"tab.texts.{name} must be 'singular|plural', got {text!r}")
+
+
+class Texts:
+    """The wording in force: `texts.get("add_header", requirements=...)`."""
+
+    def __init__(self, overrides: Mapping[str, str] | None = None) -> None:
+        overrides = dict(overrides or {})
+        validate_overrides(overrides)
+        self._texts = {**TEXTS, **overrides}
+
+    def get(self, key: str, /, **fields: object) -> str:
+        template = self._texts[key]
+        return template.format(**fields) if fields or "{" in template else template
+
+    def count(self, n: int, noun: str) -> str:
+        """'1 requirement', '6 requirements' (the noun's forms come from the wording)."""
+        singular, plural = self._texts[f"noun_{noun}"].split("|")
+        return f"{n} {singular if n == 1 else plural}"

@@ -1,7 +1,7 @@
 """What the tab holds: requirements, the read log, the candidates, and the events that built them.
 
 Plain data kept by the environment, outside the context window. Only `tab_add` creates requirements;
-the read log and the candidates are written from observations (see `tab/capture.py`).
+the read log and the candidates are written from observations (see `tab/capture/`).
 """
 
 from __future__ import annotations

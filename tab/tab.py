@@ -15,18 +15,18 @@ from pathlib import Path
 from typing import Any
 
 from envs.protocol import Observation, ToolResult
-from tab.capture import Capture
+from tab.capture.manifest import Manifest
+from tab.capture.observe import Capture
+from tab.capture.workspace_files import HARNESS_DIR, Workspace
 from tab.config import TabConfig
 from tab.evaluator import evaluator_view
 from tab.finish import finish_message
-from tab.manifest import Manifest
 from tab.ops import Operations
+from tab.prompts import Texts
 from tab.review import ExcerptIndex
 from tab.state import TabState
 from tab.status import status_line
-from tab.texts import Texts
 from tab.tools import TOOL_NAMES, offered, schemas, system_block
-from tab.workspace import HARNESS_DIR, Workspace
 
 
 class Tab:

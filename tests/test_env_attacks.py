@@ -285,7 +285,7 @@ def test_a_command_longer_than_the_argument_limit_runs(ws, mode):
 
 
 def test_the_tab_never_opens_a_fifo_it_attributes_output_to(ws):
-    from tab.workspace import Workspace
+    from tab.capture.workspace_files import Workspace
 
     os.mkfifo(ws / "run.sh")
     (ws / "ok.sh").write_text("echo ok\r\n")

@@ -11,8 +11,8 @@ import pytest
 
 from envs.protocol import Observation
 from envs.read_tool import read_file
-from tab.capture import Capture, Captured
-from tab.workspace import Workspace
+from tab.capture.observe import Capture, Captured
+from tab.capture.workspace_files import Workspace
 from tests.test_tab_support import check_entry, missing_tools, snapshot, write_docx, write_files, write_pdf
 
 TRAVEL = (

@@ -14,9 +14,9 @@ from envs.context import CAPS, cap_result
 from envs.environment import WorkspaceEnv
 from envs.protocol import ToolCall, ToolResult
 from envs.safeio import walk_regular
+from tab.capture.workspace_files import Workspace
 from tab.config import TabConfig
 from tab.tab import Tab
-from tab.workspace import Workspace
 
 # Debian packages of the command-line tools the capture tests run for real outputs.
 TOOL_PACKAGES = {"rg": "ripgrep", "tree": "tree", "docx2txt": "docx2txt", "pdftotext": "poppler-utils"}

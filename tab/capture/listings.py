@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 import re
 
-from tab.streams import Stream
-from tab.workspace import Workspace
+from tab.capture.command_output import Stream
+from tab.capture.workspace_files import Workspace
 
 _PERMS = re.compile(r"(?:^|\s)[-dlcbpsDn][rwxsStT-]{9}[.+@]?\s+")
 _TREE = re.compile(r"^((?:[│|]\s{3}|\s{4})*)(?:[├└|`][─-]{2}\s)(.*)$")

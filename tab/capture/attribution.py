@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import re
 
-from tab.listing import parse_listing
-from tab.streams import Stream
-from tab.workspace import Workspace
+from tab.capture.command_output import Stream
+from tab.capture.listings import parse_listing
+from tab.capture.workspace_files import Workspace
 
 _HEADER = re.compile(r"^==> (.+) <==$")
 _MORE_RULE = "::::::::::::::"

@@ -1,8 +1,8 @@
 """Capture: what an observation adds to the tab, without the agent asking.
 
 A `read` result is one read-log entry (its continuation notice removed). A bash result is split
-among the workspace files whose content it shows (`tab/streams.py` reads the command,
-`tab/attribute.py` splits the output), and the files its listings name become candidates. Nothing
+among the workspace files whose content it shows (`pipelines.py` reads the command,
+`attribution.py` splits the output), and the files its listings name become candidates. Nothing
 is executed: the command text, the output and the file system are all the capture looks at.
 """
 
@@ -12,10 +12,10 @@ import logging
 from dataclasses import dataclass, field
 
 from envs.protocol import Observation
-from tab.attribute import attribute, own_lines
-from tab.notices import bash_content, read_content, saved_output
-from tab.streams import analyse
-from tab.workspace import Workspace
+from tab.capture.attribution import attribute, own_lines
+from tab.capture.notices import bash_content, read_content, saved_output
+from tab.capture.pipelines import analyse
+from tab.capture.workspace_files import Workspace
 
 log = logging.getLogger(__name__)
 

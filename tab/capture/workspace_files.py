@@ -12,7 +12,7 @@ from posixpath import normpath
 from envs.safeio import lstat_inside, read_regular
 from envs.truncate import decode
 from envs.workspace import BOOKKEEPING_DIR
-from tab.manifest import Manifest
+from tab.capture.manifest import Manifest
 
 GLOB_CHARS = frozenset("*?[")
 # The harness keeps long bash outputs under here (envs/bash_tool.py); they are not workspace files.

@@ -6,7 +6,7 @@ A new command form is one entry here. A spec says what the command's output is:
 - `search`: matching lines that may say which file they come from (`path:line:text`);
 - `listing`: file names (ls, du ...); `convert`: the text of a document (pdftotext FILE -);
 - `filter`: passes what it is piped through (tr, tee); `drop`: prints something else (wc, md5sum);
-- `special`: handled by a function in `tab/streams.py` (find, tree, python, xargs, echo, shells).
+- `special`: handled by a function in `command_output.py` (find, tree, python, xargs, echo, shells).
 Unknown commands print nothing the tab records.
 """
 
@@ -124,7 +124,7 @@ SPECS: dict[str, Spec] = {
     "md5sum": Spec("drop"), "sha1sum": Spec("drop"), "sha256sum": Spec("drop"), "cksum": Spec("drop"),
     "base64": Spec("drop"), "xxd": Spec("drop"), "od": Spec("drop"), "hexdump": Spec("drop"),
     "file": Spec("drop"), "stat": Spec("drop"),
-    # handled in tab/streams.py
+    # handled in command_output.py
     **{name: Spec("special") for name in ("find", "tree", "echo", "printf", "xargs", "python", "bash", "sh",
                                             "zsh", "dash")},
 }
