@@ -5,16 +5,21 @@ two of our calls. Every host-side open of a path inside the workspace therefore 
 here: each component is opened relative to its parent's descriptor with `O_NOFOLLOW`, the last
 one with `O_NONBLOCK` (a FIFO opens at once instead of hanging), and only regular files are
 returned. Nothing here follows a symlink or blocks on a special file.
+
+`write_json` is the project's one atomic JSON write (job records, judge and probe caches, the MCP
+session's tab record): a reader sees the old file or the new one, never half of it.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import stat
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -179,3 +184,22 @@ def create_in(dir_fd: int, name: str, truncate: bool = False) -> BinaryIO:
         raise UnsafePath(f"{name}: not a regular file")
     os.set_blocking(fd, True)
     return os.fdopen(fd, "wb")
+
+
+def write_json(path: Path, obj: Any) -> None:
+    """Write JSON atomically (temp file in the same folder, synced, then renamed over `path`).
+
+    Values JSON does not know are written as their text (`default=str`); on any failure the old
+    file stays and the temp file is removed.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(obj, f, indent=1, ensure_ascii=False, default=str)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -12,31 +12,16 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any, TextIO
 
+from envs.safeio import write_json as write_json  # the one atomic JSON write, re-exported
 from runners.ledger import Logged
 
 RESULT = "result.json"
 SCORES = "scores.json"
 ERROR_STOPS = ("env_error", "model_error")
 VOUCHED = ("ok", "timeout")  # ledger statuses of records that are results: never rewritten by a rerun
-
-
-def write_json(path: Path, obj: Any) -> None:
-    """Write JSON atomically (temp file in the same folder, then rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(obj, f, indent=1, ensure_ascii=False, default=str)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def read_json(path: Path) -> Any:

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 import threading
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from envs.safeio import write_json
 from eval.config import DEFAULT_CACHE, JudgeConfig
 from runners.messages import Model
 
@@ -52,16 +51,8 @@ class CachedLLM:
             reply = self.model.complete(messages, [])
             self.calls += 1
         content = reply.content or ""
-        _write_atomic(path, {"content": content, "model": self.identity.get("name"), "usage": asdict(reply.usage)})
+        write_json(path, {"content": content, "model": self.identity.get("name"), "usage": asdict(reply.usage)})
         return content
-
-
-def _write_atomic(path: Path, obj: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(obj, f, ensure_ascii=False)
-    os.replace(tmp, path)
 
 
 def judge_llm(cfg: JudgeConfig, model: Model | None = None) -> CachedLLM:

@@ -16,7 +16,7 @@ from typing import Any
 from envs.config import EnvConfig
 from envs.environment import WorkspaceEnv
 from envs.protocol import ToolCall, ToolResult
-from runners.record import write_json
+from envs.safeio import write_json
 from tab.config import TabConfig
 from tab.tab import Tab
 
@@ -25,7 +25,7 @@ class TabSession:
     """The one `WorkspaceEnv` (with its `Tab`) an MCP server dispatches every call to.
 
     `record`, when given, is a folder that holds each plugin's record (`tab.json`), rewritten
-    atomically after every call with the job's own writer.
+    atomically after every call with the job's own writer (`envs.safeio.write_json`).
     """
 
     def __init__(
