@@ -16,7 +16,7 @@ from tab.config import TabConfig
 from tab.match import clip, requirement_words
 from tab.prompts import Texts
 from tab.review import ExcerptIndex, RequirementReview, review
-from tab.state import TabState
+from tab.state import Entry, TabState
 
 _ENTRY_ID = re.compile(r"^\s*[lL]?(\d+)\s*$")
 _REQ_ID = re.compile(r"^\s*[rR]?(\d+)\s*$")
@@ -145,10 +145,14 @@ class Operations:
         return ToolResult(message, is_error=True)
 
     # --- tab_show ---
+    def entry(self, value: Any) -> tuple[str, Entry | None]:
+        """The entry an id names, forgivingly (`l2`, `2` → `L2`): (normalized id, entry or None)."""
+        eid = _normalize(value, _ENTRY_ID, "L")
+        return eid, self.state.entries.get(eid)
+
     def show(self, args: dict[str, Any], turn: int) -> ToolResult:
         t = self.texts
-        eid = _normalize(args.get("entry_id"), _ENTRY_ID, "L")
-        entry = self.state.entries.get(eid)
+        eid, entry = self.entry(args.get("entry_id"))
         if entry is None:
             ids = self._ids("L", len(self.state.entries))
             return ToolResult(t.get("error_unknown_entry", id=eid, ids=ids), is_error=True)

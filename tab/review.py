@@ -131,14 +131,19 @@ class CandidateIndex:
         return [self.paths[k] for k, _ in ranked]
 
 
+def requirement_review(
+    req: Requirement, words: frozenset[str], index: ExcerptIndex, unopened: CandidateIndex, lines: int, candidates: int
+) -> RequirementReview:
+    """One requirement's review, matched on `words` (its content words)."""
+    if not words:
+        return RequirementReview(req, words)
+    return RequirementReview(req, words, index.best_lines(words, lines), unopened.matching(words, candidates))
+
+
 def review(state: TabState, index: ExcerptIndex, lines: int, candidates: int) -> list[RequirementReview]:
     """The review of every open requirement, in id order."""
-    out = []
     unopened = index.candidates(list(state.candidates))
-    for req in state.open_requirements():
-        words = requirement_words(req.text)
-        out.append(RequirementReview(
-            req, words, index.best_lines(words, lines) if words else [],
-            unopened.matching(words, candidates) if words else [],
-        ))
-    return out
+    return [
+        requirement_review(req, requirement_words(req.text), index, unopened, lines, candidates)
+        for req in state.open_requirements()
+    ]

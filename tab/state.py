@@ -119,6 +119,21 @@ class TabState:
         return changes
 
     # --- the record ---
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> TabState:
+        """The state a `tab.json` record holds (what `to_record` wrote), e.g. to ask its review again."""
+        state = cls()
+        state.requirements = {r["id"]: Requirement(**r) for r in record["requirements"]}
+        for e in record["read_log"]:
+            entry = Entry(e["id"], e["path"], e["command"], e["turn"], e["excerpt"])
+            state.entries[entry.id] = entry
+            state.files.add(entry.path)
+            state._seen.add((entry.path, entry.excerpt))
+        state.candidates = {c["path"]: Candidate(**c) for c in record["candidates"]}
+        state.unattributed = list(record.get("unattributed", []))  # records before issue 11 have none
+        state.events = list(record["events"])
+        return state
+
     def to_record(self, settings: dict[str, bool]) -> dict[str, Any]:
         return {
             "requirements": [asdict(r) for r in self.requirements.values()],

@@ -10,7 +10,14 @@ from pathlib import Path
 import pytest
 
 from eval.probe.items import probe_items
-from eval.probe.run import ProbeConfig, parse_answer, read_log_context, review_context, run_probe
+from eval.probe.run import (
+    ProbeConfig,
+    parse_answer,
+    read_log_context,
+    recorded_tab,
+    review_context,
+    run_probe,
+)
 from eval.report import write_report
 from eval.report.fates import fates
 from eval.report.load import load_sweep
@@ -120,7 +127,9 @@ def test_probe_recovers_per_condition_through_the_model_client_and_cache(tmp_pat
         assert "Budget total" not in sent[0]["messages"][1]["content"] and sent[0].get("tools") in (None, [])
         assert "L1 a.md: Budget total: 55,000 NOK" in sent[1]["messages"][1]["content"]
         assert [t["function"]["name"] for t in sent[1]["tools"]] == ["tab_show"]
-        assert sent[2]["messages"][-1] == {"role": "tool", "tool_call_id": "s1", "content": EXCERPTS_B["a.md"]}
+        shown = recorded_tab(load_sweep(sdir).job("wb__t9__runningtab__m1__s0")).show("L1")[0].content  # the tab's own reply
+        assert shown.endswith(EXCERPTS_B["a.md"])
+        assert sent[2]["messages"][-1] == {"role": "tool", "tool_call_id": "s1", "content": shown}
         assert all(text in sent[3]["messages"][1]["content"] for text in EXCERPTS_B.values())
         assert "L2 b.md: Supplier list: Acme Corp" in sent[5]["messages"][1]["content"]
 
@@ -135,7 +144,7 @@ def test_probe_recovers_per_condition_through_the_model_client_and_cache(tmp_pat
         review0 = review_context(r0, cfg)
         assert review0 in sent[1]["messages"][1]["content"]
         assert got[(0, "none")]["context_chars"] == 0
-        assert got[(0, "review")]["context_chars"] == len(review0) + len(EXCERPTS_B["a.md"]) and got[(0, "review")]["opened"] == ["L1"]
+        assert got[(0, "review")]["context_chars"] == len(review0) + len(shown) and got[(0, "review")]["opened"] == ["L1"]
         log_text, cut = read_log_context(job, cfg.max_log_chars)
         assert not cut and got[(1, "read_log")]["context_chars"] == len(log_text)
 
@@ -217,4 +226,5 @@ def test_probe_review_stops_opening_entries_at_the_limit(tmp_path: Path) -> None
     assert [m["content"] for m in sent[3]["messages"][-2:]] == [text("show_limit")] * 2
     review = next(json.loads(x) for x in path.read_text().splitlines() if json.loads(x)["condition"] == "review")
     assert review["opened"] == ["L1"] and review["recovered"] == 1
-    assert review["context_chars"] == len(review_context(probe_items(load_sweep(sdir), ("runningtab",))[0], ProbeConfig())) + len(EXCERPTS_B["a.md"])
+    item = probe_items(load_sweep(sdir), ("runningtab",))[0]
+    assert review["context_chars"] == len(review_context(item, ProbeConfig())) + len(recorded_tab(item.job).show("L1")[0].content)

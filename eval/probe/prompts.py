@@ -1,4 +1,8 @@
-"""Every wording of the recovery probe, by name (changed here, never in the logic)."""
+"""Every wording of the recovery probe, by name (changed here, never in the logic).
+
+What the tab itself says (its review, `tab_show` and its replies) is the tab's own wording
+(`tab/prompts.py`, with the job's overrides), shown through `tab.recorded.RecordedTab`.
+"""
 
 from __future__ import annotations
 
@@ -13,11 +17,9 @@ TEXTS: dict[str, str] = {
     "requirement": "Requirement (values masked):\n{requirement}",
     "ask": "Give the values of {labels} as a JSON object.",
     "review_header": (
-        "The tab kept beside the agent during the task lists these lines of files it read that share "
-        "words with the requirement (entry id, path, line):"
+        "The tab kept beside the agent during the task, asked to review this requirement over what the "
+        "agent read (tab_review), replies:"
     ),
-    "review_line": "{id} {path}: {line}",
-    "review_empty": "(no line of the read log shares words with the requirement)",
     "review_show": (
         "You can open any read-log entry with tab_show(entry_id) to see the full text stored for it. "
         "Open the entries you need, then answer."
@@ -25,10 +27,7 @@ TEXTS: dict[str, str] = {
     "log_header": "The read log kept beside the agent during the task (every file excerpt it read):",
     "log_entry": "=== {id} {path} (turn {turn}, via: {command}) ===\n{excerpt}",
     "log_cut": "[read log cut here: {left} more characters not shown]",
-    "show_unknown": "No read-log entry {entry_id!r}; entries are {ids}.",
     "show_limit": "No more entries can be opened; answer now with the JSON object.",
-    "tool_show": "Return the stored excerpt of one read-log entry.",
-    "tool_show_entry_id": "The read-log entry id, e.g. L2.",
 }
 
 

@@ -1,7 +1,9 @@
 """The recovery probe (paper Figure 4, right): can the same model recover a requirement's masked
 values (a) with nothing more, (b) from the tab's review for that requirement plus the entries it
-opens with `tab_show`, (c) from the whole read log? Each call goes through the job's own model
-config and a disk cache, so re-running the probe costs nothing.
+opens with `tab_show`, (c) from the whole read log? The review and `tab_show` are the tab's own
+(`tab.recorded.RecordedTab` over the job's record and tab config). Each call goes through the job's
+own model config and the judges' cached client (`eval.judges.client.CachedLLM`), so re-running the
+probe costs nothing.
 """
 
 from __future__ import annotations
@@ -16,19 +18,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from envs.safeio import write_json
 from eval.config import DEFAULT_CACHE
-from eval.probe.cache import CachedModel, identity
+from eval.judges.client import CachedLLM, model_identity
 from eval.probe.items import ProbeItem, probe_items
 from eval.probe.prompts import text
 from eval.report.figure4 import CONDITIONS, PROBE_FILE
 from eval.report.load import Job, Sweep, load_sweep
 from eval.report.values import Haystack
-from runners.messages import Model, ModelError
-from runners.record import write_json
-from tab.config import TabConfig
-from tab.match import clip, word_set
-from tab.review import ExcerptIndex
-from tab.state import Entry
+from runners.messages import ModelError
+from tab.match import requirement_words
+from tab.recorded import RecordedTab
 
 log = logging.getLogger(__name__)
 MASK = re.compile(r"\[V\d+\]")
@@ -45,12 +45,6 @@ class ProbeConfig:
     base_url: str | None = None
     workers: int = 4
     limit: int | None = None
-
-
-def _show_tool() -> dict[str, Any]:
-    return {"type": "function", "function": {"name": "tab_show", "description": text("tool_show"), "parameters": {
-        "type": "object", "properties": {"entry_id": {"type": "string", "description": text("tool_show_entry_id")}},
-        "required": ["entry_id"]}}}  # fmt: skip
 
 
 def _messages(item: ProbeItem, context: str) -> list[dict[str, Any]]:
@@ -86,60 +80,63 @@ def read_log_context(job: Job, limit: int) -> tuple[str, bool]:
     return full[:limit] + "\n" + text("log_cut", left=len(full) - limit), True
 
 
+def recorded_tab(job: Job) -> RecordedTab:
+    """The job's tab as its record holds it, under the job's own tab config."""
+    if job.tab is None:
+        raise ValueError(f"{job.job_id}: no tab record (tab.json) to probe")
+    return RecordedTab(job.tab, (job.config.get("method") or {}).get("tab"))
+
+
 def review_context(item: ProbeItem, cfg: ProbeConfig) -> str:
-    """What `tab_review` would show for the masked requirement over the job's final read log (with the
-    job's own review settings)."""
-    tab = TabConfig.coerce((item.job.config.get("method") or {}).get("tab"))
-    index = ExcerptIndex()
-    for e in _entries(item.job):
-        index.add(Entry(e["id"], str(e.get("path", "")), str(e.get("command", "")), int(e.get("turn", 0)), str(e.get("excerpt", ""))))
-    words = word_set(MASK.sub(" ", item.masked))  # the masks' own "1", "2" are no words of the requirement
-    lines = index.best_lines(words, tab.review_lines) if words else []
-    shown = [text("review_line", id=m.entry, path=m.path, line=clip(m.line, words, tab.line_chars)) for m in lines]
-    return "\n".join([text("review_header"), *(shown or [text("review_empty")]), "", text("review_show")])
+    """What `tab_review` replies for the masked requirement over the job's final read log (the tab's
+    own review and wording, the job's settings), matched on its words without the masks."""
+    words = requirement_words(MASK.sub(" ", item.masked))  # the masks' own "1", "2" are no words of it
+    review = recorded_tab(item.job).review(item.masked, words)
+    return "\n".join([text("review_header"), review, "", text("review_show")])
 
 
-def ask_with_show(model: Model, item: ProbeItem, context: str, cfg: ProbeConfig) -> tuple[str, int, list[str]]:
-    """The review condition's exchange; returns (answer, characters of excerpts opened, ids opened)."""
-    entries = {e["id"]: e for e in _entries(item.job)}
-    messages, tools, opened, chars = _messages(item, context), [_show_tool()], [], 0
+def ask_with_show(llm: CachedLLM, item: ProbeItem, context: str, cfg: ProbeConfig) -> tuple[str, int, list[str]]:
+    """The review condition's exchange, `tab_show` answered by the tab; returns (answer, characters of
+    the replies that showed an entry, ids shown)."""
+    tab = recorded_tab(item.job)
+    messages, tools, opened, chars = _messages(item, context), [tab.show_tool()], [], 0
     for _ in range(cfg.max_show + 2):  # past the limit every call is answered "answer now"
-        reply = model.complete(messages, tools)
+        reply = llm.reply(messages, tools)
         if not reply.tool_calls:
             return reply.content or "", chars, opened
         messages.append(reply.to_message())
         for call in reply.tool_calls:
             try:
-                entry_id = str(json.loads(call.arguments or "{}").get("entry_id", ""))
-            except (json.JSONDecodeError, AttributeError):
-                entry_id = ""
+                args = json.loads(call.arguments or "{}")
+            except json.JSONDecodeError:
+                args = {}
             if len(opened) >= cfg.max_show:
                 out = text("show_limit")
-            elif entry_id in entries:
-                out = str(entries[entry_id].get("excerpt", ""))
-                opened.append(entry_id)
-                chars += len(out)
             else:
-                out = text("show_unknown", entry_id=entry_id, ids=", ".join(entries) or "none")
+                result, entry = tab.show(args.get("entry_id") if isinstance(args, dict) else None)
+                out = result.content
+                if entry is not None:
+                    opened.append(entry.id)
+                    chars += len(out)
             messages.append({"role": "tool", "tool_call_id": call.id, "content": out})
     return "", chars, opened
 
 
-def probe_one(model: Model, item: ProbeItem, condition: str, cfg: ProbeConfig) -> dict[str, Any]:
+def probe_one(llm: CachedLLM, item: ProbeItem, condition: str, cfg: ProbeConfig) -> dict[str, Any]:
     j = item.job
     rec: dict[str, Any] = {"job_id": j.job_id, "benchmark": j.benchmark, "task_id": j.task_id, "method": j.method,
                            "model": j.model, "seed": j.seed, "rubric": item.rubric, "condition": condition,
                            "requirement": item.masked, "values": len(item.targets), "error": None}  # fmt: skip
     try:
         if condition == "none":
-            answer, chars = model.complete(_messages(item, ""), []).content or "", 0
+            answer, chars = llm.reply(_messages(item, ""), []).content or "", 0
         elif condition == "review":
             context = review_context(item, cfg)
-            answer, opened_chars, opened = ask_with_show(model, item, context, cfg)
+            answer, opened_chars, opened = ask_with_show(llm, item, context, cfg)
             chars, rec["opened"] = len(context) + opened_chars, opened
         else:
             context, cut = read_log_context(j, cfg.max_log_chars)
-            answer, chars = model.complete(_messages(item, context), []).content or "", len(context)
+            answer, chars = llm.reply(_messages(item, context), []).content or "", len(context)
             rec["cut"] = cut
     except ModelError as e:
         log.warning("probe call failed for %s rubric %d (%s): %s", j.job_id, item.rubric, condition, e)
@@ -156,10 +153,10 @@ class Models:
     def __init__(self, cfg: ProbeConfig, stack: ExitStack) -> None:
         self.cfg, self.stack = cfg, stack
         self.urls: dict[str, str | None] = {}
-        self.models: dict[str, CachedModel] = {}
+        self.models: dict[str, CachedLLM] = {}
         self.cache = Path(cfg.cache_dir).expanduser() if cfg.cache_dir else DEFAULT_CACHE / "probe"
 
-    def for_job(self, job: Job) -> CachedModel:
+    def for_job(self, job: Job) -> CachedLLM:
         from runners.models import build_model, model_config, served
 
         mc = model_config(dict(job.config.get("model") or {}))
@@ -172,7 +169,7 @@ class Models:
             mc = dataclasses.replace(mc, seed=job.seed)  # sampled as the job was
         key = _key(mc)
         if key not in self.models:
-            self.models[key] = CachedModel(build_model(mc, self.urls[server_key]), identity(mc), self.cache)
+            self.models[key] = CachedLLM(build_model(mc, self.urls[server_key]), model_identity(mc), self.cache, serial=False)
         return self.models[key]
 
 
