@@ -18,13 +18,14 @@ import signal
 import subprocess
 import time
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import Any
 
 from envs import prompts
+from envs.bash_output import OutputSink
 from envs.config import EnvConfig
 from envs.protocol import ToolResult, function_schema
-from envs.safeio import create_in
 from envs.sandbox import Shell
+from envs.shell_session import run_in_session
 from envs.truncate import Tail, decode, format_size, tail_window
 
 _CHUNK = 1 << 20
@@ -50,61 +51,6 @@ def bash_schema(cfg: EnvConfig) -> dict[str, Any]:
     )
 
 
-class _Sink:
-    """Where output goes: a rolling window of the tail in memory and, once the output is too long to
-    show whole, the first `cap` bytes in a file (short outputs never touch the disk)."""
-
-    def __init__(self, dir_fd: int, name: str, cap: int, max_lines: int, max_bytes: int) -> None:
-        self.dir_fd, self.name = dir_fd, name
-        self.cap, self.max_lines, self.max_bytes = cap, max_lines, max_bytes
-        self.keep = max_bytes + 2  # what tail_window needs
-        self.file: BinaryIO | None = None
-        self.head: list[bytes] = []  # everything so far, until the file is opened
-        self.saved = self.total = self.newlines = 0
-        self.window = b""
-        self.last = b"\n"
-        self.last_nl = self.prev_nl = -1  # absolute offsets of the last two newlines
-
-    def add(self, chunk: bytes) -> None:
-        i = chunk.rfind(b"\n")
-        if i >= 0:
-            j = chunk.rfind(b"\n", 0, i)
-            self.prev_nl = self.total + j if j >= 0 else self.last_nl
-            self.last_nl = self.total + i
-        self.total += len(chunk)
-        self.newlines += chunk.count(b"\n")
-        self.last = chunk[-1:]
-        self.window = chunk[-self.keep :] if len(chunk) >= self.keep else (self.window + chunk)[-self.keep :]
-        if self.file is None:
-            self.head.append(chunk)
-            if self.total > self.max_bytes or self.newlines >= self.max_lines:
-                self.file = create_in(self.dir_fd, self.name)
-                pending, self.head = self.head, []
-                for part in pending:
-                    self._save(part)
-        else:
-            self._save(chunk)
-
-    def _save(self, chunk: bytes) -> None:
-        if self.file is not None and self.saved < self.cap:
-            part = chunk[: self.cap - self.saved]
-            self.file.write(part)
-            self.saved += len(part)
-
-    def lines(self) -> int:
-        return self.newlines + (0 if self.total == 0 or self.last == b"\n" else 1)
-
-    def last_line_size(self) -> int:
-        """Bytes of the output's last line (a trailing newline does not start a new line)."""
-        if self.last == b"\n":
-            return self.last_nl - self.prev_nl - 1
-        return self.total - self.last_nl - 1
-
-    def close(self) -> None:
-        if self.file is not None:
-            self.file.close()
-
-
 @dataclass
 class _Run:
     exit_code: int | None
@@ -118,6 +64,17 @@ class BashTool:
         self.workspace, self.cfg, self.shell = workspace, cfg, shell
         self.calls = 0
         self.saved_bytes = 0  # of all saved outputs so far (capped at cfg.saved_output_max_bytes)
+        self._proc: subprocess.Popen | None = None  # the command running now
+        self._interrupted = False
+
+    def interrupt(self) -> None:
+        """Kill the running command's process group, and refuse later commands (from any thread)."""
+        self._interrupted = True
+        proc = self._proc
+        if proc is not None:
+            _kill_group(proc.pid)
+        if self.shell.session is not None:
+            self.shell.session.kill()
 
     @property
     def limits_hit(self) -> list[str]:
@@ -128,6 +85,8 @@ class BashTool:
 
         `time_left` (the job's remaining seconds) bounds the timeout whatever the call asks for.
         """
+        if self._interrupted:
+            return ToolResult(prompts.BASH_INTERRUPTED, is_error=True, meta={"exit_code": None, "timed_out": False})
         asked = timeout
         seconds: float = self.cfg.bash_timeout if timeout is None or timeout <= 0 else min(timeout, self.cfg.bash_timeout_max)
         job_clamped = time_left is not None and time_left < seconds
@@ -138,7 +97,7 @@ class BashTool:
         name = f"{self.calls}.txt"
         out_path = os.path.join(self.shell.outputs, name)
         room = max(self.cfg.saved_output_max_bytes - self.saved_bytes, 0)
-        sink = _Sink(self.shell.outputs_fd, name, min(self.cfg.bash_output_max_bytes, room),
+        sink = OutputSink(self.shell.outputs_fd, name, min(self.cfg.bash_output_max_bytes, room),
                      self.cfg.bash_max_lines, self.cfg.bash_max_bytes)
         try:
             run = self._execute(command, seconds, sink)
@@ -168,7 +127,7 @@ class BashTool:
         }
         return ToolResult(text, is_error=is_error, meta=meta)
 
-    def _format(self, tail: Tail, sink: _Sink, out_path: str) -> str:
+    def _format(self, tail: Tail, sink: OutputSink, out_path: str) -> str:
         text = decode(tail.text)
         if not tail.truncated:
             return text if sink.total else prompts.BASH_NO_OUTPUT
@@ -187,7 +146,10 @@ class BashTool:
             )
         return f"{text}\n\n{notice}"
 
-    def _execute(self, command: str, seconds: float, sink: _Sink) -> _Run:
+    def _execute(self, command: str, seconds: float, sink: OutputSink) -> _Run:
+        if self.shell.session is not None:
+            code, timed_out = run_in_session(self.shell.session, command, seconds, sink.add, lambda: self._interrupted)
+            return _Run(code, timed_out)
         script = _command_fd(command)
         r, w = os.pipe()
         try:
@@ -205,6 +167,9 @@ class BashTool:
         finally:
             os.close(w)
             os.close(script)
+        self._proc = proc
+        if self._interrupted:  # interrupted while it started
+            _kill_group(proc.pid)
         deadline = time.monotonic() + seconds
         try:
             timed_out = _pump(r, proc, deadline, sink)
@@ -219,6 +184,7 @@ class BashTool:
             _drain(r, sink)
             return _Run(proc.wait(), timed_out)
         finally:
+            self._proc = None
             os.close(r)
             if proc.poll() is None:
                 _kill_group(proc.pid)
@@ -247,7 +213,7 @@ def _terminate(proc: subprocess.Popen) -> None:
         pass
 
 
-def _pump(fd: int, proc: subprocess.Popen, deadline: float, sink: _Sink) -> bool:
+def _pump(fd: int, proc: subprocess.Popen, deadline: float, sink: OutputSink) -> bool:
     """Read output until EOF, the command's return (plus a grace for its children), or the deadline."""
     poller = select.poll()
     poller.register(fd, select.POLLIN | select.POLLHUP)
@@ -268,7 +234,7 @@ def _pump(fd: int, proc: subprocess.Popen, deadline: float, sink: _Sink) -> bool
             sink.add(chunk)
 
 
-def _drain(fd: int, sink: _Sink) -> None:
+def _drain(fd: int, sink: OutputSink) -> None:
     poller = select.poll()
     poller.register(fd, select.POLLIN | select.POLLHUP)
     end = time.monotonic() + _DRAIN_S

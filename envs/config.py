@@ -23,6 +23,9 @@ class EnvConfig:
     bash_timeout: int = 300  # seconds, when the call gives none
     bash_timeout_max: int = 900  # a call may ask for up to this many seconds
     sandbox: str = "auto"  # auto | bwrap | none
+    # bwrap: one sandbox per job, each bash call a child of a supervisor in it (envs/shell_session.py);
+    # false: a new sandbox per call (~12 ms more kernel CPU each). Not part of a job's identity.
+    shell_session: bool = True
     write_tool: bool = False  # offer `write` and `edit` (off in the paper's setting)
     read_max_lines: int = 2000
     read_max_bytes: int = 51200

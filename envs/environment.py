@@ -111,6 +111,10 @@ class WorkspaceEnv:
             messages = plugin.evaluator_view(messages)
         return messages
 
+    def interrupt(self) -> None:
+        """Kill the running bash command, if any (the job was cancelled); the call returns at once."""
+        self._bash.interrupt()
+
     def close(self) -> None:
         self.shell.close()
 

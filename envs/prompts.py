@@ -69,6 +69,7 @@ BASH_BYTES_NOTICE = "[Showing lines {start}-{end} of {total} ({limit} limit). Fu
 BASH_PARTIAL_LINE_NOTICE = "[Showing last {shown} of line {line} (line is {size}). Full output: {path}]"
 BASH_CAPPED_NOTE = " (the saved file holds only the first {saved} of {total})"
 BASH_EXIT = "Command exited with code {code}"
+BASH_INTERRUPTED = "Command not run: the job was stopped (it reached the sweep's time limit)"
 BASH_TIMEOUT = (
     "Command timed out after {seconds} seconds; it and all the processes it started were killed."
 )

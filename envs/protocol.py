@@ -97,4 +97,7 @@ class Environment(Protocol):
 
     def on_stop(self, turn: int) -> str | None: ...
 
+    def interrupt(self) -> None:
+        """Stop the tool call running now, from another thread (its job was cancelled); later calls fail at once."""
+
     def close(self) -> None: ...

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from envs.config import SECRET_NAME, EnvConfig
 from envs.limits import Caps
+from envs.shell_session import ShellSession
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +95,7 @@ def bwrap_argv(workspace: str, scratch: str, ro_paths: list[str]) -> list[str]:
     for name in ("passwd", "group"):
         argv += ["--ro-bind", f"{scratch}/etc/{name}", f"/etc/{name}"]
     argv += ["--bind", f"{scratch}/tmp", "/tmp"]
-    for path in [*ro_paths, outputs_dir(scratch)]:
+    for path in [*ro_paths, outputs_dir(scratch), commands_dir(scratch)]:
         argv += ["--ro-bind", path, path]
     argv += ["--bind", workspace, workspace, "--chdir", workspace, "--remount-ro", "/"]
     return argv
@@ -103,6 +104,11 @@ def bwrap_argv(workspace: str, scratch: str, ro_paths: list[str]) -> list[str]:
 def outputs_dir(scratch: str) -> str:
     """The runner's own files (saved bash outputs): outside the workspace, read-only to the agent."""
     return f"{scratch}/bash-output"
+
+
+def commands_dir(scratch: str) -> str:
+    """Where the runner writes each command for the job's shell session: read-only to the agent."""
+    return f"{scratch}/commands"
 
 
 def run_from_fd(fd: int) -> list[str]:
@@ -123,6 +129,7 @@ def make_scratch() -> str:
     os.makedirs(f"{scratch}/tmp/home")
     os.makedirs(f"{scratch}/etc")
     os.makedirs(outputs_dir(scratch))
+    os.makedirs(commands_dir(scratch))
     Path(scratch, "etc", "passwd").write_text(
         "root:x:0:0:agent:/tmp/home:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
     )
@@ -196,14 +203,19 @@ class Shell:
         # through a path the agent could swap (without bubblewrap the agent can reach the folder).
         self.outputs_fd = os.open(self.outputs, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         self.caps = Caps(cfg)
-        self._cleanup = weakref.finalize(self, _cleanup, self.scratch, self.outputs_fd, self.caps)
+        self.session: ShellSession | None = None
         if self.mode == "bwrap":
             self.env = agent_env(cfg, "/tmp/home", "/tmp")
             ro = [p for p in [*python_prefixes(cfg.agent_python), *cfg.extra_ro_binds] if os.path.exists(p)]
             self._launcher = bwrap_argv(workspace, self.scratch, ro)
+            if cfg.shell_session:
+                launcher = [*self._launcher[:1], "--as-pid-1", *self._launcher[1:]]
+                self.session = ShellSession([*self.caps.prefix(), *launcher], self.env, workspace,
+                                            commands_dir(self.scratch))  # fmt: skip
         else:
             self.env = agent_env(cfg, f"{self.scratch}/tmp/home", f"{self.scratch}/tmp")
             self._launcher = [sys.executable, "-I", "-S", str(Path(__file__).with_name("reaper.py"))]
+        self._cleanup = weakref.finalize(self, _cleanup, self.scratch, self.outputs_fd, self.caps, self.session)
 
     def argv(self, command_fd: int) -> list[str]:
         """The command line running the command that descriptor `command_fd` holds."""
@@ -213,7 +225,9 @@ class Shell:
         self._cleanup()
 
 
-def _cleanup(scratch: str, fd: int, caps: Caps) -> None:
+def _cleanup(scratch: str, fd: int, caps: Caps, session: ShellSession | None) -> None:
+    if session is not None:
+        session.close()
     caps.close()
     try:
         os.close(fd)

@@ -42,6 +42,7 @@ def config_identity(cfg: RootConfig) -> dict[str, Any]:
     d.pop("judge")
     d["benchmark"] = {"name": cfg.benchmark.name}  # where and which tasks: the task digest covers content
     d["agent"].pop("work_dir")
+    d["env"].pop("shell_session")  # how bash calls are launched, not what they see
     for k in _MODEL_RUNTIME:
         d["model"].pop(k)
     for k in _SERVER_RUNTIME:

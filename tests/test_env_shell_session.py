@@ -1,0 +1,101 @@
+"""The job's shell session (envs/shell_session.py): one bubblewrap sandbox per job, each bash call a
+child of a supervisor in it. It must behave as a sandbox per call does where the agent could tell
+or exploit the difference: nothing a call leaves behind survives it, a timeout or a killed
+supervisor costs only that call, and the runner's command files are out of the agent's reach."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from envs.config import EnvConfig
+from envs.environment import WorkspaceEnv
+from envs.protocol import ToolCall
+from envs.sandbox import bwrap_problem
+
+pytestmark = pytest.mark.skipif(bwrap_problem() is not None, reason=f"needs bubblewrap: {bwrap_problem()}")
+
+
+def bash(env: WorkspaceEnv, command: str, timeout: int | None = None) -> tuple[str, int | None]:
+    args = {"command": command, **({"timeout": timeout} if timeout else {})}
+    import json
+
+    result = env.execute(ToolCall("c", "bash", json.dumps(args)), 1)
+    return result.content, result.meta.get("exit_code")
+
+
+@pytest.fixture
+def env(tmp_path: Path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "a.txt").write_text("hello\n")
+    e = WorkspaceEnv(ws, dataclasses.replace(EnvConfig(), sandbox="bwrap"))
+    assert e.shell.session is not None
+    yield e
+    e.close()
+
+
+def sandbox_pid(env: WorkspaceEnv) -> int:
+    assert env.shell.session is not None and env.shell.session.proc is not None
+    return env.shell.session.proc.pid
+
+
+def test_calls_share_one_sandbox_but_nothing_a_call_starts_outlives_it(env: WorkspaceEnv) -> None:
+    assert bash(env, "cat a.txt") == ("hello", 0)
+    first = sandbox_pid(env)
+    out, code = bash(env, "sleep 300 & setsid sleep 301 & (nohup sleep 302 >/dev/null 2>&1 &) ; echo started")
+    assert (out, code) == ("started", 0)
+    out, _ = bash(env, "ps -e -o comm= | sort | uniq -c")
+    assert "sleep" not in out  # killed when the call that started them returned
+    assert sandbox_pid(env) == first  # and still the same sandbox
+
+
+def test_each_call_is_a_fresh_shell_with_bash_as_dollar_zero(env: WorkspaceEnv) -> None:
+    bash(env, "export X=1; cd /tmp; f() { :; }")
+    assert bash(env, 'echo "[$X] $(pwd) $0"; type f >/dev/null 2>&1 || echo no-f') == (
+        f"[] {env.root} /bin/bash\nno-f",
+        0,
+    )
+    assert bash(env, "exit 7")[1] == 7
+    assert bash(env, "kill -9 $$")[1] == 137
+
+
+def test_a_timeout_ends_the_sandbox_and_the_next_call_gets_a_new_one(env: WorkspaceEnv) -> None:
+    bash(env, "true")
+    first = sandbox_pid(env)
+    started = time.monotonic()
+    out, code = bash(env, "echo before; sleep 60", timeout=1)
+    assert time.monotonic() - started < 10 and code is None and out.startswith("before")
+    assert "timed out" in out
+    assert bash(env, "cat a.txt") == ("hello", 0)
+    assert sandbox_pid(env) != first
+
+
+def test_commands_cannot_kill_the_supervisor(env: WorkspaceEnv) -> None:
+    """It is the sandbox's PID 1: signals from inside do not reach it; `kill -9 -1` ends only the call."""
+    bash(env, "true")
+    first = sandbox_pid(env)
+    assert bash(env, "kill -9 $PPID 1; echo still") == ("still", 0)
+    bash(env, "sleep 30 & kill -9 -1")  # everything it can reach
+    assert bash(env, "echo back") == ("back", 0)
+    assert sandbox_pid(env) == first
+
+
+def test_the_runners_command_files_are_read_only_to_the_agent(env: WorkspaceEnv) -> None:
+    commands = env.shell.session.commands_dir
+    out, code = bash(env, f"echo 'rm -rf /' > {commands}/9; touch {commands}/x; ls {commands}")
+    assert out.count("Read-only file system") == 2, out
+    assert not os.path.exists(f"{commands}/9") and not os.path.exists(f"{commands}/x")
+    assert bash(env, "echo next") == ("next", 0)  # the next command is still the one the runner sent
+
+
+def test_close_ends_the_sandbox(env: WorkspaceEnv) -> None:
+    bash(env, "true")
+    pid = sandbox_pid(env)
+    env.close()
+    time.sleep(0.2)
+    assert not os.path.exists(f"/proc/{pid}") or "zombie" in Path(f"/proc/{pid}/status").read_text()
