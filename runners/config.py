@@ -84,12 +84,17 @@ class TrackerConfig:
 
 @dataclass
 class ClusterConfig:
-    """Ray: where to run (None = a local Ray), resources per job, and failure handling (`retries`:
-    infrastructure failures within a run; `error_retries`: errored records across re-runs)."""
+    """Ray: where to run (None = a local Ray), the episode actors, and failure handling (`retries`:
+    infrastructure failures within a run; `error_retries`: errored records across re-runs).
+
+    Jobs run as asyncio tasks in `actors` long-lived episode actors (None: one per `actor_cpus`
+    CPUs the cluster has free once the model servers are up), at most `max_in_flight` at once
+    over the whole cluster, spread evenly over the actors."""
 
     address: str | None = None
     num_cpus: int | None = None
-    job_cpus: float = 0.25
+    actors: int | None = None
+    actor_cpus: float = 1.0
     max_in_flight: int = 8
     retries: int = 2
     # A job whose record ends in env_error/model_error is not complete: resume runs it again, up to

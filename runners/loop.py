@@ -3,10 +3,16 @@
 The loop knows nothing about methods: prompts, extra tools and stop hooks come through the
 environment's plugins. The runner enforces the turn budget and the wall-clock limit itself, and
 hands each tool call the job's remaining time (a call never runs past the job's limit).
+
+An episode is a coroutine, so that one process holds hundreds of them while they wait on their
+models: model calls are awaited (`complete_async`), and each tool call, which blocks on its
+subprocess, runs in a worker thread of the loop's executor. `run_episode` is the same episode for
+synchronous callers.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -15,7 +21,7 @@ from typing import Any
 from envs.context import ContextView
 from envs.protocol import Environment
 from runners.config import AgentConfig
-from runners.messages import ContextLengthError, Model, ModelError
+from runners.messages import AssistantMessage, ContextLengthError, Model, ModelError, complete_async
 
 READING_TOOLS = ("read", "bash")
 
@@ -37,6 +43,18 @@ class EpisodeResult:
 
 
 def run_episode(
+    model: Model,
+    env: Environment,
+    task_prompt: str,
+    agent: AgentConfig,
+    on_message: Callable[[dict[str, Any]], None] = lambda m: None,
+    clock: Callable[[], float] = time.monotonic,
+) -> EpisodeResult:
+    """`run_episode_async` for a caller without an event loop."""
+    return asyncio.run(run_episode_async(model, env, task_prompt, agent, on_message, clock))
+
+
+async def run_episode_async(
     model: Model,
     env: Environment,
     task_prompt: str,
@@ -68,7 +86,7 @@ def run_episode(
             break
         turn += 1
         try:
-            reply = model.complete(model_view(res.messages), tools)
+            reply = await complete_async(model, model_view(res.messages), tools)
         except ContextLengthError as e:
             res.stop_reason, res.error = "context_length", str(e)
             break
@@ -76,23 +94,7 @@ def run_episode(
             res.stop_reason, res.error = "model_error", str(e)
             break
         res.turns = turn
-        res.tokens_in += reply.usage.input_tokens
-        res.tokens_out += reply.usage.output_tokens
-        res.cost += reply.usage.cost
-        add(
-            {
-                **reply.to_message(),
-                "usage": {
-                    "input_tokens": reply.usage.input_tokens,
-                    "output_tokens": reply.usage.output_tokens,
-                    "cost": reply.usage.cost,
-                },
-                "latency_s": round(reply.latency_s, 4),
-                "extra": reply.extra,
-            },
-            turn,
-        )
-        res.final_answer = reply.content or ""
+        add(_account(res, reply), turn)
         if not reply.tool_calls:
             nudge = env.on_stop(turn)
             if nudge is None:
@@ -100,20 +102,31 @@ def run_episode(
                 break
             add({"role": "user", "content": nudge, "stop_hook": True}, turn)
             continue
-        if not _run_tools(env, reply.tool_calls, turn, res, add, agent, clock, start):
+        if not await _run_tools(env, reply.tool_calls, turn, res, add, agent, clock, start):
             break
     res.wall_s = clock() - start
     return res
 
 
-def _run_tools(env, calls, turn, res, add, agent, clock, start) -> bool:
+def _account(res: EpisodeResult, reply: AssistantMessage) -> dict[str, Any]:
+    """Add the reply's usage to the totals; returns its message for the record."""
+    res.tokens_in += reply.usage.input_tokens
+    res.tokens_out += reply.usage.output_tokens
+    res.cost += reply.usage.cost
+    res.final_answer = reply.content or ""
+    usage = {"input_tokens": reply.usage.input_tokens, "output_tokens": reply.usage.output_tokens, "cost": reply.usage.cost}
+    return {**reply.to_message(), "usage": usage, "latency_s": round(reply.latency_s, 4), "extra": reply.extra}
+
+
+async def _run_tools(env, calls, turn, res, add, agent, clock, start) -> bool:
     """Execute the turn's tool calls in order; False when the episode must stop."""
     for call in calls:
         if clock() - start >= agent.time_limit_s:
             res.stop_reason = "time_limit"
             return False
         try:
-            result = env.execute(call, turn, time_left=agent.time_limit_s - (clock() - start))
+            time_left = agent.time_limit_s - (clock() - start)
+            result = await _in_thread(env.interrupt, env.execute, call, turn, time_left=time_left)
         except Exception as e:  # an environment fault, not the model's: stop and say so
             res.stop_reason, res.error = "env_error", f"{type(e).__name__}: {e}"
             return False
@@ -133,6 +146,19 @@ def _run_tools(env, calls, turn, res, add, agent, clock, start) -> bool:
             turn,
         )
     return True
+
+
+async def _in_thread(interrupt: Callable[[], None], fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """`fn` in a worker thread. If the episode is cancelled meanwhile (its job ran past the sweep's
+    limit), the call is interrupted and waited for before the cancellation goes on, so that
+    nothing closes the environment under a tool that is still running in it."""
+    call = asyncio.ensure_future(asyncio.to_thread(fn, *args, **kwargs))
+    try:
+        return await asyncio.shield(call)
+    except asyncio.CancelledError:
+        interrupt()
+        await asyncio.wait([call])
+        raise
 
 
 _MODEL_FIELDS = ("role", "content", "tool_calls", "tool_call_id", "extra")

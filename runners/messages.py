@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -45,8 +46,19 @@ class ContextLengthError(ModelError):
 
 
 class Model(Protocol):
-    """Anything that answers a chat: API models, vLLM or llama.cpp servers, the scripted model."""
+    """Anything that answers a chat: API models, vLLM or llama.cpp servers, the scripted model.
+
+    A model may also define `async def acomplete(messages, tools)` (the same reply, awaited): the
+    sweep's episodes then wait on it without holding a thread; otherwise `complete` runs in one."""
 
     name: str
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantMessage: ...
+
+
+async def complete_async(model: Model, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantMessage:
+    """One turn of `model` from a coroutine: its `acomplete` if it has one, else `complete` in a thread."""
+    acomplete = getattr(model, "acomplete", None)
+    if acomplete is not None:
+        return await acomplete(messages, tools)
+    return await asyncio.to_thread(model.complete, messages, tools)

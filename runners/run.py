@@ -1,11 +1,14 @@
 """One job, in-process: materialize the workspace, plug the method in, run the episode, write the record.
 
-Plain functions with no Ray; the sweep calls `run_job` inside an actor, the single-job entry point
-calls it directly.
+Plain coroutines with no Ray: the sweep's episode actors run many of them at once on one event
+loop (runners/actors.py); `run_and_score` runs one for the single-job entry point. What blocks
+(copying the workspace, starting the environment, judging) runs in the loop's worker threads, so
+the loop only ever waits on models and tools.
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 import time
@@ -15,19 +18,59 @@ from typing import Any
 from envs.environment import WorkspaceEnv
 from envs.workspace import copy_files, diff_workspace, materialize
 from eval.task import Task
-from runners.loop import EpisodeResult, run_episode
+from runners.loop import EpisodeResult, run_episode_async
 from runners.methods import build_plugins
 from runners.models import build_model
 from runners.prompts import task_message
-from runners.record import ERROR_STOPS, RESULT, Trajectory, fresh_job_dir, read_json, write_json
+from runners.record import (
+    ERROR_STOPS,
+    RESULT,
+    SCORES,
+    Trajectory,
+    errored,
+    fresh_job_dir,
+    read_json,
+    read_result,
+    write_json,
+)
 from runners.schema import RootConfig, job_record_config
 from runners.scratch import job_scratch, remove_scratch
 
 log = logging.getLogger(__name__)
 
 
-def run_job(cfg: RootConfig, task: Task, job_dir: Path, job_id: str, model_url: str | None = None) -> dict[str, Any]:
-    """Run `task` under `cfg` and write its complete record to `job_dir`; returns `result.json`."""
+def run_job(
+    cfg: RootConfig, task: Task, job_dir: Path, job_id: str, model_url: str | None = None
+) -> dict[str, Any]:
+    """`run_job_async` for a caller without an event loop."""
+    return asyncio.run(run_job_async(cfg, task, job_dir, job_id, model_url))
+
+
+async def run_job_async(
+    cfg: RootConfig, task: Task, job_dir: Path, job_id: str, model_url: str | None = None
+) -> dict[str, Any]:
+    """Run `task` under `cfg` and write its complete record to `job_dir`; returns `result.json`.
+
+    Cancelled (the sweep's limit), it leaves the trajectory so far and no result: the caller says why."""
+    earlier = await asyncio.to_thread(_start_record, cfg, task, job_dir, job_id)
+    started = time.time()
+    ws_parent = job_scratch(job_id, cfg.agent.work_dir)
+    traj = Trajectory(job_dir)
+    try:
+        res, extra = await _episode(cfg, task, job_dir, ws_parent / "workspace", model_url, traj)
+    except Exception as e:  # setting up the job failed: the record says so instead of vanishing
+        log.exception("job %s failed outside the episode", job_id)
+        res, extra = EpisodeResult(stop_reason="env_error", error=f"{type(e).__name__}: {e}"), {}
+    finally:
+        traj.close()
+        await asyncio.to_thread(remove_scratch, ws_parent)
+    result = _result(job_id, res, earlier, started, extra)
+    await asyncio.to_thread(write_json, job_dir / RESULT, result)
+    return result
+
+
+def _start_record(cfg: RootConfig, task: Task, job_dir: Path, job_id: str) -> list[Any]:
+    """Clear what a killed run left and write job.json; returns the earlier attempts' errors."""
     earlier = fresh_job_dir(job_dir)
     write_json(
         job_dir / "job.json",
@@ -42,18 +85,13 @@ def run_job(cfg: RootConfig, task: Task, job_dir: Path, job_id: str, model_url: 
             "config": job_record_config(cfg),
         },
     )
-    started = time.time()
-    ws_parent = job_scratch(job_id, cfg.agent.work_dir)
-    traj = Trajectory(job_dir)
-    try:
-        res, extra = _episode(cfg, task, job_dir, ws_parent / "workspace", model_url, traj)
-    except Exception as e:  # setting up the job failed: the record says so instead of vanishing
-        log.exception("job %s failed outside the episode", job_id)
-        res, extra = EpisodeResult(stop_reason="env_error", error=f"{type(e).__name__}: {e}"), {}
-    finally:
-        traj.close()
-        remove_scratch(ws_parent)
-    result = {
+    return earlier
+
+
+def _result(
+    job_id: str, res: EpisodeResult, earlier: list[Any], started: float, extra: dict[str, Any]
+) -> dict[str, Any]:
+    return {
         "job_id": job_id,
         "stop_reason": res.stop_reason,
         "errored": res.stop_reason in ERROR_STOPS,  # not a result: excluded from tables, retried on resume
@@ -71,34 +109,62 @@ def run_job(cfg: RootConfig, task: Task, job_dir: Path, job_id: str, model_url: 
         "limits_hit": None,
         **extra,
     }
-    write_json(job_dir / RESULT, result)
-    return result
 
 
-def _episode(
+async def _episode(
     cfg: RootConfig, task: Task, job_dir: Path, ws: Path, model_url: str | None, traj: Trajectory
 ) -> tuple[EpisodeResult, dict[str, Any]]:
-    materialize(task.workspace, ws, task.stage, method=cfg.env.materialize)
-    plugins = build_plugins(cfg.method, ws, task.output, cfg.agent.context_level)
+    env, plugins = await asyncio.to_thread(_environment, cfg, task, job_dir, ws)
     model_cfg = cfg.model if cfg.model.seed is not None else dataclasses.replace(cfg.model, seed=cfg.seed)
     model = build_model(model_cfg, model_url)
-    env = WorkspaceEnv(ws, cfg.env, plugins)
-    _record_sandbox(job_dir, env.sandbox_kind)
     prompt = task_message(task, str(env.root), cfg.method.texts)
     try:
-        res = run_episode(model, env, prompt, cfg.agent, on_message=traj)
+        res = await run_episode_async(model, env, prompt, cfg.agent, on_message=traj)
     finally:
-        env.close()
+        await asyncio.to_thread(env.close)
+        aclose = getattr(model, "aclose", None)
+        if aclose is not None:
+            await aclose()
+    return res, await asyncio.to_thread(_deliver, cfg, task, job_dir, ws, env, plugins, res)
+
+
+def _environment(cfg: RootConfig, task: Task, job_dir: Path, ws: Path) -> tuple[WorkspaceEnv, list[Any]]:
+    """The task's workspace, materialized, with the method's plugins in its environment."""
+    materialize(task.workspace, ws, task.stage, method=cfg.env.materialize)
+    plugins = build_plugins(cfg.method, ws, task.output, cfg.agent.context_level)
+    env = WorkspaceEnv(ws, cfg.env, plugins)
+    _record_sandbox(job_dir, env.sandbox_kind)
+    return env, plugins
+
+
+def _deliver(
+    cfg: RootConfig,
+    task: Task,
+    job_dir: Path,
+    ws: Path,
+    env: WorkspaceEnv,
+    plugins: list[Any],
+    res: EpisodeResult,
+) -> dict[str, Any]:
+    """The plugins' records, the evaluator's view and the deliverable: what the agent left behind."""
     view = res.messages
     for p in plugins:
         view = p.evaluator_view(view)
         record = p.record()
         if record is not None:
             write_json(job_dir / f"{p.name}.json", record)
-    write_json(job_dir / "evaluator_view.json", {"task": task.prompt, "messages": view, "final_answer": res.final_answer})
+    write_json(
+        job_dir / "evaluator_view.json",
+        {"task": task.prompt, "messages": view, "final_answer": res.final_answer},
+    )
     changed, deleted = diff_workspace(task.workspace, task.stage, ws)
     copied = copy_files(ws, changed, job_dir / "deliverable")
-    return res, {"deliverable": copied, "deleted": deleted, "sandbox": env.sandbox_kind, "limits_hit": env.limits_hit}
+    return {
+        "deliverable": copied,
+        "deleted": deleted,
+        "sandbox": env.sandbox_kind,
+        "limits_hit": env.limits_hit,
+    }
 
 
 def _record_sandbox(job_dir: Path, kind: str) -> None:
@@ -116,10 +182,26 @@ def score(cfg: RootConfig, job_dir: Path, task: Task | None = None) -> dict[str,
     return score_job(job_dir, cfg.judge, task=task)
 
 
-def run_and_score(cfg: RootConfig, task_id: str, job_dir: Path, job_id: str, model_url: str | None) -> dict[str, Any]:
-    """One job end to end (what a sweep actor and the single-job entry point both do)."""
+def run_and_score(
+    cfg: RootConfig, task_id: str, job_dir: Path, job_id: str, model_url: str | None
+) -> dict[str, Any]:
+    """One job end to end, for a caller without an event loop (the single-job entry point)."""
     from eval.benchmarks import load_benchmark
 
     task = load_benchmark(cfg.benchmark).task(task_id)
-    result = run_job(cfg, task, job_dir, job_id, model_url)
-    return {"result": result, "scores": score(cfg, job_dir, task)}
+    return asyncio.run(run_and_score_async(cfg, task, job_dir, job_id, model_url))
+
+
+async def run_and_score_async(
+    cfg: RootConfig, task: Task, job_dir: Path, job_id: str, model_url: str | None
+) -> dict[str, Any]:
+    """One job end to end: what an episode actor runs for each job it is given.
+
+    A job run again after its actor was lost may find the record that actor finished just before
+    (its node went down after the write): that record is the job's result, not run a second time."""
+    result = await asyncio.to_thread(read_result, job_dir)
+    if result is None or errored(result):
+        result = await run_job_async(cfg, task, job_dir, job_id, model_url)
+    elif (job_dir / SCORES).exists():
+        return {"result": result, "scores": await asyncio.to_thread(read_json, job_dir / SCORES)}
+    return {"result": result, "scores": await asyncio.to_thread(score, cfg, job_dir, task)}

@@ -1,30 +1,33 @@
-"""Running job specs as Ray actors: bounded in flight, one `ray.wait` loop, outcomes as they finish.
+"""Running job specs on a few long-lived episode actors: bounded in flight, one `ray.wait` loop,
+outcomes as they finish.
 
-Each job runs in an actor of its own while it runs (actors are reused for later jobs), so a job that
-crashes its process or overruns its limit is isolated and can be killed without touching the
-others. Infrastructure failures (the actor died, its node was lost) are retried; a job's own
-failure is already in its record and is never retried. On a multi-node cluster a node that dies
-takes its actors with it: their jobs count as lost and run again on the nodes left; each outcome
-says which node ran it.
+The actors (runners/actors.py; by default one per CPU the cluster offers) each hold up to
+`ceil(max_in_flight / actors)` jobs as asyncio tasks. A job's own failure is already in its record
+(or is its exception) and is never retried; a job over its limit is stopped by its actor and
+recorded as `time_limit`. An actor whose process dies, or whose node is lost, loses only its
+in-flight jobs: they run again on the actors left (and a new actor takes its place when the
+cluster can place one). Each outcome says which node ran it.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import ray
 from ray.exceptions import GetTimeoutError, RayActorError, RayError
 
+from runners.actors import EpisodeActor, record_time_limit
 from runners.config import ClusterConfig
 from runners.grid import JobSpec
-from runners.record import RESULT, write_json
 
 log = logging.getLogger(__name__)
+BACKSTOP_S = 30.0  # past its limit plus this, a job's actor is not answering: it is killed
 
 
 @dataclass
@@ -39,31 +42,103 @@ class Outcome:
     result: dict[str, Any] | None = None
     scores: dict[str, Any] | None = None
     error: str | None = None
-    node: str | None = None  # the Ray node id of its last attempt's actor (None: it never came up)
+    node: str | None = None  # the Ray node id of its last attempt's actor
+
+
+@dataclass(eq=False)
+class _Actor:
+    handle: Any
+    node: str | None = None  # set once it is up
+    jobs: set[Any] = field(default_factory=set)  # refs of its in-flight jobs
+    dead: bool = False
 
 
 @dataclass
 class _Running:
     spec: JobSpec
-    actor: Any
+    actor: _Actor
     started: float
     attempt: int
-    url: str | None = None
-    ready: bool = True
-    node: str | None = None
+    url: str | None
 
 
-class JobActor:
-    """The plain class each job actor hosts (Ray is applied by the scheduler)."""
+class _Fleet:
+    """The episode actors, as the driver sees them: which are up, how loaded, which to replace."""
 
-    def node(self) -> str:
-        """The Ray node this actor lives on; the scheduler's first call, so also its readiness probe."""
-        return ray.get_runtime_context().get_node_id()
+    def __init__(self, actor_cls: type, cluster: ClusterConfig) -> None:
+        count, cpus = actor_count(cluster)
+        self.capacity = math.ceil(cluster.max_in_flight / count)
+        self._remote = ray.remote(actor_cls).options(
+            num_cpus=cpus, max_concurrency=self.capacity + 8, max_restarts=0, max_task_retries=0
+        )
+        self.starting: dict[Any, _Actor] = {}
+        self.up: list[_Actor] = []
+        for _ in range(count):
+            self._spawn()
+        log.info("%d episode actor(s) of %g CPU, %d jobs each", count, cpus, self.capacity)
 
-    def run(self, spec: JobSpec, job_dir: str, model_url: str | None) -> dict[str, Any]:
-        from runners.run import run_and_score
+    def _spawn(self) -> None:
+        actor = _Actor(self._remote.remote(self.capacity))
+        self.starting[actor.handle.start.remote()] = actor
 
-        return run_and_score(spec.cfg, spec.task_id, Path(job_dir), spec.job_id, model_url)
+    def came_up(self, ref: Any) -> bool:
+        """Whether `ref` was an actor's start (then it is up, or replaced when its start failed)."""
+        actor = self.starting.pop(ref, None)
+        if actor is None:
+            return False
+        try:
+            actor.node = ray.get(ref, timeout=0)
+            self.up.append(actor)
+        except RayError as e:
+            log.warning("an episode actor failed to start (%s); starting another", type(e).__name__)
+            self._spawn()
+        return True
+
+    def free(self) -> _Actor | None:
+        """The least loaded actor with room for another job."""
+        best = min(self.up, key=lambda a: len(a.jobs), default=None)
+        return best if best is not None and len(best.jobs) < self.capacity else None
+
+    def lost(self, actor: _Actor) -> None:
+        """`actor` died (or was killed): stop giving it jobs and start a new one in its place."""
+        if actor.dead:
+            return
+        actor.dead = True
+        self.up.remove(actor)
+        ray.kill(actor.handle)
+        self._spawn()
+
+    def stop(self) -> None:
+        for actor in [*self.up, *self.starting.values()]:
+            ray.kill(actor.handle)
+
+
+def actor_count(cluster: ClusterConfig) -> tuple[int, float]:
+    """How many episode actors, of how many CPUs: `cluster.actors` (each given a share of the free
+    CPUs when `actor_cpus` each would not fit, so that all of them start), else one per
+    `actor_cpus` the cluster has free (after the model servers); never more than jobs in flight."""
+    cpus = cluster.actor_cpus
+    free = ray.available_resources().get("CPU", 0.0)
+    if cluster.actors is not None:
+        count = max(1, min(cluster.actors, cluster.max_in_flight))
+        if count * cpus > free:
+            cpus = round(free / count, 4)
+            log.info(
+                "cluster.actors=%d × actor_cpus=%g exceeds the %g free CPUs: %g CPU each",
+                count,
+                cluster.actor_cpus,
+                free,
+                cpus,
+            )
+        return count, cpus
+    if free < cpus:  # everything is taken (e.g. by model servers): one actor that needs no CPU slot
+        log.warning(
+            "only %.2f CPU free for episode actors (cluster.actor_cpus=%g): running one with no CPU reserved",
+            free,
+            cpus,
+        )
+        return 1, 0.0
+    return max(1, min(int(free // cpus), cluster.max_in_flight)), cpus
 
 
 def run_all(
@@ -73,112 +148,106 @@ def run_all(
     urls: dict[str, Any],
     on_start: Callable[[JobSpec], None],
     on_done: Callable[[Outcome], None],
-    actor_cls: type = JobActor,
+    actor_cls: type = EpisodeActor,
 ) -> list[Outcome]:
-    """Run every spec; calls `on_start`/`on_done` as jobs start and finish. Ctrl-C kills what runs.
-
-    Actors are reused from job to job (starting a Python worker costs about a second of CPU, more
-    than a job's own bookkeeping); an actor that died or ran past a job's limit is replaced.
-    """
+    """Run every spec; calls `on_start`/`on_done` as jobs start and finish. Ctrl-C kills what runs."""
     from runners.replicas import ReplicaPool
 
-    pool = ReplicaPool(urls)
-    remote = ray.remote(actor_cls).options(num_cpus=cluster.job_cpus, max_restarts=0, max_task_retries=0)
+    replicas = ReplicaPool(urls)
+    fleet = _Fleet(actor_cls, cluster)
+    _warn_capped(specs, fleet, cluster)
     pending = list(reversed(specs))
     attempts: dict[str, int] = {}
     running: dict[Any, _Running] = {}
-    idle: list[tuple[Any, str | None]] = []  # (actor, its node)
     outcomes: list[Outcome] = []
 
-    def launch(spec: JobSpec) -> None:
-        attempts[spec.job_id] = attempts.get(spec.job_id, 0) + 1
-        if idle:
-            actor, node = idle.pop()
-            job = _Running(spec, actor, time.monotonic(), attempts[spec.job_id], node=node)
-            submit(job)
-        else:  # the job's clock starts once its new actor is up, not while a worker process starts
-            actor = remote.remote()
-            job = _Running(spec, actor, time.monotonic(), attempts[spec.job_id], ready=False)
-            running[actor.node.remote()] = job
-        on_start(spec)
-
-    def submit(job: _Running) -> None:
-        job.url = pool.acquire(job.spec.cfg.model.id)
-        job.ready, job.started = True, time.monotonic()
-        running[job.actor.run.remote(job.spec, str(sweep_dir / job.spec.job_id), job.url)] = job
-
-    def free_idle() -> None:
-        """Stop an idle actor for each job still waiting for its new one once nothing is left to hand
-        out. With more jobs in flight than the cluster has slots (a small cluster, or after losing a
-        node) Ray cannot place the new actors while idle ones hold the resources they wait for."""
-        waiting = 0 if pending else sum(not job.ready for job in running.values())
-        for _ in range(min(waiting, len(idle))):
-            ray.kill(idle.pop()[0])
-
-    def finish(outcome: Outcome) -> None:
-        outcomes.append(outcome)
-        on_done(outcome)
+    def finish(ref: Any, outcome: Outcome | None) -> None:
+        job = running.pop(ref)
+        job.actor.jobs.discard(ref)
+        replicas.release(job.spec.cfg.model.id, job.url)
+        if outcome is None:  # infrastructure failure: run it again
+            pending.append(job.spec)
+        else:
+            outcomes.append(outcome)
+            on_done(outcome)
 
     try:
         while pending or running:
-            while pending and len(running) < cluster.max_in_flight:
-                launch(pending.pop())
-            free_idle()
-            ready, _ = ray.wait(list(running), num_returns=1, timeout=1.0)
-            for ref in ready:
-                job = running.pop(ref)
-                if not job.ready and (node := _node(ref)):
-                    job.node = node
-                    submit(job)
-                    continue
-                pool.release(job.spec.cfg.model.id, job.url)
-                outcome, alive = _collect(ref, job, cluster)
-                if alive:
-                    idle.append((job.actor, job.node))
-                else:
-                    ray.kill(job.actor)
-                if outcome is None:  # infrastructure failure: a new actor tries again
-                    pending.append(job.spec)
-                else:
-                    finish(outcome)
+            while pending and len(running) < cluster.max_in_flight and (actor := fleet.free()):
+                spec = pending.pop()
+                attempts[spec.job_id] = attempts.get(spec.job_id, 0) + 1
+                url = replicas.acquire(spec.cfg.model.id)
+                ref = actor.handle.run.remote(spec, str(sweep_dir / spec.job_id), url, _limit(spec, cluster))
+                running[ref] = _Running(spec, actor, time.monotonic(), attempts[spec.job_id], url)
+                actor.jobs.add(ref)
+                on_start(spec)
+            for ref in _ready([*running, *fleet.starting], timeout=1.0):
+                if not fleet.came_up(ref):
+                    outcome, lost = _collect(ref, running[ref], cluster)
+                    if lost:
+                        fleet.lost(running[ref].actor)
+                    finish(ref, outcome)
             for ref, job in list(running.items()):
-                limit = _limit(job.spec, cluster)
-                if job.ready and time.monotonic() - job.started > limit:
-                    running.pop(ref)
-                    pool.release(job.spec.cfg.model.id, job.url)
-                    ray.kill(job.actor)
-                    finish(_timed_out(job, sweep_dir, limit))
+                if (
+                    not job.actor.dead
+                    and time.monotonic() - job.started > _limit(job.spec, cluster) + BACKSTOP_S
+                ):
+                    log.warning(
+                        "job %s: its actor did not stop it at its limit; killing the actor", job.spec.job_id
+                    )
+                    finish(ref, _backstop(job, sweep_dir, cluster))
+                    fleet.lost(job.actor)  # its other jobs come back as lost and are retried
     finally:
-        for actor in [*(a for a, _ in idle), *(job.actor for job in running.values())]:
-            ray.kill(actor)
+        fleet.stop()
     return outcomes
 
 
-def _node(ready_ref: Any) -> str | None:
-    """The node of an actor that came up (None: its start failed, collected like a death and retried)."""
-    try:
-        return ray.get(ready_ref, timeout=0)
-    except RayError:
-        return None
+def _warn_capped(specs: list[JobSpec], fleet: _Fleet, cluster: ClusterConfig) -> None:
+    """Say so when a model's `concurrency` (per actor) keeps the sweep below `max_in_flight` calls."""
+    actors = len(fleet.starting) + len(fleet.up)
+    for model in {s.cfg.model.id: s.cfg.model for s in specs}.values():
+        if 0 < model.concurrency * actors < min(cluster.max_in_flight, len(specs)):
+            log.warning(
+                "model %s: concurrency=%d per episode actor × %d actor(s) allows %d calls in flight, fewer than "
+                "cluster.max_in_flight=%d; set model.concurrency=0 for no cap of its own",
+                model.id,
+                model.concurrency,
+                actors,
+                model.concurrency * actors,
+                cluster.max_in_flight,
+            )
+
+
+def _ready(refs: list[Any], timeout: float) -> list[Any]:
+    """Every ref that is ready, waiting up to `timeout` for the first."""
+    if not refs:
+        return []
+    ready, rest = ray.wait(refs, num_returns=1, timeout=timeout)
+    if ready and rest:
+        more, _ = ray.wait(rest, num_returns=len(rest), timeout=0)
+        ready += more
+    return ready
 
 
 def _collect(ref: Any, job: _Running, cluster: ClusterConfig) -> tuple[Outcome | None, bool]:
-    """The job's outcome (None: retry it) and whether its actor can take another job."""
+    """The job's outcome (None: retry it) and whether its actor was lost."""
     wall = time.monotonic() - job.started
     try:
         out = ray.get(ref, timeout=0)
     except (RayActorError, GetTimeoutError) as e:
         if job.attempt <= cluster.retries:
             log.warning("job %s: actor on node %s lost (%s); retrying (attempt %d)",
-                        job.spec.job_id, job.node or "(starting)", type(e).__name__, job.attempt + 1)  # fmt: skip
-            return None, False
-        return Outcome(job.spec, "failed", job.attempt, wall, error=f"actor died: {e}"[:2000], node=job.node), False
+                        job.spec.job_id, job.actor.node, type(e).__name__, job.attempt + 1)  # fmt: skip
+            return None, True
+        return Outcome(
+            job.spec, "failed", job.attempt, wall, error=f"actor died: {e}"[:2000], node=job.actor.node
+        ), True
     except RayError as e:  # the job raised outside its own record keeping; its actor is fine
-        return Outcome(job.spec, "failed", job.attempt, wall, error=str(e)[:2000], node=job.node), True
+        return Outcome(job.spec, "failed", job.attempt, wall, error=str(e)[:2000], node=job.actor.node), False
     result, scores = out["result"], out.get("scores")
-    if result.get("errored"):  # recorded, but not a result: counted apart and retried on resume
-        return Outcome(job.spec, "error", job.attempt, wall, result, scores, result.get("error"), job.node), True
-    return Outcome(job.spec, "ok", job.attempt, wall, result=result, scores=scores, node=job.node), True
+    status = "timeout" if out.get("timed_out") else "error" if result.get("errored") else "ok"
+    error = result.get("error") if status != "ok" else None  # errored: counted apart, retried on resume
+    return Outcome(job.spec, status, job.attempt, wall, result, scores, error, job.actor.node), False
 
 
 def _limit(spec: JobSpec, cluster: ClusterConfig) -> float:
@@ -188,17 +257,18 @@ def _limit(spec: JobSpec, cluster: ClusterConfig) -> float:
     return spec.cfg.agent.time_limit_s + spec.cfg.env.bash_timeout + 300
 
 
-def _timed_out(job: _Running, sweep_dir: Path, limit: float) -> Outcome:
-    """Record a job the sweep had to stop: its trajectory so far stays; the result says why."""
-    result = {
-        "job_id": job.spec.job_id,
-        "stop_reason": "time_limit",
-        "turns": None,
-        "final_answer": "",
-        "wall_s": round(time.monotonic() - job.started, 3),
-        "error": f"stopped by the sweep after exceeding its limit of {limit:.0f} s",
-    }
-    job_dir = sweep_dir / job.spec.job_id
-    if job_dir.is_dir():
-        write_json(job_dir / RESULT, result)
-    return Outcome(job.spec, "timeout", job.attempt, result["wall_s"], result=result, error=result["error"], node=job.node)
+def _backstop(job: _Running, sweep_dir: Path, cluster: ClusterConfig) -> Outcome:
+    """A job whose actor never answered past its limit: recorded as stopped, as its actor would have."""
+    limit = _limit(job.spec, cluster)
+    result = record_time_limit(
+        sweep_dir / job.spec.job_id, job.spec.job_id, limit, time.monotonic() - job.started
+    )
+    return Outcome(
+        job.spec,
+        "timeout",
+        job.attempt,
+        result["wall_s"],
+        result=result,
+        error=result["error"],
+        node=job.actor.node,
+    )

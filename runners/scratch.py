@@ -28,7 +28,10 @@ def tag(job_id: str) -> str:
 
 
 def job_scratch(job_id: str, work_dir: str | None) -> Path:
-    """A new scratch folder for one attempt of `job_id`, owned by this process."""
+    """A new scratch folder for one attempt of `job_id`, owned by this process (`work_dir` is made
+    if it does not exist yet)."""
+    if work_dir:
+        os.makedirs(work_dir, exist_ok=True)
     return Path(tempfile.mkdtemp(prefix=f"{PREFIX}{tag(job_id)}-{os.getpid()}-", dir=work_dir))
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from runners.grid import job_id
 from runners.prompts import TEXTS
-from runners.record import load_trajectory, read_json
+from runners.record import fresh_job_dir, load_trajectory, read_json
 from runners.run import run_and_score
 from tests.conftest import compose_root, write_native, write_script
 
@@ -112,8 +112,11 @@ def test_turn_budget_and_no_rerun(bench: Path, tmp_path: Path) -> None:
     job = run_method("dci", bench, tmp_path, ["agent.max_turns=2"])
     result = read_json(job / "result.json")
     assert result["stop_reason"] == "turn_budget" and result["turns"] == 2
-    with pytest.raises(FileExistsError):
-        run_method("dci", bench, tmp_path, ["agent.max_turns=2"])
+    before = {p.name: p.stat().st_mtime_ns for p in job.iterdir()}
+    assert run_method("dci", bench, tmp_path, ["agent.max_turns=2"]) == job  # a finished record is kept…
+    assert {p.name: p.stat().st_mtime_ns for p in job.iterdir()} == before  # …not run again nor rewritten
+    with pytest.raises(FileExistsError):  # and the record itself still refuses to be overwritten
+        fresh_job_dir(job)
 
 
 def test_killed_job_is_redone(bench: Path, tmp_path: Path) -> None:

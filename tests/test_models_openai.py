@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 import time
@@ -24,6 +25,16 @@ MESSAGES = [{"role": "system", "content": "sys"}, {"role": "user", "content": "h
 def stub():
     with StubServer() as s:
         yield s
+
+
+@pytest.fixture(autouse=True, params=["complete", "acomplete"])
+def transport(request, monkeypatch):
+    """Every test runs on both paths: `complete` (sync) and `acomplete` (a sweep's episodes)."""
+    if request.param == "acomplete":
+        if request.node.get_closest_marker("sync_only"):
+            pytest.skip("the sync path's own behaviour")
+        monkeypatch.setattr(OpenAICompatModel, "complete", lambda self, m, t: asyncio.run(self.acomplete(m, t)))
+    return request.param
 
 
 def make(stub: StubServer, **kw) -> OpenAICompatModel:
@@ -215,6 +226,7 @@ def test_no_key_env_sends_no_authorization(stub):
     assert "Authorization" not in stub.requests[0]["headers"]
 
 
+@pytest.mark.sync_only
 def test_concurrency_cap_per_endpoint_is_shared_by_clients():
     with StubServer(default=Reply(body=completion("ok"), delay_s=0.3)) as stub:
         models = [make(stub, concurrency=2) for _ in range(3)]  # separate clients, one endpoint
@@ -234,6 +246,39 @@ def test_concurrency_cap_per_endpoint_is_shared_by_clients():
         assert errors == []
         assert len(stub.requests) == 6
         assert stub.max_in_flight == 2
+
+
+@pytest.mark.sync_only
+def test_concurrency_cap_is_shared_by_the_episodes_of_one_loop():
+    """Episodes of one actor are tasks of one loop: the cap holds across their clients."""
+    with StubServer(default=Reply(body=completion("ok"), delay_s=0.3)) as stub:
+        models = [make(stub, concurrency=2) for _ in range(3)]
+
+        async def main() -> list[str | None]:
+            replies = await asyncio.gather(*(models[i % 3].acomplete(MESSAGES, TOOLS) for i in range(6)))
+            for m in models:
+                await m.aclose()
+            return [r.content for r in replies]
+
+        started = time.monotonic()
+        assert asyncio.run(main()) == ["ok"] * 6
+        assert len(stub.requests) == 6
+        assert stub.max_in_flight == 2
+        assert time.monotonic() - started >= 0.9  # three rounds of two: the cap, not a serial loop
+
+
+@pytest.mark.sync_only
+def test_async_calls_run_concurrently_on_one_loop():
+    """Without a cap, 8 awaited calls of 0.3 s overlap instead of taking 8 × 0.3 s."""
+    with StubServer(default=Reply(body=completion("ok"), delay_s=0.3)) as stub:
+        model = make(stub)
+
+        async def main() -> None:
+            await asyncio.gather(*(model.acomplete(MESSAGES, TOOLS) for _ in range(8)))
+            await model.aclose()
+
+        asyncio.run(main())
+        assert stub.max_in_flight >= 6  # serial calls would give 1 (the stub may accept the last late)
 
 
 def test_build_model_errors():

@@ -145,8 +145,12 @@ def test_cancelled_sweep_resumes_without_duplicates(slurm, tasks, tmp_path):
                              capture_output=True, text=True, timeout=300)  # fmt: skip
     second = resumed.stdout.strip()
     assert resumed.returncode == 0, logs(sdir, second)
+    # a job in flight at the cancel may have finished its record after the driver's last ledger
+    # line: the resume reconciles it (its line says so) and counts it complete
+    late = sum(1 for e in Ledger(sdir).entries() if e.get("reconciled"))
+    assert late <= 1
     assert (
-        f"{len(first)} already complete, {6 - len(first)} to run"
+        f"{len(first) + late} already complete, {6 - len(first) - late} to run"
         in (sdir / "slurm" / f"{second}.out").read_text()
     )
     assert_complete_once(sdir, 6)

@@ -43,7 +43,7 @@ def wait_for_orphan_actors(timeout: float = 60) -> None:
         alive = []
         for p in Path("/proc").iterdir():
             try:
-                alive.append(b"JobActor" in (p / "cmdline").read_bytes())
+                alive.append(b"EpisodeActor" in (p / "cmdline").read_bytes())
             except OSError:
                 continue
         if not any(alive):

@@ -44,7 +44,8 @@ class ModelConfig:
     provider's default applies (reasoning models reject a temperature). `extra_body` is merged into
     every request (e.g. reasoning_effort). `echo_extra` lists reply fields (kept in
     `AssistantMessage.extra`) that must be sent back with the assistant message on later turns.
-    `concurrency` caps requests in flight per base_url across the whole process (0 = no cap).
+    `concurrency` caps requests in flight per base_url across the whole process (0 = no cap): the
+    jobs of one episode actor share it.
     Prices are USD per million tokens. `name` (the model id sent to the API) has no default:
     a config that leaves it unset fails with "Missing mandatory value: name".
     """
@@ -64,7 +65,7 @@ class ModelConfig:
     max_retries: int = 6
     backoff_base_s: float = 1.0
     backoff_max_s: float = 60.0
-    concurrency: int = 8
+    concurrency: int = 0
     price_in_per_mtok: float = 0.0
     price_out_per_mtok: float = 0.0
     script: str | None = None

@@ -1,21 +1,27 @@
 """A concurrency cap per endpoint, shared by every model client in the process.
 
-Semaphores are created on first use (no import-time state beyond an empty registry). Jobs that run
-as threads of one process share the cap; jobs in separate processes (one Ray actor each) do not,
-so there the sweep's own in-flight limit is what bounds the load on an endpoint.
+Semaphores are created on first use (no import-time state beyond an empty registry). Episodes that
+run as threads or as asyncio tasks of one process (one episode actor) share the cap; episodes in
+separate processes do not, so across actors the sweep's own in-flight limit is what bounds the load
+on an endpoint.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+import weakref
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 
 log = logging.getLogger(__name__)
 
 _lock = threading.Lock()
 _slots: dict[str, tuple[int, threading.Semaphore]] = {}
+# per event loop: an asyncio semaphore belongs to the loop that first waits on it
+_async_slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, tuple[int, asyncio.Semaphore]]]
+_async_slots = weakref.WeakKeyDictionary()
 
 
 def _semaphore(endpoint: str, limit: int) -> threading.Semaphore:
@@ -23,9 +29,13 @@ def _semaphore(endpoint: str, limit: int) -> threading.Semaphore:
         if endpoint not in _slots:
             _slots[endpoint] = (limit, threading.Semaphore(limit))
         first, sem = _slots[endpoint]
+    _check(endpoint, first, limit)
+    return sem
+
+
+def _check(endpoint: str, first: int, limit: int) -> None:
     if first != limit:
         log.warning("endpoint %s already capped at %d requests; ignoring a cap of %d", endpoint, first, limit)
-    return sem
 
 
 @contextmanager
@@ -36,4 +46,17 @@ def endpoint_slot(endpoint: str, limit: int) -> Iterator[None]:
         return
     sem = _semaphore(endpoint.rstrip("/"), limit)
     with sem:
+        yield
+
+
+@asynccontextmanager
+async def async_endpoint_slot(endpoint: str, limit: int) -> AsyncIterator[None]:
+    """`endpoint_slot` for coroutines: waits without blocking the loop's other episodes."""
+    if limit <= 0:
+        yield
+        return
+    slots = _async_slots.setdefault(asyncio.get_running_loop(), {})
+    first, sem = slots.setdefault(endpoint.rstrip("/"), (limit, asyncio.Semaphore(limit)))
+    _check(endpoint, first, limit)
+    async with sem:
         yield

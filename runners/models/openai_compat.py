@@ -14,6 +14,8 @@ is made once per process and shared by every client.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
 import itertools
 import json
@@ -21,19 +23,22 @@ import logging
 import os
 import ssl
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
 
 from runners.messages import AssistantMessage, ContextLengthError, ModelError
 from runners.models.config import ModelConfig
-from runners.models.limits import endpoint_slot
+from runners.models.limits import async_endpoint_slot, endpoint_slot
 from runners.models.retry import RETRY_STATUS, backoff_s, is_context_length, retry_after_s
 from runners.models.wire import MalformedReply, parse_reply, request_body, wire_messages
 
 log = logging.getLogger(__name__)
 
-_dumps = functools.partial(json.dumps, ensure_ascii=False, separators=(",", ":"), allow_nan=False)  # as httpx's json=
+_dumps = functools.partial(
+    json.dumps, ensure_ascii=False, separators=(",", ":"), allow_nan=False
+)  # as httpx's json=
 
 
 class _Retry(Exception):
@@ -74,9 +79,8 @@ class OpenAICompatModel:
         self.name = cfg.name
         self.base_url = url.rstrip("/")
         self._ids = itertools.count(1)
-        self._http = httpx.Client(
-            timeout=httpx.Timeout(cfg.timeout_s, connect=min(cfg.timeout_s, 30.0)), verify=_tls_context()
-        )
+        self._http: httpx.Client | None = None  # made on first use: an episode uses one of the two
+        self._ahttp: tuple[asyncio.AbstractEventLoop, httpx.AsyncClient] | None = None
         self._sent: dict[int, tuple[dict[str, Any], str]] = {}  # id(message) -> (message, its JSON)
         self._tools: tuple[list[dict[str, Any]], str] | None = None
 
@@ -84,7 +88,13 @@ class OpenAICompatModel:
         return f"OpenAICompatModel(name={self.name!r}, base_url={self.base_url!r}, key_env={self.cfg.api_key_env!r})"
 
     def close(self) -> None:
-        self._http.close()
+        if self._http is not None:
+            self._http.close()
+
+    async def aclose(self) -> None:
+        self.close()
+        if self._ahttp is not None:
+            await self._ahttp[1].aclose()
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantMessage:
         """One assistant turn, after up to `max_retries` retries; latency counts retries and waits.
@@ -93,22 +103,61 @@ class OpenAICompatModel:
         key = self._api_key()
         body = self._encode(messages, tools)
         start = time.monotonic()
-        for attempt in range(self.cfg.max_retries + 1):
+        for attempt in itertools.count():
             try:
-                reply = self._attempt(body, key)
-                reply.latency_s = time.monotonic() - start
-                return reply
+                with self._slot_errors(key), endpoint_slot(self.base_url, self.cfg.concurrency):
+                    resp = self._client().post(self._url(), content=body, headers=_headers(key))
+                return self._reply(resp, key, start)
             except _Retry as r:
-                if attempt == self.cfg.max_retries:
-                    raise ModelError(
-                        f"{self._where()}: gave up after {attempt + 1} attempts; last: {r}"
-                    ) from None
-                wait = r.wait_s if r.wait_s is not None else backoff_s(
-                    attempt, self.cfg.backoff_base_s, self.cfg.backoff_max_s
-                )
-                log.warning("%s: %s; retry %d in %.1fs", self._where(), r, attempt + 1, wait)
-                time.sleep(wait)
+                time.sleep(self._wait(attempt, r))
         raise AssertionError("unreachable")
+
+    async def acomplete(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+    ) -> AssistantMessage:
+        """`complete`, awaited: the episode holds no thread while the server thinks."""
+        key = self._api_key()
+        body = self._encode(messages, tools)
+        start = time.monotonic()
+        for attempt in itertools.count():
+            try:
+                with self._slot_errors(key):
+                    async with async_endpoint_slot(self.base_url, self.cfg.concurrency):
+                        resp = await self._aclient().post(self._url(), content=body, headers=_headers(key))
+                return self._reply(resp, key, start)
+            except _Retry as r:
+                await asyncio.sleep(self._wait(attempt, r))
+        raise AssertionError("unreachable")
+
+    def _wait(self, attempt: int, r: _Retry) -> float:
+        """How long to wait before the next attempt; ModelError once the retries are used up."""
+        if attempt >= self.cfg.max_retries:
+            raise ModelError(f"{self._where()}: gave up after {attempt + 1} attempts; last: {r}") from None
+        wait = (
+            r.wait_s
+            if r.wait_s is not None
+            else backoff_s(attempt, self.cfg.backoff_base_s, self.cfg.backoff_max_s)
+        )
+        log.warning("%s: %s; retry %d in %.1fs", self._where(), r, attempt + 1, wait)
+        return wait
+
+    def _client(self) -> httpx.Client:
+        if self._http is None:
+            self._http = httpx.Client(timeout=self._timeout(), verify=_tls_context())
+        return self._http
+
+    def _aclient(self) -> httpx.AsyncClient:
+        """The async client of the running loop (a client's connections belong to one loop)."""
+        loop = asyncio.get_running_loop()
+        if self._ahttp is None or self._ahttp[0] is not loop:
+            self._ahttp = (loop, httpx.AsyncClient(timeout=self._timeout(), verify=_tls_context()))
+        return self._ahttp[1]
+
+    def _timeout(self) -> httpx.Timeout:
+        return httpx.Timeout(self.cfg.timeout_s, connect=min(self.cfg.timeout_s, 30.0))
+
+    def _url(self) -> str:
+        return f"{self.base_url}/chat/completions"
 
     def _encode(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> bytes:
         """The request body as JSON bytes, encoding only the messages (and tools) not sent before."""
@@ -136,21 +185,20 @@ class OpenAICompatModel:
             parts.append(f"{_dumps(k)}:{value}")
         return ("{" + ",".join(parts) + "}").encode()
 
-    def _attempt(self, body: bytes, key: _Secret | None) -> AssistantMessage:
+    @contextlib.contextmanager
+    def _slot_errors(self, key: _Secret | None) -> Iterator[None]:
+        """httpx's failures of one attempt as ours: timeouts and lost connections are retried."""
         try:
-            with endpoint_slot(self.base_url, self.cfg.concurrency):
-                resp = self._http.post(
-                    f"{self.base_url}/chat/completions",
-                    content=body,
-                    # built in the call: no local of this frame holds the key (tracebacks print locals)
-                    headers={"Content-Type": "application/json", **({"Authorization": f"Bearer {key.value}"} if key else {})},
-                )
+            yield
         except httpx.TimeoutException:
             raise _Retry(f"no reply within {self.cfg.timeout_s:g}s") from None
         except httpx.TransportError as e:
             raise _Retry(f"connection error ({type(e).__name__}: {_scrub(str(e), key)})") from None
         except httpx.HTTPError as e:
             raise ModelError(f"{self._where()}: {type(e).__name__}: {_scrub(str(e), key)}") from None
+
+    def _reply(self, resp: httpx.Response, key: _Secret | None, start: float) -> AssistantMessage:
+        """The assistant message of one HTTP reply; _Retry for what is worth another attempt."""
         text = _scrub(resp.text, key)
         if resp.status_code != 200:
             self._raise_for(resp.status_code, text, resp.headers)
@@ -161,13 +209,17 @@ class OpenAICompatModel:
         if isinstance(data, dict) and data.get("error") and not data.get("choices"):
             self._raise_for(_error_status(data["error"]), text, {})
         try:
-            return parse_reply(data, self.cfg, lambda: f"call_{next(self._ids)}")
+            reply = parse_reply(data, self.cfg, lambda: f"call_{next(self._ids)}")
         except MalformedReply as e:
             raise _Retry(str(e)) from None
+        reply.latency_s = time.monotonic() - start
+        return reply
 
     def _raise_for(self, status: int, text: str, headers: Any) -> None:
         if is_context_length(status, text):
-            raise ContextLengthError(f"{self._where()}: context length exceeded (HTTP {status}): {text[:500]}")
+            raise ContextLengthError(
+                f"{self._where()}: context length exceeded (HTTP {status}): {text[:500]}"
+            )
         if status in RETRY_STATUS:
             raise _Retry(f"HTTP {status}: {text[:300]}", retry_after_s(headers))
         raise ModelError(f"{self._where()}: HTTP {status}: {text[:1000]}")
@@ -184,7 +236,9 @@ class OpenAICompatModel:
             )
         if not key.isascii() or any(ch.isspace() or not ch.isprintable() for ch in key):
             # said without the value: httpx would put it in the exception
-            raise ModelError(f"the value of {env} is not a valid API key (non-ASCII, space or control characters)")
+            raise ModelError(
+                f"the value of {env} is not a valid API key (non-ASCII, space or control characters)"
+            )
         return _Secret(key)
 
     def _where(self) -> str:
@@ -195,6 +249,11 @@ class OpenAICompatModel:
 def _tls_context() -> ssl.SSLContext:
     """httpx's default TLS context (certifi, or SSL_CERT_FILE/SSL_CERT_DIR), made once per process."""
     return httpx.create_ssl_context()
+
+
+def _headers(key: _Secret | None) -> dict[str, str]:
+    # built in the call, never kept: no local of the caller's frame holds the key (tracebacks print locals)
+    return {"Content-Type": "application/json", **({"Authorization": f"Bearer {key.value}"} if key else {})}
 
 
 def _error_status(error: Any) -> int:

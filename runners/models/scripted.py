@@ -48,6 +48,9 @@ class ScriptedModel:
         self._next += 1
         return turn
 
+    async def acomplete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantMessage:
+        return self.complete(messages, tools)  # answers at once: no thread needed
+
 
 def load_script(path: str) -> list[AssistantMessage]:
     """Parse and check the whole script up front, so that a bad line fails before the run starts."""
