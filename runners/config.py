@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from runners.slurm_launch import SlurmConfig
+from slurm.config import SlurmConfig
 from tab.config import TabConfig
 
 

@@ -115,7 +115,7 @@ def _check_placeable(cfg: ModelConfig, count: int, gpus: float) -> None:
 
 def stop_replicas(replicas: Sequence[Replica], timeout_s: float = 60.0) -> None:
     """Stop every server process, then the actors. An actor that is already gone cannot stop its
-    server; on Slurm the node runner (`runners.slurm_node`) kills such orphans when Ray stops."""
+    server; on Slurm the node runner (`slurm.node`) kills such orphans when Ray stops."""
     pending = {}
     for r in replicas:
         try:

@@ -84,7 +84,7 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
 
     specs = expand(root, overrides, experiment)
     if root.grid.slice:
-        from runners.slurm_launch import parse_slice, slice_specs
+        from slurm.slices import parse_slice, slice_specs
 
         specs = slice_specs(specs, *parse_slice(root.grid.slice))
     sdir = sweep_dir_for(root, experiment, overrides)

@@ -40,7 +40,7 @@ from runners.models.server import ServerError
 from runners.record import read_json
 from runners.replicas import start_replicas, stop_replicas
 from runners.scheduler import Outcome, run_all
-from runners.slurm_node import node_command
+from slurm.node import node_command
 from tests.conftest import compose_root, write_script
 
 pytestmark = pytest.mark.slow

@@ -49,7 +49,7 @@ def overrides(out: Path, script: Path, tasks: list[str], sweep: str, *extra: str
 
 
 def launch(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "runners.slurm_launch", *args], cwd=REPO,
+    return subprocess.run([sys.executable, "-m", "slurm.launch", *args], cwd=REPO,
                           capture_output=True, text=True, timeout=timeout)  # fmt: skip
 
 

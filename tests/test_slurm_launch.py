@@ -12,16 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from runners.slurm_launch import (
-    LaunchError,
-    SlurmConfig,
-    check,
-    parse_slice,
-    render,
-    sbatch_header,
-    slice_specs,
-)
-from runners.slurm_node import children, node_command
+from slurm.config import SlurmConfig
+from slurm.launch import LaunchError, check, render, sbatch_header
+from slurm.node import children, node_command
+from slurm.slices import parse_slice, slice_specs
 
 REPO = Path(__file__).resolve().parent.parent
 PY = "/opt/py env/bin/python"
@@ -134,7 +128,7 @@ def _alive(pid: int) -> bool:
 
 
 def _run_node(cmd: list[str]) -> subprocess.Popen[str]:
-    code = f"import sys; from runners.slurm_node import run_node; sys.exit(run_node({cmd!r}, grace_s=1.0))"
+    code = f"import sys; from slurm.node import run_node; sys.exit(run_node({cmd!r}, grace_s=1.0))"
     return subprocess.Popen([sys.executable, "-c", code], cwd=REPO, text=True)
 
 
@@ -178,7 +172,7 @@ def test_plan_composes_the_sweep_config(tmp_path):
     """The launcher validates with the sweep's own config, before anything is queued."""
     from hydra.errors import HydraException
 
-    from runners.slurm_launch import plan
+    from slurm.launch import plan
 
     launch = plan(
         ["experiment=paper_ablation", "cluster=slurm_gpu", "cluster.slurm.nodes=2", "out=o"], tmp_path

@@ -1,11 +1,11 @@
 """Inside a Slurm job (slurm/sweep.sbatch): one node's Ray, and waiting for all nodes to join.
 
-`python -m runners.slurm_node start [--head | --address A] --temp-dir D --cpus C [--gpus G] [-- RAY_ARGS]`
+`python -m slurm.node start [--head | --address A] --temp-dir D --cpus C [--gpus G] [-- RAY_ARGS]`
 runs `ray start --block` as a child of a *subreaper*: Ray processes orphaned during shutdown (a
 worker the raylet was still starting, a model server whose actor died) are re-parented to this
 process instead of init, so they stay inside the job step and are killed here when Ray stops.
 
-`python -m runners.slurm_node wait ADDRESS NODES [--timeout S]` blocks until NODES are alive.
+`python -m slurm.node wait ADDRESS NODES [--timeout S]` blocks until NODES are alive.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def run_node(cmd: Sequence[str], grace_s: float = 5.0) -> int:
     under us. Only call it in a process of its own: it makes the caller a subreaper."""
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
-        print(f"slurm_node: cannot become a subreaper (errno {ctypes.get_errno()})", file=sys.stderr)
+        print(f"slurm.node: cannot become a subreaper (errno {ctypes.get_errno()})", file=sys.stderr)
     env = {**os.environ, "RAY_GRACEFUL_SHUTDOWN_DRAIN_TIMEOUT_S": "0"}  # stop now, not after a 30 s drain
     started: list[subprocess.Popen[bytes]] = []
     asked: list[int] = []
@@ -147,7 +147,7 @@ def wait_for_nodes(address: str, count: int, timeout_s: float) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m runners.slurm_node")
+    p = argparse.ArgumentParser(prog="python -m slurm.node")
     sub = p.add_subparsers(dest="cmd", required=True)
     start = sub.add_parser("start", help="this node's Ray (head or worker) until signalled")
     start.add_argument("--head", action="store_true")
@@ -168,7 +168,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         alive = wait_for_nodes(args.address, args.nodes, args.timeout)
     except TimeoutError as e:
-        print(f"slurm_node: {e}", file=sys.stderr)
+        print(f"slurm.node: {e}", file=sys.stderr)
         return 1
     print(f"[runningtab] {alive} node(s) in the Ray cluster", flush=True)
     return 0

@@ -1,11 +1,11 @@
-"""Submitting a sweep to Slurm: `python -m runners.slurm_launch [--dry-run] [--wait] [--force] OVERRIDES…`.
+"""Submitting a sweep to Slurm: `python -m slurm.launch [--dry-run] [--wait] [--force] OVERRIDES…`.
 
 Composes the same config the sweep would, so a bad override fails here and not after hours in the
 queue; fills `slurm/sweep.sbatch` from `cluster.slurm` (`SlurmConfig`); writes the script to the
 sweep's log folder and submits it. In the job, a Ray cluster spans the allocation and
 `python -m runners.sweep` runs with the same overrides against it; submitting again resumes.
 
-Inside the job, `runners.slurm_node` starts each node's Ray and waits for the nodes to join.
+Inside the job, `slurm.node` starts each node's Ray and waits for the nodes to join.
 """
 
 from __future__ import annotations
@@ -17,48 +17,14 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
+
+from slurm.config import SlurmConfig
 
 PROJECT = Path(__file__).resolve().parent.parent
 TEMPLATE = PROJECT / "slurm" / "sweep.sbatch"
-T = TypeVar("T")
-
-
-@dataclass
-class SlurmConfig:
-    """Resources and set-up of the Slurm job (`cluster.slurm`; see slurm/README.md).
-
-    `array` > 0 selects job-array mode: that many one-node array tasks, each running the slice
-    `grid.slice=I/array` of the grid (at most `array_parallel` at once, 0 = no limit).
-    `setup`: shell lines run first in the job (module load, source a venv, export …).
-    `container`: a command prefix that runs a program in your container, applied to every program
-    the job starts (e.g. `apptainer exec --nv --bind /scratch image.sif`).
-    `python`: the interpreter in the job (null: the one running the launcher).
-    `log_dir` null: `<sweep dir>/slurm`. `job_name` null: `rt-<sweep name>`.
-    `stop_grace_s`: the teardown starts this long before the time limit.
-    """
-
-    nodes: int = 1
-    cpus_per_node: int = 8
-    gpus_per_node: int = 0
-    mem: str | None = None
-    time: str = "24:00:00"
-    partition: str | None = None
-    account: str | None = None
-    qos: str | None = None
-    job_name: str | None = None
-    array: int = 0
-    array_parallel: int = 0
-    setup: list[str] = field(default_factory=list)
-    container: str | None = None
-    python: str | None = None
-    log_dir: str | None = None
-    join_timeout_s: int = 600
-    stop_grace_s: int = 120
-    ray_args: list[str] = field(default_factory=list)
-    sbatch_args: list[str] = field(default_factory=list)
 
 
 class LaunchError(ValueError):
@@ -138,24 +104,6 @@ def render(
         text = text.replace("{{" + key + "}}", value)
     assert "{{" not in text, "slurm/sweep.sbatch has a placeholder the launcher does not fill"
     return text
-
-
-def slice_specs(specs: Sequence[T], index: int, count: int) -> list[T]:
-    """Array task `index` of `count`: every `count`-th spec from `index`. Each spec lands in exactly
-    one slice, and every slice mixes all cells, so slices take about equally long."""
-    if count < 1 or not 0 <= index < count:
-        raise ValueError(f"grid.slice={index}/{count} is not a slice: need 0 <= I < N, e.g. grid.slice=0/4")
-    return list(specs[index::count])
-
-
-def parse_slice(text: str) -> tuple[int, int]:
-    """`"I/N"` -> (I, N), with an error that shows the expected form."""
-    try:
-        index, count = (int(x) for x in text.split("/"))
-    except ValueError:
-        raise ValueError(f"grid.slice={text!r} is not of the form I/N (e.g. grid.slice=0/4)") from None
-    slice_specs([], index, count)
-    return index, count
 
 
 # ---- submitting
@@ -242,7 +190,7 @@ def submit(launch: Launch, wait: bool) -> tuple[str, int]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    p = argparse.ArgumentParser(prog="python -m runners.slurm_launch", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m slurm.launch", description=__doc__.split("\n\n")[0])
     p.add_argument("--dry-run", action="store_true", help="print the batch script, submit nothing")
     p.add_argument("--wait", action="store_true", help="return when the job has ended (sbatch --wait)")
     p.add_argument("--force", action="store_true", help="submit even if a job of this sweep is queued")
@@ -275,7 +223,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         subprocess.CalledProcessError,
     ) as e:
         cause = f"\n{e.__cause__}" if e.__cause__ else ""
-        print(f"slurm_launch: {e}{cause}", file=sys.stderr)
+        print(f"slurm.launch: {e}{cause}", file=sys.stderr)
         return 2
     log = launch.log_dir / (f"{job}_%a.out" if launch.script_path.name == "array.sbatch" else f"{job}.out")
     print(f"submitted job {job} ({launch.job_name}); sweep {launch.sweep_dir}")
