@@ -90,7 +90,7 @@ def compose_root(over: list[str]) -> Any:
 
 def templates(specs: list[Any], scratch: Path) -> dict[str, dict[str, str]]:
     """One real record per method (the first spec of each), as {file name: text}."""
-    from runners.run import run_and_score
+    from runners.job_runner import run_and_score
 
     out: dict[str, dict[str, str]] = {}
     for spec in specs:

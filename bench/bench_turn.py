@@ -124,7 +124,7 @@ def episode(bench: Path, out: Path, url: str, method: str, sandbox: str, turns: 
             prof: cProfile.Profile | None) -> dict[str, float]:
     from eval.benchmarks import load_benchmark
     from runners.grid import job_id
-    from runners.run import run_job
+    from runners.job_runner import run_job
     from tests.conftest import compose_root
 
     cfg = compose_root([
@@ -139,22 +139,22 @@ def episode(bench: Path, out: Path, url: str, method: str, sandbox: str, turns: 
     if prof is not None:
         prof.enable()
     ep_cpu = [0.0]
-    import runners.run
+    import runners.job_runner
 
-    inner = runners.run.run_episode
+    inner = runners.job_runner.run_episode_async
 
-    def timed_episode(*a: Any, **k: Any) -> Any:
+    async def timed_episode(*a: Any, **k: Any) -> Any:
         e0 = time.process_time()
         try:
-            return inner(*a, **k)
+            return await inner(*a, **k)
         finally:
             ep_cpu[0] = time.process_time() - e0
 
-    runners.run.run_episode = timed_episode
+    runners.job_runner.run_episode_async = timed_episode
     try:
         result = run_job(cfg, task, out / f"{method}-{sandbox}-{time.monotonic_ns()}" / jid, jid)
     finally:
-        runners.run.run_episode = inner
+        runners.job_runner.run_episode_async = inner
         if prof is not None:
             prof.disable()
     cpu, wall = time.process_time() - c0, time.monotonic() - t0

@@ -43,7 +43,7 @@ class EpisodeActor:
 
     async def run(self, spec: JobSpec, job_dir: str, model_url: str | None, limit_s: float) -> dict[str, Any]:
         """One job to its record; stopped after `limit_s` seconds with a `time_limit` result."""
-        from runners.run import run_and_score_async
+        from runners.job_runner import run_and_score_async
 
         started = time.monotonic()
         task = await asyncio.to_thread(self._task, spec)

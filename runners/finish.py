@@ -27,7 +27,7 @@ def finish_job(outcome: Outcome, sweep_dir: Path, uploader: Uploader, tracker: T
     job_dir = sweep_dir / spec.job_id
     scores = outcome.scores
     if outcome.status == "timeout" and spec.cfg.judge.name != "none" and (job_dir / RESULT).exists():
-        from runners.run import score
+        from runners.job_runner import score
 
         scores = score(spec.cfg, job_dir)  # a stopped job is judged on what it left
     result = read_result(job_dir) if (job_dir / RESULT).exists() else None

@@ -23,11 +23,11 @@ from runners.schema import RootConfig, to_root
 @hydra.main(config_path="../conf", config_name="config", version_base=None)
 def main(dcfg: DictConfig) -> None:
     from runners.grid import JobSpec, job_id
+    from runners.job_runner import run_and_score
     from runners.models import served
     from runners.preflight import ConfigError, check_config
     from runners.record import is_complete, read_result
     from runners.rescore import rescore
-    from runners.run import run_and_score
 
     try:
         cfg = to_root(dcfg)

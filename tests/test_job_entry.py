@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from runners.grid import job_id
+from runners.job_runner import run_and_score
 from runners.record import load_trajectory, read_json
-from runners.run import run_and_score
 from tests.conftest import compose_root, write_native, write_script
 from tests.http_stub import Reply, StubServer, completion, tool_call
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from runners.grid import job_id
+from runners.job_runner import run_and_score
 from runners.prompts import TEXTS
 from runners.record import fresh_job_dir, load_trajectory, read_json
-from runners.run import run_and_score
 from tests.conftest import compose_root, write_native, write_script
 
 POLICY = """# Business travel policy

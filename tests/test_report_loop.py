@@ -13,8 +13,8 @@ from eval.report import write_report
 from eval.report.load import load_sweep
 from eval.report.tabview import render_markdown
 from runners.config import AgentConfig, MethodConfig
+from runners.job_runner import run_and_score
 from runners.models.config import ModelConfig
-from runners.run import run_and_score
 from runners.schema import RootConfig
 from tab.config import TabConfig
 from tests.conftest import write_native, write_script
