@@ -94,7 +94,7 @@ class ClusterConfig:
     address: str | None = None
     num_cpus: int | None = None
     actors: int | None = None
-    actor_cpus: float = 1.0
+    actor_cpus: float = 0.5
     max_in_flight: int = 8
     retries: int = 2
     # A job whose record ends in env_error/model_error is not complete: resume runs it again, up to

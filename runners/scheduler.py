@@ -68,8 +68,8 @@ class _Fleet:
     def __init__(self, actor_cls: type, cluster: ClusterConfig) -> None:
         count, cpus = actor_count(cluster)
         self.capacity = math.ceil(cluster.max_in_flight / count)
-        self._remote = ray.remote(actor_cls).options(
-            num_cpus=cpus, max_concurrency=self.capacity + 8, max_restarts=0, max_task_retries=0
+        self._remote = ray.remote(actor_cls).options(  # spread over the nodes: a lost node costs its share only
+            num_cpus=cpus, max_concurrency=self.capacity + 8, max_restarts=0, max_task_retries=0, scheduling_strategy="SPREAD"
         )
         self.starting: dict[Any, _Actor] = {}
         self.up: list[_Actor] = []
