@@ -47,11 +47,13 @@ class EpisodeActor:
 
         started = time.monotonic()
         task = await asyncio.to_thread(self._task, spec)
+        limit = asyncio.timeout(limit_s)
         try:
-            return await asyncio.wait_for(
-                run_and_score_async(spec.cfg, task, Path(job_dir), spec.job_id, model_url), limit_s
-            )
+            async with limit:
+                return await run_and_score_async(spec.cfg, task, Path(job_dir), spec.job_id, model_url)
         except TimeoutError:
+            if not limit.expired():  # a TimeoutError of the job's own, not the sweep's limit
+                raise
             wall = time.monotonic() - started
             result = await asyncio.to_thread(record_time_limit, Path(job_dir), spec.job_id, limit_s, wall)
             return {"result": result, "scores": None, "timed_out": True}
