@@ -22,21 +22,21 @@ from aiohttp import web
 COMMANDS = ("cat notes.txt", "ls")
 
 
-def reply(turn: int, tool_turns: int) -> bytes:
-    """The assistant message for the episode's `turn`-th call (0-based)."""
+def reply(turn: int, tool_turns: int, arg: str = "command") -> bytes:
+    """The assistant message for the episode's `turn`-th call (0-based); `arg` names bash's parameter."""
     if turn < tool_turns:
-        args = json.dumps({"command": COMMANDS[turn % 2]})
+        args = json.dumps({arg: COMMANDS[turn % 2]})
         call = {"id": f"call_{turn}", "type": "function", "function": {"name": "bash", "arguments": args}}
         message = {"role": "assistant", "content": None, "tool_calls": [call]}
     else:
         message = {"role": "assistant", "content": "Done. <FINAL_ANSWER>0</FINAL_ANSWER>"}
     body = {"id": "stub", "object": "chat.completion", "model": "stub",
             "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 100, "completion_tokens": 10}}  # fmt: skip
+            "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}}  # fmt: skip
     return json.dumps(body).encode()
 
 
-def app(latency: float, tool_turns: int) -> web.Application:
+def app(latency: float, tool_turns: int, arg: str = "command") -> web.Application:
     times: list[float] = []
 
     async def chat(request: web.Request) -> web.Response:
@@ -44,7 +44,7 @@ def app(latency: float, tool_turns: int) -> web.Application:
         body = await request.read()
         turn = body.count(b'"role":"assistant"') + body.count(b'"role": "assistant"')
         await asyncio.sleep(latency)
-        return web.Response(body=reply(turn, tool_turns), content_type="application/json")
+        return web.Response(body=reply(turn, tool_turns, arg), content_type="application/json")
 
     async def stats(request: web.Request) -> web.Response:
         cpu = os.times()
@@ -56,8 +56,8 @@ def app(latency: float, tool_turns: int) -> web.Application:
     return application
 
 
-async def serve(latency: float, tool_turns: int) -> None:
-    runner = web.AppRunner(app(latency, tool_turns), access_log=None)
+async def serve(latency: float, tool_turns: int, arg: str) -> None:
+    runner = web.AppRunner(app(latency, tool_turns, arg), access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0, backlog=4096)
     await site.start()
@@ -70,8 +70,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--latency", type=float, required=True)
     ap.add_argument("--tool-turns", type=int, default=6)
+    ap.add_argument("--arg", default="command", help="the bash tool's parameter name (Inspect AI's is cmd)")
     args = ap.parse_args()
-    asyncio.run(serve(args.latency, args.tool_turns))
+    asyncio.run(serve(args.latency, args.tool_turns, args.arg))
 
 
 if __name__ == "__main__":

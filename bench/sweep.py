@@ -89,9 +89,9 @@ class Tree:
         return prev[1]
 
 
-def start_stub(latency: float, tool_turns: int) -> tuple[subprocess.Popen, int]:
-    proc = subprocess.Popen([sys.executable, "-m", "bench.stub_model", f"--latency={latency}", f"--tool-turns={tool_turns}"],
-                            cwd=REPO, stdout=subprocess.PIPE, text=True)  # fmt: skip
+def start_stub(latency: float, tool_turns: int, arg: str = "command") -> tuple[subprocess.Popen, int]:
+    proc = subprocess.Popen([sys.executable, "-m", "bench.stub_model", f"--latency={latency}", f"--tool-turns={tool_turns}",
+                             f"--arg={arg}"], cwd=REPO, stdout=subprocess.PIPE, text=True)  # fmt: skip
     line = proc.stdout.readline() if proc.stdout else ""
     if not line.startswith("port="):
         proc.kill()
