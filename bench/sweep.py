@@ -78,6 +78,14 @@ class Tree:
         self.peak_rss = max(self.peak_rss, rss)
         self.samples.append((time.time(), sum(self.cpu.values())))
 
+    def follow(self, proc: subprocess.Popen) -> float:
+        """Sample until `proc` exits; returns its wall time in seconds."""
+        t0 = time.monotonic()
+        while proc.poll() is None:
+            self.sample()
+            time.sleep(0.5)
+        return time.monotonic() - t0
+
     def cpu_at(self, t: float) -> float:
         """Total CPU seconds at time `t` (linear between samples)."""
         prev = self.samples[0]
@@ -99,6 +107,23 @@ def start_stub(latency: float, tool_turns: int, arg: str = "command") -> tuple[s
     return proc, int(line.strip().split("=")[1])
 
 
+def stub_times(port: int) -> list[float]:
+    """When each model call reached the stub, in order."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/stats") as r:
+        return sorted(json.load(r)["times"])
+
+
+def result_line(times: list[float], tree: Tree, in_flight: int, latency: float) -> str:
+    """The benchmark's last line, over the middle 80% of the calls (the steady state)."""
+    n = len(times)
+    lo, hi = times[n // 10], times[n * 9 // 10]
+    calls = n * 8 // 10
+    rate, ideal = calls / (hi - lo), in_flight / latency
+    cpu_ms = 1000 * (tree.cpu_at(hi) - tree.cpu_at(lo)) / calls
+    return (f"in_flight={in_flight} calls_per_s={rate:.1f} ideal={ideal:.1f} pct={100 * rate / ideal:.0f} "
+            f"peak_rss_mb={tree.peak_rss / 2**20:.0f} cpu_ms_per_call={cpu_ms:.1f}")  # fmt: skip
+
+
 def run(args: argparse.Namespace, tmp: Path) -> str:
     bench = write_benchmark(tmp / "bench", args.jobs)
     stub, port = start_stub(args.latency, args.tool_turns)
@@ -112,31 +137,17 @@ def run(args: argparse.Namespace, tmp: Path) -> str:
         *([f"cluster.actors={args.actors}"] if args.actors else []),
     ]  # fmt: skip
     try:
-        t0 = time.monotonic()
         sweep = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=open(tmp / "sweep.log", "w"),
                                  env={**os.environ, "PYTHONPATH": str(REPO)})  # fmt: skip
         tree = Tree(sweep.pid)
-        while sweep.poll() is None:
-            tree.sample()
-            time.sleep(0.5)
-        wall = time.monotonic() - t0
+        wall = tree.follow(sweep)
         if sweep.returncode != 0:
-            raise SystemExit(
-                f"the sweep failed (exit {sweep.returncode}):\n{(tmp / 'sweep.log').read_text()[-3000:]}"
-            )
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/stats") as r:
-            times = sorted(json.load(r)["times"])
+            raise SystemExit(f"the sweep failed (exit {sweep.returncode}):\n{(tmp / 'sweep.log').read_text()[-3000:]}")
+        times = stub_times(port)
     finally:
         stub.kill()
-    n = len(times)
-    lo, hi = times[n // 10], times[n * 9 // 10]
-    calls = n * 8 // 10
-    rate = calls / (hi - lo)
-    ideal = args.in_flight / args.latency
-    cpu_ms = 1000 * (tree.cpu_at(hi) - tree.cpu_at(lo)) / calls
-    print(f"{args.jobs} jobs, {n} model calls in {wall:.1f} s wall (Ray start-up and the report included)")
-    return (f"in_flight={args.in_flight} calls_per_s={rate:.1f} ideal={ideal:.1f} pct={100 * rate / ideal:.0f} "
-            f"peak_rss_mb={tree.peak_rss / 2**20:.0f} cpu_ms_per_call={cpu_ms:.1f}")  # fmt: skip
+    print(f"{args.jobs} jobs, {len(times)} model calls in {wall:.1f} s wall (Ray start-up and the report included)")
+    return result_line(times, tree, args.in_flight, args.latency)
 
 
 def main() -> None:

@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from runners.ledger import Ledger
+
 REPO = Path(__file__).resolve().parent.parent
 TICK = os.sysconf("SC_CLK_TCK")
 SCRIPT = [{"tool_calls": [{"name": "bash", "arguments": {"command": "cat notes.txt"}}]},
@@ -43,10 +45,7 @@ def setup(root: Path, tasks: int) -> tuple[Path, Path]:
 
 
 def ledger_ids(sdir: Path) -> list[str]:
-    path = sdir / "jobs.jsonl"
-    if not path.exists():
-        return []
-    return [json.loads(line)["job_id"] for line in path.read_text().splitlines() if line.strip()]
+    return [e["job_id"] for e in Ledger(sdir).iter_entries()]
 
 
 def driver_cpu_s(pid: int) -> float:

@@ -204,13 +204,15 @@ def run_in_session(
                 break
             session.wait_readable(min(deadline - now, 0.5))
     except SessionGone:  # the call ended its own sandbox
-        session.kill()
-        code = session.returncode()
-        drain(out, add, time.monotonic() + DRAIN_S)
-        session.stop()
-        return code, False
+        return _end(session, out, add), False
+    _end(session, out, add)
+    return None, True
+
+
+def _end(session: ShellSession, out: int, add: Callable[[bytes], None]) -> int:
+    """End the sandbox, keep what its pipe still holds; returns the sandbox's exit status."""
     session.kill()
-    session.returncode()
+    code = session.returncode()
     drain(out, add, time.monotonic() + DRAIN_S)
     session.stop()
-    return None, True
+    return code

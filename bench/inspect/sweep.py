@@ -12,16 +12,13 @@ the number in flight. Prints the same last line as bench.sweep, from the same /p
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
-from bench.sweep import REPO, Tree, start_stub
+from bench.sweep import REPO, Tree, result_line, start_stub, stub_times
 
 
 def main() -> None:
@@ -40,25 +37,14 @@ def main() -> None:
                "--max-connections", str(args.in_flight), "-T", f"jobs={jobs}", "--log-dir", tmp, "--display", "none",
                *(["--max-subprocesses", str(args.max_subprocesses)] if args.max_subprocesses else [])]  # fmt: skip
         try:
-            t0 = time.monotonic()
-            proc = subprocess.Popen(cmd, cwd=REPO, env={**os.environ, "STUB_API_KEY": "stub", "STUB_BASE_URL": f"http://127.0.0.1:{port}/v1"}, stdout=subprocess.DEVNULL)
+            proc = subprocess.Popen(cmd, cwd=REPO, env={**os.environ, "STUB_API_KEY": "stub", "STUB_BASE_URL": f"http://127.0.0.1:{port}/v1"}, stdout=subprocess.DEVNULL)  # fmt: skip
             tree = Tree(proc.pid)
-            while proc.poll() is None:
-                tree.sample()
-                time.sleep(0.5)
-            wall = time.monotonic() - t0
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/stats") as r:
-                times = sorted(json.load(r)["times"])
+            wall = tree.follow(proc)
+            times = stub_times(port)
         finally:
             stub.kill()
-    n = len(times)
-    lo, hi = times[n // 10], times[n * 9 // 10]
-    calls = n * 8 // 10
-    rate, ideal = calls / (hi - lo), args.in_flight / args.latency
-    print(f"Inspect AI: {jobs} samples, {n} model calls in {wall:.1f} s wall (exit {proc.returncode})")
-    print(f"in_flight={args.in_flight} calls_per_s={rate:.1f} ideal={ideal:.1f} pct={100 * rate / ideal:.0f} "
-          f"peak_rss_mb={tree.peak_rss / 2**20:.0f} cpu_ms_per_call={1000 * (tree.cpu_at(hi) - tree.cpu_at(lo)) / calls:.1f}")  # fmt: skip
-
+    print(f"Inspect AI: {jobs} samples, {len(times)} model calls in {wall:.1f} s wall (exit {proc.returncode})")
+    print(result_line(times, tree, args.in_flight, args.latency))
 
 if __name__ == "__main__":
     main()
