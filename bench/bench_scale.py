@@ -148,8 +148,8 @@ def _timed(rows: list[tuple[str, float, float, str]], name: str, fn: Callable[[]
 
 def resume_check(specs: list[Any], sdir: Path) -> set[str]:
     """What run_sweep does to find the complete jobs (re-scoring stale ones first)."""
+    from runners.completion import is_complete
     from runners.ledger import Ledger
-    from runners.record import is_complete
     from runners.rescore import rescore
 
     rescore(specs, sdir)

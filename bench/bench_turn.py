@@ -98,8 +98,8 @@ def instrument(ph: Phases) -> None:
     import runners.loop
     from envs.bash_tool import BashTool
     from envs.environment import WorkspaceEnv
+    from runners.core.job_record import Trajectory
     from runners.models.openai_compat import OpenAICompatModel
-    from runners.record import Trajectory
 
     ph.wrap(OpenAICompatModel, "complete", "model")
     ph.wrap(BashTool, "run", "tool")

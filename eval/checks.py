@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from eval.extract import Table, file_headings, file_tables, file_text
+from eval.final_files import FinalFiles
 from eval.officeqa_reward import extract_final_answer, score_answer
-from eval.record import FinalFiles
 
 
 class CheckError(ValueError):

@@ -23,10 +23,10 @@ from eval.benchmarks import Benchmark, benchmark_config, default_judge, load_ben
 from eval.config import REPO_ROOT, JudgeConfig
 from eval.judges import make_judge
 from eval.metrics import aggregate, counts
-from eval.record import JobRecord
 from eval.task import Task
+from runners.core.job_record import JobRecord, is_job_dir, write_scores
+from runners.core.record_files import JOB
 from runners.messages import Model
-from runners.record import SCORES, write_json
 
 log = logging.getLogger(__name__)
 _BENCHMARKS: dict[str, Benchmark] = {}
@@ -85,32 +85,31 @@ def score_job(job_dir: Path, judge: JudgeConfig | None = None, task: Task | None
     """
     record = JobRecord(job_dir)
     record.result  # noqa: B018 - fail early on an unfinished job
-    config = record.job.get("config") or {}
-    bench_node = config.get("benchmark") or {}
-    name = bench_node.get("name") or record.job.get("benchmark")
+    meta = record.meta
+    bench_node = meta.config.get("benchmark") or {"name": meta.benchmark}  # a record without its config: its label
+    name = bench_node.get("name") or meta.benchmark
     try:
         benchmark_judge = default_judge(name)
     except ValueError as e:
         raise ValueError(f"{job_dir}/job.json: {e}") from None
-    jc = judge or judge_config(config.get("judge") or {})
+    jc = judge or judge_config(meta.config.get("judge") or {})
     scorer = make_judge(jc, benchmark_judge, model)
     if scorer is None:
         return None
     if task is None:
-        task = _benchmark(bench_node).task(str(record.job["task_id"]))
+        task = _benchmark(bench_node).task(meta.task_id)
     scores = scorer.score(task, record.dir)
-    scores["job_id"] = record.job.get("job_id")
+    scores["job_id"] = meta.job_id
     scores["judge_key"] = judge_key(jc)
-    scores["benchmark"] = name + (f"/{bench_node['suite']}" if name == "builtin" and bench_node.get("suite") else "")
-    write_json(record.dir / SCORES, scores)
-    return scores
+    scores["benchmark"] = meta.benchmark  # the job's own label (`builtin-workspace`): one spelling
+    return write_scores(record.dir, scores)
 
 
 def find_jobs(paths: list[Path]) -> list[Path]:
     """Job directories (those with job.json) at or below each path, sorted, without duplicates."""
     found: dict[Path, None] = {}
     for p in paths:
-        for job in [p] if (p / "job.json").is_file() else sorted(j.parent for j in p.rglob("job.json")):
+        for job in [p] if is_job_dir(p) else sorted(j.parent for j in p.rglob(JOB)):
             found[job] = None
     return list(found)
 
@@ -136,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("no job directories (with job.json) found")
     scored, failed = [], 0
     for job in jobs:
-        if not (job / "result.json").is_file():
+        if not JobRecord(job).finished:
             print(f"skip {job}: unfinished (no result.json)")
             continue
         try:

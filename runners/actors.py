@@ -15,12 +15,14 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ray
 
 from runners.grid import JobSpec
-from runners.record import RESULT, write_json
+
+if TYPE_CHECKING:
+    from runners.job_runner import JobDone
 
 THREADS_PER_JOB = 1  # a job runs one blocking step at a time
 SPARE_THREADS = 4  # for steps of jobs that were cancelled and are still finishing
@@ -41,9 +43,9 @@ class EpisodeActor:
         )
         return ray.get_runtime_context().get_node_id()
 
-    async def run(self, spec: JobSpec, job_dir: str, model_url: str | None, limit_s: float) -> dict[str, Any]:
+    async def run(self, spec: JobSpec, job_dir: str, model_url: str | None, limit_s: float) -> JobDone:
         """One job to its record; stopped after `limit_s` seconds with a `time_limit` result."""
-        from runners.job_runner import run_and_score_async
+        from runners.job_runner import JobDone, record_time_limit, run_and_score_async
 
         started = time.monotonic()
         task = await asyncio.to_thread(self._task, spec)
@@ -56,7 +58,7 @@ class EpisodeActor:
                 raise
             wall = time.monotonic() - started
             result = await asyncio.to_thread(record_time_limit, Path(job_dir), spec.job_id, limit_s, wall)
-            return {"result": result, "scores": None, "timed_out": True}
+            return JobDone(result, None, timed_out=True)
 
     def _task(self, spec: JobSpec) -> Any:
         from eval.benchmarks import load_benchmark
@@ -65,18 +67,3 @@ class EpisodeActor:
         if key not in self._benchmarks:
             self._benchmarks[key] = load_benchmark(spec.cfg.benchmark)
         return self._benchmarks[key].task(spec.task_id)
-
-
-def record_time_limit(job_dir: Path, job_id: str, limit_s: float, wall_s: float) -> dict[str, Any]:
-    """The result of a job the sweep had to stop: its trajectory so far stays; the result says why."""
-    result = {
-        "job_id": job_id,
-        "stop_reason": "time_limit",
-        "turns": None,
-        "final_answer": "",
-        "wall_s": round(wall_s, 3),
-        "error": f"stopped by the sweep after exceeding its limit of {limit_s:.0f} s",
-    }
-    if job_dir.is_dir():
-        write_json(job_dir / RESULT, result)
-    return result

@@ -12,10 +12,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from runners.completion import retries_left
+from runners.core.job_record import JobRecord, read_result
+from runners.core.record_types import Result
 from runners.ledger import Ledger
-from runners.record import RESULT, SCORES, read_json, read_result, retries_left
 from runners.scheduler import Outcome
 from runners.tracking import Tracker
+from runners.tracking_cells import tab_stats
 from runners.uploads import Uploader
 
 log = logging.getLogger(__name__)
@@ -26,17 +29,17 @@ def finish_job(outcome: Outcome, sweep_dir: Path, uploader: Uploader, tracker: T
     spec = outcome.spec
     job_dir = sweep_dir / spec.job_id
     scores = outcome.scores
-    if outcome.status == "timeout" and spec.cfg.judge.name != "none" and (job_dir / RESULT).exists():
+    result = read_result(job_dir)
+    if outcome.status == "timeout" and spec.cfg.judge.name != "none" and result is not None:
         from runners.job_runner import score
 
         scores = score(spec.cfg, job_dir)  # a stopped job is judged on what it left
-    result = read_result(job_dir) if (job_dir / RESULT).exists() else None
     entry: dict[str, Any] = {
         "job_id": spec.job_id,
         "status": outcome.status,
         "attempts": outcome.attempts,
         "wall_s": round(outcome.wall_s, 3),
-        "stop_reason": (outcome.result or {}).get("stop_reason"),
+        "stop_reason": None if outcome.result is None else outcome.result.stop_reason,
         "error": outcome.error,
         "node": outcome.node,
     }
@@ -50,16 +53,14 @@ def finish_job(outcome: Outcome, sweep_dir: Path, uploader: Uploader, tracker: T
     uploader.submit(job_dir, lambda error: log_entry(ledger, entry, error), upload=upload)
 
 
-def record_fields(result: dict[str, Any]) -> dict[str, Any]:
-    """What the ledger repeats from result.json: which run of the record it logs, and its sandbox."""
-    return {"record_attempt": int(result.get("attempt") or 1), "sandbox": result.get("sandbox")}
+def record_fields(result: Result) -> dict[str, Any]:
+    """What the ledger repeats from the result: which run of the record it logs, and its sandbox."""
+    return {"record_attempt": result.attempt, "sandbox": result.sandbox}
 
 
 def track(job_dir: Path, tracker: Tracker, scores: dict[str, Any] | None) -> None:
-    job = read_json(job_dir / "job.json")
-    if scores is None and (job_dir / SCORES).exists():
-        scores = read_json(job_dir / SCORES)
-    tracker.log_job(job, scores, tab_stats(job_dir))
+    record = JobRecord(job_dir)
+    tracker.log_job(record.meta, record.scores if scores is None else scores, tab_stats(record))
 
 
 def log_entry(ledger: Ledger, entry: dict[str, Any], upload_error: str | None = None) -> None:
@@ -69,13 +70,3 @@ def log_entry(ledger: Ledger, entry: dict[str, Any], upload_error: str | None = 
         log.warning("%s; the local record is kept and the upload is retried when the sweep is resumed", upload_error)
     with _ledger_lock:
         ledger.append(entry)
-
-
-def tab_stats(job_dir: Path) -> dict[str, float]:
-    """Table 3's per-job numbers from `tab.json` (empty when the job had no tab)."""
-    from tab.stats import tab_summary
-
-    path = job_dir / "tab.json"
-    if not path.exists():
-        return {}
-    return {k: v for k, v in tab_summary(read_json(path)).items() if v is not None}

@@ -22,12 +22,8 @@ from runners.schema import RootConfig, to_root
 
 @hydra.main(config_path="../conf", config_name="config", version_base=None)
 def main(dcfg: DictConfig) -> None:
-    from runners.grid import JobSpec, job_id
-    from runners.job_runner import run_and_score
-    from runners.models import served
+    from runners.core.record_types import RecordError
     from runners.preflight import ConfigError, check_config
-    from runners.record import is_complete, read_result
-    from runners.rescore import rescore
 
     try:
         cfg = to_root(dcfg)
@@ -35,11 +31,25 @@ def main(dcfg: DictConfig) -> None:
         check_config(cfg)  # before anything is written
     except ConfigError as e:
         sys.exit(f"error: {e}")
+    try:
+        _run(cfg, task)
+    except RecordError as e:  # a record this version cannot read: left as it is
+        sys.exit(f"error: {e}")
+
+
+def _run(cfg: RootConfig, task: Task) -> None:
+    from runners.completion import is_complete
+    from runners.core.job_record import JobRecord
+    from runners.grid import JobSpec, job_id
+    from runners.job_runner import run_and_score
+    from runners.models import served
+    from runners.rescore import rescore
+
     jid = job_id(cfg, task)
     job_dir = Path(cfg.out) / jid
     if is_complete(job_dir, scored=False, error_retries=cfg.cluster.error_retries):
-        r = read_result(job_dir) or {}
-        note = f" ({r['stop_reason']}, no retries left: {r.get('error')})" if r.get("errored") else ""
+        r = JobRecord(job_dir).result
+        note = f" ({r.stop_reason}, no retries left: {r.error})" if r.errored else ""
         if rescore([JobSpec(jid, cfg, task.id)], Path(cfg.out)):
             note += f" (re-scored with judge {cfg.judge.name})"
         print(f"already complete{note}: {job_dir}", file=sys.stderr)
@@ -47,12 +57,12 @@ def main(dcfg: DictConfig) -> None:
         return
     with served(cfg.model) as url:
         out = run_and_score(cfg, task.id, job_dir, jid, url)
-    r = out["result"]
-    metrics = (out["scores"] or {}).get("metrics", {})
-    print(f"{r['stop_reason']} after {r['turns']} turns; metrics {json.dumps(metrics)}", file=sys.stderr)
+    r = out.result
+    metrics = (out.scores or {}).get("metrics", {})
+    print(f"{r.stop_reason} after {r.turns} turns; metrics {json.dumps(metrics)}", file=sys.stderr)
     print(job_dir)
-    if r["errored"]:
-        sys.exit(f"error: the job ended in {r['stop_reason']}: {r['error']} (a re-run retries it)")
+    if r.errored:
+        sys.exit(f"error: the job ended in {r.stop_reason}: {r.error} (a re-run retries it)")
 
 
 def _task(cfg: RootConfig) -> Task:

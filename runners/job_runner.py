@@ -12,44 +12,56 @@ import asyncio
 import dataclasses
 import logging
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from envs.environment import WorkspaceEnv
 from envs.workspace import copy_files, diff_workspace, materialize
 from eval.task import Task
+from runners.completion import fresh_job_dir
+from runners.core.job_record import (
+    JobRecord,
+    Trajectory,
+    is_job_dir,
+    read_result,
+    write_meta,
+    write_plugin_record,
+    write_result,
+    write_view,
+)
+from runners.core.record_types import JobMeta, Result
 from runners.loop import EpisodeResult, run_episode_async
 from runners.methods import build_plugins
 from runners.models import build_model
 from runners.prompts import task_message
-from runners.record import (
-    ERROR_STOPS,
-    RESULT,
-    SCORES,
-    Trajectory,
-    errored,
-    fresh_job_dir,
-    read_json,
-    read_result,
-    write_json,
-)
 from runners.schema import RootConfig, job_record_config
 from runners.scratch import job_scratch, remove_scratch
 
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True)
+class JobDone:
+    """What an episode actor hands back for one job: its result, its scores (None when not judged),
+    and whether the sweep's time limit stopped it."""
+
+    result: Result
+    scores: dict[str, Any] | None
+    timed_out: bool = False
+
+
 def run_job(
     cfg: RootConfig, task: Task, job_dir: Path, job_id: str, model_url: str | None = None
-) -> dict[str, Any]:
+) -> Result:
     """`run_job_async` for a caller without an event loop."""
     return asyncio.run(run_job_async(cfg, task, job_dir, job_id, model_url))
 
 
 async def run_job_async(
     cfg: RootConfig, task: Task, job_dir: Path, job_id: str, model_url: str | None = None
-) -> dict[str, Any]:
-    """Run `task` under `cfg` and write its complete record to `job_dir`; returns `result.json`.
+) -> Result:
+    """Run `task` under `cfg` and write its complete record to `job_dir`; returns its result.
 
     Cancelled (the sweep's limit), it leaves the trajectory so far and no result: the caller says why."""
     earlier = await asyncio.to_thread(_start_record, cfg, task, job_dir, job_id)
@@ -65,50 +77,51 @@ async def run_job_async(
         traj.close()
         await asyncio.to_thread(remove_scratch, ws_parent)
     result = _result(job_id, res, earlier, started, extra)
-    await asyncio.to_thread(write_json, job_dir / RESULT, result)
+    await asyncio.to_thread(write_result, job_dir, result)
     return result
 
 
 def _start_record(cfg: RootConfig, task: Task, job_dir: Path, job_id: str) -> list[Any]:
     """Clear what a killed run left and write job.json; returns the earlier attempts' errors."""
     earlier = fresh_job_dir(job_dir)
-    write_json(
-        job_dir / "job.json",
-        {
-            "job_id": job_id,
-            "benchmark": cfg.benchmark.label,
-            "task_id": task.id,
-            "method": cfg.method.name,
-            "model": cfg.model.id,
-            "seed": cfg.seed,
-            "sandbox": None,  # set once the environment is up: the sandbox actually used
-            "config": job_record_config(cfg),
-        },
-    )
+    meta = JobMeta(job_id, cfg.benchmark.label, task.id, cfg.method.name, cfg.model.id, cfg.seed, job_record_config(cfg))
+    write_meta(job_dir, meta)
     return earlier
 
 
 def _result(
     job_id: str, res: EpisodeResult, earlier: list[Any], started: float, extra: dict[str, Any]
-) -> dict[str, Any]:
-    return {
-        "job_id": job_id,
-        "stop_reason": res.stop_reason,
-        "errored": res.stop_reason in ERROR_STOPS,  # not a result: excluded from tables, retried on resume
-        "attempt": len(earlier) + 1,
-        "turns": res.turns,
-        "tokens_in": res.tokens_in,
-        "tokens_out": res.tokens_out,
-        "cost": round(res.cost, 6),
-        "chars_read": res.chars_read,
-        "final_answer": res.final_answer,
-        "wall_s": round(time.time() - started, 3),
-        "error": res.error,
-        "earlier_errors": earlier,
-        "sandbox": None,
-        "limits_hit": None,
+) -> Result:
+    return Result(
+        job_id=job_id,
+        stop_reason=res.stop_reason,
+        attempt=len(earlier) + 1,
+        turns=res.turns,
+        tokens_in=res.tokens_in,
+        tokens_out=res.tokens_out,
+        cost=round(res.cost, 6),
+        chars_read=res.chars_read,
+        final_answer=res.final_answer or "",
+        wall_s=round(time.time() - started, 3),
+        error=res.error,
+        earlier_errors=earlier,
         **extra,
-    }
+    )
+
+
+def record_time_limit(job_dir: Path, job_id: str, limit_s: float, wall_s: float) -> Result:
+    """The result of a job the sweep had to stop: its trajectory so far stays; the result says why."""
+    result = Result(
+        job_id=job_id,
+        stop_reason="time_limit",
+        wall_s=round(wall_s, 3),
+        error=f"stopped by the sweep after exceeding its limit of {limit_s:.0f} s",
+    )
+    if is_job_dir(job_dir):
+        result = dataclasses.replace(result, sandbox=JobRecord(job_dir).meta.sandbox)
+    if job_dir.is_dir():
+        write_result(job_dir, result)
+    return result
 
 
 async def _episode(
@@ -152,11 +165,8 @@ def _deliver(
         view = p.evaluator_view(view)
         record = p.record()
         if record is not None:
-            write_json(job_dir / f"{p.name}.json", record)
-    write_json(
-        job_dir / "evaluator_view.json",
-        {"task": task.prompt, "messages": view, "final_answer": res.final_answer},
-    )
+            write_plugin_record(job_dir, p.name, record)
+    write_view(job_dir, {"task": task.prompt, "messages": view, "final_answer": res.final_answer})
     changed, deleted = diff_workspace(task.workspace, task.stage, ws)
     copied = copy_files(ws, changed, job_dir / "deliverable")
     return {
@@ -169,8 +179,7 @@ def _deliver(
 
 def _record_sandbox(job_dir: Path, kind: str) -> None:
     """job.json says which sandbox the agent actually ran in ("bwrap", or "none": unsandboxed)."""
-    job = read_json(job_dir / "job.json")
-    write_json(job_dir / "job.json", {**job, "sandbox": kind})
+    write_meta(job_dir, dataclasses.replace(JobRecord(job_dir).meta, sandbox=kind))
 
 
 def score(cfg: RootConfig, job_dir: Path, task: Task | None = None) -> dict[str, Any] | None:
@@ -184,7 +193,7 @@ def score(cfg: RootConfig, job_dir: Path, task: Task | None = None) -> dict[str,
 
 def run_and_score(
     cfg: RootConfig, task_id: str, job_dir: Path, job_id: str, model_url: str | None
-) -> dict[str, Any]:
+) -> JobDone:
     """One job end to end, for a caller without an event loop (the single-job entry point)."""
     from eval.benchmarks import load_benchmark
 
@@ -194,14 +203,16 @@ def run_and_score(
 
 async def run_and_score_async(
     cfg: RootConfig, task: Task, job_dir: Path, job_id: str, model_url: str | None
-) -> dict[str, Any]:
+) -> JobDone:
     """One job end to end: what an episode actor runs for each job it is given.
 
     A job run again after its actor was lost may find the record that actor finished just before
     (its node went down after the write): that record is the job's result, not run a second time."""
     result = await asyncio.to_thread(read_result, job_dir)
-    if result is None or errored(result):
+    if result is None or result.errored:
         result = await run_job_async(cfg, task, job_dir, job_id, model_url)
-    elif (job_dir / SCORES).exists():
-        return {"result": result, "scores": await asyncio.to_thread(read_json, job_dir / SCORES)}
-    return {"result": result, "scores": await asyncio.to_thread(score, cfg, job_dir, task)}
+    else:
+        record = JobRecord(job_dir)
+        if record.scored:
+            return JobDone(result, await asyncio.to_thread(lambda: record.scores))
+    return JobDone(result, await asyncio.to_thread(score, cfg, job_dir, task))

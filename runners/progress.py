@@ -62,13 +62,14 @@ class Progress:
         self.running[m] -= 1
         {"ok": self.done, "error": self.errored}.get(o.status, self.failed)[m] += 1
         self.finished += 1
+        stop = None if o.result is None else o.result.stop_reason
         if o.status != "ok":
-            self.errors.append((o.spec.job_id, f"{o.status}: {o.error or (o.result or {}).get('stop_reason')}"))
-        sandbox = (o.result or {}).get("sandbox")
+            self.errors.append((o.spec.job_id, f"{o.status}: {o.error or stop}"))
+        sandbox = None if o.result is None else o.result.sandbox
         self.unsandboxed += sandbox == "none"
         self.walls.append(o.wall_s)
         if not self.live:
-            reason = (o.result or {}).get("stop_reason", o.error)
+            reason = o.error if o.result is None else stop
             mark = " UNSANDBOXED" if sandbox == "none" else ""
             line = f"[{self._finished()}/{self.n_jobs}] {o.status:7} {o.spec.job_id} ({reason}, {o.wall_s:.1f} s){mark}"
             self.console.print(line, markup=False, highlight=False, soft_wrap=True)  # one log line, never wrapped

@@ -12,10 +12,11 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from runners.completion import ledger_vouches
+from runners.core.job_record import read_result
 from runners.finish import log_entry, record_fields, track
 from runners.grid import JobSpec
 from runners.ledger import RECORD_STATUSES, Ledger
-from runners.record import ledger_vouches, read_result
 from runners.tracking import Tracker
 from runners.uploads import Uploader
 
@@ -48,8 +49,8 @@ def reconcile(
             continue
         counts["ledger"] += not in_ledger
         counts["bucket"] += upload
-        entry = {"job_id": spec.job_id, "status": "error" if result.get("errored") else "ok",
-                 "stop_reason": result.get("stop_reason"), "error": result.get("error"), "reconciled": True, **fields}  # fmt: skip
+        entry = {"job_id": spec.job_id, "status": "error" if result.errored else "ok",
+                 "stop_reason": result.stop_reason, "error": result.error, "reconciled": True, **fields}  # fmt: skip
         uploader.submit(job_dir, lambda error, e=entry: log_entry(ledger, e, error), upload=upload)
     if any(counts.values()):
         log.warning("reconciled complete records missing from the ledger (%d), tracker (%d), bucket (%d)",

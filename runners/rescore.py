@@ -12,8 +12,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from eval.score import judge_key, score_job
+from runners.completion import is_complete
+from runners.core.job_record import JobRecord
+from runners.core.record_types import RecordError
 from runners.grid import JobSpec
-from runners.record import SCORES, is_complete, read_json
 
 log = logging.getLogger(__name__)
 
@@ -25,8 +27,10 @@ def stale(spec: JobSpec, job_dir: Path, key: str | None = None) -> bool:
     if not is_complete(job_dir, scored=False, error_retries=spec.cfg.cluster.error_retries):
         return False  # not finished: it runs (and is scored) anyway
     try:
-        scores = read_json(job_dir / SCORES)
-    except (OSError, ValueError):
+        scores = JobRecord(job_dir).scores
+    except RecordError:
+        return True
+    if scores is None:
         return True
     if "judge_key" in scores:
         return scores["judge_key"] != (key or judge_key(spec.cfg.judge))

@@ -22,8 +22,9 @@ from typing import Any
 import ray
 from ray.exceptions import GetTimeoutError, RayActorError, RayError
 
-from runners.actors import EpisodeActor, record_time_limit
+from runners.actors import EpisodeActor
 from runners.config import ClusterConfig
+from runners.core.record_types import Result
 from runners.grid import JobSpec
 
 log = logging.getLogger(__name__)
@@ -39,7 +40,7 @@ class Outcome:
     status: str
     attempts: int
     wall_s: float
-    result: dict[str, Any] | None = None
+    result: Result | None = None
     scores: dict[str, Any] | None = None
     error: str | None = None
     node: str | None = None  # the Ray node id of its last attempt's actor
@@ -244,10 +245,10 @@ def _collect(ref: Any, job: _Running, cluster: ClusterConfig) -> tuple[Outcome |
         ), True
     except RayError as e:  # the job raised outside its own record keeping; its actor is fine
         return Outcome(job.spec, "failed", job.attempt, wall, error=str(e)[:2000], node=job.actor.node), False
-    result, scores = out["result"], out.get("scores")
-    status = "timeout" if out.get("timed_out") else "error" if result.get("errored") else "ok"
-    error = result.get("error") if status != "ok" else None  # errored: counted apart, retried on resume
-    return Outcome(job.spec, status, job.attempt, wall, result, scores, error, job.actor.node), False
+    result = out.result
+    status = "timeout" if out.timed_out else "error" if result.errored else "ok"
+    error = result.error if status != "ok" else None  # errored: counted apart, retried on resume
+    return Outcome(job.spec, status, job.attempt, wall, result, out.scores, error, job.actor.node), False
 
 
 def _limit(spec: JobSpec, cluster: ClusterConfig) -> float:
@@ -259,6 +260,8 @@ def _limit(spec: JobSpec, cluster: ClusterConfig) -> float:
 
 def _backstop(job: _Running, sweep_dir: Path, cluster: ClusterConfig) -> Outcome:
     """A job whose actor never answered past its limit: recorded as stopped, as its actor would have."""
+    from runners.job_runner import record_time_limit
+
     limit = _limit(job.spec, cluster)
     result = record_time_limit(
         sweep_dir / job.spec.job_id, job.spec.job_id, limit, time.monotonic() - job.started
@@ -267,8 +270,8 @@ def _backstop(job: _Running, sweep_dir: Path, cluster: ClusterConfig) -> Outcome
         job.spec,
         "timeout",
         job.attempt,
-        result["wall_s"],
+        result.wall_s,
         result=result,
-        error=result["error"],
+        error=result.error,
         node=job.actor.node,
     )

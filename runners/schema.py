@@ -126,3 +126,12 @@ def job_record_config(cfg: RootConfig) -> dict[str, Any]:
     for k in ("grid", "storage", "tracker", "cluster", "report", "out", "sweep"):
         d.pop(k)
     return d
+
+
+def recorded_config(config: dict[str, Any]) -> RootConfig:
+    """A record's job config (`job.json` `config`) as the typed config again; what it leaves out
+    (where records went, tracking, the cluster) takes the schema's defaults."""
+    merged = OmegaConf.merge(OmegaConf.structured(RootConfig), config)
+    obj = OmegaConf.to_object(merged)
+    assert isinstance(obj, RootConfig), type(obj)
+    return obj

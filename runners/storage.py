@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Protocol
 
 from runners.config import StorageConfig
-from runners.record import RESULT, SCORES
+from runners.core.record_files import RESULT, SCORES
 from runners.registry import Registry
 
 log = logging.getLogger(__name__)

@@ -69,11 +69,11 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
     """Everything the CLI does, callable from code (tests, Slurm array tasks)."""
     import ray
 
+    from runners.completion import is_complete
     from runners.grid import expand
     from runners.ledger import Ledger
     from runners.progress import Progress
     from runners.reconcile import reconcile
-    from runners.record import is_complete
     from runners.rescore import rescore
     from runners.scheduler import run_all
     from runners.scratch import clean_stale
@@ -174,11 +174,12 @@ def _experiment() -> str | None:
 
 @hydra.main(config_path="../conf", config_name="config", version_base=None)
 def main(cfg: DictConfig) -> None:
+    from runners.core.record_types import RecordError
     from runners.preflight import ConfigError
 
     try:
         run_sweep(to_root(cfg), list(HydraConfig.get().overrides.task), _experiment())
-    except ConfigError as e:
+    except (ConfigError, RecordError) as e:  # a record this version cannot read is left as it is
         sys.exit(f"error: {e}")
 
 

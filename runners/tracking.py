@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from runners.config import TrackerConfig
+from runners.core.record_types import JobMeta
 
 if TYPE_CHECKING:
     from runners.grid import JobSpec
@@ -22,7 +23,7 @@ Tables = dict[str, tuple[list[str], list[list[Any]]]]
 
 
 class Tracker(Protocol):
-    def log_job(self, job: dict[str, Any], scores: dict[str, Any] | None, stats: dict[str, float]) -> None: ...
+    def log_job(self, job: JobMeta, scores: dict[str, Any] | None, stats: dict[str, float]) -> None: ...
 
     def logged(self) -> set[str] | None:
         """Ids of the jobs already logged, or None when the tracker cannot tell (the ledger decides)."""
@@ -34,7 +35,7 @@ class Tracker(Protocol):
 
 
 class NoTracker:
-    def log_job(self, job: dict[str, Any], scores: dict[str, Any] | None, stats: dict[str, float]) -> None:
+    def log_job(self, job: JobMeta, scores: dict[str, Any] | None, stats: dict[str, float]) -> None:
         pass
 
     def logged(self) -> set[str] | None:
@@ -57,8 +58,8 @@ class JsonlTracker:
         with open(self.path, "a") as f:
             f.write(json.dumps(obj, default=str) + "\n")
 
-    def log_job(self, job: dict[str, Any], scores: dict[str, Any] | None, stats: dict[str, float]) -> None:
-        self._write({"kind": "job", "job_id": job["job_id"], "metrics": (scores or {}).get("metrics", {}), "tab": stats})
+    def log_job(self, job: JobMeta, scores: dict[str, Any] | None, stats: dict[str, float]) -> None:
+        self._write({"kind": "job", "job_id": job.job_id, "metrics": (scores or {}).get("metrics", {}), "tab": stats})
 
     def logged(self) -> set[str] | None:
         if not self.path.is_file():

@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from eval.metrics import aggregate, counts
-from runners.record import SCORES, read_json, read_result
+from runners.core.job_record import JobRecord
+from runners.core.record_types import JobMeta, Result
 from tab.config import SWITCHES as TAB_SWITCHES
+from tab.stats import tab_summary
 
 RESULT_COLUMNS = ("stop_reason", "turns", "tokens_in", "tokens_out", "cost", "wall_s", "chars_read", "attempt", "errored")
 ITEM_TABLES = {"rubric": "rubrics", "checkpoint": "checkpoints", "answer": "questions"}
@@ -36,9 +38,9 @@ class Cell:
         return f"{self.benchmark}__{self.method}__{self.model}__s{self.seed}"
 
     @classmethod
-    def of_job(cls, job: dict[str, Any]) -> Cell:
-        """The cell of a `job.json`."""
-        return cls(str(job["benchmark"]), str(job["method"]), str(job["model"]), int(job["seed"]))
+    def of_job(cls, job: JobMeta) -> Cell:
+        """The cell of a job."""
+        return cls(job.benchmark, job.method, job.model, job.seed)
 
 
 @dataclass
@@ -47,7 +49,7 @@ class JobRow:
 
     job_id: str
     task_id: str
-    result: dict[str, Any]
+    result: Result
     scores: dict[str, Any] | None
     stats: dict[str, float] = field(default_factory=dict)
 
@@ -55,17 +57,13 @@ class JobRow:
 def read_row(job_dir: Path, scores: dict[str, Any] | None = None, stats: dict[str, float] | None = None) -> JobRow | None:
     """The job's row from its record (None when the record has no result); `scores`/`stats`, when
     the driver already has them, spare reading them again."""
-    result = read_result(job_dir)
-    if result is None:
+    record = JobRecord(job_dir)
+    if not record.finished:
         return None
-    job = read_json(job_dir / "job.json")
-    if scores is None and (job_dir / SCORES).is_file():
-        scores = read_json(job_dir / SCORES)
     if stats is None:
-        from runners.finish import tab_stats
-
-        stats = tab_stats(job_dir)
-    return JobRow(str(job["job_id"]), str(job["task_id"]), result, scores, stats)
+        stats = tab_stats(record)
+    meta = record.meta
+    return JobRow(meta.job_id, meta.task_id, record.result, record.scores if scores is None else scores, stats)
 
 
 def cell_config(cell: Cell, job_config: dict[str, Any], sweep: str, partial: bool) -> dict[str, Any]:
@@ -88,7 +86,7 @@ def task_table(rows: list[JobRow]) -> Table:
     data = []
     for r in rows:
         m = (r.scores or {}).get("metrics") or {}
-        data.append([r.job_id, r.task_id, *(m.get(k) for k in metrics), *(r.result.get(k) for k in RESULT_COLUMNS),
+        data.append([r.job_id, r.task_id, *(m.get(k) for k in metrics), *(getattr(r.result, k) for k in RESULT_COLUMNS),
                      *(r.stats.get(s) for s in stats)])  # fmt: skip
     return columns, [[cell_value(v) for v in row] for row in data]
 
@@ -110,16 +108,16 @@ def item_tables(rows: list[JobRow]) -> dict[str, Table]:
 def cell_summary(rows: list[JobRow], expected: int | None) -> dict[str, Any]:
     """The cell's metrics: the benchmark's aggregate over scored tasks, means and totals of turns,
     tokens, cost and wall time, stop-reason counts and tab-statistic means."""
-    scored = [r.scores for r in rows if r.scores is not None and not r.result.get("errored")]
+    scored = [r.scores for r in rows if r.scores is not None and not r.result.errored]
     out: dict[str, Any] = {"jobs": len(rows), "jobs_expected": expected, "partial": expected is not None and len(rows) < expected}
     out.update(aggregate(scored))
     out.update({f"n_{k}": v for k, v in counts(scored).items()})
     for key in ("turns", "tokens_in", "tokens_out", "cost", "wall_s"):
-        values = [float(r.result[key]) for r in rows if isinstance(r.result.get(key), (int, float))]
+        values = [float(v) for r in rows if isinstance(v := getattr(r.result, key), (int, float))]
         if values:
             out[f"{key}_total"] = sum(values)
             out[f"{key}_mean"] = sum(values) / len(values)
-    for reason, n in Counter(str(r.result.get("stop_reason")) for r in rows).items():
+    for reason, n in Counter(r.result.stop_reason for r in rows).items():
         out[f"stop/{reason}"] = n
     for s in sorted({s for r in rows for s in r.stats}):
         values = [r.stats[s] for r in rows if s in r.stats]
@@ -131,3 +129,10 @@ def cell_value(v: Any) -> Any:
     """A W&B table cell: scalars as they are, anything else as JSON."""
     return v if isinstance(v, (int, float, str, bool)) or v is None else json.dumps(v, default=str)
 
+
+def tab_stats(record: JobRecord) -> dict[str, float]:
+    """Table 3's per-job numbers from the tab's record (empty when the job had no tab)."""
+    tab = record.plugin("tab")
+    if tab is None:
+        return {}
+    return {k: v for k, v in tab_summary(tab).items() if v is not None}

@@ -29,6 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from runners.config import TrackerConfig
+from runners.core.job_record import JobRecord
+from runners.core.record_types import JobMeta
 from runners.tracking_cells import (
     Cell,
     cell_config,
@@ -145,12 +147,12 @@ class WandbTracker:
         with self._lock:
             return {j for c in self.manifest.cells.values() for j in c.jobs}
 
-    def log_job(self, job: dict[str, Any], scores: dict[str, Any] | None, stats: dict[str, float]) -> None:
+    def log_job(self, job: JobMeta, scores: dict[str, Any] | None, stats: dict[str, float]) -> None:
         """File the job under its cell; queue the cell's run once all its jobs have finished."""
-        job_id = str(job["job_id"])
+        job_id = job.job_id
         cell = (self.plan or {}).get(job_id) or Cell.of_job(job)
         with self._lock:
-            self._configs.setdefault(cell, job.get("config") or {})
+            self._configs.setdefault(cell, job.config)
             self._pending.setdefault(cell, {})[job_id] = _Given(scores, stats)
             ready = cell in self.expected and self.expected[cell] <= self._finished(cell)
         if ready:
@@ -215,7 +217,7 @@ class WandbTracker:
         if not rows:
             return
         if config is None:
-            config = json.loads((self.sweep_dir / rows[0].job_id / "job.json").read_text()).get("config") or {}
+            config = JobRecord(self.sweep_dir / rows[0].job_id).meta.config
         expected = self.expected.get(cell)
         summary = cell_summary(rows, len(expected) if expected is not None else None)
         run = self._init(self.manifest.run_id(cell.name), cell.name, cell.method,

@@ -82,10 +82,10 @@ def test_write_json_replaces_whole_or_not_at_all(tmp_path):
 
 def test_write_json_is_spelled_once():
     import eval.judges.client
-    import runners.record
+    import runners.core.record_files
     from envs import safeio
 
-    assert runners.record.write_json is safeio.write_json
+    assert runners.core.record_files.write_json is safeio.write_json
     assert not [n for n, v in vars(eval.judges.client).items() if callable(v) and "write" in n and v is not safeio.write_json]
 
 

@@ -9,8 +9,9 @@ import pytest
 from eval.builtin import office
 from eval.checks import CheckError, Context, normalize, run_check, validate
 from eval.extract import file_headings, file_tables, file_text
-from eval.record import FinalFiles, JobRecord
+from eval.final_files import FinalFiles
 from eval.task import Task
+from runners.core.job_record import JobRecord
 from tests.test_eval_helpers import make_job
 
 REPORT = """# Manual

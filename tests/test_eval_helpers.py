@@ -32,7 +32,8 @@ def make_job(
         p = job_dir / "deliverable" / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_bytes(data if isinstance(data, bytes) else data.encode())
-    (job_dir / "job.json").write_text(json.dumps(job or {"job_id": job_dir.name, "task_id": "t", "config": {}}))
+    (job_dir / "job.json").write_text(json.dumps(job or {"job_id": job_dir.name, "benchmark": "native", "task_id": "t", "method": "dci", "model": "m",
+                                                        "seed": 0, "config": {}}))
     (job_dir / "evaluator_view.json").write_text(json.dumps({"task": "", "messages": messages or [], "final_answer": final_answer}))
     (job_dir / "result.json").write_text(
         json.dumps({"stop_reason": "finished", "final_answer": final_answer, "deleted": deleted or [], "deliverable": sorted(deliverable or {})})

@@ -20,7 +20,7 @@ GUIDE = "# Guide\n\n## Approval\nTrips over 5 days need approval.\n\n## Reimburs
 
 
 def _job(tmp_path: Path, name: str, task_id: str, **kw) -> Path:
-    job = {"job_id": name, "benchmark": "native", "task_id": task_id, "config": {"benchmark": {"name": "native", "path": str(NATIVE)}, "judge": {"name": "auto"}}}
+    job = {"job_id": name, "benchmark": "native", "task_id": task_id, "method": "dci", "model": "m", "seed": 0, "config": {"benchmark": {"name": "native", "path": str(NATIVE)}, "judge": {"name": "auto"}}}
     return make_job(tmp_path / name, job=job, **kw)
 
 

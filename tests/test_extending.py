@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from runners.record import read_json
+from runners.core.record_files import read_json
 from runners.registry import Registry, UnknownName, import_dotted
 
 REPO = Path(__file__).resolve().parent.parent

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from runners.core.job_record import JobRecord
+from runners.core.record_files import read_json
 from runners.grid import job_id
 from runners.job_runner import run_and_score
-from runners.record import load_trajectory, read_json
 from tests.conftest import compose_root, write_native, write_script
 from tests.http_stub import Reply, StubServer, completion, tool_call
 
@@ -68,8 +69,8 @@ def test_api_key_never_reaches_the_record(bench: Path, tmp_path: Path, monkeypat
         jid = job_id(cfg, "count")
         out = run_and_score(cfg, "count", tmp_path / jid, jid, None)
     assert stub.requests[0]["headers"]["Authorization"] == f"Bearer {SECRET}"
-    assert out["result"]["stop_reason"] == "finished"
-    traj = load_trajectory(tmp_path / jid)
+    assert out.result.stop_reason == "finished"
+    traj = JobRecord(tmp_path / jid).trajectory()
     bad = [m for m in traj if m.get("role") == "tool" and m["tool_call_id"] == "c2"][0]
     assert bad["is_error"]  # malformed JSON became an error result, and the run went on
     for p in (tmp_path / jid).rglob("*"):
@@ -83,8 +84,8 @@ def test_model_error_is_the_stop_reason(bench: Path, tmp_path: Path) -> None:
                             "model.name=stub", "model.max_retries=1", "model.backoff_base_s=0.01", "judge=none"])  # fmt: skip
         jid = job_id(cfg, "count")
         out = run_and_score(cfg, "count", tmp_path / jid, jid, None)
-    assert out["result"]["stop_reason"] == "model_error"
-    assert out["result"]["turns"] == 0
+    assert out.result.stop_reason == "model_error"
+    assert out.result.turns == 0
 
 
 def test_context_length_is_the_stop_reason(bench: Path, tmp_path: Path) -> None:
@@ -94,7 +95,7 @@ def test_context_length_is_the_stop_reason(bench: Path, tmp_path: Path) -> None:
                             "model.name=stub", "judge=none"])  # fmt: skip
         jid = job_id(cfg, "count")
         out = run_and_score(cfg, "count", tmp_path / jid, jid, None)
-    assert out["result"]["stop_reason"] == "context_length"
+    assert out.result.stop_reason == "context_length"
     assert len(stub.requests) == 1
 
 
@@ -115,7 +116,7 @@ def test_embedded_model_short_episode(tmp_path: Path) -> None:
     job = Path(r.stdout.strip().splitlines()[-1])
     result = read_json(job / "result.json")
     assert result["stop_reason"] in ("finished", "turn_budget"), result
-    assistant = [m for m in load_trajectory(job) if m["role"] == "assistant"]
+    assistant = [m for m in JobRecord(job).trajectory() if m["role"] == "assistant"]
     assert assistant and all(m["usage"]["output_tokens"] > 0 for m in assistant)
     assert result["tokens_in"] > 0
 

@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from runners.completion import fresh_job_dir
+from runners.core.job_record import JobRecord
+from runners.core.record_files import read_json
 from runners.grid import job_id
 from runners.job_runner import run_and_score
 from runners.prompts import TEXTS
-from runners.record import fresh_job_dir, load_trajectory, read_json
 from tests.conftest import compose_root, write_native, write_script
 
 POLICY = """# Business travel policy
@@ -78,7 +80,7 @@ def run_method(method: str, bench: Path, tmp: Path, extra: list[str] = ()) -> Pa
 def test_method_record(method: str, bench: Path, tmp_path: Path) -> None:
     todo, hooks, tab_on = EXPECT[method]
     job = run_method(method, bench, tmp_path)
-    traj = load_trajectory(job)
+    traj = JobRecord(job).trajectory()
     system = traj[0]
     assert system["role"] == "system"
     assert (TEXTS["todo"] in system["content"]) is todo
@@ -126,4 +128,4 @@ def test_killed_job_is_redone(bench: Path, tmp_path: Path) -> None:
     job = run_method("dci", bench, tmp_path)
     assert job == stale
     assert (job / "result.json").exists()
-    assert len(load_trajectory(job)) > 1
+    assert len(JobRecord(job).trajectory()) > 1

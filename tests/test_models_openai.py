@@ -175,6 +175,27 @@ def test_other_client_errors_are_not_retried(stub):
     assert not isinstance(e.value, ContextLengthError) and len(stub.requests) == 1
 
 
+def test_redirects_are_not_followed(stub):
+    stub.push(Reply(307, {"error": {"message": "moved"}}, headers={"Location": stub.url + "/chat/completions"}),
+              Reply(body=completion("followed")))  # fmt: skip
+    with pytest.raises(ModelError, match="HTTP 307"):
+        make(stub).complete(MESSAGES, TOOLS)
+    assert len(stub.requests) == 1
+
+
+def test_proxy_from_the_environment_is_used(stub, monkeypatch):
+    """HTTP_PROXY reaches both transports: the request goes to the proxy with the absolute URL."""
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "HTTPS_PROXY", "https_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    proxy = stub.url.removesuffix("/v1")
+    monkeypatch.setenv("HTTP_PROXY", proxy)
+    monkeypatch.setenv("http_proxy", proxy)
+    stub.push(Reply(body=completion("via proxy")))
+    model = make(stub, base_url="http://api.example.invalid/v1")
+    assert model.complete(MESSAGES, TOOLS).content == "via proxy"
+    assert stub.requests[0]["path"] == "http://api.example.invalid/v1/chat/completions"
+
+
 def test_malformed_200_is_retried(stub):
     stub.push(Reply(body="<html>gateway</html>"), Reply(body={"choices": []}), Reply(body={"choices": ["x"]}),
               Reply(body=completion("fine")))

@@ -25,7 +25,6 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -33,11 +32,13 @@ import ray
 
 from runners.actors import EpisodeActor
 from runners.config import ClusterConfig
+from runners.core.record_files import read_json
+from runners.core.record_types import Result
 from runners.grid import JobSpec
+from runners.job_runner import JobDone
 from runners.ledger import Ledger
 from runners.models import ModelConfig, ServerConfig
 from runners.models.server import ServerError
-from runners.record import read_json
 from runners.replicas import start_replicas, stop_replicas
 from runners.scheduler import Outcome, run_all
 from slurm.node import node_command
@@ -225,10 +226,10 @@ def test_replicas_that_cannot_be_placed_fail_at_once(cluster: Cluster, count: in
 class Quick(EpisodeActor):
     """A job that only leaves a record behind (the scheduler's part, without an agent)."""
 
-    async def run(self, spec: JobSpec, job_dir: str, model_url: str | None, limit_s: float) -> dict[str, Any]:
+    async def run(self, spec: JobSpec, job_dir: str, model_url: str | None, limit_s: float) -> JobDone:
         Path(job_dir).mkdir(parents=True, exist_ok=True)
         await asyncio.sleep(0.5)
-        return {"result": {"stop_reason": "finished"}, "scores": None}
+        return JobDone(Result(spec.job_id, "finished"), None)
 
 
 def test_jobs_spread_over_one_episode_actor_per_cpu(cluster: Cluster, tmp_path: Path) -> None:

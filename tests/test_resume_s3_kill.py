@@ -19,8 +19,9 @@ import pytest
 from moto.server import ThreadedMotoServer
 
 from eval.benchmarks import load_benchmark
+from runners.core.job_record import JobRecord
+from runners.core.record_files import read_json
 from runners.ledger import Ledger
-from runners.record import load_trajectory, read_json
 from tests.conftest import compose_root, write_script
 from tests.test_sweep import wait_for_orphan_actors
 
@@ -93,7 +94,7 @@ def test_sigkill_with_s3_down_then_resume(tmp_path: Path, monkeypatch) -> None:
         assert len(jobs) == 6
         for j in jobs:  # every job ran exactly once, to the end
             assert read_json(sdir / j / "result.json")["stop_reason"] == "finished"
-            assert sum(m["role"] == "system" for m in load_trajectory(sdir / j)) == 1
+            assert sum(m["role"] == "system" for m in JobRecord(sdir / j).trajectory()) == 1
         lines = ledger_lines(sdir)
         assert {e["job_id"] for e in lines if e["status"] == "ok"} == set(jobs)  # the ledger holds every job
         ran = Counter(e["job_id"] for e in lines if e["status"] == "ok" and not e.get("reconciled"))

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from eval.benchmarks import load_benchmark
+from runners.core.job_record import JobRecord
+from runners.core.record_files import read_json
 from runners.ledger import Ledger
-from runners.record import load_trajectory, read_json
 from tests.conftest import compose_root, write_script
 
 pytestmark = pytest.mark.slow
@@ -95,7 +96,7 @@ def assert_complete_once(sdir: Path, expected: int) -> None:
     for name in jobs:
         assert read_json(sdir / name / "result.json")["stop_reason"] == "finished"
         assert (sdir / name / "scores.json").is_file()
-        assert sum(m["role"] == "system" for m in load_trajectory(sdir / name)) == 1
+        assert sum(m["role"] == "system" for m in JobRecord(sdir / name).trajectory()) == 1
 
 
 def test_sweep_runs_as_a_slurm_job(slurm, tasks, tmp_path):

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from eval.benchmarks import load_benchmark
+from runners.core.job_record import JobRecord
+from runners.core.record_files import read_json
 from runners.ledger import Ledger
-from runners.record import load_trajectory, read_json
 from tests.conftest import compose_root, write_script
 
 pytestmark = pytest.mark.slow
@@ -92,7 +93,7 @@ def test_sweep_resume_after_sigkill(tmp_path: Path, three_tasks: list[str]) -> N
     for d in jobs:
         assert read_json(d / "result.json")["stop_reason"] == "finished"
         assert "pass_rate" in read_json(d / "scores.json")["metrics"] or "acc1" in read_json(d / "scores.json")["metrics"]
-        assert sum(m["role"] == "system" for m in load_trajectory(d)) == 1
+        assert sum(m["role"] == "system" for m in JobRecord(d).trajectory()) == 1
     assert "dci" in done.stdout and "runningtab" in done.stdout
 
     again = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)

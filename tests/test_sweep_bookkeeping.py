@@ -11,6 +11,7 @@ from pathlib import Path
 from rich.console import Console
 
 from runners.config import StorageConfig
+from runners.core.record_types import Result
 from runners.grid import JobSpec
 from runners.progress import Progress
 from runners.scheduler import Outcome
@@ -26,9 +27,9 @@ def test_progress_counts_errored_and_unsandboxed_apart() -> None:
     with Progress(specs, skipped=0, console=Console(file=out, width=200)) as p:
         for s in specs:
             p.start(s)
-        p.finish(Outcome(specs[0], "ok", 1, 1.0, result={"stop_reason": "finished", "sandbox": "bwrap"}))
-        p.finish(Outcome(specs[1], "ok", 1, 1.0, result={"stop_reason": "finished", "sandbox": "none"}))
-        p.finish(Outcome(specs[2], "error", 1, 1.0, result={"stop_reason": "model_error", "sandbox": "bwrap"},
+        p.finish(Outcome(specs[0], "ok", 1, 1.0, result=Result("", "finished", sandbox="bwrap")))
+        p.finish(Outcome(specs[1], "ok", 1, 1.0, result=Result("", "finished", sandbox="none")))
+        p.finish(Outcome(specs[2], "error", 1, 1.0, result=Result("", "model_error", sandbox="bwrap"),
                          error="model 'x': gave up after 7 attempts"))  # fmt: skip
         assert (dict(p.done), dict(p.errored), dict(p.failed)) == ({"dci": 2}, {"dci": 1}, {})
         assert "1 UNSANDBOXED" in p.table().caption

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from runners.core.record_files import read_json
 from runners.ledger import Ledger
-from runners.record import read_json
 from tests.conftest import compose_root, write_native, write_script
 
 REPO = Path(__file__).resolve().parent.parent

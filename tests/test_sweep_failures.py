@@ -17,8 +17,11 @@ import ray
 from runners import scheduler
 from runners.actors import EpisodeActor
 from runners.config import ClusterConfig
+from runners.core.job_record import JobRecord
+from runners.core.record_files import read_json
+from runners.core.record_types import Result
 from runners.grid import JobSpec, benchmark_tasks, job_id
-from runners.record import load_trajectory, read_json
+from runners.job_runner import JobDone
 from runners.scheduler import Outcome, run_all
 from tests.conftest import compose_root, write_script
 
@@ -28,7 +31,7 @@ pytestmark = pytest.mark.slow
 class Flaky(EpisodeActor):
     """Misbehaves by task id; otherwise leaves a small record after a while."""
 
-    async def run(self, spec: JobSpec, job_dir: str, model_url: str | None, limit_s: float) -> dict[str, Any]:
+    async def run(self, spec: JobSpec, job_dir: str, model_url: str | None, limit_s: float) -> JobDone:
         d = Path(job_dir)
         tries = d.parent / f"{d.name}.tries"
         tries.write_text(tries.read_text() + "x" if tries.exists() else "x")
@@ -49,7 +52,7 @@ class Flaky(EpisodeActor):
         if spec.task_id == "block":
             time.sleep(60)  # holds the actor's loop: only killing the actor stops it
         await asyncio.sleep(1.5)
-        return {"result": {"stop_reason": "finished"}, "scores": None}
+        return JobDone(Result(spec.job_id, "finished"), None)
 
 
 @pytest.fixture(scope="module")
@@ -117,7 +120,7 @@ def test_a_real_episode_past_its_limit_is_stopped_and_its_command_killed(local_r
     assert time.monotonic() - t0 < 30  # not the 60 s of the command
     result = read_json(tmp_path / specs[0].job_id / "result.json")
     assert result["stop_reason"] == "time_limit" and "exceeding its limit of 3 s" in result["error"]
-    roles = [m["role"] for m in load_trajectory(tmp_path / specs[0].job_id)]
+    roles = [m["role"] for m in JobRecord(tmp_path / specs[0].job_id).trajectory()]
     assert roles[:3] == ["system", "user", "assistant"]
     assert not [p for p in Path("/proc").iterdir() if p.name.isdigit() and _cmdline(p) == b"sleep\x0060\x00"]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bench.sweep_20k import ledger_ids, run, setup, sweep_cmd, wandb_runs
-from runners.record import read_result
+from runners.core.job_record import read_result
 
 pytestmark = pytest.mark.slow
 
@@ -30,6 +30,6 @@ def test_killed_and_resumed_sweep_runs_each_job_once_and_logs_one_wandb_run_per_
     assert len(ids) == len(set(ids)) == jobs  # each job exactly once, none lost
     dirs = [d for d in sdir.iterdir() if d.is_dir() and (d / "job.json").exists()]
     assert len(dirs) == jobs
-    assert all((read_result(d) or {}).get("stop_reason") == "finished" for d in dirs)
+    assert all(r is not None and r.stop_reason == "finished" for r in map(read_result, dirs))
     assert len(wandb_runs(tmp_path)) == 2 * SEEDS + 1  # one per grid cell and the sweep's summary
     assert "already complete" in (tmp_path / "run2.log").read_text()

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from runners.core.record_files import read_json
 from runners.ledger import Ledger
-from runners.record import read_json
 from tests.conftest import write_native, write_script
 
 pytestmark = pytest.mark.slow

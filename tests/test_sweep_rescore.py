@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from runners.record import read_json
+from runners.core.record_files import read_json
 from tests.conftest import write_native, write_script
 
 pytestmark = pytest.mark.slow

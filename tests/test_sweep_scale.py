@@ -16,17 +16,20 @@ from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 from rich.console import Console
 
+import runners.completion
+import runners.core.job_record
 import runners.reconcile
-import runners.record
 from bench.bench_scale import fabricate, overrides, templates, write_benchmark
 from eval.benchmarks import load_benchmark
 from eval.report import write_report
 from eval.report.load import _TABS, TAB_CACHE, load_sweep
+from runners.completion import is_complete
+from runners.core.record_files import write_json
+from runners.core.record_types import Result
 from runners.grid import JobSpec, expand, job_id
 from runners.ledger import Ledger
 from runners.progress import Progress
 from runners.reconcile import reconcile
-from runners.record import is_complete, write_json
 from runners.scheduler import Outcome
 from runners.schema import CONF_DIR, register, to_root
 from runners.storage import LocalStorage
@@ -61,7 +64,7 @@ def complete(specs: list[JobSpec], sdir: Path, from_ledger: bool) -> set[str]:
 def count_reads(monkeypatch: pytest.MonkeyPatch, module: Any) -> list[str]:
     """The job directories whose result.json `module` reads."""
     seen: list[str] = []
-    real = runners.record.read_result
+    real = runners.core.job_record.read_result
 
     def counting(job_dir: Path) -> dict[str, Any] | None:
         seen.append(Path(job_dir).name)
@@ -103,7 +106,7 @@ def test_resume_from_the_ledger_agrees_with_the_records(scale, tmp_path: Path, m
         f.write(json.dumps({"job_id": ids[7], "status": "ok"}) + "\n" + '{"job_id": "torn", "sta')
 
     from_files = complete(specs, sdir, from_ledger=False)
-    reads = count_reads(monkeypatch, runners.record)
+    reads = count_reads(monkeypatch, runners.completion)
     from_ledger = complete(specs, sdir, from_ledger=True)
     assert from_ledger == from_files
     assert from_ledger == set(ids) - {ids[0], ids[1], ids[2], ids[3]}
@@ -134,7 +137,7 @@ def test_progress_at_scale(scale, monkeypatch: pytest.MonkeyPatch) -> None:
     with Progress(specs, 0, console=Console(file=plain, width=80)) as p:
         for s in specs:
             p.start(s)
-            p.finish(Outcome(s, "ok", 1, 1.0, result={"stop_reason": "finished", "sandbox": "bwrap"}))
+            p.finish(Outcome(s, "ok", 1, 1.0, result=Result("", "finished", sandbox="bwrap")))
     lines = plain.getvalue().splitlines()
     assert len(lines) == 1 + len(specs)  # one unwrapped line per job, however long its id
     assert lines[-1].startswith(f"[{len(specs)}/{len(specs)}] ok ") and lines[-1].endswith(f"{specs[-1].job_id} (finished, 1.0 s)")
@@ -144,7 +147,7 @@ def test_progress_at_scale(scale, monkeypatch: pytest.MonkeyPatch) -> None:
     with Progress(specs, 0, console=Console(file=live, force_terminal=True, width=120)) as p:
         for s in specs:
             p.start(s)
-            p.finish(Outcome(s, "error", 1, 1.0, result={"stop_reason": "env_error", "sandbox": "none"}))
+            p.finish(Outcome(s, "error", 1, 1.0, result=Result("", "env_error", sandbox="none")))
     assert len(built) < len(specs)  # drawn on refresh, not rebuilt on each of the 600 events
     last = live.getvalue().rsplit("sweep progress", 1)[-1]
     assert f"{len(specs)} UNSANDBOXED" in last and str(len(specs) // len(METHODS)) in last

@@ -20,6 +20,8 @@ import pytest
 
 from eval.benchmarks import load_benchmark
 from runners.config import TrackerConfig
+from runners.core.job_record import JobRecord
+from runners.core.record_types import JobMeta
 from runners.tracking_cells import Cell
 from runners.tracking_wandb import WandbTracker
 from tests.conftest import compose_root, write_script
@@ -79,7 +81,7 @@ def read_runs(wandb_dir: Path) -> list[dict[str, Any]]:
 
 
 # --------------------------------------------------------------------------- records without a sweep
-def write_record(sdir: Path, job_id: str, cell: Cell, task: str, passed: list[bool], key_env: str = "OPENAI_API_KEY") -> dict[str, Any]:
+def write_record(sdir: Path, job_id: str, cell: Cell, task: str, passed: list[bool], key_env: str = "OPENAI_API_KEY") -> JobMeta:
     job = {"job_id": job_id, "benchmark": cell.benchmark, "task_id": task, "method": cell.method, "model": cell.model,
            "seed": cell.seed, "config": {"method": {"name": cell.method, "tab": {"capture": True, "review": False}},
                                          "model": {"api_key_env": key_env}}}  # fmt: skip
@@ -90,14 +92,14 @@ def write_record(sdir: Path, job_id: str, cell: Cell, task: str, passed: list[bo
                                                "tokens_out": 10, "cost": 0.01, "wall_s": 2.0, "attempt": 1}))  # fmt: skip
     items = [{"kind": "rubric", "index": i, "text": f"r{i}", "passed": p} for i, p in enumerate(passed)]
     (d / "scores.json").write_text(json.dumps({"metrics": {"pass_rate": sum(passed) / len(passed)}, "items": items}))
-    return job
+    return JobMeta.from_json(job)
 
 
 CELL_A, CELL_B = Cell("bench", "runningtab", "m", 0), Cell("bench", "dci", "m", 0)
 
 
 @pytest.fixture
-def records(tmp_path: Path) -> tuple[Path, dict[str, Cell], dict[str, dict[str, Any]]]:
+def records(tmp_path: Path) -> tuple[Path, dict[str, Cell], dict[str, JobMeta]]:
     sdir = tmp_path / "sw"
     plan, jobs = {}, {}
     for cell in (CELL_A, CELL_B):
@@ -224,7 +226,7 @@ def test_sweep_logs_one_run_per_cell_and_a_rerun_adds_none(tmp_path: Path) -> No
     r = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stderr[-3000:]
     sdir = tmp_path / "out" / "cells"
-    jobs = [json.loads((d / "job.json").read_text()) for d in sdir.iterdir() if (d / "job.json").is_file()]
+    jobs = [JobRecord(d).meta for d in sdir.iterdir() if (d / "job.json").is_file()]
     assert len(jobs) == 24
     cells = Counter(Cell.of_job(j) for j in jobs)
     runs = read_runs(sdir / "wandb")

@@ -22,12 +22,12 @@ from eval.config import JudgeConfig
 from eval.judges.base import JudgeError, scores_doc
 from eval.judges.client import CachedLLM, judge_llm
 from eval.metrics import checkpoint_metrics
-from eval.record import JobRecord
 from eval.tac import dockerfile
 from eval.tac.llm_server import LLMProxy
 from eval.tac.sandbox import SandboxError, build_files_view, bwrap_argv, install_base_utils, sandbox_env
 from eval.tac.trajectory import trajectory_text
 from eval.task import Task
+from runners.core.job_record import JobRecord
 from runners.messages import Model
 
 

@@ -10,13 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from eval.checks import Context, run_check
+from eval.final_files import FinalFiles
 from eval.judges.base import JudgeError, scores_doc
 from eval.metrics import answer_metrics, checkpoint_metrics, rubric_metrics
 from eval.officeqa_reward import DEFAULT, TOLERANCES, extract_final_answer, score_answer, version
-from eval.record import FinalFiles, JobRecord
 from eval.tac.compat.scoring import STRATEGIES
 from eval.tac.compat.scoring import Checkpoint as TacCheckpoint
 from eval.task import Task
+from runners.core.job_record import JobRecord
 
 UNJUDGED = "no check: the rule judge cannot judge this item"
 

@@ -72,7 +72,7 @@ def log_to_tracker(tracker: Any, sections: list[Section]) -> None:
 def write_report(sweep_dir: Path, tracker: Any = None, baseline: str | None = None, treatment: str | None = None) -> Path:
     """Write `<sweep_dir>/report/` from the job records and return it. `baseline`/`treatment`
     override the sweep's `report:` settings (which methods the comparisons are between)."""
-    from eval.report.html import write_site
+    from eval.report.site import write_site
 
     sweep = load_sweep(Path(sweep_dir), baseline, treatment)
     out = sweep.dir / REPORT_DIR

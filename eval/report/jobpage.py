@@ -18,9 +18,10 @@ from eval.report.viewer_fates import summary
 from eval.report.viewer_render import json_script, message_html, turn_html
 from eval.report.viewer_tab import events_by_turn, tab_data
 from eval.report.viewer_turns import Seen, Turn, context_level, turns
+from runners.core.record_files import DELIVERABLE, JOB, RESULT, SCORES, TAB, TRAJECTORY, VIEW
 
 RESULT_KEYS = ("stop_reason", "turns", "tokens_in", "tokens_out", "cost", "chars_read", "wall_s", "sandbox", "errored", "limits_hit", "error")
-RECORD_FILES = ("job.json", "result.json", "scores.json", "tab.json", "evaluator_view.json", "trajectory.jsonl")
+RECORD_FILES = (JOB, RESULT, SCORES, TAB, VIEW, TRAJECTORY)
 # What the page shows of one evaluator-view message at most; the record has the rest.
 MAX_MESSAGE_CHARS = 20_000
 
@@ -74,7 +75,8 @@ def _viewer(job: Job, ts: list[Turn]) -> str:
 
 def job_html(job: Job, compare: list[tuple[str, str]] | None = None) -> str:
     """The page; `compare` lists (label, href) of this job's side-by-side views."""
-    result, ts = job.result or {}, turns(job)
+    result, ts = job.result, turns(job)
+    fields = {} if result is None else result.to_json()
     body = [
         '<p><a href="../index.html">← report</a></p>',
         f"<h1>{html.escape(job.job_id)}</h1>",
@@ -85,22 +87,22 @@ def job_html(job: Job, compare: list[tuple[str, str]] | None = None) -> str:
     ]
     if compare:
         body.append("<p>Side by side: " + " · ".join(f'<a href="{html.escape(h)}">{html.escape(t)}</a>' for t, h in compare) + "</p>")
-    facts = [f"{k} {fmt(result[k], 4)}" for k in ("stop_reason", "turns", "chars_read", "sandbox") if result.get(k) is not None]
+    facts = [f"{k} {fmt(fields[k], 4)}" for k in ("stop_reason", "turns", "chars_read", "sandbox") if fields.get(k) is not None]
     metrics = [f"{k} {fmt(v, 3)}" for k, v in sorted((job.scores or {}).get("metrics", {}).items())]
     body.append(f"<p><b>{html.escape(' · '.join(facts + metrics) or 'unfinished')}</b></p>")
     body.append(_viewer(job, ts))
     body += [
         "<h2>Result</h2>",
-        kv_table([(k, result.get(k)) for k in RESULT_KEYS]) if result else "<p>Unfinished (no result.json).</p>",
+        kv_table([(k, fields[k]) for k in RESULT_KEYS]) if fields else "<p>Unfinished (no result.json).</p>",
         "<h2>Scores</h2>",
         _scores(job),
         _fates(job, ts),
     ]
-    files = [p.relative_to(job.dir / "deliverable").as_posix() for p in job.deliverable_files()]
-    links = [f'<a href="../../{quote(job.dir.name)}/deliverable/{quote(f)}">{html.escape(f)}</a>' for f in files]
+    files = [p.relative_to(job.dir / DELIVERABLE).as_posix() for p in job.deliverable_files()]
+    links = [f'<a href="../../{quote(job.dir.name)}/{DELIVERABLE}/{quote(f)}">{html.escape(f)}</a>' for f in files]
     body.append(f"<h2>Deliverable</h2><p>{' · '.join(links) or '(no files)'}</p>")
-    if result.get("final_answer"):
-        body.append(f"<pre>{html.escape(str(result['final_answer']))}</pre>")
+    if result is not None and result.final_answer:
+        body.append(f"<pre>{html.escape(result.final_answer)}</pre>")
     if job.tab is not None:
         body += ["<h2>The tab over time</h2>", table_html(timeline(job))]
         body += [f"<details><summary>The tab {html.escape(t)}</summary><pre>{html.escape(text)}</pre></details>" for t, text in snapshots(job)]

@@ -1,7 +1,7 @@
 """Reading a sweep's job records (the source of truth) into plain objects the analyses share.
 
-A job directory is a subdirectory of the sweep that holds `job.json`. Everything else is read
-lazily, so an analysis that needs only scores never parses trajectories. At 20,000 jobs the
+A job directory is a subdirectory of the sweep that holds `job.json`; each is read through the one
+record reader (runners/core/job_record.py). Everything else is read lazily, so an analysis that needs only scores never parses trajectories. At 20,000 jobs the
 loader holds only what every analysis needs (ids, axes, result, scores); identical configs (all
 the tasks of a grid cell) are one shared dict, tabs are kept for the last `TAB_CACHE` jobs read,
 and trajectories and evaluator views are read on each use.
@@ -18,6 +18,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from runners.core.job_record import JobRecord, is_job_dir
+from runners.core.record_types import RecordError, Result, Scores
 from tab.config import SWITCHES as TAB_SWITCHES
 
 log = logging.getLogger(__name__)
@@ -28,19 +30,14 @@ METHOD_LABELS = {"dci": "DCI", "todo": "TODO", "self_refine": "Self-Refine", "se
 TAB_CACHE = 256  # tabs kept in memory: an analysis reads a job's tab several times in a row
 
 
-def _read(path: Path) -> Any:
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
-
-
-def _optional(path: Path) -> Any:
-    """The JSON at `path`, or None when it is missing or unreadable (a broken file is logged)."""
-    if not path.is_file():
+def _optional(record: JobRecord, part: str) -> Any:
+    """The record's `result` or `scores`, or None when it is missing or unreadable (logged)."""
+    if part == "result" and not record.finished:
         return None
     try:
-        return _read(path)
-    except (OSError, json.JSONDecodeError) as e:
-        log.warning("cannot read %s: %s", path, e)
+        return getattr(record, part)
+    except RecordError as e:
+        log.warning("%s", e)
         return None
 
 
@@ -56,49 +53,43 @@ class Job:
     model: str
     seed: int
     config: dict[str, Any]
-    result: dict[str, Any] | None
-    scores: dict[str, Any] | None
+    result: Result | None
+    scores: Scores | None
     memo: dict[str, Any] = field(default_factory=dict, repr=False)  # derived data analyses share
 
     @property
     def tab(self) -> dict[str, Any] | None:
         """From a small cache of recently read tabs (all 20,000 would be hundreds of MB)."""
-        return _TABS.get(self.dir / "tab.json")
+        return _TABS.get(JobRecord(self.dir).tab_path)
 
     @property
     def view(self) -> dict[str, Any]:
         """Read on every use: trajectories run to megabytes and a report touches each once or twice."""
-        return _optional(self.dir / "evaluator_view.json") or {}
+        try:
+            return JobRecord(self.dir).view
+        except RecordError as e:
+            log.warning("%s", e)
+            return {}
 
     @property
     def trajectory(self) -> list[dict[str, Any]]:
         """Read on every use (see `view`)."""
-        path = self.dir / "trajectory.jsonl"
-        if not path.is_file():
-            return []
-        out = []
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError:
-                log.warning("%s: skipping a broken trajectory line", path)
-        return out
+        return JobRecord(self.dir).trajectory()
 
     @property
     def chars_read(self) -> int | None:
-        return None if self.result is None else int(self.result.get("chars_read", 0))
+        return None if self.result is None else self.result.chars_read
 
     @property
     def errored(self) -> bool:
-        """An environment or model error after its retries (`result.json` `"errored": true`): not a
-        result, so tables leave it out of every mean. Records older than the field read as False."""
-        return self.result is not None and self.result.get("errored") is True
+        """An environment or model error after its retries: not a result, so tables leave it out of
+        every mean."""
+        return self.result is not None and self.result.errored
 
     @property
     def sandbox(self) -> str | None:
         """The sandbox the agent's shell ran in (`"bwrap"`, `"none"`: unsandboxed), None when unknown."""
-        kind = None if self.result is None else self.result.get("sandbox")
-        return None if kind is None else str(kind)
+        return None if self.result is None else self.result.sandbox
 
     @property
     def unsandboxed(self) -> bool:
@@ -121,8 +112,8 @@ class Job:
         return settings is not None and not all(settings.values())
 
     def deliverable_files(self) -> list[Path]:
-        root = self.dir / "deliverable"
-        return sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else []
+        record = JobRecord(self.dir)
+        return [record.deliverable_dir / rel for rel in record.deliverable_files()]
 
 
 @dataclass
@@ -191,11 +182,19 @@ class _TabCache:
         if hit is not None and hit[0] == stamp:
             self._tabs.move_to_end(path)
             return hit[1]
-        tab = _optional(path) if stamp is not None else None
+        tab = _read_tab(path) if stamp is not None else None
         self._tabs[path] = (stamp, tab)
         while len(self._tabs) > self.size:
             self._tabs.popitem(last=False)
         return tab
+
+
+def _read_tab(path: Path) -> dict[str, Any] | None:
+    try:
+        return JobRecord(path.parent).plugin(path.stem)
+    except RecordError as e:
+        log.warning("%s", e)
+        return None
 
 
 _TABS = _TabCache(TAB_CACHE)
@@ -250,24 +249,14 @@ def load_sweep(sweep_dir: Path, baseline: str | None = None, treatment: str | No
         raise FileNotFoundError(f"sweep directory {sweep_dir} does not exist (give outputs/<sweep>)")
     jobs, broken = [], []
     configs: dict[str, dict[str, Any]] = {}  # one dict per distinct config, shared by its jobs
-    for d in sorted(p for p in sweep_dir.iterdir() if (p / "job.json").is_file()):
-        meta = _optional(d / "job.json")
+    for d in sorted(p for p in sweep_dir.iterdir() if is_job_dir(p)):
+        record = JobRecord(d)
         try:
-            jobs.append(
-                Job(
-                    dir=d,
-                    job_id=str(meta["job_id"]),
-                    benchmark=str(meta["benchmark"]),
-                    task_id=str(meta["task_id"]),
-                    method=str(meta["method"]),
-                    model=str(meta["model"]),
-                    seed=int(meta["seed"]),
-                    config=_shared(configs, meta.get("config") or {}),
-                    result=_optional(d / "result.json"),
-                    scores=_optional(d / "scores.json"),
-                )
-            )
-        except (TypeError, KeyError, ValueError) as e:
-            log.warning("%s/job.json is not a job record (%s); skipped", d, e)
+            meta = record.meta
+        except RecordError as e:
+            log.warning("%s; skipped", e)
             broken.append(d.name)
+            continue
+        jobs.append(Job(d, meta.job_id, meta.benchmark, meta.task_id, meta.method, meta.model, meta.seed,
+                        _shared(configs, meta.config), _optional(record, "result"), _optional(record, "scores")))  # fmt: skip
     return Sweep(sweep_dir, jobs, broken, *_roles(sweep_dir, baseline, treatment))

@@ -161,7 +161,7 @@ def observation(m: dict[str, Any]) -> str:
 def deliverable(job: Job) -> str:
     """The deliverable as judges read it: every delivered file's text, and the final answer."""
     texts = [file_text(p) for p in job.deliverable_files()]
-    texts.append(str((job.result or {}).get("final_answer") or job.view.get("final_answer") or ""))
+    texts.append((job.result.final_answer if job.result else "") or str(job.view.get("final_answer") or ""))
     return "\n".join(texts)
 
 

@@ -63,8 +63,9 @@ def _rubrics(a: Job, b: Job, ta: list[Turn], tb: list[Turn]) -> str:
 
 
 def _side(job: Job) -> str:
-    r, ms = job.result or {}, (job.scores or {}).get("metrics", {})
-    facts = [f"stop {r.get('stop_reason', 'unfinished')}", f"{r.get('turns', '?')} turns", f"{r.get('chars_read', '?')} chars read"]
+    r, ms = job.result, (job.scores or {}).get("metrics", {})
+    facts = ["stop unfinished"] if r is None else [f"stop {r.stop_reason}", f"{r.turns if r.turns is not None else '?'} turns",
+                                                   f"{r.chars_read} chars read"]  # fmt: skip
     facts += [f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in sorted(ms.items())]
     link = f'<a href="../jobs/{quote(job.job_id)}.html">{html.escape(job.job_id)}</a>'
     return f"<td>{link}<br>{html.escape(' · '.join(facts))}</td>"

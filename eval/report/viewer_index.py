@@ -13,7 +13,6 @@ from typing import Any
 from eval.report.load import Job, Sweep, method_key
 from eval.report.section import fmt
 
-ERRORS = ("env_error", "model_error")
 FILTERS = ("benchmark", "method", "model", "seed", "outcome")
 
 
@@ -21,9 +20,9 @@ def outcome_tags(job: Job) -> list[str]:
     r = job.result
     if r is None:
         return ["unfinished", "unscored"]
-    stop = str(r.get("stop_reason") or "unknown")
-    tags = [stop] + (["errored"] if stop in ERRORS or r.get("errored") is True else [])
-    if r.get("sandbox") == "none":
+    stop = r.stop_reason or "unknown"
+    tags = [stop] + (["errored"] if r.errored else [])
+    if r.sandbox == "none":
         tags.append("unsandboxed")
     tags.append("scored" if job.scores is not None else "unscored")
     return tags
@@ -61,11 +60,11 @@ def jobs_section(sweep: Sweep, compare: dict[str, list[tuple[str, str]]]) -> str
     out += [f"<th>{html.escape(c)}</th>" for c in cols]
     out.append("</tr></thead><tbody>")
     for j in jobs:
-        vals, r, ms = _values(j), j.result or {}, (j.scores or {}).get("metrics", {})
+        vals, r, ms = _values(j), j.result, (j.scores or {}).get("metrics", {})
         data = " ".join(f'data-{k}="{html.escape(v)}"' for k, v in vals.items())
         links = " ".join(f'<a href="{html.escape(href)}">{html.escape(label)}</a>' for label, href in compare.get(j.job_id, []))
         cells = [f'<a href="jobs/{html.escape(j.job_id)}.html">{html.escape(j.job_id)}</a>', *map(_cell, (
-            j.benchmark, j.task_id, j.method, j.model, j.seed, vals["outcome"], r.get("turns"), r.get("chars_read"),
+            j.benchmark, j.task_id, j.method, j.model, j.seed, vals["outcome"], *((None, None) if r is None else (r.turns, r.chars_read)),
             *(ms.get(m) for m in metrics))), links]  # fmt: skip
         out.append(f"<tr {data}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     out.append("</tbody></table></div>")

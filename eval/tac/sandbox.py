@@ -23,8 +23,8 @@ import sys
 from pathlib import Path
 
 from envs.sandbox import ETC_FILES, ROOT_LINKS, python_prefixes
-from eval.record import JobRecord
 from eval.task import Task
+from runners.core.job_record import JobRecord
 
 TAC_DIR = Path(__file__).resolve().parent
 COMPAT = ("common.py", "config.py", "scoring.py")
@@ -46,7 +46,7 @@ def build_files_view(task: Task, record: JobRecord, dest: Path) -> Path:
         _place(Path(src), dest / rel)
     for rel in record.deliverable_files():
         _place(record.deliverable_dir / rel, dest / rel)
-    for rel in record.deleted:
+    for rel in record.result.deleted:
         target = dest / rel
         if target.is_file() or target.is_symlink():
             target.unlink()

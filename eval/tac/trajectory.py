@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from urllib.parse import quote
 
-from eval.record import JobRecord
+from runners.core.job_record import JobRecord
 
 OWNCLOUD_URL = "http://the-agent-company.com:8092"
 FILES_APP = f"{OWNCLOUD_URL}/index.php/apps/files/"

@@ -1,72 +1,19 @@
-"""Reading a job record the way judges need it (see the job record layout in docs/benchmarks.md).
+"""The task's workspace as the agent left it, the way judges need it: "which files did the agent
+leave, and where are they", answered without copying the workspace.
 
-`deliverable/` holds every file the agent created or modified, at its workspace-relative path;
-`result.json` the final answer and the files the agent deleted; `evaluator_view.json` the
-trajectory judges may read (tab traces removed). `FinalFiles` answers "which files did the agent
-leave, and where are they" without copying the workspace.
+The job record (runners/core/job_record.py) holds the deliverable (every file the agent created or
+modified, at its workspace-relative path) and, in its result, the files the agent deleted.
 """
 
 from __future__ import annotations
 
 import fnmatch
-import json
 import os
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 from eval.task import Task
-
-
-class RecordError(ValueError):
-    """A job directory lacks what scoring needs."""
-
-
-class JobRecord:
-    """One job directory, read lazily."""
-
-    def __init__(self, job_dir: Path):
-        self.dir = Path(job_dir)
-        if not self.dir.is_dir():
-            raise RecordError(f"job directory {self.dir} does not exist")
-
-    def _json(self, name: str, required: bool) -> dict[str, Any]:
-        p = self.dir / name
-        if not p.is_file():
-            if required:
-                raise RecordError(f"{p} is missing: the job has not finished (no {name})")
-            return {}
-        with open(p, encoding="utf-8") as f:
-            return json.load(f)
-
-    @cached_property
-    def job(self) -> dict[str, Any]:
-        return self._json("job.json", required=True)
-
-    @cached_property
-    def result(self) -> dict[str, Any]:
-        return self._json("result.json", required=True)
-
-    @cached_property
-    def view(self) -> dict[str, Any]:
-        """The evaluator view ({} when the job wrote none)."""
-        return self._json("evaluator_view.json", required=False)
-
-    @property
-    def final_answer(self) -> str:
-        return self.result.get("final_answer") or self.view.get("final_answer") or ""
-
-    @property
-    def deleted(self) -> list[str]:
-        return list(self.result.get("deleted") or [])
-
-    @property
-    def deliverable_dir(self) -> Path:
-        return self.dir / "deliverable"
-
-    def deliverable_files(self) -> list[str]:
-        """Workspace-relative paths of the deliverable, sorted."""
-        return _walk(self.deliverable_dir)
+from runners.core.job_record import JobRecord
 
 
 class FinalFiles:
@@ -76,7 +23,7 @@ class FinalFiles:
         self.task = task
         self.deliverable = record.deliverable_dir
         self.delivered = set(record.deliverable_files())
-        self.deleted = set(record.deleted)
+        self.deleted = set(record.result.deleted)
 
     @cached_property
     def _original(self) -> dict[str, Path]:

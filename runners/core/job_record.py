@@ -1,0 +1,181 @@
+"""The job record's one reader (`JobRecord`) and its writers: every file of a job directory is read
+and written here (names in `record_files`, documents in `record_types`).
+
+Writes are atomic (`envs.safeio.write_json`), `result.json` last: a directory without it is an
+unfinished record. The trajectory is appended message by message, so a crash keeps what was done.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from functools import cached_property
+from pathlib import Path
+from typing import Any, TextIO
+
+from runners.core.record_files import (
+    DELIVERABLE,
+    JOB,
+    RESULT,
+    SCHEMA_VERSION,
+    SCORES,
+    TAB,
+    TRAJECTORY,
+    VIEW,
+    plugin_file,
+    read_json,
+    write_json,
+)
+from runners.core.record_types import JobMeta, RecordError, Result, Scores, read_scores
+
+log = logging.getLogger(__name__)
+
+
+def _document(path: Path) -> Any:
+    try:
+        return read_json(path)
+    except (OSError, ValueError) as e:
+        raise RecordError(f"{path} cannot be read: {e}") from None
+
+
+def read_result(job_dir: Path) -> Result | None:
+    """The job's result, or None when it has none (unfinished) or it is torn. A result this version
+    cannot read (a newer schema) raises RecordError: resume must not clear what it cannot read."""
+    try:
+        doc = read_json(Path(job_dir) / RESULT)
+    except (OSError, json.JSONDecodeError):
+        return None
+    return Result.from_json(doc, Path(job_dir).name)
+
+
+def is_job_dir(path: Path) -> bool:
+    return (Path(path) / JOB).is_file()
+
+
+class JobRecord:
+    """One job directory, read lazily: what every judge, analysis and resume check reads."""
+
+    def __init__(self, job_dir: Path) -> None:
+        self.dir = Path(job_dir)
+        if not self.dir.is_dir():
+            raise RecordError(f"job directory {self.dir} does not exist")
+
+    @cached_property
+    def meta(self) -> JobMeta:
+        path = self.dir / JOB
+        if not path.is_file():
+            raise RecordError(f"{path} is missing: {self.dir} is not a job directory")
+        return JobMeta.from_json(_document(path))
+
+    @cached_property
+    def result(self) -> Result:
+        """The result; a RecordError when the job has not finished."""
+        path = self.dir / RESULT
+        if not path.is_file():
+            raise RecordError(f"{path} is missing: the job has not finished (no {RESULT})")
+        return Result.from_json(_document(path), self.dir.name)
+
+    @property
+    def finished(self) -> bool:
+        return (self.dir / RESULT).is_file()
+
+    @property
+    def scored(self) -> bool:
+        return (self.dir / SCORES).is_file()
+
+    @cached_property
+    def scores(self) -> Scores | None:
+        path = self.dir / SCORES
+        return read_scores(_document(path)) if path.is_file() else None
+
+    def plugin(self, name: str) -> dict[str, Any] | None:
+        """A method plugin's record (`tab` for the tab), None when the job had no such plugin."""
+        path = self.dir / plugin_file(name)
+        return _document(path) if path.is_file() else None
+
+    @property
+    def tab_path(self) -> Path:
+        return self.dir / TAB
+
+    @property
+    def view(self) -> dict[str, Any]:
+        """The evaluator view ({} when the job wrote none). Read on every use: it runs to megabytes."""
+        path = self.dir / VIEW
+        return _document(path) if path.is_file() else {}
+
+    def trajectory(self) -> list[dict[str, Any]]:
+        """Every message, in order; a torn line (a killed job's last write) is skipped."""
+        path = self.dir / TRAJECTORY
+        if not path.is_file():
+            return []
+        out = []
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if line.strip():
+                    try:
+                        out.append(json.loads(line))
+                    except json.JSONDecodeError:
+                        log.warning("%s: skipping a broken trajectory line", path)
+        return out
+
+    @property
+    def final_answer(self) -> str:
+        return self.result.final_answer or self.view.get("final_answer") or ""
+
+    @property
+    def deliverable_dir(self) -> Path:
+        return self.dir / DELIVERABLE
+
+    def deliverable_files(self) -> list[str]:
+        """Workspace-relative paths of the deliverable, sorted."""
+        root = self.deliverable_dir
+        if not root.is_dir():
+            return []
+        out = []
+        for dirpath, _dirs, files in os.walk(root):
+            out.extend(os.path.relpath(os.path.join(dirpath, n), root).replace(os.sep, "/") for n in files)
+        return sorted(out)
+
+
+def write_meta(job_dir: Path, meta: JobMeta) -> None:
+    write_json(job_dir / JOB, meta.to_json())
+
+
+def write_result(job_dir: Path, result: Result) -> None:
+    """The record's last write: from here on the job is finished."""
+    write_json(job_dir / RESULT, result.to_json())
+
+
+def write_scores(job_dir: Path, scores: dict[str, Any]) -> dict[str, Any]:
+    """Returns the document as written (with its schema version)."""
+    doc = {**scores, "schema_version": SCHEMA_VERSION}
+    write_json(job_dir / SCORES, doc)
+    return doc
+
+
+def write_view(job_dir: Path, view: dict[str, Any]) -> None:
+    write_json(job_dir / VIEW, view)
+
+
+def write_plugin_record(job_dir: Path, name: str, doc: dict[str, Any]) -> None:
+    write_json(job_dir / plugin_file(name), doc)
+
+
+def deliverable_dir(job_dir: Path) -> Path:
+    return job_dir / DELIVERABLE
+
+
+class Trajectory:
+    """Appends every message to the trajectory as it happens, so a crash keeps what was done."""
+
+    def __init__(self, job_dir: Path) -> None:
+        self.path = job_dir / TRAJECTORY
+        self._f: TextIO = open(self.path, "a", encoding="utf-8")
+
+    def __call__(self, message: dict[str, Any]) -> None:
+        self._f.write(json.dumps(message, ensure_ascii=False, default=str) + "\n")
+        self._f.flush()
+
+    def close(self) -> None:
+        self._f.close()

@@ -1,0 +1,37 @@
+"""The job record's file names and its schema version: spelled here and nowhere else.
+
+A job directory holds `job.json` (what ran: `JobMeta`), `trajectory.jsonl` (every message, appended
+as it happens), `<plugin>.json` (each plugin's record, `tab.json` for the tab), `evaluator_view.json`
+(what judges may read), `deliverable/` (the files the agent created or changed), `result.json`
+(written last: `Result`) and `scores.json` (the judge's verdict).
+
+`SCHEMA_VERSION` counts changes of these documents' shape. Version 1 is every record written before
+the field existed; readers fill what it lacks, so old sweeps stay readable.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from envs.safeio import write_json as write_json  # the one atomic JSON write, re-exported
+
+SCHEMA_VERSION = 2
+JOB = "job.json"
+RESULT = "result.json"
+SCORES = "scores.json"
+VIEW = "evaluator_view.json"
+TRAJECTORY = "trajectory.jsonl"
+DELIVERABLE = "deliverable"
+TAB = "tab.json"  # the tab plugin's record (`plugin_file("tab")`)
+
+
+def plugin_file(name: str) -> str:
+    """The file a method plugin's record is written to."""
+    return f"{name}.json"
+
+
+def read_json(path: Path) -> Any:
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)

@@ -1,0 +1,139 @@
+"""The job record's documents, typed: `JobMeta` (job.json), `Result` (result.json), `Scores`
+(scores.json).
+
+Each is read with `from_json`, which checks the schema version and fills what an older record
+lacks, so no reader needs `.get(key, default)`; each is written with `to_json`, which stamps the
+current version. Every way a job ends (the episode's stop, an error outside it, the sweep's time
+limit) produces the same `Result` shape.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, NotRequired, TypedDict
+
+from runners.core.record_files import SCHEMA_VERSION
+
+ERROR_STOPS = ("env_error", "model_error")  # not results: retried on resume, left out of every table
+
+
+class RecordError(ValueError):
+    """A job directory lacks what the reader needs, or holds a document it cannot read."""
+
+
+def _version(doc: dict[str, Any], what: str) -> int:
+    version = int(doc.get("schema_version") or 1)  # records before the field are version 1
+    if version > SCHEMA_VERSION:
+        raise RecordError(
+            f"{what} has schema_version {version}, newer than this RunningTab reads ({SCHEMA_VERSION}): "
+            "read it with the version that wrote it, or upgrade"
+        )
+    return version
+
+
+def _known(cls: type, doc: dict[str, Any]) -> dict[str, Any]:
+    names = {f.name for f in dataclasses.fields(cls)}
+    return {k: v for k, v in doc.items() if k in names}
+
+
+@dataclass(frozen=True)
+class JobMeta:
+    """What ran: the grid's axes, the task, the sandbox the agent actually got, and the job config
+    (`runners.schema.recorded_config` turns it back into the typed config)."""
+
+    job_id: str
+    benchmark: str
+    task_id: str
+    method: str
+    model: str
+    seed: int
+    config: dict[str, Any] = field(default_factory=dict)
+    sandbox: str | None = None  # "bwrap", or "none": unsandboxed; None until the environment is up
+    schema_version: int = SCHEMA_VERSION
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> JobMeta:
+        version = _version(doc, "job.json")
+        try:
+            meta = cls(**_known(cls, doc) | {"schema_version": version})
+            return dataclasses.replace(meta, job_id=str(meta.job_id), seed=int(meta.seed), config=dict(meta.config or {}))
+        except (TypeError, ValueError) as e:
+            raise RecordError(f"job.json is not a job record: {e}") from None
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self) | {"schema_version": SCHEMA_VERSION}
+
+
+_NULLABLE = ("turns", "error", "sandbox", "limits_hit")
+
+
+@dataclass(frozen=True)
+class Result:
+    """How the job ended. `errored` (an environment or model error) means not a result: retried on
+    resume up to `cluster.error_retries` times, each new record keeping the earlier errors."""
+
+    job_id: str
+    stop_reason: str
+    attempt: int = 1
+    turns: int | None = None
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: float = 0.0
+    chars_read: int = 0
+    final_answer: str = ""
+    wall_s: float = 0.0
+    error: str | None = None
+    earlier_errors: list[dict[str, Any]] = field(default_factory=list)
+    sandbox: str | None = None
+    limits_hit: list[str] | None = None
+    deliverable: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    schema_version: int = SCHEMA_VERSION
+
+    @property
+    def errored(self) -> bool:
+        return self.stop_reason in ERROR_STOPS
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any], job_id: str = "") -> Result:
+        """`job_id`: the record's directory name, for a hand-written result that leaves it out."""
+        version = _version(doc, "result.json")
+        fields = {"job_id": job_id} | {k: v for k, v in _known(cls, doc).items() if v is not None or k in _NULLABLE}
+        try:
+            return cls(**fields | {"schema_version": version})
+        except TypeError as e:
+            raise RecordError(f"result.json is not a job result: {e}") from None
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self) | {"errored": self.errored, "schema_version": SCHEMA_VERSION}
+
+    def error_entry(self) -> dict[str, Any]:
+        """What a later attempt keeps of this one in `earlier_errors`."""
+        return {"attempt": self.attempt, "stop_reason": self.stop_reason, "error": self.error, "turns": self.turns,
+                "wall_s": self.wall_s}  # fmt: skip
+
+
+class Scores(TypedDict):
+    """scores.json: written by the judges (`eval/judges/base.scores_doc`), completed by `eval.score`.
+    `items` are the judge's own (rubrics, checkpoints, answers); `metrics` are per task."""
+
+    judge: str
+    task_id: str
+    kind: str
+    metrics: dict[str, float]
+    items: list[dict[str, Any]]
+    job_id: NotRequired[str]
+    judge_key: NotRequired[str]
+    benchmark: NotRequired[str]
+    schema_version: NotRequired[int]
+
+
+def read_scores(doc: dict[str, Any]) -> Scores:
+    """A scores.json document, version-checked; version 1 named the built-in suites `builtin/<suite>`
+    where job.json says `builtin-<suite>`: one label now."""
+    version = _version(doc, "scores.json")
+    bench = doc.get("benchmark")
+    if version == 1 and isinstance(bench, str) and bench.startswith("builtin/"):
+        doc = {**doc, "benchmark": bench.replace("/", "-", 1)}
+    return doc  # type: ignore[return-value]

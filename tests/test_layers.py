@@ -1,0 +1,97 @@
+"""The import layers: no module imports itself through others (function-level imports included),
+and the shared vocabulary in `runners/core/` stands on nothing above it."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PACKAGES = ("runners", "envs", "tab", "eval", "slurm")
+CORE_MAY_IMPORT = ("runners.core", "envs")
+
+
+def modules() -> dict[str, Path]:
+    out = {}
+    for pkg in PACKAGES:
+        for p in (REPO / pkg).rglob("*.py"):
+            name = ".".join(p.relative_to(REPO).with_suffix("").parts)
+            out[name.removesuffix(".__init__")] = p
+    return out
+
+
+def imports(path: Path, known: dict[str, Path]) -> set[str]:
+    """The project modules `path` imports anywhere in its code."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in known else node.module for a in node.names]
+        for name in names:
+            while name and name not in known:
+                name = name.rpartition(".")[0]
+            if name:
+                found.add(name)
+    return found
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph[w]))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    out.append(sorted(comp))
+    return out
+
+
+def test_cycle_finder_finds_a_planted_cycle() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    known = modules()
+    graph = {name: imports(path, known) - {name} for name, path in known.items()}
+    assert cycles(graph) == []
+
+
+def test_the_core_stands_on_nothing_above_it() -> None:
+    known = modules()
+    for name, path in known.items():
+        if name.startswith("runners.core"):
+            above = {m for m in imports(path, known) if not m.startswith(CORE_MAY_IMPORT)}
+            assert not above, f"{name} imports {sorted(above)}"
