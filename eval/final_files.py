@@ -12,8 +12,8 @@ import os
 from functools import cached_property
 from pathlib import Path
 
-from eval.task import Task
 from runners.core.job_record import JobRecord
+from runners.core.task import Task
 
 
 class FinalFiles:

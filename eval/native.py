@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.checks import CheckError, validate
-from eval.task import Checkpoint, Rubric, Task
+from runners.core.task import Checkpoint, Rubric, Task
 
 TASKS_FILE = "tasks.jsonl"
 WORKSPACES = "workspaces"

@@ -23,9 +23,9 @@ from eval.benchmarks import Benchmark, benchmark_config, default_judge, load_ben
 from eval.config import REPO_ROOT, JudgeConfig
 from eval.judges import make_judge
 from eval.metrics import aggregate, counts
-from eval.task import Task
 from runners.core.job_record import JobRecord, is_job_dir, write_scores
 from runners.core.record_files import JOB
+from runners.core.task import Task
 from runners.messages import Model
 
 log = logging.getLogger(__name__)

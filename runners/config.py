@@ -73,7 +73,8 @@ class StorageConfig:
 
 @dataclass
 class TrackerConfig:
-    """Experiment tracking (`kind`: wandb | jsonl | none). W&B runs offline unless configured."""
+    """Experiment tracking (`kind`: wandb | jsonl | none, or a dotted path to a factory; see
+    runners/tracking.py). W&B runs offline unless configured."""
 
     kind: str = "wandb"
     project: str = "runningtab"

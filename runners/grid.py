@@ -14,7 +14,7 @@ from hydra import compose
 
 from eval.benchmarks import BenchmarkError, load_benchmark
 from eval.native import NativeFormatError
-from eval.task import Task
+from runners.core.task import Task
 from runners.identity import CellDigest, identity_digest, task_digests
 from runners.schema import AXES, ConfigError, RootConfig, check_choice, to_root
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from envs.safeio import open_regular, walk_regular
-from eval.task import Task
+from runners.core.task import Task
 from runners.schema import RootConfig, job_record_config
 
 # Model fields that change how a reply is fetched or billed, never which reply the agent sees.

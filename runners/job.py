@@ -15,8 +15,8 @@ from pathlib import Path
 import hydra
 from omegaconf import DictConfig
 
-from eval.task import Task
 from runners.cli import run_cli
+from runners.core.task import Task
 from runners.schema import RootConfig, to_root
 
 

@@ -18,7 +18,6 @@ from typing import Any
 
 from envs.environment import WorkspaceEnv
 from envs.workspace import copy_files, diff_workspace, materialize
-from eval.task import Task
 from runners.completion import fresh_job_dir
 from runners.core.job_record import (
     JobRecord,
@@ -31,6 +30,7 @@ from runners.core.job_record import (
     write_view,
 )
 from runners.core.record_types import JobMeta, Result
+from runners.core.task import Task
 from runners.loop import EpisodeResult, run_episode_async
 from runners.methods import build_plugins
 from runners.models import build_model

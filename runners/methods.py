@@ -15,8 +15,8 @@ from typing import Any
 
 from envs.protocol import EnvPlugin, Observation, ToolResult
 from runners.config import MethodConfig
+from runners.core.registry import Registry
 from runners.prompts import text
-from runners.registry import Registry
 
 
 class _Hooks:

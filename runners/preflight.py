@@ -69,15 +69,16 @@ def _check_model(model: ModelConfig) -> None:
 
 
 def _check_names(cfg: RootConfig) -> None:
-    """Benchmark, judge, storage and method plugin names: registered, or dotted paths that import
-    (runners/registry.py)."""
+    """Benchmark, judge, storage, tracker and method plugin names: registered, or dotted paths that import
+    (runners/core/registry.py)."""
     from eval.benchmarks import BENCHMARKS
     from eval.judges import check_judge
     from runners.methods import PLUGINS
     from runners.storage import STORAGES
+    from runners.tracking import TRACKERS
 
     checks = (("benchmark.name", lambda: BENCHMARKS.check(cfg.benchmark.name)), ("judge.name", lambda: check_judge(cfg.judge)),
-              ("storage.kind", lambda: STORAGES.check(cfg.storage.kind)),
+              ("storage.kind", lambda: STORAGES.check(cfg.storage.kind)), ("tracker.kind", lambda: TRACKERS.check(cfg.tracker.kind)),
               *((f"method.plugins ({p})", lambda p=p: PLUGINS.check(p)) for p in cfg.method.plugins))  # fmt: skip
     for key, check in checks:
         try:

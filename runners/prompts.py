@@ -3,7 +3,7 @@
 Methods can override any of these by name through `method.texts`.
 """
 
-from eval.task import Task
+from runners.core.task import Task
 
 TEXTS: dict[str, str] = {
     # The user message that opens every task: where the workspace is and where the deliverable goes.

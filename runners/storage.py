@@ -15,7 +15,7 @@ from typing import Protocol
 
 from runners.config import StorageConfig
 from runners.core.record_files import RESULT, SCORES
-from runners.registry import Registry
+from runners.core.registry import Registry
 
 log = logging.getLogger(__name__)
 

@@ -9,12 +9,13 @@ WANDB_API_KEY), so it works without network.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from runners.config import TrackerConfig
 from runners.core.record_types import JobMeta
+from runners.core.registry import Registry
 
 if TYPE_CHECKING:
     from runners.grid import JobSpec
@@ -85,16 +86,14 @@ class JsonlTracker:
         pass  # every line is written when logged
 
 
-def build_tracker(cfg: TrackerConfig, sweep: str, sweep_dir: Path, specs: Iterable[JobSpec] = ()) -> Tracker:
-    """The configured tracker; `specs` (the sweep's jobs) tell W&B which jobs make up each grid cell."""
-    if cfg.kind == "wandb":
-        from runners.tracking_cells import Cell
-        from runners.tracking_wandb import WandbTracker
+TrackerFactory = Callable[[TrackerConfig, str, Path, "Iterable[JobSpec]"], Tracker]
+TRACKERS: Registry[TrackerFactory] = Registry("tracker kind")
+TRACKERS.add("wandb", "runners.tracking_wandb:from_config")  # imports wandb only when chosen
+TRACKERS.add("jsonl", lambda cfg, sweep, sweep_dir, specs: JsonlTracker(sweep_dir))
+TRACKERS.add("none", lambda cfg, sweep, sweep_dir, specs: NoTracker())
 
-        plan = {s.job_id: Cell(s.cfg.benchmark.label, s.cfg.method.name, s.cfg.model.id, s.cfg.seed) for s in specs}
-        return WandbTracker(cfg, sweep, sweep_dir, plan or None)
-    if cfg.kind == "jsonl":
-        return JsonlTracker(sweep_dir)
-    if cfg.kind == "none":
-        return NoTracker()
-    raise ValueError(f"unknown tracker kind {cfg.kind!r}; valid: wandb, jsonl, none")
+
+def build_tracker(cfg: TrackerConfig, sweep: str, sweep_dir: Path, specs: Iterable[JobSpec] = ()) -> Tracker:
+    """The configured tracker (`tracker.kind`: a registered name or a dotted path to a factory);
+    `specs` (the sweep's jobs) tell W&B which jobs make up each grid cell."""
+    return TRACKERS.get(cfg.kind)(cfg, sweep, sweep_dir, specs)

@@ -22,11 +22,11 @@ import os
 import queue
 import secrets
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from runners.config import TrackerConfig
 from runners.core.job_record import JobRecord
@@ -40,6 +40,9 @@ from runners.tracking_cells import (
     read_row,
     task_table,
 )
+
+if TYPE_CHECKING:
+    from runners.grid import JobSpec
 
 log = logging.getLogger(__name__)
 MANIFEST = "logged.jsonl"
@@ -272,3 +275,9 @@ def _finishing(run: Any) -> Iterator[None]:
         run.finish(exit_code=1)
         raise
     run.finish()
+
+
+def from_config(cfg: TrackerConfig, sweep: str, sweep_dir: Path, specs: Iterable[JobSpec]) -> WandbTracker:
+    """The registered `wandb` tracker: one run per grid cell of `specs`."""
+    plan = {s.job_id: Cell(s.cfg.benchmark.label, s.cfg.method.name, s.cfg.model.id, s.cfg.seed) for s in specs}
+    return WandbTracker(cfg, sweep, sweep_dir, plan or None)

@@ -18,7 +18,7 @@ from eval.builtin import GENERATOR_VERSION, SUITES, generate
 from eval.config import BenchmarkConfig
 from eval.judges.rule import RuleJudge
 from eval.native import load_native
-from eval.task import Task
+from runners.core.task import Task
 from tests.test_eval_helpers import make_job
 
 

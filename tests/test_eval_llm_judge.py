@@ -15,7 +15,7 @@ from eval.judges import JudgeError, make_judge, prompts
 from eval.judges.llm_rubric import VerdictError, parse_verdicts, trajectory_summary
 from eval.judges.wb_protocol import MAX_CHARS, TRUNCATED
 from eval.metrics import aggregate
-from eval.task import Rubric, Task
+from runners.core.task import Rubric, Task
 from tests.http_stub import Reply, StubServer, completion
 from tests.test_eval_helpers import FakeModel, bash_call, make_job
 

@@ -1,6 +1,6 @@
 """docs/extending.md, done from outside the project: a plugin package written to a temporary folder,
 put on PYTHONPATH and named by dotted path in the config, run through the real `python -m runners.job`.
-Also the registry convention itself (runners/registry.py): names, dotted paths, errors, laziness."""
+Also the registry convention itself (runners/core/registry.py): names, dotted paths, errors, laziness."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from runners.core.record_files import read_json
-from runners.registry import Registry, UnknownName, import_dotted
+from runners.core.registry import Registry, UnknownName, import_dotted
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -25,7 +25,7 @@ PLUGIN = {
     "myplug/bench.py": '''
         """One task: write the word in words.txt to output/word.txt."""
         from pathlib import Path
-        from eval.task import Task
+        from runners.core.task import Task
 
         default_judge = "myplug.judge.WordJudge"   # what judge=auto runs (a dotted path or a built-in name)
 
@@ -82,6 +82,25 @@ PLUGIN = {
 
             def upload(self, sweep, job_dir):
                 return None
+    ''',
+    "myplug/track.py": '''
+        class ListTracker:
+            """Keeps what it is told (a tracker is a factory of (cfg, sweep, sweep_dir, specs))."""
+
+            def __init__(self, cfg, sweep, sweep_dir, specs):
+                self.sweep, self.jobs = sweep, []
+
+            def log_job(self, job, scores, stats):
+                self.jobs.append(job.job_id)
+
+            def logged(self):
+                return set(self.jobs)
+
+            def log_summary(self, tables, images=None):
+                pass
+
+            def flush(self):
+                pass
     ''',
     "myplug/broken.py": "import a_module_that_does_not_exist_anywhere\n",
     "myplug/hooks.py": '''
@@ -150,6 +169,7 @@ def test_plugin_judge_by_dotted_path_scores_a_builtin_benchmark(plugin: Path, tm
         ("judge.name=myplug.nothere:X", "cannot import 'myplug.nothere'"),
         ("model.kind=myplug.model:Nope", "module 'myplug.model' has no attribute 'Nope'"),
         ("storage.kind=nope", "unknown storage kind 'nope'; valid storage kinds: local, s3"),
+        ("tracker.kind=nope", "unknown tracker kind 'nope'; valid tracker kinds: wandb, jsonl, none"),
         ("method.plugins=[nope]", "unknown method plugin kind 'nope'"),
     ],
 )
@@ -176,6 +196,17 @@ def test_plugin_storage_and_judge_in_process(plugin: Path, monkeypatch) -> None:
     assert type(make_judge(JudgeConfig(name="myplug.judge.WordJudge"), "rule")).__name__ == "WordJudge"
     with pytest.raises(ValueError, match="unknown storage kind 'nope'; valid storage kinds: local, s3"):
         build_storage(StorageConfig(kind="nope"))
+
+
+def test_plugin_tracker_by_dotted_path(plugin: Path, monkeypatch, tmp_path: Path) -> None:
+    monkeypatch.syspath_prepend(str(plugin))
+    from runners.config import TrackerConfig
+    from runners.core.record_types import JobMeta
+    from runners.tracking import build_tracker
+
+    tracker = build_tracker(TrackerConfig(kind="myplug.track:ListTracker"), "s", tmp_path)
+    tracker.log_job(JobMeta("j1", "b", "t", "dci", "m", 0), None, {})
+    assert type(tracker).__name__ == "ListTracker" and tracker.logged() == {"j1"}
 
 
 def test_registry_names_dotted_paths_and_errors(plugin: Path, monkeypatch) -> None:

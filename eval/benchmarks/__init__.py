@@ -18,8 +18,8 @@ from typing import Any, Protocol
 
 from eval.benchmarks.base import Benchmark, BenchmarkError, select
 from eval.config import BenchmarkConfig
-from eval.task import Task
-from runners.registry import Registry
+from runners.core.registry import Registry
+from runners.core.task import Task
 
 
 class BenchmarkLoader(Protocol):

@@ -22,7 +22,7 @@ from eval.benchmarks.base import BenchmarkError
 from eval.benchmarks.prompts import AGENTCOMPANY_PREFACE
 from eval.config import BenchmarkConfig
 from eval.tac import dockerfile
-from eval.task import Checkpoint, Task
+from runners.core.task import Checkpoint, Task
 
 FILE_SERVER = "owncloud"
 _META = {"task.md", "checkpoints.md", "dependencies.yml", "evaluator.py", "evaluator.py.enc", "scenarios.json", "Dockerfile"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from eval.task import Task
+from runners.core.task import Task
 
 
 class BenchmarkError(ValueError):

@@ -15,7 +15,7 @@ from pathlib import Path
 from eval.benchmarks.base import BenchmarkError
 from eval.config import BenchmarkConfig, cache_root
 from eval.native import load_native
-from eval.task import Task
+from runners.core.task import Task
 
 COMPLETE = ".complete"
 

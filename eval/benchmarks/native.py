@@ -7,7 +7,7 @@ from pathlib import Path
 from eval.benchmarks.base import BenchmarkError
 from eval.config import BenchmarkConfig
 from eval.native import load_native
-from eval.task import Task
+from runners.core.task import Task
 
 
 def load(cfg: BenchmarkConfig) -> list[Task]:

@@ -15,7 +15,7 @@ from eval.benchmarks.base import BenchmarkError
 from eval.benchmarks.prompts import OFFICEQA_SUFFIX
 from eval.config import BenchmarkConfig
 from eval.officeqa_reward import VERSIONS
-from eval.task import Task
+from runners.core.task import Task
 
 REQUIRED = ("uid", "question", "answer")
 

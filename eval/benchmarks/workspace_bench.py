@@ -20,7 +20,7 @@ from typing import Any
 from eval.benchmarks.base import BenchmarkError
 from eval.benchmarks.prompts import WORKSPACE_BENCH_OUTPUTS
 from eval.config import BenchmarkConfig
-from eval.task import Rubric, Task
+from runners.core.task import Rubric, Task
 
 REQUIRED = ("absolute_id", "persona", "task", "output_files", "rubrics", "data_manifest")
 

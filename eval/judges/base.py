@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol
 
-from eval.task import Task
+from runners.core.task import Task
 
 
 class JudgeError(RuntimeError):

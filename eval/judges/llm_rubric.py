@@ -25,8 +25,8 @@ from eval.judges import prompts, wb_protocol
 from eval.judges.base import JudgeError, scores_doc
 from eval.judges.client import judge_llm
 from eval.metrics import rubric_metrics
-from eval.task import Task
 from runners.core.job_record import JobRecord
+from runners.core.task import Task
 from runners.messages import Model
 
 

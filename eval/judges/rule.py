@@ -16,8 +16,8 @@ from eval.metrics import answer_metrics, checkpoint_metrics, rubric_metrics
 from eval.officeqa_reward import DEFAULT, TOLERANCES, extract_final_answer, score_answer, version
 from eval.tac.compat.scoring import STRATEGIES
 from eval.tac.compat.scoring import Checkpoint as TacCheckpoint
-from eval.task import Task
 from runners.core.job_record import JobRecord
+from runners.core.task import Task
 
 UNJUDGED = "no check: the rule judge cannot judge this item"
 

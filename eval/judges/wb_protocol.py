@@ -21,8 +21,8 @@ from typing import Any
 
 from envs.safeio import lstat_inside, read_regular
 from eval.extract import file_text
-from eval.task import Task
 from runners.core.job_record import JobRecord
+from runners.core.task import Task
 
 MAX_FILES = 10
 MAX_CHARS = 2_000

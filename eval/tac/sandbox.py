@@ -23,8 +23,8 @@ import sys
 from pathlib import Path
 
 from envs.sandbox import ETC_FILES, ROOT_LINKS, python_prefixes
-from eval.task import Task
 from runners.core.job_record import JobRecord
+from runners.core.task import Task
 
 TAC_DIR = Path(__file__).resolve().parent
 COMPAT = ("common.py", "config.py", "scoring.py")

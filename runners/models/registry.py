@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from runners.core.registry import Registry
 from runners.messages import Model
 from runners.models.config import ModelConfig
 from runners.models.server import COMMANDS, ModelServer
-from runners.registry import Registry
 
 ModelFactory = Callable[[ModelConfig, str | None], Model]
 
