@@ -69,8 +69,6 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
     """Everything the CLI does, callable from code (tests, Slurm array tasks)."""
     import ray
 
-    from runners.completion import is_complete
-    from runners.grid import expand
     from runners.ledger import Ledger
     from runners.progress import Progress
     from runners.reconcile import reconcile
@@ -82,21 +80,12 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
     from runners.tracking import build_tracker
     from runners.uploads import Uploader
 
-    specs = expand(root, overrides, experiment)
-    if root.grid.slice:
-        from slurm.slices import parse_slice, slice_specs
-
-        specs = slice_specs(specs, *parse_slice(root.grid.slice))
-    sdir = sweep_dir_for(root, experiment, overrides)
-    sdir.mkdir(parents=True, exist_ok=True)
-    (sdir / "sweep.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(root)))
+    specs, sdir = _specs_and_dir(root, overrides, experiment)
     storage = build_storage(root.storage)
     name = sdir.name
-    scored = {s.job_id: s.cfg.judge.name != "none" for s in specs}
-    stored = _stored(storage, name, any(scored.values()))
+    stored = _stored(storage, name, any(s.cfg.judge.name != "none" for s in specs))
     rescored = rescore(specs, sdir)  # a new judge re-scores finished records, it does not re-run them
-    logged = Ledger(sdir).records()  # read once: a record it vouches for is stat'ed, not read
-    local = {s.job_id for s in specs if is_complete(sdir / s.job_id, scored[s.job_id], s.cfg.cluster.error_retries, logged.get(s.job_id))}
+    local = _complete_locally(specs, sdir)
     todo = [s for s in specs if s.job_id not in local and s.job_id not in (stored or set())]
     skipped = len(specs) - len(todo)
     ledger = Ledger(sdir)
@@ -128,6 +117,31 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
         tracker.flush()  # W&B cells whose jobs did not all finish, marked partial
     _report(sdir, tracker)
     return {"sweep_dir": str(sdir), "jobs": len(specs), "ran": len(todo), "skipped": skipped}
+
+
+def _specs_and_dir(root: RootConfig, overrides: list[str], experiment: str | None) -> tuple[list[Any], Path]:
+    """The sweep's jobs (this Slurm slice of them, if one is set) and its folder, with its config saved."""
+    from runners.grid import expand
+
+    specs = expand(root, overrides, experiment)
+    if root.grid.slice:
+        from slurm.slices import parse_slice, slice_specs
+
+        specs = slice_specs(specs, *parse_slice(root.grid.slice))
+    sdir = sweep_dir_for(root, experiment, overrides)
+    sdir.mkdir(parents=True, exist_ok=True)
+    (sdir / "sweep.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(root)))
+    return specs, sdir
+
+
+def _complete_locally(specs: list[Any], sdir: Path) -> set[str]:
+    """Ids of the jobs whose record here is complete (the ledger, read once, spares most reads)."""
+    from runners.completion import is_complete
+    from runners.ledger import Ledger
+
+    logged = Ledger(sdir).records()
+    return {s.job_id for s in specs
+            if is_complete(sdir / s.job_id, s.cfg.judge.name != "none", s.cfg.cluster.error_retries, logged.get(s.job_id))}  # fmt: skip
 
 
 def _stored(storage: Any, sweep: str, scored: bool) -> set[str] | None:

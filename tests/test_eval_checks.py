@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from eval.builtin import office
-from eval.checks import CheckError, Context, normalize, run_check, validate
+from eval.checks import CheckError, Context, run_check, validate
 from eval.extract import file_headings, file_tables, file_text
 from eval.final_files import FinalFiles
+from eval.matching import normalize
 from runners.core.job_record import JobRecord
 from runners.core.task import Task
 from tests.test_eval_helpers import make_job
