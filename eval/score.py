@@ -91,7 +91,7 @@ def score_job(job_dir: Path, judge: JudgeConfig | None = None, task: Task | None
     try:
         benchmark_judge = default_judge(name)
     except ValueError as e:
-        raise ValueError(f"{job_dir}/job.json: {e}") from None
+        raise ValueError(f"{job_dir / JOB}: {e}") from None
     jc = judge or judge_config(meta.config.get("judge") or {})
     scorer = make_judge(jc, benchmark_judge, model)
     if scorer is None:

@@ -22,6 +22,7 @@ from runners.completion import fresh_job_dir
 from runners.core.job_record import (
     JobRecord,
     Trajectory,
+    deliverable_dir,
     is_job_dir,
     read_result,
     write_meta,
@@ -168,13 +169,8 @@ def _deliver(
             write_plugin_record(job_dir, p.name, record)
     write_view(job_dir, {"task": task.prompt, "messages": view, "final_answer": res.final_answer})
     changed, deleted = diff_workspace(task.workspace, task.stage, ws)
-    copied = copy_files(ws, changed, job_dir / "deliverable")
-    return {
-        "deliverable": copied,
-        "deleted": deleted,
-        "sandbox": env.sandbox_kind,
-        "limits_hit": env.limits_hit,
-    }
+    copied = copy_files(ws, changed, deliverable_dir(job_dir))
+    return {"deliverable": copied, "deleted": deleted, "sandbox": env.sandbox_kind, "limits_hit": env.limits_hit}
 
 
 def _record_sandbox(job_dir: Path, kind: str) -> None:

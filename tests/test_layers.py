@@ -111,3 +111,21 @@ def test_the_core_stands_on_nothing_above_it() -> None:
         if name.startswith("runners.core"):
             above = {m for m in imports(path, known) if not m.startswith(CORE_MAY_IMPORT)}
             assert not above, f"{name} imports {sorted(above)}"
+
+
+RECORD_NAMES = {"job.json", "result.json", "scores.json", "tab.json", "trajectory.jsonl", "evaluator_view.json"}
+# Files of other programs' records that happen to share a name: TheAgentCompany's evaluator writes its
+# own result.json; the MCP tab server (tab/, below runners/) keeps its own tab.json.
+NOT_OURS = ("eval/judges/agentcompany.py", "tab/mcp/")
+
+
+def test_the_record_file_names_are_spelled_only_in_record_files() -> None:
+    spelled = []
+    for path in modules().values():
+        rel = path.relative_to(REPO).as_posix()
+        if rel == "runners/core/record_files.py" or rel.startswith(NOT_OURS):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in RECORD_NAMES:
+                spelled.append(f"{rel}:{node.lineno} {node.value}")
+    assert spelled == []

@@ -13,7 +13,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, NotRequired, TypedDict
 
-from runners.core.record_files import SCHEMA_VERSION
+from runners.core.record_files import JOB, RESULT, SCHEMA_VERSION, SCORES
 
 ERROR_STOPS = ("env_error", "model_error")  # not results: retried on resume, left out of every table
 
@@ -54,12 +54,12 @@ class JobMeta:
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> JobMeta:
-        version = _version(doc, "job.json")
+        version = _version(doc, JOB)
         try:
             meta = cls(**_known(cls, doc) | {"schema_version": version})
             return dataclasses.replace(meta, job_id=str(meta.job_id), seed=int(meta.seed), config=dict(meta.config or {}))
         except (TypeError, ValueError) as e:
-            raise RecordError(f"job.json is not a job record: {e}") from None
+            raise RecordError(f"{JOB} is not a job record: {e}") from None
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self) | {"schema_version": SCHEMA_VERSION}
@@ -98,12 +98,12 @@ class Result:
     @classmethod
     def from_json(cls, doc: dict[str, Any], job_id: str = "") -> Result:
         """`job_id`: the record's directory name, for a hand-written result that leaves it out."""
-        version = _version(doc, "result.json")
+        version = _version(doc, RESULT)
         fields = {"job_id": job_id} | {k: v for k, v in _known(cls, doc).items() if v is not None or k in _NULLABLE}
         try:
             return cls(**fields | {"schema_version": version})
         except TypeError as e:
-            raise RecordError(f"result.json is not a job result: {e}") from None
+            raise RecordError(f"{RESULT} is not a job result: {e}") from None
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self) | {"errored": self.errored, "schema_version": SCHEMA_VERSION}
@@ -132,7 +132,7 @@ class Scores(TypedDict):
 def read_scores(doc: dict[str, Any]) -> Scores:
     """A scores.json document, version-checked; version 1 named the built-in suites `builtin/<suite>`
     where job.json says `builtin-<suite>`: one label now."""
-    version = _version(doc, "scores.json")
+    version = _version(doc, SCORES)
     bench = doc.get("benchmark")
     if version == 1 and isinstance(bench, str) and bench.startswith("builtin/"):
         doc = {**doc, "benchmark": bench.replace("/", "-", 1)}
