@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+from runners.models.config import ModelConfig
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CACHE = REPO_ROOT / ".cache"
@@ -62,15 +63,14 @@ class JudgeConfig:
     """How jobs are scored.
 
     name: auto (the benchmark's own judge) | rule | llm_rubric | agentcompany | officeqa | none.
-    model: a model config node (fields of `runners.models.config.ModelConfig`) for the judges that
-      call an LLM (llm_rubric; agentcompany's LLM checkpoints). Kept as a plain mapping so that this
-      schema does not depend on the runner's.
+    model: the judge LLM (a `ModelConfig`, checked like the agent's) for the judges that call one
+      (llm_rubric; agentcompany's LLM checkpoints); None for the judges that call none.
     cache_dir: where judge calls are cached (default `<repo>/.cache/judge`).
     max_retries: extra attempts when the LLM's answer cannot be parsed.
     """
 
     name: str = "auto"
-    model: dict[str, Any] = field(default_factory=dict)
+    model: ModelConfig | None = None
     cache_dir: str | None = None
     max_retries: int = 2
     max_file_chars: int = 40_000

@@ -40,6 +40,8 @@ def judge_config(node: Any) -> JudgeConfig:
 
     if isinstance(node, str | Path):
         node = OmegaConf.load(node)
+    if isinstance(node, dict) and not node.get("model"):
+        node = {**node, "model": None}  # records from before the model was typed kept `{}` for none
     return OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(JudgeConfig), node))  # type: ignore[return-value]
 
 
@@ -64,7 +66,13 @@ _MODEL_RUNTIME_ONLY = ("base_url", "api_key_env", "server", "timeout_s", "max_re
 def judge_key(jc: JudgeConfig) -> str:
     """What identifies a judge: a digest of its config without the runtime-only settings. A sweep
     re-scores a record whose scores carry another key (runners/rescore.py)."""
-    fields = {k: v for k, v in dataclasses.asdict(jc).items() if k not in _RUNTIME_ONLY}
+    return recorded_judge_key(dataclasses.asdict(jc))
+
+
+def recorded_judge_key(judge: dict[str, Any]) -> str:
+    """`judge_key` of a judge config as a record keeps it (`job.json` `config.judge`). Records from
+    before `judge.model` was typed kept the model node as composed, so this gives their own key."""
+    fields = {k: v for k, v in judge.items() if k not in _RUNTIME_ONLY}
     model = {k: v for k, v in (fields.get("model") or {}).items() if k not in _MODEL_RUNTIME_ONLY}
     blob = json.dumps({**fields, "model": model}, sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]

@@ -11,10 +11,10 @@ import logging
 from collections.abc import Iterable
 from pathlib import Path
 
-from eval.score import judge_key, score_job
+from eval.score import judge_config, judge_key, recorded_judge_key, score_job
 from runners.completion import is_complete
 from runners.core.job_record import JobRecord
-from runners.core.record_types import RecordError
+from runners.core.record_types import RecordError, Scores
 from runners.grid import JobSpec
 
 log = logging.getLogger(__name__)
@@ -33,9 +33,24 @@ def stale(spec: JobSpec, job_dir: Path, key: str | None = None) -> bool:
     if scores is None:
         return True
     if "judge_key" in scores:
-        return scores["judge_key"] != (key or judge_key(spec.cfg.judge))
+        current = key or judge_key(spec.cfg.judge)
+        return scores["judge_key"] != current and not _judged_before_by(scores, job_dir, current)
     # records scored before judge_key existed: only a different judge name is known to differ
     return spec.cfg.judge.name != "auto" and scores.get("judge") != spec.cfg.judge.name
+
+
+def _judged_before_by(scores: Scores, job_dir: Path, current: str) -> bool:
+    """Whether version-1 scores came from the record's own judge config and that config is the
+    current judge: their key was computed over `judge.model` as composed, before it was typed."""
+    if scores.get("schema_version", 1) != 1:
+        return False
+    recorded = JobRecord(job_dir).meta.config.get("judge")
+    if not isinstance(recorded, dict) or recorded_judge_key(recorded) != scores["judge_key"]:
+        return False
+    try:
+        return judge_key(judge_config(recorded)) == current
+    except Exception:  # noqa: BLE001 - a recorded config this version cannot read: score again
+        return False
 
 
 def rescore(specs: Iterable[JobSpec], sweep_dir: Path) -> list[JobSpec]:

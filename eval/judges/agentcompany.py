@@ -36,7 +36,7 @@ class AgentCompanyJudge:
 
     def __init__(self, cfg: JudgeConfig, model: Model | None = None):
         self.cfg = cfg
-        self.llm: CachedLLM | None = judge_llm(cfg, model) if (model is not None or cfg.model) else None
+        self.llm: CachedLLM | None = judge_llm(cfg, model) if (model is not None or cfg.model is not None) else None
 
     def score(self, task: Task, job_dir: Path) -> dict[str, Any]:
         evaluator = Path(task.extra.get("evaluator") or "")

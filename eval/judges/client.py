@@ -94,13 +94,13 @@ def judge_llm(cfg: JudgeConfig, model: Model | None = None) -> CachedLLM:
     """The cached client for the configured judge model (or for `model`, e.g. a test double)."""
     cache = Path(cfg.cache_dir).expanduser() if cfg.cache_dir else DEFAULT_CACHE / "judge"
     if model is not None:
-        return CachedLLM(model, {"name": getattr(model, "name", type(model).__name__), **cfg.model}, cache)
-    if not cfg.model:
+        known = model_identity(cfg.model) if cfg.model is not None else {}
+        return CachedLLM(model, {"name": getattr(model, "name", type(model).__name__), **known}, cache)
+    if cfg.model is None:
         raise JudgeModelError(
             f"judge {cfg.name!r} calls an LLM but judge.model is empty; "
             "use a judge config with a model node (e.g. judge=llm_rubric) or set judge.model.*"
         )
-    from runners.models import build_model, model_config  # lazy: the runner's model stack
+    from runners.models import build_model  # lazy: the runner's model stack
 
-    mc = model_config(dict(cfg.model))
-    return CachedLLM(build_model(mc), model_identity(mc), cache)
+    return CachedLLM(build_model(cfg.model), model_identity(cfg.model), cache)
