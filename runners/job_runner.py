@@ -35,7 +35,7 @@ from runners.core.task import Task
 from runners.loop import EpisodeResult, run_episode_async
 from runners.methods import build_plugins
 from runners.models import build_model
-from runners.prompts import task_message
+from runners.runner_texts import task_message
 from runners.schema import RootConfig, job_record_config
 from runners.scratch import job_scratch, remove_scratch
 

@@ -16,7 +16,7 @@ from typing import Any
 from envs.protocol import EnvPlugin, Observation, ToolResult
 from runners.config import MethodConfig
 from runners.core.registry import Registry
-from runners.prompts import text
+from runners.runner_texts import text
 
 
 class _Hooks:

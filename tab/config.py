@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from tab.prompts import validate_overrides
+from tab.tab_texts import validate_overrides
 
 # The ablation switches, in Table 4's order: every reader of tab settings (the record, Table 4, the
 # tracker's config keys) iterates this tuple, so a new switch is added here and in TabConfig only.
@@ -18,7 +18,7 @@ class TabConfig:
     """One switch per component, so each ablation is configuration rather than a code path.
 
     `capture=False` also removes what draws on the capture: the read log, the candidates, the review
-    and the evidence check. `texts` overrides any wording of `tab/prompts.py` by its name.
+    and the evidence check. `texts` overrides any wording of `tab/tab_texts.py` by its name.
     """
 
     capture: bool = True

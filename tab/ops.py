@@ -14,9 +14,9 @@ from typing import Any
 from envs.protocol import ToolResult
 from tab.config import TabConfig
 from tab.match import clip, requirement_words
-from tab.prompts import Texts
 from tab.review import ExcerptIndex, RequirementReview, review
 from tab.state import Entry, TabState
+from tab.tab_texts import Texts
 
 _ENTRY_ID = re.compile(r"^\s*[lL]?(\d+)\s*$")
 _REQ_ID = re.compile(r"^\s*[rR]?(\d+)\s*$")

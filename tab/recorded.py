@@ -14,9 +14,9 @@ from envs.protocol import ToolResult
 from tab.config import TabConfig
 from tab.match import requirement_words
 from tab.ops import Operations
-from tab.prompts import Texts
 from tab.review import ExcerptIndex, requirement_review
 from tab.state import Entry, Requirement, TabState
+from tab.tab_texts import Texts
 from tab.tools import schemas
 
 

@@ -8,8 +8,8 @@ opened, new candidates. Without capture it states the requirements only (there i
 from __future__ import annotations
 
 from tab.config import TabConfig
-from tab.prompts import Texts
 from tab.state import Changes, TabState
+from tab.tab_texts import Texts
 
 
 def status_line(state: TabState, changes: Changes, config: TabConfig, texts: Texts) -> str:

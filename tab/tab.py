@@ -22,10 +22,10 @@ from tab.config import TabConfig
 from tab.evaluator import evaluator_view
 from tab.finish import finish_message
 from tab.ops import Operations
-from tab.prompts import Texts
 from tab.review import ExcerptIndex
 from tab.state import TabState
 from tab.status import status_line
+from tab.tab_texts import Texts
 from tab.tools import TOOL_NAMES, offered, schemas, system_block
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from envs.protocol import function_schema
 from tab.config import TabConfig
-from tab.prompts import Texts
+from tab.tab_texts import Texts
 
 TOOL_NAMES = ("tab_add", "tab_review", "tab_resolve", "tab_show")
 

@@ -11,7 +11,7 @@ import pytest
 
 from eval.builtin import office
 from eval.config import JudgeConfig
-from eval.judges import JudgeError, make_judge, prompts
+from eval.judges import JudgeError, judge_prompts, make_judge
 from eval.judges.llm_rubric import VerdictError, parse_verdicts, trajectory_summary
 from eval.judges.wb_protocol import MAX_CHARS, TRUNCATED
 from eval.metrics import aggregate
@@ -61,7 +61,7 @@ def test_protocol_prompt_follows_the_benchmarks_judge(tmp_path: Path, job: Path)
     model = FakeModel(_verdicts(True, True, True))
     _judge(tmp_path, model).score(TASK, job)
     system, user = model.sent[0]
-    assert system == {"role": "system", "content": prompts.WB_SYSTEM}
+    assert system == {"role": "system", "content": judge_prompts.WB_SYSTEM}
     text = user["content"]  # no image outputs: plain text
     assert "lenient about small mistakes in how files are named" in text and "when in doubt" not in text
     body = _evidence(text)

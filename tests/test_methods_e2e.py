@@ -12,7 +12,7 @@ from runners.core.job_record import JobRecord
 from runners.core.record_files import read_json
 from runners.grid import job_id
 from runners.job_runner import run_and_score
-from runners.prompts import TEXTS
+from runners.runner_texts import TEXTS
 from tests.conftest import compose_root, write_native, write_script
 
 POLICY = """# Business travel policy

@@ -19,7 +19,7 @@ from pathlib import Path
 import yaml
 
 from eval.benchmarks.base import BenchmarkError
-from eval.benchmarks.prompts import AGENTCOMPANY_PREFACE
+from eval.benchmarks.task_texts import AGENTCOMPANY_PREFACE
 from eval.config import BenchmarkConfig
 from eval.tac import dockerfile
 from runners.core.task import Checkpoint, Task

@@ -12,7 +12,7 @@ import csv
 from pathlib import Path
 
 from eval.benchmarks.base import BenchmarkError
-from eval.benchmarks.prompts import OFFICEQA_SUFFIX
+from eval.benchmarks.task_texts import OFFICEQA_SUFFIX
 from eval.config import BenchmarkConfig
 from eval.officeqa_reward import VERSIONS
 from runners.core.task import Task

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.benchmarks.base import BenchmarkError
-from eval.benchmarks.prompts import WORKSPACE_BENCH_OUTPUTS
+from eval.benchmarks.task_texts import WORKSPACE_BENCH_OUTPUTS
 from eval.config import BenchmarkConfig
 from runners.core.task import Rubric, Task
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from eval.config import JudgeConfig
 from eval.extract import file_text
-from eval.judges import prompts, wb_protocol
+from eval.judges import judge_prompts, wb_protocol
 from eval.judges.base import JudgeError, scores_doc
 from eval.judges.client import judge_llm
 from eval.metrics import rubric_metrics
@@ -88,19 +88,19 @@ def deliverable_section(record: JobRecord, expected: list[str], per_file: int, t
     """The deliverable files as text, expected outputs first, within the character budget."""
     rels = record.deliverable_files()
     if not rels:
-        return prompts.NO_FILES
+        return judge_prompts.NO_FILES
     wanted = [e.strip("/") for e in expected if e.strip("/")]
     rels.sort(key=lambda r: (not any(r == w or r.startswith(w + "/") for w in wanted), r))
     parts, used = [], 0
     for rel in rels:
         text = file_text(record.deliverable_dir / rel) or "(no readable text)"
-        note = prompts.TRUNCATED.format(n=per_file) if len(text) > per_file else ""
+        note = judge_prompts.TRUNCATED.format(n=per_file) if len(text) > per_file else ""
         text = text[:per_file]
         if used + len(text) > total:
-            parts.append(prompts.OMITTED.format(path=rel))
+            parts.append(judge_prompts.OMITTED.format(path=rel))
             continue
         used += len(text)
-        parts.append(prompts.FILE_HEADER.format(path=rel, note=note) + text)
+        parts.append(judge_prompts.FILE_HEADER.format(path=rel, note=note) + text)
     return "\n\n".join(parts)
 
 
@@ -115,11 +115,11 @@ class LLMRubricJudge:
 
     def messages(self, task: Task, record: JobRecord) -> list[dict[str, Any]]:
         body, images = wb_protocol.payload(task, record)
-        text = prompts.WB_INSTRUCTIONS.format(evidence=json.dumps(body, ensure_ascii=False))
+        text = judge_prompts.WB_INSTRUCTIONS.format(evidence=json.dumps(body, ensure_ascii=False))
         content: str | list[dict[str, Any]] = text
         if images:
             content = [{"type": "text", "text": text}, *wb_protocol.image_parts(record, images)]
-        return [{"role": "system", "content": prompts.WB_SYSTEM}, {"role": "user", "content": content}]
+        return [{"role": "system", "content": judge_prompts.WB_SYSTEM}, {"role": "user", "content": content}]
 
     def score(self, task: Task, job_dir: Path) -> dict[str, Any]:
         if not task.rubrics:
@@ -135,7 +135,7 @@ class LLMRubricJudge:
                 error = str(e)
                 messages = messages + [
                     {"role": "assistant", "content": answer},
-                    {"role": "user", "content": prompts.RUBRIC_RETRY.format(error=error)},
+                    {"role": "user", "content": judge_prompts.RUBRIC_RETRY.format(error=error)},
                 ]
         items = _items(task, verdicts, error)
         judged = sum(1 for it in items if it["judged"])
@@ -169,7 +169,7 @@ class FullTextRubricJudge(LLMRubricJudge):
 
     def messages(self, task: Task, record: JobRecord) -> list[dict[str, Any]]:
         expected = list(task.extra.get("output_files") or [task.output])
-        user = prompts.RUBRIC_USER.format(
+        user = judge_prompts.RUBRIC_USER.format(
             task=task.prompt,
             expected="\n".join(f"- {e}" for e in expected),
             files=deliverable_section(record, expected, self.cfg.max_file_chars, self.cfg.max_total_chars),
@@ -177,4 +177,4 @@ class FullTextRubricJudge(LLMRubricJudge):
             trajectory=trajectory_summary(record.view.get("messages") or [], self.cfg.max_trajectory_chars),
             rubrics="\n".join(f"{i}. {r.text}" for i, r in enumerate(task.rubrics)),
         )
-        return [{"role": "system", "content": prompts.RUBRIC_SYSTEM}, {"role": "user", "content": user}]
+        return [{"role": "system", "content": judge_prompts.RUBRIC_SYSTEM}, {"role": "user", "content": user}]

@@ -1,4 +1,4 @@
-"""Every wording the runner itself adds (the tab's own wording lives in `tab/prompts.py`).
+"""Every wording the runner itself adds (the tab's own wording lives in `tab/tab_texts.py`).
 
 Methods can override any of these by name through `method.texts`.
 """

@@ -1,7 +1,7 @@
 """Every wording of the recovery probe, by name (changed here, never in the logic).
 
 What the tab itself says (its review, `tab_show` and its replies) is the tab's own wording
-(`tab/prompts.py`, with the job's overrides), shown through `tab.recorded.RecordedTab`.
+(`tab/tab_texts.py`, with the job's overrides), shown through `tab.recorded.RecordedTab`.
 """
 
 from __future__ import annotations
