@@ -33,8 +33,17 @@ def transport(request, monkeypatch):
     if request.param == "acomplete":
         if request.node.get_closest_marker("sync_only"):
             pytest.skip("the sync path's own behaviour")
-        monkeypatch.setattr(OpenAICompatModel, "complete", lambda self, m, t: asyncio.run(self.acomplete(m, t)))
+        monkeypatch.setattr(OpenAICompatModel, "complete", lambda self, m, t: asyncio.run(_acomplete_once(self, m, t)))
     return request.param
+
+
+async def _acomplete_once(model: OpenAICompatModel, messages, tools):
+    """One awaited call on a loop of its own, its connections closed before the loop ends."""
+    try:
+        return await model.acomplete(messages, tools)
+    finally:
+        if model._ahttp is not None:
+            await model._ahttp[1].aclose()
 
 
 def make(stub: StubServer, **kw) -> OpenAICompatModel:

@@ -1,6 +1,7 @@
 """The client for every OpenAI-compatible endpoint: API providers, vLLM and llama.cpp servers.
 
-Plain httpx, so that retries are ours alone: exponential backoff with jitter on 429, 5xx, timeouts
+Plain HTTP (httpx for `complete`, aiohttp for `acomplete`: runners/models/async_http.py says why),
+so that retries are ours alone: exponential backoff with jitter on 429, 5xx, timeouts
 and connection errors, honouring Retry-After; never on a context-length error. The API key is read
 from the environment at call time, sent only in the Authorization header, and scrubbed from any
 error text; it is never stored on the object.
@@ -29,6 +30,7 @@ from typing import Any
 import httpx
 
 from runners.messages import AssistantMessage, ContextLengthError, ModelError
+from runners.models import async_http
 from runners.models.config import ModelConfig
 from runners.models.limits import async_endpoint_slot, endpoint_slot
 from runners.models.retry import RETRY_STATUS, backoff_s, is_context_length, retry_after_s
@@ -80,7 +82,7 @@ class OpenAICompatModel:
         self.base_url = url.rstrip("/")
         self._ids = itertools.count(1)
         self._http: httpx.Client | None = None  # made on first use: an episode uses one of the two
-        self._ahttp: tuple[asyncio.AbstractEventLoop, httpx.AsyncClient] | None = None
+        self._ahttp: tuple[asyncio.AbstractEventLoop, async_http.AsyncTransport] | None = None
         self._sent: dict[int, tuple[dict[str, Any], str]] = {}  # id(message) -> (message, its JSON)
         self._tools: tuple[list[dict[str, Any]], str] | None = None
 
@@ -123,7 +125,7 @@ class OpenAICompatModel:
             try:
                 with self._slot_errors(key):
                     async with async_endpoint_slot(self.base_url, self.cfg.concurrency):
-                        resp = await self._aclient().post(self._url(), content=body, headers=_headers(key))
+                        resp = await self._aclient().post(self._url(), body, _headers(key))
                 return self._reply(resp, key, start)
             except _Retry as r:
                 await asyncio.sleep(self._wait(attempt, r))
@@ -146,15 +148,19 @@ class OpenAICompatModel:
             self._http = httpx.Client(timeout=self._timeout(), verify=_tls_context())
         return self._http
 
-    def _aclient(self) -> httpx.AsyncClient:
-        """The async client of the running loop (a client's connections belong to one loop)."""
+    def _aclient(self) -> async_http.AsyncTransport:
+        """The async transport of the running loop (its connections belong to one loop)."""
         loop = asyncio.get_running_loop()
         if self._ahttp is None or self._ahttp[0] is not loop:
-            self._ahttp = (loop, httpx.AsyncClient(timeout=self._timeout(), verify=_tls_context()))
+            transport = async_http.AsyncTransport(self.cfg.timeout_s, self._connect_s(), _tls_context())
+            self._ahttp = (loop, transport)
         return self._ahttp[1]
 
     def _timeout(self) -> httpx.Timeout:
-        return httpx.Timeout(self.cfg.timeout_s, connect=min(self.cfg.timeout_s, 30.0))
+        return httpx.Timeout(self.cfg.timeout_s, connect=self._connect_s())
+
+    def _connect_s(self) -> float:
+        return min(self.cfg.timeout_s, 30.0)
 
     def _url(self) -> str:
         return f"{self.base_url}/chat/completions"
@@ -187,17 +193,21 @@ class OpenAICompatModel:
 
     @contextlib.contextmanager
     def _slot_errors(self, key: _Secret | None) -> Iterator[None]:
-        """httpx's failures of one attempt as ours: timeouts and lost connections are retried."""
+        """The transport's failures of one attempt as ours: timeouts and lost connections are retried."""
         try:
             yield
-        except httpx.TimeoutException:
+        except (httpx.TimeoutException, async_http.Timeout):
             raise _Retry(f"no reply within {self.cfg.timeout_s:g}s") from None
         except httpx.TransportError as e:
             raise _Retry(f"connection error ({type(e).__name__}: {_scrub(str(e), key)})") from None
-        except httpx.HTTPError as e:
+        except async_http.Unreachable as e:
+            raise _Retry(f"connection error ({_scrub(str(e), key)})") from None
+        except (httpx.HTTPError, async_http.Failure) as e:
             raise ModelError(f"{self._where()}: {type(e).__name__}: {_scrub(str(e), key)}") from None
 
-    def _reply(self, resp: httpx.Response, key: _Secret | None, start: float) -> AssistantMessage:
+    def _reply(
+        self, resp: httpx.Response | async_http.HttpReply, key: _Secret | None, start: float
+    ) -> AssistantMessage:
         """The assistant message of one HTTP reply; _Retry for what is worth another attempt."""
         text = _scrub(resp.text, key)
         if resp.status_code != 200:

@@ -1,0 +1,83 @@
+"""The awaited HTTP transport of the OpenAI-compatible client: aiohttp, not httpx's asyncio client.
+
+An episode actor holds hundreds of episodes on one event loop, so the client's own CPU per call is
+the sweep's ceiling. With 64 episodes on one loop, a client per job, httpx's AsyncClient took
+1.5 ms of CPU per call and aiohttp (a C HTTP parser) 0.5 ms (`python -m bench.http_clients`).
+What the client relies on stays as with httpx: no redirects followed, proxies from the environment
+(HTTP_PROXY, HTTPS_PROXY, NO_PROXY), the shared TLS context, a connect timeout and a timeout
+between bytes of the reply; a failure is one of `Timeout` (retried), `Unreachable` (retried) or
+`Failure` (not retried).
+"""
+
+from __future__ import annotations
+
+import ssl
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import aiohttp
+from aiohttp.helpers import get_env_proxy_for_url
+from yarl import URL
+
+
+class Timeout(Exception):
+    """No connection or no reply bytes within the timeout."""
+
+
+class Unreachable(Exception):
+    """The connection failed or broke, or the reply was cut short: worth another attempt."""
+
+
+class Failure(Exception):
+    """A request that cannot be sent as it is (e.g. an invalid URL)."""
+
+
+@dataclass
+class HttpReply:
+    """What the client reads of a reply (the fields of an httpx.Response it uses). Its repr, like
+    httpx's, shows no body: a traceback printing locals must not show what the server echoed."""
+
+    status_code: int
+    text: str = field(repr=False)
+    headers: Mapping[str, str] = field(repr=False)
+
+
+class AsyncTransport:
+    """One connection pool on the running event loop; `post` sends one request and reads its reply."""
+
+    def __init__(self, timeout_s: float, connect_s: float, tls: ssl.SSLContext) -> None:
+        self._timeout = aiohttp.ClientTimeout(total=None, sock_connect=connect_s, sock_read=timeout_s)
+        self._session = aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(limit=0, ssl=tls),  # no cap of its own: endpoint_slot caps
+            timeout=self._timeout,
+            trust_env=False,  # True would read ~/.netrc and the proxy settings in a thread per request
+            cookie_jar=aiohttp.DummyCookieJar(),  # stateless, as every call of an episode is
+        )
+        self._proxies: dict[str, tuple[URL | None, aiohttp.BasicAuth | None]] = {}
+
+    async def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpReply:
+        proxy, proxy_auth = self._proxy(url)
+        try:
+            async with self._session.post(
+                url, data=body, headers=headers, allow_redirects=False, proxy=proxy, proxy_auth=proxy_auth
+            ) as resp:
+                text = (await resp.read()).decode(resp.charset or "utf-8", errors="replace")
+                return HttpReply(resp.status, text, resp.headers)
+        except TimeoutError as e:  # aiohttp's timeouts are TimeoutErrors (before their base classes)
+            raise Timeout(str(e)) from None
+        except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError, aiohttp.ClientResponseError) as e:
+            raise Unreachable(f"{type(e).__name__}: {e}") from None
+        except (aiohttp.ClientError, ValueError, LookupError) as e:  # bad URL, unknown charset
+            raise Failure(f"{type(e).__name__}: {e}") from None
+
+    def _proxy(self, url: str) -> tuple[URL | None, aiohttp.BasicAuth | None]:
+        """The proxy the environment names for `url` (None: direct), looked up once per URL."""
+        if url not in self._proxies:
+            try:
+                self._proxies[url] = get_env_proxy_for_url(URL(url))
+            except LookupError:  # no proxy set, or NO_PROXY names the host
+                self._proxies[url] = (None, None)
+        return self._proxies[url]
+
+    async def aclose(self) -> None:
+        await self._session.close()
