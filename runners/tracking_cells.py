@@ -15,7 +15,7 @@ from typing import Any
 
 from eval.metrics import aggregate, counts
 from runners.core.job_record import JobRecord
-from runners.core.record_types import JobMeta, Result
+from runners.core.record_types import JobMeta, Result, tab_config_of
 from tab.config import SWITCHES as TAB_SWITCHES
 from tab.stats import tab_summary
 
@@ -69,12 +69,12 @@ def read_row(job_dir: Path, scores: dict[str, Any] | None = None, stats: dict[st
 def cell_config(cell: Cell, job_config: dict[str, Any], sweep: str, partial: bool) -> dict[str, Any]:
     """Top-level keys to group/filter by, and the resolved job config (names of secret variables,
     never their values) under `job`."""
-    tab = ((job_config.get("method") or {}).get("tab")) if isinstance(job_config.get("method"), dict) else None
+    tab = tab_config_of(job_config)
+    settings = tab.settings() if tab is not None else dict.fromkeys(TAB_SWITCHES)
     keys: dict[str, Any] = {"sweep": sweep, "benchmark": cell.benchmark, "method": cell.method,
                             "model": cell.model, "seed": cell.seed, "tab": tab is not None, "partial": partial}  # fmt: skip
-    for s in TAB_SWITCHES:
-        keys[f"tab_{s}"] = bool(tab.get(s, True)) if tab is not None else None
-    keys["ablation"] = tab is not None and not all(keys[f"tab_{s}"] for s in TAB_SWITCHES)
+    keys.update({f"tab_{s}": v for s, v in settings.items()})
+    keys["ablation"] = tab is not None and not all(settings.values())
     return {**keys, "job": job_config}
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGES = ("runners", "envs", "tab", "eval", "slurm")
-CORE_MAY_IMPORT = ("runners.core", "envs")
+CORE_MAY_IMPORT = ("runners.core", "envs", "tab.config", "tab.tab_texts")  # the layers below it
 
 
 def modules() -> dict[str, Path]:

@@ -115,3 +115,13 @@ def test_the_job_entry_point_says_what_is_wrong_with_a_newer_record(finished: Pa
     assert again.returncode != 0 and "Traceback" not in again.stderr
     assert "newer than this RunningTab reads" in again.stderr
     assert read_json(job / "result.json") == result
+
+
+def test_the_tab_settings_of_a_record_read_typed_whatever_version_wrote_them(finished: Path) -> None:
+    from runners.core.record_types import JobMeta
+
+    meta = JobRecord(finished).meta
+    assert meta.tab_config is None  # dci has no tab
+    tab = {"capture": True, "review": False, "a_setting_of_another_version": 1}
+    other = JobMeta.from_json({**meta.to_json(), "config": {"method": {"name": "x", "tab": tab}}})
+    assert other.tab_config is not None and other.tab_config.settings()["review"] is False

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from runners.core.job_record import JobRecord, is_job_dir
-from runners.core.record_types import RecordError, Result, Scores
+from runners.core.record_types import RecordError, Result, Scores, tab_config_of
 from tab.config import SWITCHES as TAB_SWITCHES
 
 log = logging.getLogger(__name__)
@@ -101,10 +101,8 @@ class Job:
         tab = self.tab
         if tab is not None and "settings" in tab:
             return {k: bool(tab["settings"].get(k, True)) for k in TAB_SWITCHES}
-        tab_cfg = (self.config.get("method") or {}).get("tab")
-        if tab_cfg is None:
-            return None
-        return {k: bool(tab_cfg.get(k, True)) for k in TAB_SWITCHES}
+        tab_cfg = tab_config_of(self.config)
+        return None if tab_cfg is None else tab_cfg.settings()
 
     @property
     def is_ablation(self) -> bool:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, NotRequired, TypedDict
 
 from runners.core.record_files import JOB, RESULT, SCHEMA_VERSION, SCORES
+from tab.config import TabConfig
 
 ERROR_STOPS = ("env_error", "model_error")  # not results: retried on resume, left out of every table
 
@@ -63,6 +64,21 @@ class JobMeta:
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self) | {"schema_version": SCHEMA_VERSION}
+
+    @property
+    def tab_config(self) -> TabConfig | None:
+        return tab_config_of(self.config)
+
+
+def tab_config_of(config: dict[str, Any]) -> TabConfig | None:
+    """The tab's settings in a recorded job config, typed (None when its method had no tab); a
+    setting this version does not have (a record from another one) is left out."""
+    method = config.get("method")
+    tab = method.get("tab") if isinstance(method, dict) else None
+    if not isinstance(tab, dict):
+        return None
+    known = {f.name for f in dataclasses.fields(TabConfig)}
+    return TabConfig.coerce({k: v for k, v in tab.items() if k in known})
 
 
 _NULLABLE = ("turns", "error", "sandbox", "limits_hit")
