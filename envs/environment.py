@@ -95,7 +95,7 @@ class WorkspaceEnv:
         appended = [text for text in (self._observe(p, obs) for p in self.plugins) if text]
         appendix = "\n".join(appended)
         content = f"{own}\n{appendix}" if appendix else own
-        return ToolResult(content, result.is_error, {**result.meta, "appendix": appendix, "chars": len(own)})
+        return ToolResult(content, result.is_error, result.meta, appendix=appendix, chars=len(own))
 
     def on_stop(self, turn: int) -> str | None:
         """The first plugin (in order) that has a message instead of stopping; None ends the run."""

@@ -22,11 +22,22 @@ class ToolCall:
 
 @dataclass
 class ToolResult:
-    """What a tool returns. `content` is exactly what the model sees (after the tool's own truncation)."""
+    """What a tool returns. `content` is exactly what the model sees (after the tool's own truncation).
+
+    The environment fills the last two: `appendix`, what plugins appended to the tool's own output
+    (the end of `content`), and `chars`, the length of that own output. `meta` holds what a tool
+    reports of itself (`path`, `exit_code`, …)."""
 
     content: str
     is_error: bool = False
     meta: dict[str, Any] = field(default_factory=dict)
+    appendix: str = ""
+    chars: int | None = None
+
+    @property
+    def own_chars(self) -> int:
+        """Characters of the tool's own output (all of `content` when no environment measured it)."""
+        return len(self.content) if self.chars is None else self.chars
 
 
 @dataclass(frozen=True)

@@ -24,9 +24,9 @@ from eval.config import REPO_ROOT, JudgeConfig
 from eval.judges import make_judge
 from eval.metrics import aggregate, counts
 from runners.core.job_record import JobRecord, is_job_dir, write_scores
+from runners.core.messages import Model
 from runners.core.record_files import JOB
 from runners.core.task import Task
-from runners.messages import Model
 
 log = logging.getLogger(__name__)
 _BENCHMARKS: dict[str, Benchmark] = {}

@@ -21,7 +21,7 @@ from typing import Any
 from envs.context import ContextView
 from envs.protocol import Environment
 from runners.config import AgentConfig
-from runners.messages import AssistantMessage, ContextLengthError, Model, ModelError, complete_async
+from runners.core.messages import AssistantMessage, ContextLengthError, Model, ModelError, complete_async
 
 READING_TOOLS = ("read", "bash")
 
@@ -130,7 +130,7 @@ async def _run_tools(env, calls, turn, res, add, agent, clock, start) -> bool:
         except Exception as e:  # an environment fault, not the model's: stop and say so
             res.stop_reason, res.error = "env_error", f"{type(e).__name__}: {e}"
             return False
-        chars = int(result.meta.get("chars", len(result.content)))
+        chars = result.own_chars
         if call.name in READING_TOOLS:
             res.chars_read += chars
         add(
@@ -140,7 +140,7 @@ async def _run_tools(env, calls, turn, res, add, agent, clock, start) -> bool:
                 "name": call.name,
                 "content": result.content,
                 "is_error": result.is_error,
-                "appendix": result.meta.get("appendix", ""),
+                "appendix": result.appendix,
                 "chars": chars,
             },
             turn,

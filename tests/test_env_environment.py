@@ -107,8 +107,8 @@ def test_plugin_tools_appendix_and_meta(ws):
     assert [t["function"]["name"] for t in env.tools()] == ["read", "bash", "counter_add", "tally_add"]
     r = execute(env, "tally_add", '{"n": 3}', turn=4)
     assert r.content == "total 3\n[counter] 1 observations\n[tally] 1 observations"
-    assert r.meta["appendix"] == "[counter] 1 observations\n[tally] 1 observations"
-    assert r.meta["chars"] == len("total 3")
+    assert r.appendix == "[counter] 1 observations\n[tally] 1 observations"
+    assert r.chars == len("total 3")
     assert second.total == 3 and first.total == 0  # dispatched to the plugin that declares it
     r = execute(env, "read", '{"path": "a.txt"}', turn=5)
     assert r.content.startswith("hello\n[counter] 2 observations")

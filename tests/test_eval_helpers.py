@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from runners.messages import AssistantMessage
+from runners.core.messages import AssistantMessage
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "eval"
 def _samples() -> Path:

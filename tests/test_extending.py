@@ -55,7 +55,7 @@ PLUGIN = {
     "myplug/model.py": '''
         import json
         from envs.protocol import ToolCall
-        from runners.messages import AssistantMessage
+        from runners.core.messages import AssistantMessage
 
         class EchoModel:
             """Copies words.txt with one bash call, then finishes."""

@@ -129,3 +129,16 @@ def test_the_record_file_names_are_spelled_only_in_record_files() -> None:
             if isinstance(node, ast.Constant) and node.value in RECORD_NAMES:
                 spelled.append(f"{rel}:{node.lineno} {node.value}")
     assert spelled == []
+
+
+# What eval/ may use of runners/ besides the core: the model stack (judges and the probe call LLMs
+# through it), the run settings the probe replays, and the tracker the report logs to.
+EVAL_MAY_USE = ("runners.core", "runners.models", "runners.config", "runners.tracking")
+
+
+def test_eval_uses_of_the_runner_only_the_core_and_its_services() -> None:
+    known = modules()
+    for name, path in known.items():
+        if name.startswith("eval"):
+            runner = {m for m in imports(path, known) if m.startswith("runners") and not m.startswith(EVAL_MAY_USE)}
+            assert not runner, f"{name} imports {sorted(runner)}"

@@ -10,7 +10,7 @@ import traceback
 
 import pytest
 
-from runners.messages import ContextLengthError, ModelError
+from runners.core.messages import ContextLengthError, ModelError
 from runners.models import ModelConfig, build_model
 from runners.models.openai_compat import OpenAICompatModel
 from tests.http_stub import Reply, StubServer, completion, tool_call

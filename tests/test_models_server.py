@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from runners.messages import AssistantMessage, ContextLengthError
+from runners.core.messages import AssistantMessage, ContextLengthError
 from runners.models import ModelConfig, ServerConfig, build_model, served
 from runners.models.embedded import embedded_gguf
 from runners.models.server import ModelServer, ServerError, vllm_command

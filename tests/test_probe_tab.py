@@ -18,7 +18,7 @@ from eval.judges.client import CachedLLM
 from eval.probe.items import ProbeItem
 from eval.probe.run import ProbeConfig, ask_with_show, review_context
 from eval.report.load import Job
-from runners.messages import AssistantMessage
+from runners.core.messages import AssistantMessage
 from tab.config import TabConfig
 from tests.test_tab_support import Session, write_files
 

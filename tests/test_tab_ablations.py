@@ -42,7 +42,7 @@ def run(tmp_path: Path, config: TabConfig) -> dict[str, Any]:
         "tools": [t["function"]["name"] for t in s.tab.tools()],
         "schemas": s.tab.tools(),
         "system": s.tab.system_prompt(),
-        "status": [r.meta["appendix"] for r in results],
+        "status": [r.appendix for r in results],
         # the operations' replies (a bash or read result is the environment's, not the tab's)
         "replies": [(own(r), r.is_error) if name.startswith("tab_") else None for (name, _), r in zip(STEPS, results, strict=True)],
         "finish": s.stop(),

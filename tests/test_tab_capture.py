@@ -239,11 +239,11 @@ def test_reading_a_saved_long_output_is_attributed_to_its_command(tmp_path: Path
     write_files(tmp_path, {"big.md": "".join(f"row {i} of the ledger\n" for i in range(1, 3001))})
     s = Session(tmp_path)
     shown = s.one("bash", command="cat big.md")
-    assert "Full output:" in shown.content and "+L1 big.md" in shown.meta["appendix"]
+    assert "Full output:" in shown.content and "+L1 big.md" in shown.appendix
     assert s.tab.state.entries["L1"].excerpt.startswith("row 1001 of the ledger")  # the tail it saw
     saved = shown.meta["full_output"]
     head = s.one("read", path=saved, limit=3)
-    assert "+L2 big.md" in head.meta["appendix"]
+    assert "+L2 big.md" in head.appendix
     entry = s.tab.state.entries["L2"]
     assert entry.excerpt == "row 1 of the ledger\nrow 2 of the ledger\nrow 3 of the ledger"
     assert entry.command == f"read {saved} limit=3 (saved output of: cat big.md)"

@@ -107,9 +107,9 @@ def test_review_with_nothing_to_review(tmp_path: Path) -> None:
 
 def test_repeated_identical_reads_make_one_entry(session: Session) -> None:
     again = session.one("bash", command="cat policies/hotel.md")
-    assert "+L" not in again.meta["appendix"]
+    assert "+L" not in again.appendix
     part = session.one("bash", command="head -n 1 policies/hotel.md")
-    assert "+L3 policies/hotel.md" in part.meta["appendix"]
+    assert "+L3 policies/hotel.md" in part.appendix
     assert len(session.tab.state.entries) == 3
 
 
@@ -117,7 +117,7 @@ def test_wording_overrides_change_replies_only(tmp_path: Path) -> None:
     write_files(tmp_path, FILES)
     s = Session(tmp_path, TabConfig(texts={"status_prefix": "[ledger]", "add_line": "- {id} :: {text}"}))
     reply = s.one("tab_add", requirements=["Hotel"])
-    assert "- r1 :: Hotel" in reply.content and reply.meta["appendix"].startswith("[ledger] 1 requirement (1 open)")
+    assert "- r1 :: Hotel" in reply.content and reply.appendix.startswith("[ledger] 1 requirement (1 open)")
     s.close()
 
 
@@ -131,7 +131,7 @@ def test_bad_wording_override_is_a_clear_error() -> None:
 def test_status_line_names_a_few_new_entries_then_counts(tmp_path: Path) -> None:
     write_files(tmp_path, {f"n{i}.md": f"note {i}\n" for i in range(5)})
     s = Session(tmp_path)
-    status = s.one("bash", command="head -n 1 n*.md").meta["appendix"]
+    status = s.one("bash", command="head -n 1 n*.md").appendix
     assert status == ("[tab] 0 requirements (0 open) · 5 read-log entries (5 files) · 0 candidates · "
                       "+L1 n0.md · +L2 n1.md · +L3 n2.md · +2 more")
     s.close()

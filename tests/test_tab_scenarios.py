@@ -58,7 +58,7 @@ def test_table5_business_travel_guide(travel_ws: Path) -> None:
     s = Session(travel_ws, exclude=("output",))
     added = s.one("tab_add", requirements=TOPICS)  # turn 1, before opening any file
     assert "r1: Travel approval" in added.content and "r6: A business travel" in added.content
-    assert s.one("bash", command="ls").meta["appendix"].endswith("0 candidates")  # folders only
+    assert s.one("bash", command="ls").appendix.endswith("0 candidates")  # folders only
     found = s.one("bash", command="find . -type f")  # turn 3
     assert status_of(found) == (
         "[tab] 6 requirements (6 open) · 0 read-log entries (0 files) · 98 candidates · +98 candidates")

@@ -83,7 +83,7 @@ class Session:
             results.append(result)
             seen = result.content
             if self.level in CAPS and name != "tab_show":
-                seen = cap_result(seen, result.meta["appendix"], CAPS[self.level])
+                seen = cap_result(seen, result.appendix, CAPS[self.level])
             self.received.setdefault(self.turn, []).append(seen)
         for e in self.tab.state.entries.values():  # every episode of every test keeps the invariant
             if e.turn == self.turn:
@@ -146,12 +146,12 @@ def _in_order(excerpt: str, received: str) -> bool:
 
 def status_of(result: ToolResult) -> str:
     """The status line the tab appended."""
-    return result.meta["appendix"]
+    return result.appendix
 
 
 def own(result: ToolResult) -> str:
     """A result without the appended status line: the tool's (or the operation's) own reply."""
-    return result.content[: result.meta["chars"]]
+    return result.content[: result.chars]
 
 
 def test_workspace_resolves_relative_absolute_and_cwd_paths(tmp_path: Path) -> None:

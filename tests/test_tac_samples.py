@@ -18,7 +18,7 @@ from envs.workspace import materialize
 from eval.benchmarks import load_benchmark
 from eval.config import BenchmarkConfig, JudgeConfig
 from eval.judges import make_judge
-from runners.messages import AssistantMessage
+from runners.core.messages import AssistantMessage
 from tests.test_eval_helpers import SAMPLES, bash_call, make_job
 
 TASKS = SAMPLES / "theagentcompany"

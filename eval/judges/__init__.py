@@ -16,8 +16,8 @@ from collections.abc import Callable
 
 from eval.config import JudgeConfig
 from eval.judges.base import Judge, JudgeError, scores_doc
+from runners.core.messages import Model
 from runners.core.registry import Registry
-from runners.messages import Model
 
 JudgeFactory = Callable[[JudgeConfig, Model | None], Judge]
 

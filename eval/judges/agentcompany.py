@@ -27,8 +27,8 @@ from eval.tac.llm_server import LLMProxy
 from eval.tac.sandbox import SandboxError, build_files_view, bwrap_argv, install_base_utils, sandbox_env
 from eval.tac.trajectory import trajectory_text
 from runners.core.job_record import JobRecord
+from runners.core.messages import Model
 from runners.core.task import Task
-from runners.messages import Model
 
 
 class AgentCompanyJudge:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from envs.protocol import ToolCall
 from envs.safeio import write_json
 from eval.config import DEFAULT_CACHE, JudgeConfig
-from runners.messages import AssistantMessage, Model, Usage
+from runners.core.messages import AssistantMessage, Model, Usage
 
 if TYPE_CHECKING:
     from runners.models.config import ModelConfig

@@ -26,8 +26,8 @@ from eval.judges.base import JudgeError, scores_doc
 from eval.judges.client import judge_llm
 from eval.metrics import rubric_metrics
 from runners.core.job_record import JobRecord
+from runners.core.messages import Model
 from runners.core.task import Task
-from runners.messages import Model
 
 
 class VerdictError(ValueError):

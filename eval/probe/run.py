@@ -26,7 +26,7 @@ from eval.probe.probe_prompts import text
 from eval.report.figure4 import CONDITIONS, PROBE_FILE
 from eval.report.load import Job, Sweep, load_sweep
 from eval.report.values import Haystack
-from runners.messages import ModelError
+from runners.core.messages import ModelError
 from tab.match import requirement_words
 from tab.recorded import RecordedTab
 

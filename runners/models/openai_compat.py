@@ -29,7 +29,7 @@ from typing import Any
 
 import httpx
 
-from runners.messages import AssistantMessage, ContextLengthError, ModelError
+from runners.core.messages import AssistantMessage, ContextLengthError, ModelError
 from runners.models import async_http
 from runners.models.config import ModelConfig
 from runners.models.limits import async_endpoint_slot, endpoint_slot

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from runners.core.messages import Model
 from runners.core.registry import Registry
-from runners.messages import Model
 from runners.models.config import ModelConfig
 from runners.models.server import COMMANDS, ModelServer
 

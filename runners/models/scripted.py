@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from envs.protocol import ToolCall
-from runners.messages import AssistantMessage, Usage
+from runners.core.messages import AssistantMessage, Usage
 from runners.models.config import ModelConfig
 
 _TURN_KEYS = {"content", "tool_calls", "usage"}

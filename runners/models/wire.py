@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from envs.protocol import ToolCall
-from runners.messages import AssistantMessage, Usage
+from runners.core.messages import AssistantMessage, Usage
 from runners.models.config import ModelConfig
 
 # Message keys every OpenAI-compatible server understands; anything else in a reply is a provider
