@@ -162,6 +162,7 @@ def measure(bench: Path) -> dict[str, float]:
     from rich.console import Console
 
     from eval.report import write_report
+    from runners.core.record_types import Result
     from runners.grid import expand
     from runners.ledger import Ledger
     from runners.progress import Progress
@@ -197,7 +198,7 @@ def measure(bench: Path) -> dict[str, float]:
             with Progress(specs, 0, console=Console(file=sink, force_terminal=terminal, width=120)) as p:
                 for s in specs:
                     p.start(s)
-                    p.finish(Outcome(s, "ok", 1, 1.0, result={"stop_reason": "finished", "sandbox": "bwrap"}))
+                    p.finish(Outcome(s, "ok", 1, 1.0, result=Result(s.job_id, "finished", sandbox="bwrap")))
         return f"{len(specs)} jobs, live + plain"
 
     def do_report_parts() -> str:  # what of the report is loading and analyses (the rest: HTML pages)

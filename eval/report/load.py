@@ -12,13 +12,15 @@ from __future__ import annotations
 import json
 import logging
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from runners.core.job_record import JobRecord, is_job_dir
+from runners.core.record_files import TAB
 from runners.core.record_types import RecordError, Result, Scores, tab_config_of
 from tab.config import SWITCHES as TAB_SWITCHES
 
@@ -56,15 +58,36 @@ class Job:
     result: Result | None
     scores: Scores | None
     memo: dict[str, Any] = field(default_factory=dict, repr=False)  # derived data analyses share
+    _held: dict[str, Any] | None = field(default=None, repr=False, compare=False)  # see `reading`
+
+    @contextmanager
+    def reading(self) -> Iterator[Job]:
+        """Within, the trajectory, the evaluator view and the deliverable are read once (one job's
+        page reads each several times); outside, on every use, so 20,000 jobs never sit in memory."""
+        self._held = {}
+        try:
+            yield self
+        finally:
+            self._held = None
+
+    def _once(self, key: str, read: Callable[[], Any]) -> Any:
+        if self._held is None:
+            return read()
+        if key not in self._held:
+            self._held[key] = read()
+        return self._held[key]
 
     @property
     def tab(self) -> dict[str, Any] | None:
         """From a small cache of recently read tabs (all 20,000 would be hundreds of MB)."""
-        return _TABS.get(JobRecord(self.dir).tab_path)
+        return _TABS.get(self.dir / TAB)
 
     @property
     def view(self) -> dict[str, Any]:
-        """Read on every use: trajectories run to megabytes and a report touches each once or twice."""
+        """Read on every use (but within `reading`): trajectories run to megabytes."""
+        return self._once("view", self._read_view)
+
+    def _read_view(self) -> dict[str, Any]:
         try:
             return JobRecord(self.dir).view
         except RecordError as e:
@@ -73,8 +96,8 @@ class Job:
 
     @property
     def trajectory(self) -> list[dict[str, Any]]:
-        """Read on every use (see `view`)."""
-        return JobRecord(self.dir).trajectory()
+        """Read on every use (but within `reading`; see `view`)."""
+        return self._once("trajectory", lambda: JobRecord(self.dir).trajectory())
 
     @property
     def chars_read(self) -> int | None:
@@ -110,8 +133,11 @@ class Job:
         return settings is not None and not all(settings.values())
 
     def deliverable_files(self) -> list[Path]:
-        record = JobRecord(self.dir)
-        return [record.deliverable_dir / rel for rel in record.deliverable_files()]
+        def read() -> list[Path]:
+            record = JobRecord(self.dir)
+            return [record.deliverable_dir / rel for rel in record.deliverable_files()]
+
+        return self._once("deliverable", read)
 
 
 @dataclass

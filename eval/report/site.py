@@ -36,12 +36,16 @@ def write_site(sweep: Sweep, sections: list[Section], out: Path) -> Path:
     compare: dict[str, list[tuple[str, str]]] = {}
     for a, b in pairs(sweep):
         name = compare_name(a, b)
-        (out / "compare" / name).write_text(compare_html(a, b), encoding="utf-8")
+        with a.reading(), b.reading():
+            page_text = compare_html(a, b)
+        (out / "compare" / name).write_text(page_text, encoding="utf-8")
         for j, other in ((a, b), (b, a)):
             compare.setdefault(j.job_id, []).append((f"vs {other.method}", f"compare/{quote(name)}"))
     for j in sweep.jobs:
         links = [(label, f"../{href}") for label, href in compare.get(j.job_id, [])]
-        (out / "jobs" / f"{j.job_id}.html").write_text(job_html(j, links), encoding="utf-8")
+        with j.reading():
+            page_text = job_html(j, links)
+        (out / "jobs" / f"{j.job_id}.html").write_text(page_text, encoding="utf-8")
     index = out / "index.html"
     index.write_text(index_html(sweep, sections, compare), encoding="utf-8")
     return index
