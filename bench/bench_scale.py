@@ -152,8 +152,8 @@ def resume_check(specs: list[Any], sdir: Path) -> set[str]:
     from runners.ledger import Ledger
     from runners.rescore import rescore
 
-    rescore(specs, sdir)
     logged = Ledger(sdir).records()
+    rescore(specs, sdir, logged)
     return {s.job_id for s in specs if is_complete(sdir / s.job_id, s.cfg.judge.name != "none", s.cfg.cluster.error_retries, logged.get(s.job_id))}
 
 

@@ -16,15 +16,17 @@ from runners.completion import is_complete
 from runners.core.job_record import JobRecord
 from runners.core.record_types import RecordError, Scores
 from runners.grid import JobSpec
+from runners.ledger import Logged
 
 log = logging.getLogger(__name__)
 
 
-def stale(spec: JobSpec, job_dir: Path, key: str | None = None) -> bool:
-    """Whether a finished record needs scoring by this sweep's judge (`key`: its judge_key, if known)."""
+def stale(spec: JobSpec, job_dir: Path, key: str | None = None, logged: Logged | None = None) -> bool:
+    """Whether a finished record needs scoring by this sweep's judge (`key`: its judge_key, if known;
+    `logged`: its last ledger line, which spares reading a result it vouches for)."""
     if spec.cfg.judge.name == "none":
         return False
-    if not is_complete(job_dir, scored=False, error_retries=spec.cfg.cluster.error_retries):
+    if not is_complete(job_dir, scored=False, error_retries=spec.cfg.cluster.error_retries, logged=logged):
         return False  # not finished: it runs (and is scored) anyway
     try:
         scores = JobRecord(job_dir).scores
@@ -53,7 +55,7 @@ def _judged_before_by(scores: Scores, job_dir: Path, current: str) -> bool:
         return False
 
 
-def rescore(specs: Iterable[JobSpec], sweep_dir: Path) -> list[JobSpec]:
+def rescore(specs: Iterable[JobSpec], sweep_dir: Path, logged: dict[str, Logged] | None = None) -> list[JobSpec]:
     """Score every finished record of `specs` whose scores are stale; returns those re-scored.
     A record the judge fails on keeps its old scores (logged), so nothing written is lost."""
     done: list[JobSpec] = []
@@ -63,7 +65,7 @@ def rescore(specs: Iterable[JobSpec], sweep_dir: Path) -> list[JobSpec]:
         if id(spec.cfg.judge) not in keys:
             keys[id(spec.cfg.judge)] = judge_key(spec.cfg.judge)
         key = keys[id(spec.cfg.judge)]
-        if not stale(spec, job_dir, key):
+        if not stale(spec, job_dir, key, (logged or {}).get(spec.job_id)):
             continue
         try:
             score_job(job_dir, spec.cfg.judge)

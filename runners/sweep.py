@@ -84,8 +84,9 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
     storage = build_storage(root.storage)
     name = sdir.name
     stored = _stored(storage, name, any(s.cfg.judge.name != "none" for s in specs))
-    rescored = rescore(specs, sdir)  # a new judge re-scores finished records, it does not re-run them
-    local = _complete_locally(specs, sdir)
+    logged = Ledger(sdir).records()  # read once: a record it vouches for is stat'ed, not read
+    rescored = rescore(specs, sdir, logged)  # a new judge re-scores finished records, it does not re-run them
+    local = _complete_locally(specs, sdir, logged)
     todo = [s for s in specs if s.job_id not in local and s.job_id not in (stored or set())]
     skipped = len(specs) - len(todo)
     ledger = Ledger(sdir)
@@ -134,12 +135,10 @@ def _specs_and_dir(root: RootConfig, overrides: list[str], experiment: str | Non
     return specs, sdir
 
 
-def _complete_locally(specs: list[Any], sdir: Path) -> set[str]:
-    """Ids of the jobs whose record here is complete (the ledger, read once, spares most reads)."""
+def _complete_locally(specs: list[Any], sdir: Path, logged: dict[str, Any]) -> set[str]:
+    """Ids of the jobs whose record here is complete (the ledger's lines spare most reads)."""
     from runners.completion import is_complete
-    from runners.ledger import Ledger
 
-    logged = Ledger(sdir).records()
     return {s.job_id for s in specs
             if is_complete(sdir / s.job_id, s.cfg.judge.name != "none", s.cfg.cluster.error_retries, logged.get(s.job_id))}  # fmt: skip
 

@@ -196,3 +196,16 @@ def test_a_job_page_reads_each_file_of_its_record_once(scale, tmp_path: Path, mo
     assert reads == [job.dir.name] and job.job_id in page
     job.trajectory  # noqa: B018 - outside `reading`: read again, not held
     assert len(reads) == 2
+
+
+def test_the_rescore_check_reads_no_result_the_ledger_vouches_for(scale, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from runners.completion import ledger_vouches
+    from runners.rescore import rescore
+
+    specs, _ = scale
+    sdir = copy_of(scale, tmp_path)
+    logged = Ledger(sdir).records()
+    vouched = {s.job_id for s in specs if ledger_vouches(sdir / s.job_id, logged.get(s.job_id))}
+    reads = count_reads(monkeypatch, runners.completion)
+    assert rescore(specs, sdir, logged) == []  # the same judge: nothing re-scored
+    assert specs[0].cfg.judge.name != "none" and vouched and reads and not set(reads) & vouched
