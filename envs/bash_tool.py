@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from envs import prompts
+from envs import harness_texts
 from envs.bash_output import OutputSink
 from envs.config import EnvConfig
 from envs.protocol import ToolResult, function_schema
@@ -39,7 +39,7 @@ def bash_schema(cfg: EnvConfig) -> dict[str, Any]:
     """The OpenAI function-calling schema of `bash`."""
     return function_schema(
         "bash",
-        prompts.BASH_DESCRIPTION.format(
+        harness_texts.BASH_DESCRIPTION.format(
             max_lines=cfg.bash_max_lines, max_kb=cfg.bash_max_bytes // 1024,
             timeout=cfg.bash_timeout, timeout_max=cfg.bash_timeout_max,
         ),
@@ -86,7 +86,7 @@ class BashTool:
         `time_left` (the job's remaining seconds) bounds the timeout whatever the call asks for.
         """
         if self._interrupted:
-            return ToolResult(prompts.BASH_INTERRUPTED, is_error=True, meta={"exit_code": None, "timed_out": False})
+            return ToolResult(harness_texts.BASH_INTERRUPTED, is_error=True, meta={"exit_code": None, "timed_out": False})
         asked = timeout
         seconds: float = self.cfg.bash_timeout if timeout is None or timeout <= 0 else min(timeout, self.cfg.bash_timeout_max)
         job_clamped = time_left is not None and time_left < seconds
@@ -113,14 +113,14 @@ class BashTool:
         text = self._format(tail, sink, out_path)
         shown = math.ceil(seconds)
         if job_clamped:
-            text = prompts.BASH_TIMEOUT_JOB_CLAMPED.format(used=shown) + "\n" + text
+            text = harness_texts.BASH_TIMEOUT_JOB_CLAMPED.format(used=shown) + "\n" + text
         elif asked is not None and asked > self.cfg.bash_timeout_max:
-            text = prompts.BASH_TIMEOUT_CLAMPED.format(asked=asked, used=shown) + "\n" + text
+            text = harness_texts.BASH_TIMEOUT_CLAMPED.format(asked=asked, used=shown) + "\n" + text
         is_error = run.timed_out or run.exit_code != 0
         if run.timed_out:
-            text += "\n\n" + prompts.BASH_TIMEOUT.format(seconds=shown)
+            text += "\n\n" + harness_texts.BASH_TIMEOUT.format(seconds=shown)
         elif run.exit_code != 0:
-            text += "\n\n" + prompts.BASH_EXIT.format(code=run.exit_code)
+            text += "\n\n" + harness_texts.BASH_EXIT.format(code=run.exit_code)
         meta = {
             "exit_code": run.exit_code, "timed_out": run.timed_out, "output_bytes": sink.total,
             "full_output": out_path if tail.truncated else None,
@@ -130,18 +130,18 @@ class BashTool:
     def _format(self, tail: Tail, sink: OutputSink, out_path: str) -> str:
         text = decode(tail.text)
         if not tail.truncated:
-            return text if sink.total else prompts.BASH_NO_OUTPUT
+            return text if sink.total else harness_texts.BASH_NO_OUTPUT
         path = out_path
         if sink.total > sink.saved:
-            path += prompts.BASH_CAPPED_NOTE.format(saved=format_size(sink.saved), total=format_size(sink.total))
+            path += harness_texts.BASH_CAPPED_NOTE.format(saved=format_size(sink.saved), total=format_size(sink.total))
         if tail.by == "partial":
-            notice = prompts.BASH_PARTIAL_LINE_NOTICE.format(
+            notice = harness_texts.BASH_PARTIAL_LINE_NOTICE.format(
                 shown=format_size(len(tail.text)), line=tail.last, size=format_size(sink.last_line_size()), path=path
             )
         elif tail.by == "lines":
-            notice = prompts.BASH_LINES_NOTICE.format(start=tail.first, end=tail.last, total=tail.last, path=path)
+            notice = harness_texts.BASH_LINES_NOTICE.format(start=tail.first, end=tail.last, total=tail.last, path=path)
         else:
-            notice = prompts.BASH_BYTES_NOTICE.format(
+            notice = harness_texts.BASH_BYTES_NOTICE.format(
                 start=tail.first, end=tail.last, total=tail.last, limit=format_size(self.cfg.bash_max_bytes), path=path
             )
         return f"{text}\n\n{notice}"

@@ -17,7 +17,7 @@ from bisect import bisect_right
 from collections.abc import Callable
 from typing import Any
 
-from envs import prompts
+from envs import harness_texts
 from envs.config import CONTEXT_LEVELS
 
 CAPS = {1: 50_000, 2: 20_000, 3: 20_000}
@@ -126,7 +126,7 @@ def _render(msg: Message, turn: int, cleared_through: int, cap: int) -> Message:
     if msg.get("role") != "tool" or not isinstance(content, str):
         return msg
     if turn <= cleared_through:
-        return {**msg, "content": prompts.CONTEXT_PLACEHOLDER}
+        return {**msg, "content": harness_texts.CONTEXT_PLACEHOLDER}
     if msg.get("name") in UNCAPPED:
         return msg
     capped = cap_result(content, msg.get("appendix") or "", cap)
@@ -141,7 +141,7 @@ def cap_result(content: str, appendix: str, cap: int) -> str:
         own, tail = content[: -len(appendix) - 1], "\n" + appendix
     if len(own) <= cap:
         return content
-    return own[:cap] + "\n" + prompts.CONTEXT_ALERT.format(k=cap // 1000) + tail
+    return own[:cap] + "\n" + harness_texts.CONTEXT_ALERT.format(k=cap // 1000) + tail
 
 
 def _turns(messages: list[Message]) -> list[int]:

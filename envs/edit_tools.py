@@ -5,21 +5,21 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from envs import prompts
+from envs import harness_texts
 from envs.paths import ToolError, resolve_inside
 from envs.protocol import ToolResult, function_schema
 from envs.safeio import UnsafePath, open_for_write, read_regular
 
 
 def write_schema() -> dict[str, Any]:
-    return _schema("write", prompts.WRITE_DESCRIPTION, {
+    return _schema("write", harness_texts.WRITE_DESCRIPTION, {
         "path": {"type": "string", "description": "Path to the file (relative to the workspace, or absolute)"},
         "content": {"type": "string", "description": "Content to write"},
     })
 
 
 def edit_schema() -> dict[str, Any]:
-    return _schema("edit", prompts.EDIT_DESCRIPTION, {
+    return _schema("edit", harness_texts.EDIT_DESCRIPTION, {
         "path": {"type": "string", "description": "Path to the file (relative to the workspace, or absolute)"},
         "old_text": {"type": "string", "description": "Exact text to find and replace"},
         "new_text": {"type": "string", "description": "New text to replace the old text with"},

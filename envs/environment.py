@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from envs import prompts
+from envs import harness_texts
 from envs.bash_tool import BashTool, bash_schema
 from envs.config import EnvConfig
 from envs.edit_tools import edit_file, edit_schema, write_file, write_schema
@@ -16,7 +16,7 @@ from envs.paths import ToolError
 from envs.protocol import EnvPlugin, Observation, ToolCall, ToolResult
 from envs.read_tool import read_file, read_schema
 from envs.sandbox import Shell
-from envs.schema import check_arguments, parse_arguments
+from envs.tool_args import check_arguments, parse_arguments
 
 log = logging.getLogger(__name__)
 
@@ -65,8 +65,8 @@ class WorkspaceEnv:
         return list(self.shell.caps.hit)
 
     def system_prompt(self) -> str:
-        lines = "\n".join(prompts.TOOL_LINES.get(n, f"- {n}") for n in self._handlers if n in prompts.TOOL_LINES)
-        base = prompts.SYSTEM_PROMPT.format(root=self.root, tool_lines=lines)
+        lines = "\n".join(harness_texts.TOOL_LINES.get(n, f"- {n}") for n in self._handlers if n in harness_texts.TOOL_LINES)
+        base = harness_texts.SYSTEM_PROMPT.format(root=self.root, tool_lines=lines)
         blocks = [p.system_prompt() for p in self.plugins]
         return "\n\n".join([base, *[b.strip() for b in blocks if b and b.strip()]])
 

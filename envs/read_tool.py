@@ -9,7 +9,7 @@ import os
 from dataclasses import dataclass
 from typing import IO, Any
 
-from envs import prompts
+from envs import harness_texts
 from envs.filetypes import HEAD_BYTES, why_not_text
 from envs.paths import ToolError, resolve_inside
 from envs.protocol import ToolResult, function_schema
@@ -23,7 +23,7 @@ def read_schema(max_lines: int, max_bytes: int) -> dict[str, Any]:
     """The OpenAI function-calling schema of `read`."""
     return function_schema(
         "read",
-        prompts.READ_DESCRIPTION.format(max_lines=max_lines, max_kb=max_bytes // 1024),
+        harness_texts.READ_DESCRIPTION.format(max_lines=max_lines, max_kb=max_bytes // 1024),
         {
             "path": {"type": "string", "description": "Path to the file (relative to the workspace, or absolute)"},
             "offset": {"type": "integer", "description": "Line number to start reading from (1-indexed)"},
@@ -99,29 +99,29 @@ def _read_from(
         break
     total = lineno + _count_lines(f)
     if total == 0 and start == 1:
-        return prompts.READ_EMPTY, {"total_lines": 0}
+        return harness_texts.READ_EMPTY, {"total_lines": 0}
     if start > total:
-        raise ToolError(prompts.READ_OFFSET_PAST_END.format(offset=start, total=total))
+        raise ToolError(harness_texts.READ_OFFSET_PAST_END.format(offset=start, total=total))
     if long_line is not None:
         return _long_line_text(path, start, total, long_line, max_bytes), {"total_lines": total, "lines": [start, start]}
     end = start + len(lines) - 1
     text = decode(b"\n".join(lines))
     limit_s = format_size(max_bytes)
     if stop == "lines":
-        text += "\n\n" + prompts.READ_LINES_NOTICE.format(start=start, end=end, total=total, next=end + 1)
+        text += "\n\n" + harness_texts.READ_LINES_NOTICE.format(start=start, end=end, total=total, next=end + 1)
     elif stop == "bytes":
-        text += "\n\n" + prompts.READ_BYTES_NOTICE.format(
+        text += "\n\n" + harness_texts.READ_BYTES_NOTICE.format(
             start=start, end=end, total=total, limit=limit_s, next=end + 1
         )
     elif stop == "limit":
-        text += "\n\n" + prompts.READ_MORE_NOTICE.format(remaining=total - end, next=end + 1)
+        text += "\n\n" + harness_texts.READ_MORE_NOTICE.format(remaining=total - end, next=end + 1)
     return text, {"total_lines": total, "lines": [start, end], "truncated": stop in ("lines", "bytes")}
 
 
 def _long_line_text(path: str, lineno: int, total: int, line: _Line, max_bytes: int) -> str:
     shown = cut_utf8(line.head, max_bytes)
-    more = prompts.READ_LONG_LINE_MORE.format(next=lineno + 1) if lineno < total else ""
-    notice = prompts.READ_LONG_LINE_NOTICE.format(
+    more = harness_texts.READ_LONG_LINE_MORE.format(next=lineno + 1) if lineno < total else ""
+    notice = harness_texts.READ_LONG_LINE_NOTICE.format(
         line=lineno, size=format_size(line.size), limit=format_size(max_bytes), path=path,
         skip=len(shown) + 1, max_bytes=max_bytes, more=more,
     )

@@ -13,7 +13,7 @@ import pytest
 
 from bench.bench_viewer import write_scripted_job
 from envs.context import manage_context
-from envs.prompts import CONTEXT_PLACEHOLDER
+from envs.harness_texts import CONTEXT_PLACEHOLDER
 from eval.report import write_report
 from eval.report.load import load_sweep
 from eval.report.viewer_index import outcome_tags

@@ -21,7 +21,7 @@ from envs import reaper
 from envs.config import EnvConfig
 from envs.context import ContextView, manage_context
 from envs.environment import WorkspaceEnv
-from envs.prompts import CONTEXT_PLACEHOLDER
+from envs.harness_texts import CONTEXT_PLACEHOLDER
 from envs.protocol import ToolCall
 from envs.sandbox import bwrap_problem
 from runners.models.config import ModelConfig

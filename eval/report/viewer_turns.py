@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from envs.context import manage_context
-from envs.prompts import CONTEXT_PLACEHOLDER
+from envs.harness_texts import CONTEXT_PLACEHOLDER
 from eval.report.load import Job
 from runners.config import AgentConfig
 

@@ -2,7 +2,7 @@
 
 The harness's notices (`[Showing lines 1-2000 of 5000. Use offset=2001 to continue.]`, `Command exited
 with code 1`, ...) are not file content, so they stay out of excerpts: the regexes below are built
-from the harness's own templates in `envs/prompts.py`, so a wording change there needs nothing here.
+from the harness's own templates in `envs/harness_texts.py`, so a wording change there needs nothing here.
 Shell error lines (`cat: x: No such file or directory`) and Python tracebacks are dropped too.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from envs import prompts
+from envs import harness_texts
 
 _READ = ("READ_LINES_NOTICE", "READ_BYTES_NOTICE", "READ_MORE_NOTICE", "READ_LONG_LINE_NOTICE", "READ_EMPTY")
 _BASH = (
@@ -30,7 +30,7 @@ def _pattern(template: str) -> str:
 
 @cache
 def _notice(names: tuple[str, ...]) -> re.Pattern[str]:
-    templates = [getattr(prompts, n) for n in names if isinstance(getattr(prompts, n, None), str)]
+    templates = [getattr(harness_texts, n) for n in names if isinstance(getattr(harness_texts, n, None), str)]
     return re.compile("^(?:" + "|".join(_pattern(t) for t in templates) + r")\s*$")
 
 
@@ -65,11 +65,11 @@ def bash_content(output: str, commands: frozenset[str], failed: bool) -> str:
 
 @cache
 def _saved_notices() -> tuple[re.Pattern[str], ...]:
-    capped = getattr(prompts, "BASH_CAPPED_NOTE", "")
+    capped = getattr(harness_texts, "BASH_CAPPED_NOTE", "")
     optional = f"(?:{_pattern(capped)})?" if capped else ""
     out = []
     for name in _SAVED:
-        template = getattr(prompts, name, None)
+        template = getattr(harness_texts, name, None)
         if isinstance(template, str) and "{path}" in template:
             before, after = template.split("{path}", 1)
             out.append(re.compile(f"^{_pattern(before)}(?P<path>.+?){optional}{_pattern(after)}\\s*$"))
