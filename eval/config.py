@@ -17,45 +17,25 @@ DEFAULT_CACHE = REPO_ROOT / ".cache"
 
 @dataclass
 class BenchmarkConfig:
-    """Which benchmark, and where its data is.
+    """Which benchmark, and where its data is: what every benchmark has.
 
-    name: builtin | native | workspace_bench | agentcompany | officeqa.
-    builtin: `suite` (workspace | company | qa) and `seed`; generated on first use under
-      `cache_dir` (or into `path` when set).
-    native: `path` (a folder with tasks.jsonl and workspaces/).
-    workspace_bench: `dataset` + `split` (HF cache) or `path` (a local parquet/JSON/JSONL export),
-      and `workspaces` (the folder holding `filesys/` and `data/`); `roles` maps a persona to its
-      `filesys/` folder when the default (`<persona_snake_case>_raw`) does not fit.
-    agentcompany: `tasks_dir` (a checkout's `workspaces/tasks`) and `export_dir` (the file server's
-      files, the folder that holds `Documents/`); `include`/`exclude` task names.
-    officeqa: `questions` (CSV) and `corpus` (folder of treasury_bulletin_YYYY_MM.*); `reward` the
-      reward rule's version (eval/officeqa_reward: 309dc01 | 460ad51 | 0da20e9).
-    All: `ids` keeps only these task ids (in this order), `limit` the first N.
+    name: builtin | native | workspace_bench | agentcompany | officeqa, or a dotted path.
+    path: where its data is (native: a folder with tasks.jsonl and workspaces/).
+    ids: keep only these task ids (in this order); limit: the first N.
+
+    A benchmark with settings of its own has its config class beside its loader, extending this
+    one (`eval/benchmarks/<name>.py`: `Config`), named by its YAML (`conf/benchmark/<name>.yaml`).
     """
 
-    name: str = "builtin"
+    name: str = "native"
     path: str | None = None
-    suite: str = "workspace"
-    seed: int = 0
-    questions: str | None = None
-    corpus: str | None = None
-    dataset: str | None = None
-    split: str | None = None
-    workspaces: str | None = None
-    roles: dict[str, str] = field(default_factory=dict)
-    tasks_dir: str | None = None
-    export_dir: str | None = None
-    include: list[str] = field(default_factory=list)
-    exclude: list[str] = field(default_factory=list)
     ids: list[str] = field(default_factory=list)
     limit: int | None = None
-    reward: str = "309dc01"
-    cache_dir: str | None = None
 
     @property
     def label(self) -> str:
-        """How records and tables name this benchmark (the built-in one by suite)."""
-        return f"builtin-{self.suite}" if self.name == "builtin" else self.name
+        """How records and tables name this benchmark."""
+        return self.name
 
 
 @dataclass

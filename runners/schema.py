@@ -59,8 +59,18 @@ class RootConfig:
 
 
 def register() -> None:
-    """Register the schema (idempotent); called by the entry points, never at import."""
-    ConfigStore.instance().store(name="root_schema", node=RootConfig)
+    """Register the schemas (idempotent); called by the entry points, never at import. Each
+    registered benchmark with a config class of its own has it registered as
+    `benchmark/<name>_schema`, which its YAML names first, so a setting of another benchmark is
+    refused instead of carried along."""
+    from eval.benchmarks import BENCHMARKS, config_class
+
+    store = ConfigStore.instance()
+    store.store(name="root_schema", node=RootConfig)
+    for name in BENCHMARKS.names():
+        cls = config_class(name)
+        if cls is not BenchmarkConfig:
+            store.store(group="benchmark", name=f"{name}_schema", node=cls)
 
 
 def to_root(cfg: DictConfig) -> RootConfig:
@@ -131,7 +141,10 @@ def job_record_config(cfg: RootConfig) -> dict[str, Any]:
 def recorded_config(config: dict[str, Any]) -> RootConfig:
     """A record's job config (`job.json` `config`) as the typed config again; what it leaves out
     (where records went, tracking, the cluster) takes the schema's defaults."""
-    merged = OmegaConf.merge(OmegaConf.structured(RootConfig), config)
-    obj = OmegaConf.to_object(merged)
+    from eval.benchmarks import benchmark_config
+
+    rest = {k: v for k, v in config.items() if k != "benchmark"}
+    obj = OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(RootConfig), rest))
     assert isinstance(obj, RootConfig), type(obj)
+    obj.benchmark = benchmark_config(config.get("benchmark") or {})  # as its own class
     return obj

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from eval.benchmarks import BenchmarkError, load_benchmark
-from eval.config import BenchmarkConfig, JudgeConfig
+from eval.benchmarks.agentcompany import Config as AgentCompanyConfig
+from eval.config import JudgeConfig
 from eval.judges import JudgeError, make_judge
 from tests.test_eval_helpers import FIXTURES, SAMPLES, FakeModel, bash_call, make_job
 
@@ -17,7 +18,7 @@ TAC = FIXTURES / "agentcompany"
 
 
 def _bench(tasks_dir: Path = TAC / "tasks", **kw):
-    return load_benchmark(BenchmarkConfig(name="agentcompany", tasks_dir=str(tasks_dir), export_dir=str(TAC / "export"), **kw))
+    return load_benchmark(AgentCompanyConfig(name="agentcompany", tasks_dir=str(tasks_dir), export_dir=str(TAC / "export"), **kw))
 
 
 def _judge(tmp_path: Path, model: FakeModel | None = None):
@@ -46,9 +47,9 @@ def test_subset_include_exclude_and_errors(tmp_path: Path) -> None:
     with pytest.raises(BenchmarkError, match=r"neither file-server-only nor dependency-free tasks .*\['sde-with-gitlab'\]"):
         _bench(include=["sde-with-gitlab"])
     with pytest.raises(BenchmarkError, match="needs benchmark.tasks_dir"):
-        load_benchmark(BenchmarkConfig(name="agentcompany", export_dir=str(tmp_path)))
+        load_benchmark(AgentCompanyConfig(name="agentcompany", export_dir=str(tmp_path)))
     with pytest.raises(BenchmarkError, match="export_dir=.*does not exist"):
-        load_benchmark(BenchmarkConfig(name="agentcompany", tasks_dir=str(TAC / "tasks"), export_dir=str(tmp_path / "x")))
+        load_benchmark(AgentCompanyConfig(name="agentcompany", tasks_dir=str(TAC / "tasks"), export_dir=str(tmp_path / "x")))
 
 
 def test_evaluator_reads_the_workspace_copy(tmp_path: Path) -> None:

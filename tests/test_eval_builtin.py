@@ -14,8 +14,8 @@ import pytest
 
 from eval.benchmarks import BenchmarkError, load_benchmark
 from eval.benchmarks.builtin import COMPLETE, builtin_root, ensure_generated
+from eval.benchmarks.builtin import Config as BuiltinConfig
 from eval.builtin import GENERATOR_VERSION, SUITES, generate
-from eval.config import BenchmarkConfig
 from eval.judges.rule import RuleJudge
 from eval.native import load_native
 from runners.core.task import Task
@@ -104,11 +104,11 @@ def test_every_task_is_solvable_and_empty_scores_zero(bench: Path, suite: str, t
 
 def test_loaded_through_the_registry(bench: Path) -> None:
     for suite, prefix in zip(SUITES, ("ws-", "co-", "qa-"), strict=True):
-        b = load_benchmark(BenchmarkConfig(name="builtin", path=str(bench), suite=suite))
+        b = load_benchmark(BuiltinConfig(name="builtin", path=str(bench), suite=suite))
         assert b.default_judge == "rule" and all(t.id.startswith(prefix) for t in b.tasks())
     with pytest.raises(BenchmarkError, match="unknown builtin suite 'nope'; valid suites: workspace, company, qa"):
-        load_benchmark(BenchmarkConfig(name="builtin", path=str(bench), suite="nope"))
-    assert builtin_root(BenchmarkConfig(cache_dir="/c", seed=3)) == Path(f"/c/builtin/{GENERATOR_VERSION}-seed3")
+        load_benchmark(BuiltinConfig(name="builtin", path=str(bench), suite="nope"))
+    assert builtin_root(BuiltinConfig(cache_dir="/c", seed=3)) == Path(f"/c/builtin/{GENERATOR_VERSION}-seed3")
 
 
 def test_generation_is_atomic_and_reused(tmp_path: Path, monkeypatch) -> None:
@@ -148,6 +148,6 @@ def test_cli_generates_suites(tmp_path: Path, capsys) -> None:
     assert [t.id for t in load_native(tmp_path / "b" / "qa")][:2] == ["qa-01", "qa-02"]
     assert not (tmp_path / "b" / COMPLETE).exists()  # only a full generation is a loadable benchmark.path
     with pytest.raises(BenchmarkError, match="not a complete built-in benchmark"):
-        load_benchmark(BenchmarkConfig(name="builtin", path=str(tmp_path / "b"), suite="qa"))
+        load_benchmark(BuiltinConfig(name="builtin", path=str(tmp_path / "b"), suite="qa"))
     with pytest.raises(FileExistsError, match="already exists"):
         main(["--out", str(tmp_path / "b"), "--suite", "qa"])

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from eval.benchmarks import BenchmarkError, load_benchmark
-from eval.config import BenchmarkConfig, JudgeConfig
+from eval.benchmarks.officeqa import Config as OfficeQAConfig
+from eval.config import JudgeConfig
 from eval.judges import make_judge
 from eval.officeqa_reward import DEFAULT, VERSIONS, extract_final_answer, score_answer
 from tests.test_eval_helpers import SAMPLES, make_job
@@ -96,31 +97,31 @@ def test_final_answer_tags() -> None:
 
 
 def test_loader_reads_the_real_sample(tmp_path) -> None:
-    bench = load_benchmark(BenchmarkConfig(name="officeqa", questions=str(CSV), corpus=str(tmp_path)))
+    bench = load_benchmark(OfficeQAConfig(name="officeqa", questions=str(CSV), corpus=str(tmp_path)))
     assert [t.id for t in bench.tasks()] == ["UID0001", "UID0003", "UID0004", "UID0005", "UID0007"]
     t = bench.task("UID0004")
     assert t.answer == "1608.80%"
     assert t.extra["source_files"] == ["treasury_bulletin_1941_01.txt", "treasury_bulletin_1954_02.txt"]
     assert t.workspace == tmp_path and "<FINAL_ANSWER>" in t.prompt and bench.default_judge == "officeqa"
-    sub = load_benchmark(BenchmarkConfig(name="officeqa", questions=str(CSV), corpus=str(tmp_path), ids=["UID0007", "UID0001"]))
+    sub = load_benchmark(OfficeQAConfig(name="officeqa", questions=str(CSV), corpus=str(tmp_path), ids=["UID0007", "UID0001"]))
     assert [t.id for t in sub.tasks()] == ["UID0007", "UID0001"]
 
 
 def test_loader_errors_name_what_is_missing(tmp_path) -> None:
     with pytest.raises(BenchmarkError, match="benchmark.questions"):
-        load_benchmark(BenchmarkConfig(name="officeqa", corpus=str(tmp_path)))
+        load_benchmark(OfficeQAConfig(name="officeqa", corpus=str(tmp_path)))
     with pytest.raises(BenchmarkError, match="benchmark.corpus=.*does not exist"):
-        load_benchmark(BenchmarkConfig(name="officeqa", questions=str(CSV), corpus=str(tmp_path / "nope")))
+        load_benchmark(OfficeQAConfig(name="officeqa", questions=str(CSV), corpus=str(tmp_path / "nope")))
     bad = tmp_path / "q.csv"
     bad.write_text("uid,question\nU1,What?\n")
     with pytest.raises(BenchmarkError, match=r"lacks column\(s\) \['answer'\]"):
-        load_benchmark(BenchmarkConfig(name="officeqa", questions=str(bad), corpus=str(tmp_path)))
+        load_benchmark(OfficeQAConfig(name="officeqa", questions=str(bad), corpus=str(tmp_path)))
     with pytest.raises(BenchmarkError, match="no task"):
-        load_benchmark(BenchmarkConfig(name="officeqa", questions=str(CSV), corpus=str(tmp_path), ids=["UID9999"]))
+        load_benchmark(OfficeQAConfig(name="officeqa", questions=str(CSV), corpus=str(tmp_path), ids=["UID9999"]))
 
 
 def test_judge_scores_acc0_and_acc1_and_names_the_version(tmp_path) -> None:
-    task = load_benchmark(BenchmarkConfig(name="officeqa", questions=str(CSV), corpus=str(tmp_path))).task("UID0001")
+    task = load_benchmark(OfficeQAConfig(name="officeqa", questions=str(CSV), corpus=str(tmp_path))).task("UID0001")
     judge = make_judge(JudgeConfig(name="auto"), "officeqa")
     near = judge.score(task, make_job(tmp_path / "near", final_answer="About 2,628 <FINAL_ANSWER>2628</FINAL_ANSWER>"))
     assert near["metrics"] == {"acc0": 0.0, "acc1": 1.0}
@@ -133,13 +134,13 @@ def test_judge_scores_acc0_and_acc1_and_names_the_version(tmp_path) -> None:
 
 
 def test_benchmark_reward_selects_the_version(tmp_path) -> None:
-    cfg = BenchmarkConfig(name="officeqa", questions=str(CSV), corpus=str(tmp_path), reward=PRO)
+    cfg = OfficeQAConfig(name="officeqa", questions=str(CSV), corpus=str(tmp_path), reward=PRO)
     task = load_benchmark(cfg).task("UID0001")
     hedged = make_job(tmp_path / "h", final_answer="<FINAL_ANSWER>2,602 or 2,628</FINAL_ANSWER>")
     scores = make_judge(JudgeConfig(name="auto"), "officeqa").score(task, hedged)
     assert scores["reward_version"] == PRO and scores["metrics"]["acc0"] == 1.0
     with pytest.raises(BenchmarkError, match="benchmark.reward='latest' is not a version .*valid: 309dc01, 460ad51, 0da20e9"):
-        load_benchmark(BenchmarkConfig(name="officeqa", questions=str(CSV), corpus=str(tmp_path), reward="latest"))
+        load_benchmark(OfficeQAConfig(name="officeqa", questions=str(CSV), corpus=str(tmp_path), reward="latest"))
 
 
 def test_reward_override_composes(compose_cfg) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from eval.benchmarks import load_benchmark
-from eval.config import BenchmarkConfig, JudgeConfig
+from eval.benchmarks.officeqa import Config as OfficeQAConfig
+from eval.config import JudgeConfig
 from eval.judges import make_judge
 from eval.report import table1
 from eval.report.load import load_sweep
@@ -14,7 +15,7 @@ from tests.test_report_data import write_job
 
 
 def test_table1_notes_the_reward_version(tmp_path: Path) -> None:
-    cfg = BenchmarkConfig(name="officeqa", questions=str(SAMPLES / "officeqa" / "officeqa_pro_head5.csv"), corpus=str(tmp_path), reward="460ad51")
+    cfg = OfficeQAConfig(name="officeqa", questions=str(SAMPLES / "officeqa" / "officeqa_pro_head5.csv"), corpus=str(tmp_path), reward="460ad51")
     task = load_benchmark(cfg).task("UID0001")
     scores = make_judge(JudgeConfig(name="auto"), "officeqa").score(task, make_job(tmp_path / "j", final_answer="<FINAL_ANSWER>2602</FINAL_ANSWER>"))
     sweep = tmp_path / "sweep"

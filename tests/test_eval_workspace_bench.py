@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from eval.benchmarks import BenchmarkError, load_benchmark
+from eval.benchmarks.workspace_bench import Config as WorkspaceBenchConfig
 from eval.config import BenchmarkConfig, JudgeConfig
 from eval.judges import make_judge
 from tests.test_eval_helpers import SAMPLES, FakeModel, make_job
@@ -33,7 +34,7 @@ def root(tmp_path: Path) -> Path:
 
 
 def _cfg(root: Path, **kw) -> BenchmarkConfig:
-    return BenchmarkConfig(name="workspace_bench", workspaces=str(root), **{"path": str(SAMPLE), **kw})
+    return WorkspaceBenchConfig(name="workspace_bench", workspaces=str(root), **{"path": str(SAMPLE), **kw})
 
 
 def test_sample_record_becomes_a_task(root: Path) -> None:
@@ -86,19 +87,19 @@ def test_parquet_export_and_local_hf_dataset(root: Path, tmp_path: Path) -> None
     repo = tmp_path / "hf" / "data"
     repo.mkdir(parents=True)
     ds.to_parquet(str(repo / "lite-00000-of-00001.parquet"))
-    bench = load_benchmark(BenchmarkConfig(name="workspace_bench", dataset=str(tmp_path / "hf"), split="lite", workspaces=str(root)))
+    bench = load_benchmark(WorkspaceBenchConfig(name="workspace_bench", dataset=str(tmp_path / "hf"), split="lite", workspaces=str(root)))
     assert [t.id for t in bench.tasks()] == ["7"] and len(bench.task("7").rubrics) == 10
 
 
 def test_errors_name_the_missing_path_or_field(root: Path, tmp_path: Path) -> None:
     with pytest.raises(BenchmarkError, match="needs benchmark.workspaces"):
-        load_benchmark(BenchmarkConfig(name="workspace_bench", path=str(SAMPLE)))
+        load_benchmark(WorkspaceBenchConfig(name="workspace_bench", path=str(SAMPLE)))
     with pytest.raises(BenchmarkError, match="has no filesys/ folder"):
         load_benchmark(_cfg(tmp_path))
     with pytest.raises(BenchmarkError, match="benchmark.path .* does not exist"):
         load_benchmark(_cfg(root, path=str(tmp_path / "nope.json")))
     with pytest.raises(BenchmarkError, match="needs benchmark.dataset"):
-        load_benchmark(BenchmarkConfig(name="workspace_bench", workspaces=str(root)))
+        load_benchmark(WorkspaceBenchConfig(name="workspace_bench", workspaces=str(root)))
     other = tmp_path / "other.json"
     other.write_text(json.dumps([{**RECORD, "persona": "Chief Llama Officer"}]))
     with pytest.raises(BenchmarkError, match=r"persona 'Chief Llama Officer'.*backend_developer_raw.*benchmark.roles"):

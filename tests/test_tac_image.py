@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from eval.benchmarks import load_benchmark
+from eval.benchmarks.agentcompany import Config as AgentCompanyConfig
 from eval.benchmarks.agentcompany import parse_checkpoints
-from eval.config import BenchmarkConfig, JudgeConfig
+from eval.config import JudgeConfig
 from eval.judges import make_judge
 from eval.tac import dockerfile
 from eval.tac.trajectory import file_urls, folder_url
@@ -86,7 +87,7 @@ def test_evaluator_runs_in_the_image_not_on_the_host(tmp_path: Path) -> None:
     (task_dir / "evaluator.py").write_text(PROBE)
     (tmp_path / "export").mkdir()
     marker = tmp_path / "escaped"
-    cfg = BenchmarkConfig(name="agentcompany", tasks_dir=str(tmp_path / "tasks"), export_dir=str(tmp_path / "export"), include=["probe-image"])
+    cfg = AgentCompanyConfig(name="agentcompany", tasks_dir=str(tmp_path / "tasks"), export_dir=str(tmp_path / "export"), include=["probe-image"])
     task = load_benchmark(cfg).task("probe-image")
     tool = f"echo pwned > {marker}; touch /work/pwned\n"  # an agent-written program the evaluator runs
     scores = make_judge(JudgeConfig(name="agentcompany", cache_dir=str(tmp_path / "c")), "agentcompany").score(

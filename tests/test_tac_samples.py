@@ -16,7 +16,8 @@ import pytest
 
 from envs.workspace import materialize
 from eval.benchmarks import load_benchmark
-from eval.config import BenchmarkConfig, JudgeConfig
+from eval.benchmarks.agentcompany import Config as AgentCompanyConfig
+from eval.config import JudgeConfig
 from eval.judges import make_judge
 from runners.core.messages import AssistantMessage
 from tests.test_eval_helpers import SAMPLES, bash_call, make_job
@@ -53,7 +54,7 @@ def export(tmp_path_factory) -> Path:
 
 
 def _task(export: Path, name: str):
-    cfg = BenchmarkConfig(name="agentcompany", tasks_dir=str(TASKS), export_dir=str(export), include=list(SAMPLE_TASKS))
+    cfg = AgentCompanyConfig(name="agentcompany", tasks_dir=str(TASKS), export_dir=str(export), include=list(SAMPLE_TASKS))
     return load_benchmark(cfg).task(name)
 
 

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from typing import Any, Protocol
 
@@ -39,6 +40,11 @@ class _Module:
     def load(self, cfg: BenchmarkConfig) -> list[Task]:
         return importlib.import_module(self.module).load(cfg)  # type: ignore[no-any-return]
 
+    @property
+    def config(self) -> type[BenchmarkConfig]:
+        """The loader's own config class (`Config` beside it), else the common one."""
+        return getattr(importlib.import_module(self.module), "Config", BenchmarkConfig)  # type: ignore[no-any-return]
+
 
 BENCHMARKS: Registry[BenchmarkLoader] = Registry("benchmark", error=BenchmarkError)
 BENCHMARKS.add("builtin", _Module("eval.benchmarks.builtin", "rule"))
@@ -63,13 +69,30 @@ def load_benchmark(cfg: BenchmarkConfig) -> Benchmark:
     return Benchmark(name=cfg.name, default_judge=default_judge(cfg.name), task_list=select(tasks, [str(i) for i in cfg.ids], cfg.limit, cfg.name))
 
 
+def config_class(name: str) -> type[BenchmarkConfig]:
+    """The config class of benchmark `name`: its loader's own, else the common `BenchmarkConfig`."""
+    try:
+        loader = BENCHMARKS.get(name)
+    except BenchmarkError:
+        return BenchmarkConfig
+    cls = getattr(loader, "config", None)
+    return cls if isinstance(cls, type) and issubclass(cls, BenchmarkConfig) else BenchmarkConfig
+
+
 def benchmark_config(node: Any) -> BenchmarkConfig:
-    """A `BenchmarkConfig` from a dict (e.g. job.json's `config.benchmark`) or an OmegaConf node."""
+    """A benchmark's config from a dict (e.g. job.json's `config.benchmark`) or an OmegaConf node,
+    as its own class. Records from before the classes were split kept every loader's fields: those
+    this benchmark does not have are left out."""
     if isinstance(node, BenchmarkConfig):
         return node
     from omegaconf import OmegaConf
 
-    return OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(BenchmarkConfig), node))  # type: ignore[return-value]
+    data = OmegaConf.to_container(node) if OmegaConf.is_config(node) else dict(node)
+    cls = config_class(str(data.get("name") or BenchmarkConfig.name))
+    known = {f.name for f in dataclasses.fields(cls)}
+    data = {k: v for k, v in data.items() if k in known}
+    return OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(cls), data))  # type: ignore[return-value]
 
 
-__all__ = ["BENCHMARKS", "Benchmark", "BenchmarkError", "BenchmarkLoader", "benchmark_config", "default_judge", "load_benchmark"]
+__all__ = ["BENCHMARKS", "Benchmark", "BenchmarkError", "BenchmarkLoader", "benchmark_config", "config_class", "default_judge",
+           "load_benchmark"]

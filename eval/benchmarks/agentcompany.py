@@ -14,6 +14,7 @@ references, kept out of the workspace (the evaluator sees them where the Dockerf
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
@@ -72,6 +73,19 @@ def staged_inputs(task_dir: Path, task_md: str) -> dict[str, Path]:
     return stage
 
 
+@dataclass
+class Config(BenchmarkConfig):
+    """TheAgentCompany's file-server-only tasks: `tasks_dir` (a checkout's `workspaces/tasks`) and
+    `export_dir` (the file server's files, the folder that holds `Documents/`); `include`/`exclude`
+    task names."""
+
+    name: str = "agentcompany"
+    tasks_dir: str | None = None
+    export_dir: str | None = None
+    include: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)
+
+
 def load_task(task_dir: Path, export: Path) -> Task:
     task_md = (task_dir / "task.md").read_text(encoding="utf-8")
     cp = task_dir / "checkpoints.md"
@@ -86,7 +100,7 @@ def load_task(task_dir: Path, export: Path) -> Task:
     )
 
 
-def load(cfg: BenchmarkConfig) -> list[Task]:
+def load(cfg: Config) -> list[Task]:
     if not cfg.tasks_dir:
         raise BenchmarkError("agentcompany needs benchmark.tasks_dir (a TheAgentCompany checkout's workspaces/tasks)")
     if not cfg.export_dir:

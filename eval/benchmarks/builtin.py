@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from eval.benchmarks.base import BenchmarkError
@@ -20,7 +21,23 @@ from runners.core.task import Task
 COMPLETE = ".complete"
 
 
-def builtin_root(cfg: BenchmarkConfig) -> Path:
+@dataclass
+class Config(BenchmarkConfig):
+    """The built-in benchmark: `suite` (workspace | company | qa) and the generator's `seed`;
+    generated on first use under `cache_dir` (default `<repo>/.cache`), or into `path` when set."""
+
+    name: str = "builtin"
+    suite: str = "workspace"
+    seed: int = 0
+    cache_dir: str | None = None
+
+    @property
+    def label(self) -> str:
+        """By suite; a plugin named on top of this group (`benchmark.name=pkg.mod`) keeps its name."""
+        return f"builtin-{self.suite}" if self.name == "builtin" else self.name
+
+
+def builtin_root(cfg: Config) -> Path:
     from eval.builtin import GENERATOR_VERSION
 
     if cfg.path:
@@ -55,7 +72,7 @@ def ensure_generated(root: Path, seed: int) -> Path:
     return root
 
 
-def load(cfg: BenchmarkConfig) -> list[Task]:
+def load(cfg: Config) -> list[Task]:
     from eval.builtin import SUITES
 
     if cfg.suite not in SUITES:

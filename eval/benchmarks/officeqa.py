@@ -9,6 +9,7 @@ version of the reward rule the judge applies (eval/officeqa_reward).
 from __future__ import annotations
 
 import csv
+from dataclasses import dataclass
 from pathlib import Path
 
 from eval.benchmarks.base import BenchmarkError
@@ -20,11 +21,22 @@ from runners.core.task import Task
 REQUIRED = ("uid", "question", "answer")
 
 
+@dataclass
+class Config(BenchmarkConfig):
+    """OfficeQA Pro: `questions` (the CSV) and `corpus` (the folder of treasury_bulletin_YYYY_MM.*);
+    `reward` the reward rule's version (eval/officeqa_reward: 309dc01 | 460ad51 | 0da20e9)."""
+
+    name: str = "officeqa"
+    questions: str | None = None
+    corpus: str | None = None
+    reward: str = "309dc01"
+
+
 def _lines(cell: str | None) -> list[str]:
     return [s.strip() for s in (cell or "").splitlines() if s.strip()]
 
 
-def load(cfg: BenchmarkConfig) -> list[Task]:
+def load(cfg: Config) -> list[Task]:
     if not cfg.questions:
         raise BenchmarkError("officeqa needs benchmark.questions (the questions CSV, e.g. officeqa_pro.csv)")
     if not cfg.corpus:

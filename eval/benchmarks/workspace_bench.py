@@ -14,6 +14,7 @@ import filecmp
 import json
 import os
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,20 @@ from runners.core.task import Rubric, Task
 REQUIRED = ("absolute_id", "persona", "task", "output_files", "rubrics", "data_manifest")
 
 
-def load_records(cfg: BenchmarkConfig) -> list[dict[str, Any]]:
+@dataclass
+class Config(BenchmarkConfig):
+    """Workspace-Bench: `dataset` + `split` (the HF cache) or `path` (a local parquet/JSON/JSONL
+    export), and `workspaces` (the folder holding `filesys/` and `data/`); `roles` maps a persona to
+    its `filesys/` folder when the default (`<persona_snake_case>_raw`) does not fit."""
+
+    name: str = "workspace_bench"
+    dataset: str | None = None
+    split: str | None = None
+    workspaces: str | None = None
+    roles: dict[str, str] = field(default_factory=dict)
+
+
+def load_records(cfg: Config) -> list[dict[str, Any]]:
     """The dataset's records, from `benchmark.path` (parquet/JSON/JSONL) or the HF cache."""
     if cfg.path:
         return _local_records(Path(cfg.path).expanduser())
@@ -62,7 +76,7 @@ def _local_records(path: Path) -> list[dict[str, Any]]:
     return [r.get("row", r) for r in obj]  # the dataset viewer wraps rows as {"row": {...}}
 
 
-def role_folder(persona: str, cfg: BenchmarkConfig, filesys: Path) -> Path:
+def role_folder(persona: str, cfg: Config, filesys: Path) -> Path:
     name = cfg.roles.get(persona) or re.sub(r"[^a-z0-9]+", "_", persona.lower()).strip("_") + "_raw"
     folder = filesys / name
     if not folder.is_dir():
@@ -87,7 +101,7 @@ def _already_there(src: Path, name: str, present: dict[str, list[Path]]) -> bool
     return any(filecmp.cmp(src, p, shallow=False) for p in present.get(name, []) if p.is_file())
 
 
-def record_to_task(rec: dict[str, Any], cfg: BenchmarkConfig, root: Path, names_cache: dict[Path, dict[str, list[Path]]]) -> Task:
+def record_to_task(rec: dict[str, Any], cfg: Config, root: Path, names_cache: dict[Path, dict[str, list[Path]]]) -> Task:
     missing = [k for k in REQUIRED if k not in rec]
     if missing:
         raise BenchmarkError(f"Workspace-Bench record {rec.get('absolute_id', '?')} lacks field(s) {missing}")
@@ -119,7 +133,7 @@ def record_to_task(rec: dict[str, Any], cfg: BenchmarkConfig, root: Path, names_
     )
 
 
-def load(cfg: BenchmarkConfig) -> list[Task]:
+def load(cfg: Config) -> list[Task]:
     if not cfg.workspaces:
         raise BenchmarkError("workspace_bench needs benchmark.workspaces (the folder holding filesys/ and data/)")
     root = Path(cfg.workspaces).expanduser()
