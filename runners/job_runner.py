@@ -65,12 +65,12 @@ async def run_job_async(
     """Run `task` under `cfg` and write its complete record to `job_dir`; returns its result.
 
     Cancelled (the sweep's limit), it leaves the trajectory so far and no result: the caller says why."""
-    earlier = await asyncio.to_thread(_start_record, cfg, task, job_dir, job_id)
+    meta, earlier = await asyncio.to_thread(_start_record, cfg, task, job_dir, job_id)
     started = time.time()
     ws_parent = job_scratch(job_id, cfg.agent.work_dir)
     traj = Trajectory(job_dir)
     try:
-        res, extra = await _episode(cfg, task, job_dir, ws_parent / "workspace", model_url, traj)
+        res, extra = await _episode(cfg, task, job_dir, meta, ws_parent / "workspace", model_url, traj)
     except Exception as e:  # setting up the job failed: the record says so instead of vanishing
         log.exception("job %s failed outside the episode", job_id)
         res, extra = EpisodeResult(stop_reason="env_error", error=f"{type(e).__name__}: {e}"), {}
@@ -82,12 +82,12 @@ async def run_job_async(
     return result
 
 
-def _start_record(cfg: RootConfig, task: Task, job_dir: Path, job_id: str) -> list[Any]:
-    """Clear what a killed run left and write job.json; returns the earlier attempts' errors."""
+def _start_record(cfg: RootConfig, task: Task, job_dir: Path, job_id: str) -> tuple[JobMeta, list[Any]]:
+    """Clear what a killed run left and write job.json; returns it and the earlier attempts' errors."""
     earlier = fresh_job_dir(job_dir)
     meta = JobMeta(job_id, cfg.benchmark.label, task.id, cfg.method.name, cfg.model.id, cfg.seed, job_record_config(cfg))
     write_meta(job_dir, meta)
-    return earlier
+    return meta, earlier
 
 
 def _result(
@@ -126,9 +126,9 @@ def record_time_limit(job_dir: Path, job_id: str, limit_s: float, wall_s: float)
 
 
 async def _episode(
-    cfg: RootConfig, task: Task, job_dir: Path, ws: Path, model_url: str | None, traj: Trajectory
+    cfg: RootConfig, task: Task, job_dir: Path, meta: JobMeta, ws: Path, model_url: str | None, traj: Trajectory
 ) -> tuple[EpisodeResult, dict[str, Any]]:
-    env, plugins = await asyncio.to_thread(_environment, cfg, task, job_dir, ws)
+    env, plugins = await asyncio.to_thread(_environment, cfg, task, job_dir, meta, ws)
     model_cfg = cfg.model if cfg.model.seed is not None else dataclasses.replace(cfg.model, seed=cfg.seed)
     model = build_model(model_cfg, model_url)
     prompt = task_message(task, str(env.root), cfg.method.texts)
@@ -142,12 +142,13 @@ async def _episode(
     return res, await asyncio.to_thread(_deliver, cfg, task, job_dir, ws, env, plugins, res)
 
 
-def _environment(cfg: RootConfig, task: Task, job_dir: Path, ws: Path) -> tuple[WorkspaceEnv, list[Any]]:
-    """The task's workspace, materialized, with the method's plugins in its environment."""
+def _environment(cfg: RootConfig, task: Task, job_dir: Path, meta: JobMeta, ws: Path) -> tuple[WorkspaceEnv, list[Any]]:
+    """The task's workspace, materialized, with the method's plugins in its environment; job.json
+    then says which sandbox the agent actually runs in ("bwrap", or "none": unsandboxed)."""
     materialize(task.workspace, ws, task.stage, method=cfg.env.materialize)
     plugins = build_plugins(cfg.method, ws, task.output, cfg.agent.context_level)
     env = WorkspaceEnv(ws, cfg.env, plugins)
-    _record_sandbox(job_dir, env.sandbox_kind)
+    write_meta(job_dir, dataclasses.replace(meta, sandbox=env.sandbox_kind))
     return env, plugins
 
 
@@ -171,11 +172,6 @@ def _deliver(
     changed, deleted = diff_workspace(task.workspace, task.stage, ws)
     copied = copy_files(ws, changed, deliverable_dir(job_dir))
     return {"deliverable": copied, "deleted": deleted, "sandbox": env.sandbox_kind, "limits_hit": env.limits_hit}
-
-
-def _record_sandbox(job_dir: Path, kind: str) -> None:
-    """job.json says which sandbox the agent actually ran in ("bwrap", or "none": unsandboxed)."""
-    write_meta(job_dir, dataclasses.replace(JobRecord(job_dir).meta, sandbox=kind))
 
 
 def score(cfg: RootConfig, job_dir: Path, task: Task | None = None) -> dict[str, Any] | None:

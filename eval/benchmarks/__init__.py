@@ -13,12 +13,12 @@
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 from typing import Any, Protocol
 
 from eval.benchmarks.base import Benchmark, BenchmarkError, select
 from eval.config import BenchmarkConfig
+from runners.core.record_types import known_fields
 from runners.core.registry import Registry
 from runners.core.task import Task
 
@@ -89,9 +89,7 @@ def benchmark_config(node: Any) -> BenchmarkConfig:
 
     data = OmegaConf.to_container(node) if OmegaConf.is_config(node) else dict(node)
     cls = config_class(str(data.get("name") or BenchmarkConfig.name))
-    known = {f.name for f in dataclasses.fields(cls)}
-    data = {k: v for k, v in data.items() if k in known}
-    return OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(cls), data))  # type: ignore[return-value]
+    return OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(cls), known_fields(cls, data)))  # type: ignore[return-value]
 
 
 __all__ = ["BENCHMARKS", "Benchmark", "BenchmarkError", "BenchmarkLoader", "benchmark_config", "config_class", "default_judge",

@@ -32,15 +32,14 @@ METHOD_LABELS = {"dci": "DCI", "todo": "TODO", "self_refine": "Self-Refine", "se
 TAB_CACHE = 256  # tabs kept in memory: an analysis reads a job's tab several times in a row
 
 
-def _optional(record: JobRecord, part: str) -> Any:
-    """The record's `result` or `scores`, or None when it is missing or unreadable (logged)."""
-    if part == "result" and not record.finished:
-        return None
+def _readable(read: Callable[[], Any], default: Any = None) -> Any:
+    """What `read` returns, or `default` when the record's file cannot be read (logged: one broken
+    file must not stop the report)."""
     try:
-        return getattr(record, part)
+        return read()
     except RecordError as e:
         log.warning("%s", e)
-        return None
+        return default
 
 
 @dataclass
@@ -85,14 +84,7 @@ class Job:
     @property
     def view(self) -> dict[str, Any]:
         """Read on every use (but within `reading`): trajectories run to megabytes."""
-        return self._once("view", self._read_view)
-
-    def _read_view(self) -> dict[str, Any]:
-        try:
-            return JobRecord(self.dir).view
-        except RecordError as e:
-            log.warning("%s", e)
-            return {}
+        return self._once("view", lambda: _readable(lambda: JobRecord(self.dir).view, {}))
 
     @property
     def trajectory(self) -> list[dict[str, Any]]:
@@ -206,19 +198,11 @@ class _TabCache:
         if hit is not None and hit[0] == stamp:
             self._tabs.move_to_end(path)
             return hit[1]
-        tab = _read_tab(path) if stamp is not None else None
+        tab = _readable(lambda: JobRecord(path.parent).plugin(path.stem)) if stamp is not None else None
         self._tabs[path] = (stamp, tab)
         while len(self._tabs) > self.size:
             self._tabs.popitem(last=False)
         return tab
-
-
-def _read_tab(path: Path) -> dict[str, Any] | None:
-    try:
-        return JobRecord(path.parent).plugin(path.stem)
-    except RecordError as e:
-        log.warning("%s", e)
-        return None
 
 
 _TABS = _TabCache(TAB_CACHE)
@@ -282,5 +266,6 @@ def load_sweep(sweep_dir: Path, baseline: str | None = None, treatment: str | No
             broken.append(d.name)
             continue
         jobs.append(Job(d, meta.job_id, meta.benchmark, meta.task_id, meta.method, meta.model, meta.seed,
-                        _shared(configs, meta.config), _optional(record, "result"), _optional(record, "scores")))  # fmt: skip
+                        _shared(configs, meta.config), _readable(lambda r=record: r.result) if record.finished else None,
+                        _readable(lambda r=record: r.scores)))  # fmt: skip
     return Sweep(sweep_dir, jobs, broken, *_roles(sweep_dir, baseline, treatment))

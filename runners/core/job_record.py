@@ -20,7 +20,6 @@ from runners.core.record_files import (
     RESULT,
     SCHEMA_VERSION,
     SCORES,
-    TAB,
     TRAJECTORY,
     VIEW,
     plugin_file,
@@ -95,10 +94,6 @@ class JobRecord:
         return _document(path) if path.is_file() else None
 
     @property
-    def tab_path(self) -> Path:
-        return self.dir / TAB
-
-    @property
     def view(self) -> dict[str, Any]:
         """The evaluator view ({} when the job wrote none). Read on every use: it runs to megabytes."""
         path = self.dir / VIEW
@@ -125,7 +120,7 @@ class JobRecord:
 
     @property
     def deliverable_dir(self) -> Path:
-        return self.dir / DELIVERABLE
+        return deliverable_dir(self.dir)
 
     def deliverable_files(self) -> list[str]:
         """Workspace-relative paths of the deliverable, sorted."""

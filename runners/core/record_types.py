@@ -33,7 +33,9 @@ def _version(doc: dict[str, Any], what: str) -> int:
     return version
 
 
-def _known(cls: type, doc: dict[str, Any]) -> dict[str, Any]:
+def known_fields(cls: type, doc: dict[str, Any]) -> dict[str, Any]:
+    """The entries of `doc` that are fields of the dataclass `cls` (a document of another version
+    may hold others)."""
     names = {f.name for f in dataclasses.fields(cls)}
     return {k: v for k, v in doc.items() if k in names}
 
@@ -57,7 +59,7 @@ class JobMeta:
     def from_json(cls, doc: dict[str, Any]) -> JobMeta:
         version = _version(doc, JOB)
         try:
-            meta = cls(**_known(cls, doc) | {"schema_version": version})
+            meta = cls(**known_fields(cls, doc) | {"schema_version": version})
             return dataclasses.replace(meta, job_id=str(meta.job_id), seed=int(meta.seed), config=dict(meta.config or {}))
         except (TypeError, ValueError) as e:
             raise RecordError(f"{JOB} is not a job record: {e}") from None
@@ -75,10 +77,7 @@ def tab_config_of(config: dict[str, Any]) -> TabConfig | None:
     setting this version does not have (a record from another one) is left out."""
     method = config.get("method")
     tab = method.get("tab") if isinstance(method, dict) else None
-    if not isinstance(tab, dict):
-        return None
-    known = {f.name for f in dataclasses.fields(TabConfig)}
-    return TabConfig.coerce({k: v for k, v in tab.items() if k in known})
+    return TabConfig.coerce(known_fields(TabConfig, tab)) if isinstance(tab, dict) else None
 
 
 _NULLABLE = ("turns", "error", "sandbox", "limits_hit")
@@ -115,7 +114,7 @@ class Result:
     def from_json(cls, doc: dict[str, Any], job_id: str = "") -> Result:
         """`job_id`: the record's directory name, for a hand-written result that leaves it out."""
         version = _version(doc, RESULT)
-        fields = {"job_id": job_id} | {k: v for k, v in _known(cls, doc).items() if v is not None or k in _NULLABLE}
+        fields = {"job_id": job_id} | {k: v for k, v in known_fields(cls, doc).items() if v is not None or k in _NULLABLE}
         try:
             return cls(**fields | {"schema_version": version})
         except TypeError as e:
