@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from runners.models.config import ModelConfig
+from runners.models.config import ApiModelConfig
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CACHE = REPO_ROOT / ".cache"
@@ -43,14 +43,14 @@ class JudgeConfig:
     """How jobs are scored.
 
     name: auto (the benchmark's own judge) | rule | llm_rubric | agentcompany | officeqa | none.
-    model: the judge LLM (a `ModelConfig`, checked like the agent's) for the judges that call one
+    model: the judge LLM (an `ApiModelConfig`: judges call a model over the OpenAI-compatible API) for the judges that call one
       (llm_rubric; agentcompany's LLM checkpoints); None for the judges that call none.
     cache_dir: where judge calls are cached (default `<repo>/.cache/judge`).
     max_retries: extra attempts when the LLM's answer cannot be parsed.
     """
 
     name: str = "auto"
-    model: ModelConfig | None = None
+    model: ApiModelConfig | None = None
     cache_dir: str | None = None
     max_retries: int = 2
     max_file_chars: int = 40_000

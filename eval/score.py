@@ -27,22 +27,31 @@ from runners.core.job_record import JobRecord, is_job_dir, write_scores
 from runners.core.messages import Model
 from runners.core.record_files import JOB
 from runners.core.task import Task
+from runners.models.config import ApiModelConfig
+from runners.models.registry import flat_model, model_config
 
 log = logging.getLogger(__name__)
 _BENCHMARKS: dict[str, Benchmark] = {}
 
 
 def judge_config(node: Any) -> JudgeConfig:
-    """A `JudgeConfig` from a dict, an OmegaConf node or a YAML file path (without a defaults list)."""
+    """A `JudgeConfig` from a dict (a record's `config.judge`), an OmegaConf node or a YAML file path
+    (without a defaults list). Its model is always an `ApiModelConfig`; records of schema 2 kept every
+    model kind's fields, which are dropped here."""
     if isinstance(node, JudgeConfig):
         return node
-    from omegaconf import OmegaConf
+    from omegaconf import DictConfig, OmegaConf
 
+    recorded = isinstance(node, dict)
     if isinstance(node, str | Path):
         node = OmegaConf.load(node)
-    if isinstance(node, dict) and not node.get("model"):
-        node = {**node, "model": None}  # records from before the model was typed kept `{}` for none
-    return OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(JudgeConfig), node))  # type: ignore[return-value]
+    d = OmegaConf.to_container(node, resolve=True) if isinstance(node, DictConfig) else dict(node)
+    assert isinstance(d, dict), type(d)
+    model = d.pop("model", None)  # records from before the model was typed kept `{}` for none
+    jc = OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(JudgeConfig), d))
+    assert isinstance(jc, JudgeConfig), type(jc)
+    jc.model = model_config(model, recorded=recorded, cls=ApiModelConfig) if model else None  # type: ignore[assignment]
+    return jc
 
 
 def named_judge_config(name: str) -> JudgeConfig:
@@ -66,7 +75,10 @@ _MODEL_RUNTIME_ONLY = ("base_url", "api_key_env", "server", "timeout_s", "max_re
 def judge_key(jc: JudgeConfig) -> str:
     """What identifies a judge: a digest of its config without the runtime-only settings. A sweep
     re-scores a record whose scores carry another key (runners/rescore.py)."""
-    return recorded_judge_key(dataclasses.asdict(jc))
+    d = dataclasses.asdict(jc)
+    if jc.model is not None:
+        d["model"] = flat_model(jc.model)  # as the flat schema-2 model config held it: keys stay
+    return recorded_judge_key(d)
 
 
 def recorded_judge_key(judge: dict[str, Any]) -> str:

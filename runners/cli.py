@@ -54,11 +54,29 @@ def null_group_refusal(argv: Sequence[str]) -> str | None:
     return None
 
 
+def root_choices(argv: Sequence[str]) -> list[str]:
+    """`AXIS=FIRST` for each grid axis the command line lists (`grid.model=[scripted,smollm2]`) but
+    does not name (`model=`): the sweep's root is then composed as its grid's first cell, so that a
+    setting of that kind (`model.script=…`) fits it. Such a choice does not narrow the grid
+    (`runners.grid.split_overrides`) and does not enter the sweep's name."""
+    named = {a.partition("=")[0] for a in argv}
+    out = []
+    for axis in AXES:
+        listed = next((a.partition("=")[2] for a in reversed(argv) if a.partition("=")[0] == f"grid.{axis}"), None)  # the last wins
+        first = (listed or "").strip("[] ").split(",")[0].strip(" '\"")
+        if first and axis not in named:
+            out.append(f"{axis}={first}")
+    return out
+
+
 def run_cli(main: Callable[[], None], prog: str, argv: Sequence[str] | None = None) -> None:
-    """Refuse multirun and null groups, then hand the command line to Hydra's `main` as it is."""
-    args = sys.argv[1:] if argv is None else argv
+    """Refuse multirun and null groups, then hand the command line to Hydra's `main` (the sweep's
+    with its `root_choices` first)."""
+    args = list(sys.argv[1:] if argv is None else argv)
     message = multirun_refusal(args, prog) or null_group_refusal(args)
     if message:
         sys.exit(message)
+    if prog == "runners.sweep":
+        sys.argv = [sys.argv[0], *root_choices(args), *args]  # first: after a flag (`--cfg job`) they would not parse
     register()
     main()

@@ -60,15 +60,11 @@ class ReportConfig:
 
 @dataclass
 class StorageConfig:
-    """Where finished job records go besides the local disk (`kind`: local | s3)."""
+    """Where finished job records go besides the local disk (`kind`: local | s3, or a dotted path).
+    A backend with settings of its own has its config class beside it (`runners/storage.py`:
+    `S3StorageConfig`), named by its YAML (`conf/storage/<name>.yaml`)."""
 
     kind: str = "local"
-    bucket: str | None = None
-    prefix: str = "runningtab"
-    endpoint_url: str | None = None
-    region: str | None = None
-    retries: int = 3
-    timeout_s: float = 30.0  # per connection and per read; uploads run off the driver's loop
 
 
 @dataclass

@@ -19,6 +19,8 @@ from typing import Any
 
 from envs.safeio import open_regular, walk_regular
 from runners.core.task import Task
+from runners.models.registry import flat_model
+from runners.models.scripted import ScriptedModelConfig
 from runners.schema import RootConfig, job_record_config
 
 # Model fields that change how a reply is fetched or billed, never which reply the agent sees.
@@ -41,6 +43,7 @@ def config_identity(cfg: RootConfig) -> dict[str, Any]:
     d = job_record_config(cfg)
     d.pop("judge")
     d["benchmark"] = {"name": cfg.benchmark.name}  # where and which tasks: the task digest covers content
+    d["model"] = flat_model(cfg.model)  # every kind's fields, as before each kind had its class: ids stay
     d["agent"].pop("work_dir")
     d["env"].pop("shell_session")  # how bash calls are launched, not what they see
     for k in _MODEL_RUNTIME:
@@ -49,7 +52,7 @@ def config_identity(cfg: RootConfig) -> dict[str, Any]:
         d["model"]["server"].pop(k)
     if not d["method"]["plugins"]:
         d["method"].pop("plugins")  # a field added later: its default leaves earlier ids unchanged
-    if cfg.model.script:
+    if isinstance(cfg.model, ScriptedModelConfig) and cfg.model.script:
         d["model"]["script"] = _script_digest(cfg.model.script)
     return d
 

@@ -35,6 +35,7 @@ from runners.core.task import Task
 from runners.loop import EpisodeResult, run_episode_async
 from runners.methods import build_plugins
 from runners.models import build_model
+from runners.models.registry import seeded
 from runners.runner_texts import task_message
 from runners.schema import RootConfig, job_record_config
 from runners.scratch import job_scratch, remove_scratch
@@ -129,8 +130,7 @@ async def _episode(
     cfg: RootConfig, task: Task, job_dir: Path, meta: JobMeta, ws: Path, model_url: str | None, traj: Trajectory
 ) -> tuple[EpisodeResult, dict[str, Any]]:
     env, plugins = await asyncio.to_thread(_environment, cfg, task, job_dir, meta, ws)
-    model_cfg = cfg.model if cfg.model.seed is not None else dataclasses.replace(cfg.model, seed=cfg.seed)
-    model = build_model(model_cfg, model_url)
+    model = build_model(seeded(cfg.model, cfg.seed), model_url)
     prompt = task_message(task, str(env.root), cfg.method.texts)
     try:
         res = await run_episode_async(model, env, prompt, cfg.agent, on_message=traj)

@@ -10,9 +10,11 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
+from omegaconf import OmegaConf
+
 from envs.config import CONTEXT_LEVELS
 from runners.models.config import ModelConfig
-from runners.schema import ConfigError, RootConfig
+from runners.schema import CONF_DIR, ConfigError, RootConfig
 
 __all__ = ["ConfigError", "check_config", "check_configs"]
 
@@ -47,25 +49,40 @@ def _check_agent(cfg: RootConfig) -> None:
 
 
 def _check_model(model: ModelConfig) -> None:
-    from runners.models.registry import KINDS
-    from runners.models.scripted import ScriptError, load_script
+    from runners.models.registry import KINDS, config_class
+    from runners.models.scripted import ScriptedModelConfig, ScriptError, load_script
 
     try:
         KINDS.check(model.kind)  # a registered kind, or a dotted path that imports
     except ValueError as e:
         raise ConfigError(f"model.kind: {e}") from None
-    if model.kind == "scripted":
+    _check_kind_class("model", model.kind, model, config_class(model.kind))
+    if isinstance(model, ScriptedModelConfig) and model.kind == "scripted":
         if not model.script:
             raise ConfigError("model=scripted needs model.script=PATH (a JSONL file, one assistant turn a line)")
         try:
             load_script(model.script)
         except ScriptError as e:
             raise ConfigError(f"model.script: {e}") from None
-    if model.api_key_env and not os.environ.get(model.api_key_env):
+    key_env = getattr(model, "api_key_env", None)
+    if key_env and not os.environ.get(key_env):
         raise ConfigError(
-            f"model {model.id!r} takes its API key from ${model.api_key_env}, which is not set: "
-            f"export {model.api_key_env}=... before running (the key never enters configs or records)"
+            f"model {model.id!r} takes its API key from ${key_env}, which is not set: "
+            f"export {key_env}=... before running (the key never enters configs or records)"
         )
+
+
+def _check_kind_class(group: str, kind: str, cfg: object, cls: type | None) -> None:
+    """A built-in kind runs only on its own config class (`model=openai model.kind=vllm` has no server
+    settings); a plugin kind (`cls` None) takes whichever class its YAML started from."""
+    if cls is None or type(cfg) is cls:
+        return
+    starts = [p.stem for p in sorted((CONF_DIR / group).glob("*.yaml")) if OmegaConf.load(p).get("kind") == kind]
+    raise ConfigError(
+        f"{group}.kind={kind} takes the settings of {cls.__name__}, which this {group} config "
+        f"({type(cfg).__name__}) does not have: start from a {group} config of that kind "
+        f"({', '.join(f'{group}={s}' for s in starts) or f'see conf/{group}/'}) and override from there"
+    )
 
 
 def _check_names(cfg: RootConfig) -> None:
@@ -74,7 +91,7 @@ def _check_names(cfg: RootConfig) -> None:
     from eval.benchmarks import BENCHMARKS
     from eval.judges import check_judge
     from runners.methods import PLUGINS
-    from runners.storage import STORAGES
+    from runners.storage import STORAGES, storage_config_class
     from runners.tracking import TRACKERS
 
     checks = (("benchmark.name", lambda: BENCHMARKS.check(cfg.benchmark.name)), ("judge.name", lambda: check_judge(cfg.judge)),
@@ -85,6 +102,7 @@ def _check_names(cfg: RootConfig) -> None:
             check()
         except ValueError as e:
             raise ConfigError(f"{key}: {e}") from None
+    _check_kind_class("storage", cfg.storage.kind, cfg.storage, storage_config_class(cfg.storage.kind))
 
 
 def _check_env(cfg: RootConfig) -> None:

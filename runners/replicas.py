@@ -20,8 +20,7 @@ from typing import Any
 
 import ray
 
-from runners.models.config import ModelConfig
-from runners.models.server import ModelServer, ServerError
+from runners.models.server import ModelServer, ServedModelConfig, ServerError
 
 log = logging.getLogger(__name__)
 WILDCARD = "0.0.0.0"
@@ -30,7 +29,7 @@ WILDCARD = "0.0.0.0"
 class ClusterModelServer(ModelServer):
     """A `ModelServer` reachable from other nodes: binds all interfaces, advertises this node's IP."""
 
-    def __init__(self, cfg: ModelConfig) -> None:
+    def __init__(self, cfg: ServedModelConfig) -> None:
         super().__init__(dataclasses.replace(cfg, server=dataclasses.replace(cfg.server, host=WILDCARD)))
 
     def start(self) -> str:
@@ -53,12 +52,12 @@ class Replica:
     url: str
 
 
-def replica_gpus(cfg: ModelConfig, server_gpus: float) -> float:
+def replica_gpus(cfg: ServedModelConfig, server_gpus: float) -> float:
     """GPUs one replica holds: one per tensor-parallel rank (times `cluster.server_gpus`); none on CPU."""
     return server_gpus * cfg.server.tensor_parallel_size if cfg.kind == "vllm" else 0.0
 
 
-def start_replicas(cfg: ModelConfig, count: int, server_gpus: float, public: bool) -> list[Replica]:
+def start_replicas(cfg: ServedModelConfig, count: int, server_gpus: float, public: bool) -> list[Replica]:
     """Start `count` servers of `cfg` as Ray actors and wait until all are healthy.
 
     `public`: bind all interfaces and advertise the node IP (a multi-node cluster); otherwise
@@ -89,7 +88,7 @@ def start_replicas(cfg: ModelConfig, count: int, server_gpus: float, public: boo
     return replicas
 
 
-def _check_placeable(cfg: ModelConfig, count: int, gpus: float) -> None:
+def _check_placeable(cfg: ServedModelConfig, count: int, gpus: float) -> None:
     """Ray would keep an actor it cannot place pending forever: check the cluster's shape first."""
     need = {k: v for k, v in {"GPU": gpus, **cfg.server.resources}.items() if v > 0}
     total = ray.cluster_resources()

@@ -8,12 +8,14 @@ The re-scored records are then uploaded again (storage) and tracked again by the
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
 from eval.score import judge_config, judge_key, recorded_judge_key, score_job
 from runners.completion import is_complete
-from runners.core.job_record import JobRecord
+from runners.core.job_record import JobRecord, read_scores_of
+from runners.core.record_files import SCORES
 from runners.core.record_types import RecordError, Scores
 from runners.grid import JobSpec
 from runners.ledger import Logged
@@ -28,8 +30,13 @@ def stale(spec: JobSpec, job_dir: Path, key: str | None = None, logged: Logged |
         return False
     if not is_complete(job_dir, scored=False, error_retries=spec.cfg.cluster.error_retries, logged=logged):
         return False  # not finished: it runs (and is scored) anyway
+    return _stale_scores(spec, job_dir, key)
+
+
+def _stale_scores(spec: JobSpec, job_dir: Path, key: str | None) -> bool:
+    """`stale` for a record known to be finished."""
     try:
-        scores = JobRecord(job_dir).scores
+        scores = read_scores_of(job_dir)
     except RecordError:
         return True
     if scores is None:
@@ -58,21 +65,37 @@ def _judged_before_by(scores: Scores, job_dir: Path, current: str) -> bool:
 def rescore(specs: Iterable[JobSpec], sweep_dir: Path, logged: dict[str, Logged] | None = None) -> list[JobSpec]:
     """Score every finished record of `specs` whose scores are stale; returns those re-scored.
     A record the judge fails on keeps its old scores (logged), so nothing written is lost."""
+    return resume_scan(specs, sweep_dir, logged)[0]
+
+
+def resume_scan(specs: Iterable[JobSpec], sweep_dir: Path, logged: dict[str, Logged] | None = None) -> tuple[list[JobSpec], set[str]]:
+    """`rescore`, and the ids of the jobs whose record is complete afterwards (finished and, with a
+    judge, scored): one pass, so each record is checked once (a resume of 20,000 jobs)."""
     done: list[JobSpec] = []
+    complete: set[str] = set()
     keys: dict[int, str] = {}  # judge_key once per judge config (a cell's jobs share one), not per job
     for spec in specs:
         job_dir = sweep_dir / spec.job_id
+        if not is_complete(job_dir, scored=False, error_retries=spec.cfg.cluster.error_retries,
+                           logged=(logged or {}).get(spec.job_id)):  # fmt: skip
+            continue
+        if spec.cfg.judge.name == "none":
+            complete.add(spec.job_id)
+            continue
         if id(spec.cfg.judge) not in keys:
             keys[id(spec.cfg.judge)] = judge_key(spec.cfg.judge)
-        key = keys[id(spec.cfg.judge)]
-        if not stale(spec, job_dir, key, (logged or {}).get(spec.job_id)):
+        if not _stale_scores(spec, job_dir, keys[id(spec.cfg.judge)]):
+            complete.add(spec.job_id)
             continue
         try:
             score_job(job_dir, spec.cfg.judge)
         except Exception as e:  # noqa: BLE001 - one bad record must not stop the sweep
             log.warning("re-scoring %s with judge %s failed: %s: %s", spec.job_id, spec.cfg.judge.name, type(e).__name__, e)
+            if os.path.isfile(job_dir / SCORES):
+                complete.add(spec.job_id)  # its old scores stay
             continue
         done.append(spec)
+        complete.add(spec.job_id)
     if done:
         log.info("re-scored %d finished job(s) with the sweep's judge (not re-run)", len(done))
-    return done
+    return done, complete

@@ -61,9 +61,14 @@ class RootConfig:
 def register() -> None:
     """Register the schemas (idempotent); called by the entry points, never at import. Each
     registered benchmark with a config class of its own has it registered as
-    `benchmark/<name>_schema`, which its YAML names first, so a setting of another benchmark is
-    refused instead of carried along."""
+    `benchmark/<name>_schema`, each model kind's as `model/<kind>_schema`
+    (runners/models/registry.py) and each storage backend's as `storage/<name>_schema`, which their
+    YAMLs name first, so a setting of another benchmark, model kind or backend is refused instead of
+    carried along."""
     from eval.benchmarks import BENCHMARKS, config_class
+    from runners.models.registry import KINDS
+    from runners.models.registry import config_class as model_config_class
+    from runners.storage import STORAGES, storage_config_class
 
     store = ConfigStore.instance()
     store.store(name="root_schema", node=RootConfig)
@@ -71,6 +76,12 @@ def register() -> None:
         cls = config_class(name)
         if cls is not BenchmarkConfig:
             store.store(group="benchmark", name=f"{name}_schema", node=cls)
+    for name in KINDS.names():
+        store.store(group="model", name=f"{name}_schema", node=model_config_class(name))
+    for name in STORAGES.names():
+        storage_cls = storage_config_class(name)
+        if storage_cls not in (None, StorageConfig):
+            store.store(group="storage", name=f"{name}_schema", node=storage_cls)
 
 
 def to_root(cfg: DictConfig) -> RootConfig:
@@ -114,6 +125,11 @@ def _unknown_message(key: str, path: str, known: list[str]) -> str:
     return f"unknown config key {key!r} (the schema has no such setting); {found}"
 
 
+def listed_axes(overrides: list[str] | tuple[str, ...]) -> set[str]:
+    """The axes the overrides give a `grid.` list for."""
+    return {o.partition("=")[0].removeprefix("grid.") for o in overrides if o.startswith("grid.")} & {*AXES, "seed"}
+
+
 def group_options(group: str) -> list[str]:
     """The names a config group offers (its YAML files), for error messages and validation."""
     return sorted(p.stem for p in (CONF_DIR / group).glob("*.yaml"))
@@ -139,12 +155,19 @@ def job_record_config(cfg: RootConfig) -> dict[str, Any]:
 
 
 def recorded_config(config: dict[str, Any]) -> RootConfig:
-    """A record's job config (`job.json` `config`) as the typed config again; what it leaves out
-    (where records went, tracking, the cluster) takes the schema's defaults."""
+    """A record's job config (`job.json` `config`) as the typed config again, each part as its own
+    class (the benchmark's, the model kind's); what it leaves out (where records went, tracking, the
+    cluster) takes the schema's defaults."""
     from eval.benchmarks import benchmark_config
+    from eval.score import judge_config
+    from runners.models.registry import model_config
 
-    rest = {k: v for k, v in config.items() if k != "benchmark"}
+    rest: dict[str, Any] = {k: v for k, v in config.items() if k not in ("benchmark", "model", "judge")}
+    rest["benchmark"] = OmegaConf.structured(benchmark_config(config.get("benchmark") or {}))
+    if "model" in config:
+        rest["model"] = OmegaConf.structured(model_config(config["model"], recorded=True))
+    if "judge" in config:
+        rest["judge"] = OmegaConf.structured(judge_config(config["judge"]))
     obj = OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(RootConfig), rest))
     assert isinstance(obj, RootConfig), type(obj)
-    obj.benchmark = benchmark_config(config.get("benchmark") or {})  # as its own class
     return obj

@@ -9,7 +9,8 @@ from typing import Any
 
 from runners.config import ClusterConfig
 from runners.models.config import ModelConfig
-from runners.models.registry import SERVED_KINDS
+from runners.models.registry import endpoint
+from runners.models.server import ServedModelConfig, needs_server
 
 log = logging.getLogger(__name__)
 
@@ -29,9 +30,10 @@ class ModelServers:
         public = self.cluster.address is not None  # agents on other nodes must reach the servers
         try:
             for mid, cfg in self.models.items():
-                if cfg.kind not in SERVED_KINDS or cfg.base_url:
-                    self.urls[mid] = cfg.base_url
+                if not needs_server(cfg):
+                    self.urls[mid] = endpoint(cfg)
                     continue
+                assert isinstance(cfg, ServedModelConfig)
                 self.actors[mid] = start_replicas(cfg, cfg.server.replicas, self.cluster.server_gpus, public)
                 self.urls[mid] = [r.url for r in self.actors[mid]]
         except BaseException:

@@ -22,7 +22,7 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
 from runners.cli import run_cli
-from runners.schema import RootConfig, to_root
+from runners.schema import RootConfig, listed_axes, to_root
 
 log = logging.getLogger("runners.sweep")
 
@@ -44,7 +44,8 @@ def derived_name(overrides: Sequence[str]) -> str:
     """The name of a sweep with neither `sweep=` nor `experiment=`: its overrides, sorted, joined
     by `__` (unsafe characters become `-`), plus a hash of them, so that two different commands
     never share a directory and the same command (in any order) resumes. `default` without any."""
-    kept = sorted(o for o in overrides if not _excluded(o))
+    listed = listed_axes(overrides)  # `model=X` beside `grid.model=[…]` only chose the root's group
+    kept = sorted(o for o in overrides if not _excluded(o) and o.partition("=")[0] not in listed)
     if not kept:
         return "default"
     digest = hashlib.sha256("\n".join(kept).encode()).hexdigest()[:8]
@@ -72,7 +73,7 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
     from runners.ledger import Ledger
     from runners.progress import Progress
     from runners.reconcile import reconcile
-    from runners.rescore import rescore
+    from runners.rescore import resume_scan
     from runners.scheduler import run_all
     from runners.scratch import clean_stale
     from runners.servers import ModelServers
@@ -85,8 +86,7 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
     name = sdir.name
     stored = _stored(storage, name, any(s.cfg.judge.name != "none" for s in specs))
     logged = Ledger(sdir).records()  # read once: a record it vouches for is stat'ed, not read
-    rescored = rescore(specs, sdir, logged)  # a new judge re-scores finished records, it does not re-run them
-    local = _complete_locally(specs, sdir, logged)
+    rescored, local = resume_scan(specs, sdir, logged)  # a new judge re-scores finished records, it does not re-run them
     todo = [s for s in specs if s.job_id not in local and s.job_id not in (stored or set())]
     skipped = len(specs) - len(todo)
     ledger = Ledger(sdir)
@@ -133,14 +133,6 @@ def _specs_and_dir(root: RootConfig, overrides: list[str], experiment: str | Non
     sdir.mkdir(parents=True, exist_ok=True)
     (sdir / "sweep.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(root)))
     return specs, sdir
-
-
-def _complete_locally(specs: list[Any], sdir: Path, logged: dict[str, Any]) -> set[str]:
-    """Ids of the jobs whose record here is complete (the ledger's lines spare most reads)."""
-    from runners.completion import is_complete
-
-    return {s.job_id for s in specs
-            if is_complete(sdir / s.job_id, s.cfg.judge.name != "none", s.cfg.cluster.error_retries, logged.get(s.job_id))}  # fmt: skip
 
 
 def _stored(storage: Any, sweep: str, scored: bool) -> set[str] | None:

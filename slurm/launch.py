@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from runners.models.server import needs_server
 from slurm.config import SlurmConfig
 
 PROJECT = Path(__file__).resolve().parent.parent
@@ -126,6 +127,7 @@ def plan(overrides: Sequence[str], workdir: Path) -> Launch:
     from hydra.core.global_hydra import GlobalHydra
     from omegaconf import open_dict
 
+    from runners.cli import root_choices
     from runners.grid import cells
     from runners.schema import CONF_DIR, register, to_root
     from runners.sweep import sweep_dir_for
@@ -138,7 +140,7 @@ def plan(overrides: Sequence[str], workdir: Path) -> Launch:
     register()
     GlobalHydra.instance().clear()
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
-        composed = compose("config", overrides=list(overrides), return_hydra_config=True)
+        composed = compose("config", overrides=[*root_choices(overrides), *overrides], return_hydra_config=True)
         choice = composed.hydra.runtime.choices.get("experiment")
         experiment = None if choice in (None, "null") else str(choice)
         with open_dict(composed):
@@ -163,7 +165,7 @@ def _gpu_models(configs: Sequence[Any], server_gpus: float) -> dict[str, int]:
     return {
         c.model.id: max(1, round(c.model.server.tensor_parallel_size * server_gpus))
         for c in configs
-        if c.model.kind == "vllm" and not c.model.base_url
+        if c.model.kind == "vllm" and needs_server(c.model)
     }
 
 

@@ -255,12 +255,11 @@ def test_a_call_never_outlives_the_job(ws, mode):
 def test_the_loop_passes_the_remaining_job_time(ws, tmp_path):
     from runners.config import AgentConfig
     from runners.loop import run_episode
-    from runners.models.config import ModelConfig
-    from runners.models.scripted import ScriptedModel
+    from runners.models.scripted import ScriptedModel, ScriptedModelConfig
 
     script = tmp_path / "s.jsonl"
     script.write_text(json.dumps({"tool_calls": [{"name": "bash", "arguments": {"command": "sleep 60", "timeout": 900}}]}) + "\n")
-    model = ScriptedModel(ModelConfig(name="scripted", kind="scripted", script=str(script)))
+    model = ScriptedModel(ScriptedModelConfig(name="scripted", kind="scripted", script=str(script)))
     e = WorkspaceEnv(ws, EnvConfig(sandbox="none"))
     try:
         start = time.monotonic()

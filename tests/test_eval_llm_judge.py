@@ -16,7 +16,7 @@ from eval.judges.llm_rubric import VerdictError, parse_verdicts, trajectory_summ
 from eval.judges.wb_protocol import MAX_CHARS, TRUNCATED
 from eval.metrics import aggregate
 from runners.core.task import Rubric, Task
-from runners.models.config import ModelConfig
+from runners.models.config import ApiModelConfig
 from tests.http_stub import Reply, StubServer, completion
 from tests.test_eval_helpers import FakeModel, bash_call, make_job
 
@@ -184,7 +184,7 @@ def test_trajectory_summary_is_bounded() -> None:
 def test_through_the_openai_compatible_client(tmp_path: Path, job: Path) -> None:
     with StubServer() as server:
         server.push(Reply(body=completion(_verdicts(False, True, True))))
-        model = ModelConfig(kind="openai", name="gpt-5.4-mini", base_url=server.url, temperature=0.0, seed=0, max_retries=0)
+        model = ApiModelConfig(kind="openai", name="gpt-5.4-mini", base_url=server.url, temperature=0.0, seed=0, max_retries=0)
         judge = make_judge(JudgeConfig(name="llm_rubric", model=model, cache_dir=str(tmp_path / "c")), "llm_rubric")
         scores = judge.score(TASK, job)
         again = judge.score(TASK, job)  # from the cache: the server has no reply left

@@ -189,9 +189,9 @@ def test_plugin_storage_and_judge_in_process(plugin: Path, monkeypatch) -> None:
     from eval.config import JudgeConfig
     from eval.judges import make_judge
     from runners.config import StorageConfig
-    from runners.storage import build_storage
+    from runners.storage import S3StorageConfig, build_storage
 
-    storage = build_storage(StorageConfig(kind="myplug.store:MemStorage", bucket="b"))
+    storage = build_storage(S3StorageConfig(kind="myplug.store:MemStorage", bucket="b"))
     assert type(storage).__name__ == "MemStorage" and storage.bucket == "b" and storage.complete("s", True) == {"j1"}
     assert type(make_judge(JudgeConfig(name="myplug.judge.WordJudge"), "rule")).__name__ == "WordJudge"
     with pytest.raises(ValueError, match="unknown storage kind 'nope'; valid storage kinds: local, s3"):
@@ -234,11 +234,12 @@ def test_registry_names_dotted_paths_and_errors(plugin: Path, monkeypatch) -> No
 
 
 def test_registries_import_nothing_heavy() -> None:
-    """Registering the built-ins stores dotted paths: importing the registries loads no backend."""
+    """Registering the built-ins stores dotted paths: importing the registries loads no backend (the model
+    kinds' config classes are plain dataclasses, but their clients and HTTP stacks load on first use)."""
     code = textwrap.dedent("""
         import sys
         import eval.benchmarks, eval.judges, runners.models.registry, runners.storage, runners.methods
-        heavy = ["runners.models.openai_compat", "runners.models.scripted", "eval.judges.llm_rubric",
+        heavy = ["runners.models.openai_compat", "aiohttp", "eval.judges.llm_rubric",
                  "eval.judges.agentcompany", "eval.benchmarks.workspace_bench", "eval.benchmarks.agentcompany",
                  "boto3"]  # (not tab.tab: tab/__init__.py imports it, and runners.config imports tab.config)
         print(",".join(m for m in heavy if m in sys.modules))

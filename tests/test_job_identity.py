@@ -12,8 +12,8 @@ from tests.conftest import compose_root, write_native
 TASK = {"id": "t", "prompt": "Count the rows.", "workspace": "w", "answer": "3"}
 
 
-def _id(bench: Path, *overrides: str) -> str:
-    cfg = compose_root(["benchmark=native", f"benchmark.path={bench}", "model=scripted", "model.script=s.jsonl", *overrides])
+def _id(bench: Path, *overrides: str, model: tuple[str, ...] = ("model=scripted", "model.script=s.jsonl")) -> str:
+    cfg = compose_root(["benchmark=native", f"benchmark.path={bench}", *model, *overrides])
     return job_id(cfg, "t")
 
 
@@ -38,12 +38,16 @@ def test_task_content_changes_the_id(tmp_path: Path) -> None:
 def test_what_cannot_change_the_agent_is_not_in_the_id(tmp_path: Path) -> None:
     bench = write_native(tmp_path / "b", [TASK], {"w/data.csv": "a\n1\n"})
     base = _id(bench)
-    for o in ("model.price_in_per_mtok=9.5", "model.price_out_per_mtok=3", "model.max_retries=1", "model.timeout_s=5",
-              "model.backoff_base_s=0.1", "model.concurrency=2", "judge=none", "judge.max_retries=7",
-              "cluster.retries=5", "storage=s3", "tracker=none", f"agent.work_dir={tmp_path}"):
+    for o in ("model.price_in_per_mtok=9.5", "model.price_out_per_mtok=3", "model.concurrency=2", "judge=none",
+              "judge.max_retries=7", "cluster.retries=5", "storage=s3", "tracker=none", f"agent.work_dir={tmp_path}"):
         assert _id(bench, o) == base, o
-    for o in ("agent.max_turns=7", "method=runningtab", "seed=1", "env.bash_timeout=10", "model.temperature=0.5"):
+    for o in ("agent.max_turns=7", "method=runningtab", "seed=1", "env.bash_timeout=10"):
         assert _id(bench, o) != base, o
+    api = ("model=openai", "model.name=m", "model.base_url=http://127.0.0.1:9/v1")
+    api_base = _id(bench, model=api)
+    for o in ("model.max_retries=1", "model.timeout_s=5", "model.backoff_base_s=0.1"):
+        assert _id(bench, o, model=api) == api_base, o
+    assert _id(bench, "model.temperature=0.5", model=api) != api_base
 
 
 def test_same_content_elsewhere_is_the_same_job(tmp_path: Path) -> None:

@@ -1,15 +1,16 @@
-"""Every conf/model/*.yaml matches the ModelConfig schema."""
+"""Every conf/model/*.yaml composes into its kind's config class."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from omegaconf import OmegaConf
-from omegaconf.errors import ConfigKeyError, MissingMandatoryValue
+from omegaconf.errors import ConfigKeyError
 
-from runners.models import KINDS, ModelConfig, model_config
+from runners.models import KINDS, model_config
+from runners.models.registry import config_class
 from runners.models.server import llamacpp_command
+from tests.conftest import compose_root
 
 CONF = Path(__file__).resolve().parents[1] / "conf" / "model"
 YAMLS = sorted(CONF.glob("*.yaml"))
@@ -23,17 +24,14 @@ def test_the_expected_configs_exist():
 
 @pytest.mark.parametrize("path", YAMLS, ids=lambda p: p.stem)
 def test_yaml_matches_schema(path):
-    node = OmegaConf.merge(OmegaConf.structured(ModelConfig), OmegaConf.load(path))
-    assert node.kind in KINDS
     if path.stem in NEEDS_USER_VALUES:  # they fail until the user sets the model's name
-        with pytest.raises(MissingMandatoryValue, match="name"):
-            OmegaConf.to_object(node)
-        node.name = "user-model"
-        assert OmegaConf.to_object(node).name == "user-model"
-    else:
-        cfg = model_config(OmegaConf.load(path))
-        assert isinstance(cfg, ModelConfig)
-        assert cfg.api_key_env is None or cfg.api_key_env.isupper()  # a variable name, not a key
+        with pytest.raises(Exception, match="name"):
+            compose_root([f"model={path.stem}"])
+    cfg = compose_root([f"model={path.stem}", "model.name=user-model"] if path.stem in NEEDS_USER_VALUES else [f"model={path.stem}"]).model
+    assert cfg.kind in KINDS
+    assert type(cfg) is config_class(cfg.kind)
+    key_env = getattr(cfg, "api_key_env", None)
+    assert key_env is None or key_env.isupper()  # a variable name, not a key
 
 
 def test_unknown_key_is_an_error():
@@ -42,7 +40,7 @@ def test_unknown_key_is_an_error():
 
 
 def test_smollm2_serves_the_embedded_model():
-    cfg = model_config(OmegaConf.load(CONF / "smollm2.yaml"))
+    cfg = compose_root(["model=smollm2"]).model
     cmd = llamacpp_command(cfg, 8080)
     assert cmd[cmd.index("--model") + 1].endswith(".gguf")
     assert cmd[cmd.index("--chat_format") + 1] == "chatml-function-calling"

@@ -11,7 +11,7 @@ import traceback
 import pytest
 
 from runners.core.messages import ContextLengthError, ModelError
-from runners.models import ModelConfig, build_model
+from runners.models import ApiModelConfig, ServedModelConfig, build_model
 from runners.models.openai_compat import OpenAICompatModel
 from tests.http_stub import Reply, StubServer, completion, tool_call
 
@@ -49,7 +49,7 @@ async def _acomplete_once(model: OpenAICompatModel, messages, tools):
 def make(stub: StubServer, **kw) -> OpenAICompatModel:
     fields = {"kind": "openai", "name": "test-model", "base_url": stub.url, "backoff_base_s": 0.05,
               "backoff_max_s": 0.2, "timeout_s": 5.0, "max_retries": 3, **kw}
-    model = build_model(ModelConfig(**fields))
+    model = build_model(ApiModelConfig(**fields))
     assert isinstance(model, OpenAICompatModel)
     return model
 
@@ -159,7 +159,7 @@ def test_hung_replies_end_in_model_error(stub):
 def test_connection_refused_is_retried_then_model_error():
     with StubServer() as s:
         url = s.url
-    model = build_model(ModelConfig(kind="openai", name="m", base_url=url, max_retries=1, backoff_base_s=0.01))
+    model = build_model(ApiModelConfig(kind="openai", name="m", base_url=url, max_retries=1, backoff_base_s=0.01))
     with pytest.raises(ModelError, match="connection error"):
         model.complete(MESSAGES, TOOLS)
 
@@ -247,7 +247,7 @@ def test_invalid_key_value_is_refused_without_echoing_it(stub, monkeypatch):
 
 def test_base_url_without_scheme_is_rejected():
     with pytest.raises(ValueError, match="must start with http"):
-        build_model(ModelConfig(kind="openai", name="m", base_url="api.openai.com/v1"))
+        build_model(ApiModelConfig(kind="openai", name="m", base_url="api.openai.com/v1"))
 
 
 def test_no_key_env_sends_no_authorization(stub):
@@ -313,11 +313,11 @@ def test_async_calls_run_concurrently_on_one_loop():
 
 def test_build_model_errors():
     with pytest.raises(ValueError, match="unknown model kind 'nope'; valid model kinds: openai, llamacpp, vllm, scripted"):
-        build_model(ModelConfig(kind="nope"))
+        build_model(ApiModelConfig(kind="nope"))
     with pytest.raises(ValueError, match="served"):
-        build_model(ModelConfig(kind="vllm", name="m"))
+        build_model(ServedModelConfig(kind="vllm", name="m"))
     with pytest.raises(ValueError, match="model.base_url"):
-        build_model(ModelConfig(kind="openai", name="m"))
+        build_model(ApiModelConfig(kind="openai", name="m"))
 
 
 def test_retry_after_forms_and_backoff_bounds():

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from runners.models import ModelConfig, build_model
+from runners.models import ScriptedModelConfig, build_model
 from runners.models.scripted import ScriptError
 
 
@@ -17,7 +17,7 @@ def write(tmp_path, lines: list[str]) -> str:
 
 
 def scripted(path: str):
-    return build_model(ModelConfig(kind="scripted", name="scripted", script=path))
+    return build_model(ScriptedModelConfig(kind="scripted", name="scripted", script=path))
 
 
 def test_replays_turns_then_stops_calling_tools(tmp_path):
@@ -67,7 +67,7 @@ def test_missing_script(tmp_path):
     with pytest.raises(ScriptError, match="script file not found"):
         scripted(str(tmp_path / "nope.jsonl"))
     with pytest.raises(ScriptError, match="model.script=PATH"):
-        build_model(ModelConfig(kind="scripted"))
+        build_model(ScriptedModelConfig(kind="scripted"))
 
 
 def test_script_directory_and_bad_encoding(tmp_path):

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from runners.core.messages import AssistantMessage, ContextLengthError
-from runners.models import ModelConfig, ServerConfig, build_model, served
+from runners.models import ApiModelConfig, ServedModelConfig, ServerConfig, build_model, served
 from runners.models.embedded import embedded_gguf
 from runners.models.server import ModelServer, ServerError, vllm_command
 
@@ -27,9 +27,9 @@ TOOLS = [{
 }]
 
 
-def smollm2(**server) -> ModelConfig:
+def smollm2(**server) -> ServedModelConfig:
     settings = {"ctx_size": 1024, "startup_timeout_s": 60.0, "extra_args": ["--n_threads", "2"], **server}
-    return ModelConfig(kind="llamacpp", name="smollm2", temperature=0.0, seed=0, max_tokens=24, max_retries=0,
+    return ServedModelConfig(kind="llamacpp", name="smollm2", temperature=0.0, seed=0, max_tokens=24, max_retries=0,
                        timeout_s=60.0, server=ServerConfig(**settings))
 
 
@@ -100,7 +100,7 @@ def test_served_context_manager_starts_and_stops(tmp_path):
 
 
 def test_served_is_a_no_op_for_api_models():
-    with served(ModelConfig(kind="openai", name="m", base_url="http://example.invalid/v1")) as url:
+    with served(ApiModelConfig(kind="openai", name="m", base_url="http://example.invalid/v1")) as url:
         assert url == "http://example.invalid/v1"
 
 
@@ -136,7 +136,7 @@ def test_vllm_command_line(monkeypatch, tmp_path):
     if importlib.util.find_spec("vllm") is not None:
         pytest.skip("a real vLLM is installed")
     exe = _fake_vllm_on_path(monkeypatch, tmp_path)
-    cfg = ModelConfig(kind="vllm", name="qwen3-32b", server=ServerConfig(
+    cfg = ServedModelConfig(kind="vllm", name="qwen3-32b", server=ServerConfig(
         model_path="Qwen/Qwen3-32B", tool_call_parser="hermes", tensor_parallel_size=2, ctx_size=32768,
         extra_args=["--gpu-memory-utilization", "0.9"]))
     assert vllm_command(cfg, 8123) == [
@@ -149,7 +149,7 @@ def test_vllm_missing_is_a_clear_error(monkeypatch, tmp_path):
     if importlib.util.find_spec("vllm") is not None:
         pytest.skip("a real vLLM is installed")
     monkeypatch.setenv("PATH", str(tmp_path))
-    cfg = ModelConfig(kind="vllm", name="m", server=ServerConfig(model_path="some/model"))
+    cfg = ServedModelConfig(kind="vllm", name="m", server=ServerConfig(model_path="some/model"))
     with pytest.raises(ServerError, match=r"pip install 'runningtab\[gpu\]'"):
         ModelServer(cfg).start()
 
@@ -157,9 +157,9 @@ def test_vllm_missing_is_a_clear_error(monkeypatch, tmp_path):
 def test_vllm_needs_a_model_path(monkeypatch, tmp_path):
     _fake_vllm_on_path(monkeypatch, tmp_path)
     with pytest.raises(ServerError, match="model.server.model_path"):
-        vllm_command(ModelConfig(kind="vllm", name="m"), 8000)
+        vllm_command(ServedModelConfig(kind="vllm", name="m"), 8000)
 
 
 def test_unserved_kind_is_rejected():
     with pytest.raises(ServerError, match=r"served kinds: \['llamacpp', 'vllm'\]"):
-        ModelServer(ModelConfig(kind="openai", name="m"))
+        ModelServer(ApiModelConfig(kind="openai", name="m"))

@@ -37,7 +37,7 @@ from runners.core.record_types import Result
 from runners.grid import JobSpec
 from runners.job_runner import JobDone
 from runners.ledger import Ledger
-from runners.models import ModelConfig, ServerConfig
+from runners.models import ServedModelConfig, ServerConfig
 from runners.models.server import ServerError
 from runners.replicas import start_replicas, stop_replicas
 from runners.scheduler import Outcome, run_all
@@ -188,8 +188,8 @@ def _use_auth(values: dict[str, str | None]) -> None:
     AuthenticationTokenLoader.instance().reset_cache()
 
 
-def served(resources: dict[str, float]) -> ModelConfig:
-    return ModelConfig(kind="vllm", name="stub", server=ServerConfig(model_path="stub", resources=resources,
+def served(resources: dict[str, float]) -> ServedModelConfig:
+    return ServedModelConfig(kind="vllm", name="stub", server=ServerConfig(model_path="stub", resources=resources,
                                                                      startup_timeout_s=60, stop_grace_s=2))  # fmt: skip
 
 

@@ -14,7 +14,7 @@ from eval.report.load import load_sweep
 from eval.report.tabview import render_markdown
 from runners.config import AgentConfig, MethodConfig
 from runners.job_runner import run_and_score
-from runners.models.config import ModelConfig
+from runners.models import ScriptedModelConfig
 from runners.schema import RootConfig
 from tab.config import TabConfig
 from tests.conftest import write_native, write_script
@@ -44,7 +44,7 @@ def sweep(tmp_path_factory: pytest.TempPathFactory) -> Path:
         cfg = RootConfig(
             benchmark=BenchmarkConfig(name="native", path=str(bench)),
             method=MethodConfig(name=method, tab=TabConfig() if method == "runningtab" else None),
-            model=ModelConfig(kind="scripted", name="scripted", script=str(script)),
+            model=ScriptedModelConfig(kind="scripted", name="scripted", script=str(script)),
             judge=JudgeConfig(name="rule"),
             agent=AgentConfig(max_turns=10, time_limit_s=120),
         )

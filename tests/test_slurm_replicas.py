@@ -17,7 +17,7 @@ import httpx
 import pytest
 import ray
 
-from runners.models import ModelConfig, ServerConfig, build_model
+from runners.models import ServedModelConfig, ServerConfig, build_model
 from runners.models.embedded import embedded_gguf
 from runners.models.server import ServerError
 from runners.replicas import ReplicaPool, start_replicas, stop_replicas
@@ -61,8 +61,8 @@ def gpu_ray(shim):
     ray.shutdown()
 
 
-def vllm_cfg(tp: int = 1) -> ModelConfig:
-    return ModelConfig(kind="vllm", name="smol-vllm", max_tokens=16, temperature=0.0, seed=0, max_retries=0, timeout_s=60,
+def vllm_cfg(tp: int = 1) -> ServedModelConfig:
+    return ServedModelConfig(kind="vllm", name="smol-vllm", max_tokens=16, temperature=0.0, seed=0, max_retries=0, timeout_s=60,
                        server=ServerConfig(model_path=embedded_gguf(), tool_call_parser="hermes", tensor_parallel_size=tp,
                                            ctx_size=1024, startup_timeout_s=90, stop_grace_s=5))  # fmt: skip
 

@@ -10,12 +10,11 @@ from pathlib import Path
 
 from rich.console import Console
 
-from runners.config import StorageConfig
 from runners.core.record_types import Result
 from runners.grid import JobSpec
 from runners.progress import Progress
 from runners.scheduler import Outcome
-from runners.storage import S3Storage
+from runners.storage import S3Storage, S3StorageConfig
 from runners.uploads import Uploader
 from tests.conftest import compose_root
 
@@ -47,7 +46,7 @@ def test_an_unanswering_bucket_does_not_hold_up_the_driver(tmp_path: Path, monke
     hole.bind(("127.0.0.1", 0))
     hole.listen(16)  # accepts connections, never answers
     url = f"http://127.0.0.1:{hole.getsockname()[1]}"
-    storage = S3Storage(StorageConfig(kind="s3", bucket="b", endpoint_url=url, retries=0, timeout_s=1))
+    storage = S3Storage(S3StorageConfig(kind="s3", bucket="b", endpoint_url=url, retries=0, timeout_s=1))
     job = tmp_path / "job1"
     job.mkdir()
     (job / "result.json").write_text("{}")

@@ -171,3 +171,31 @@ def test_a_bad_grid_is_one_line_without_traceback(tmp_path: Path, overrides: lis
     r = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
     assert r.returncode != 0 and message in r.stderr and "Traceback" not in r.stderr and "HYDRA_FULL_ERROR" not in r.stderr, r.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_the_seeds_of_a_cell_share_one_composition(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A grid's seeds differ in `seed` only: Hydra composes each benchmark × method × model once (the
+    paper's 135 cells cost 45 compositions, not 135), and each seed's config is what composing it gives."""
+    from hydra import initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+
+    import runners.grid
+    from runners.grid import cells
+    from runners.schema import CONF_DIR
+
+    over = ["grid.method=[dci,runningtab]", "grid.seed=[0,1,2]", "model=scripted", "model.script=s.jsonl"]
+    with_seed = [*over, "agent.max_turns=${seed}"]
+    roots = compose_root(over), compose_root(with_seed)
+    composed: list[list[str]] = []
+    real = runners.grid.compose
+    monkeypatch.setattr(runners.grid, "compose", lambda name, overrides: composed.append(overrides) or real(name, overrides=overrides))
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
+        got = cells(roots[0], over, None)
+        shared = len(composed)
+        composed.clear()
+        turns = [c.agent.max_turns for c in cells(roots[1], with_seed, None)]  # an override that interpolates the seed
+    assert len(got) == 6 and shared == 2
+    assert turns == [0, 1, 2, 0, 1, 2] and len(composed) == 6
+    for cfg in got:
+        assert cfg == compose_root([f"method={cfg.method.name}", f"seed={cfg.seed}", "model=scripted", "model.script=s.jsonl"])

@@ -209,3 +209,31 @@ def test_the_rescore_check_reads_no_result_the_ledger_vouches_for(scale, tmp_pat
     reads = count_reads(monkeypatch, runners.completion)
     assert rescore(specs, sdir, logged) == []  # the same judge: nothing re-scored
     assert specs[0].cfg.judge.name != "none" and vouched and reads and not set(reads) & vouched
+
+
+def test_the_resume_scan_checks_each_record_once(scale, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Resume finds the complete jobs and the stale scores in one pass: each record's result.json is
+    stat'ed at most once and its scores.json opened once (twice each before, and the job dir stat'ed)."""
+    from runners.rescore import resume_scan
+
+    specs, _ = scale
+    sdir = copy_of(scale, tmp_path)
+    logged = Ledger(sdir).records()
+    expected = {s.job_id for s in specs if is_complete(sdir / s.job_id, True, s.cfg.cluster.error_retries, logged.get(s.job_id))}
+    touched: dict[str, int] = {}
+    real_stat, real_open = os.stat, open
+
+    def stat(path: Any, *a: Any, **k: Any) -> Any:
+        touched[f"stat {path}"] = touched.get(f"stat {path}", 0) + 1
+        return real_stat(path, *a, **k)
+
+    def opened(path: Any, *a: Any, **k: Any) -> Any:
+        touched[f"open {path}"] = touched.get(f"open {path}", 0) + 1
+        return real_open(path, *a, **k)
+
+    monkeypatch.setattr(os, "stat", stat)
+    monkeypatch.setattr("builtins.open", opened)
+    rescored, complete = resume_scan(specs, sdir, logged)
+    monkeypatch.undo()
+    assert rescored == [] and complete == expected and len(complete) > len(specs) // 2
+    assert touched and max(touched.values()) == 1, max(touched.items(), key=lambda kv: kv[1])

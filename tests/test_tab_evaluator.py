@@ -11,7 +11,7 @@ from envs.config import EnvConfig
 from envs.environment import WorkspaceEnv
 from runners.config import AgentConfig
 from runners.loop import run_episode
-from runners.models.config import ModelConfig
+from runners.models import ScriptedModelConfig
 from runners.models.scripted import ScriptedModel
 from tab.config import TabConfig
 from tab.tab import Tab
@@ -40,7 +40,7 @@ def episode(tmp_path: Path) -> tuple[list[dict[str, Any]], Tab]:
     script.write_text("".join(json.dumps(t) + "\n" for t in SCRIPT))
     tab = Tab(root, TabConfig())
     env = WorkspaceEnv(root, EnvConfig(sandbox="none"), [tab])
-    model = ScriptedModel(ModelConfig(kind="scripted", name="scripted", script=str(script)))
+    model = ScriptedModel(ScriptedModelConfig(kind="scripted", name="scripted", script=str(script)))
     result = run_episode(model, env, "Write a hotel guide.", AgentConfig())
     env.close()
     assert result.stop_reason == "finished" and result.final_answer == "Finished."

@@ -24,7 +24,7 @@ from envs.environment import WorkspaceEnv
 from envs.harness_texts import CONTEXT_PLACEHOLDER
 from envs.protocol import ToolCall
 from envs.sandbox import bwrap_problem
-from runners.models.config import ModelConfig
+from runners.models.config import ApiModelConfig
 from runners.models.openai_compat import OpenAICompatModel
 from runners.models.wire import request_body
 from tests.test_env_attacks import alive
@@ -166,7 +166,7 @@ def test_unchanged_messages_keep_their_view_object():
 
 
 def test_the_body_is_byte_for_byte_json_dumps_of_the_whole_request():
-    cfg = ModelConfig(kind="openai", name="m", base_url="http://127.0.0.1:9/v1", temperature=0.5, seed=3,
+    cfg = ApiModelConfig(kind="openai", name="m", base_url="http://127.0.0.1:9/v1", temperature=0.5, seed=3,
                       extra_body={"reasoning_effort": "low", "nested": {"é": [1.5, None]}}, echo_extra=["k"])
     model = OpenAICompatModel(cfg)
     tools = [{"type": "function", "function": {"name": "bash", "parameters": {"type": "object"}}}]

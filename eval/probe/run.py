@@ -157,16 +157,18 @@ class Models:
         self.cache = Path(cfg.cache_dir).expanduser() if cfg.cache_dir else DEFAULT_CACHE / "probe"
 
     def for_job(self, job: Job) -> CachedLLM:
-        from runners.models import build_model, model_config, served
+        from runners.models import ApiModelConfig, build_model, model_config, served
+        from runners.models.registry import seeded
 
-        mc = model_config(dict(job.config.get("model") or {}))
+        mc = model_config(job.config.get("model") or {}, recorded=True)
+        if not isinstance(mc, ApiModelConfig):
+            raise ModelError(f"job {job.job_id}: its model (kind {mc.kind}) is not an API model the probe can ask")
         if self.cfg.base_url:
             mc = dataclasses.replace(mc, base_url=self.cfg.base_url)
         server_key = _key(dataclasses.replace(mc, seed=None))  # one server per model, whatever the seeds
         if server_key not in self.urls:
             self.urls[server_key] = self.stack.enter_context(served(mc))
-        if mc.seed is None:
-            mc = dataclasses.replace(mc, seed=job.seed)  # sampled as the job was
+        mc = seeded(mc, job.seed)  # sampled as the job was
         key = _key(mc)
         if key not in self.models:
             self.models[key] = CachedLLM(build_model(mc, self.urls[server_key]), model_identity(mc), self.cache, serial=False)

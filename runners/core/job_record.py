@@ -38,6 +38,18 @@ def _document(path: Path) -> Any:
         raise RecordError(f"{path} cannot be read: {e}") from None
 
 
+def read_scores_of(job_dir: Path) -> Scores | None:
+    """The job's scores, None when it has none: one open and no stat (a resume reads 20,000)."""
+    path = Path(job_dir) / SCORES
+    try:
+        doc = read_json(path)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as e:
+        raise RecordError(f"{path} cannot be read: {e}") from None
+    return read_scores(doc)
+
+
 def read_result(job_dir: Path) -> Result | None:
     """The job's result, or None when it has none (unfinished) or it is torn. A result this version
     cannot read (a newer schema) raises RecordError: resume must not clear what it cannot read."""
@@ -85,8 +97,7 @@ class JobRecord:
 
     @cached_property
     def scores(self) -> Scores | None:
-        path = self.dir / SCORES
-        return read_scores(_document(path)) if path.is_file() else None
+        return read_scores_of(self.dir)
 
     def plugin(self, name: str) -> dict[str, Any] | None:
         """A method plugin's record (`tab` for the tab), None when the job had no such plugin."""

@@ -31,7 +31,7 @@ import httpx
 
 from runners.core.messages import AssistantMessage, ContextLengthError, ModelError
 from runners.models import async_http
-from runners.models.config import ModelConfig
+from runners.models.config import ApiModelConfig
 from runners.models.limits import async_endpoint_slot, endpoint_slot
 from runners.models.retry import RETRY_STATUS, backoff_s, is_context_length, retry_after_s
 from runners.models.wire import MalformedReply, parse_reply, request_body, wire_messages
@@ -68,7 +68,7 @@ class _Secret:
 class OpenAICompatModel:
     """`Model` over POST {base_url}/chat/completions."""
 
-    def __init__(self, cfg: ModelConfig, base_url: str | None = None):
+    def __init__(self, cfg: ApiModelConfig, base_url: str | None = None):
         url = base_url or cfg.base_url
         if not url:
             raise ValueError(

@@ -12,6 +12,7 @@ feeds the accounting. When the script runs out the model answers "" with no tool
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,13 @@ _CALL_KEYS = {"name", "arguments", "id"}
 _USAGE_KEYS = {"input_tokens", "output_tokens", "cost"}
 
 
+@dataclass
+class ScriptedModelConfig(ModelConfig):
+    """Kind `scripted`: `script` is the JSONL file of turns (required to run)."""
+
+    script: str | None = None
+
+
 class ScriptError(ValueError):
     """The script file is missing or a line of it is not a valid turn."""
 
@@ -31,7 +39,7 @@ class ScriptError(ValueError):
 class ScriptedModel:
     """`Model` that answers with the script's turns in order, ignoring what it is sent."""
 
-    def __init__(self, cfg: ModelConfig):
+    def __init__(self, cfg: ScriptedModelConfig):
         if not cfg.script:
             raise ScriptError("model.kind=scripted needs model.script=PATH (a JSONL file, one assistant turn a line)")
         self.name = cfg.name
@@ -50,6 +58,11 @@ class ScriptedModel:
 
     async def acomplete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantMessage:
         return self.complete(messages, tools)  # answers at once: no thread needed
+
+
+def scripted_model(cfg: ScriptedModelConfig, base_url: str | None = None) -> ScriptedModel:
+    """The kind's factory (`runners/models/registry.py`): a script needs no endpoint."""
+    return ScriptedModel(cfg)
 
 
 def load_script(path: str) -> list[AssistantMessage]:

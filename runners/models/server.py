@@ -17,19 +17,59 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
 
-from runners.models.config import ModelConfig
+from runners.models.config import ApiModelConfig
 from runners.models.embedded import embedded_gguf
+
+
+@dataclass
+class ServerConfig:
+    """How to start a model server (kinds `vllm` and `llamacpp`).
+
+    `model_path`: a HF id or local dir for vLLM, a .gguf file for llama.cpp (null = the embedded
+    SmolLM2). `port` 0 picks a free port. `gpus` sets CUDA_VISIBLE_DEVICES (empty = inherit, as
+    under Ray, which sets it per actor). `log_path` null = a file in the system temp dir.
+    `resources`: custom Ray resources each replica holds (`{model_host: 1}` puts replicas only on
+    nodes started with `ray start --resources='{"model_host": N}'`).
+    """
+
+    model_path: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 0
+    tool_call_parser: str = "hermes"
+    tensor_parallel_size: int = 1
+    gpus: list[int] = field(default_factory=list)
+    ctx_size: int = 8192
+    chat_format: str = "chatml-function-calling"
+    startup_timeout_s: float = 900.0
+    stop_grace_s: float = 15.0
+    log_path: str | None = None
+    extra_args: list[str] = field(default_factory=list)
+    replicas: int = 1
+    resources: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class ServedModelConfig(ApiModelConfig):
+    """A model the sweep serves itself (kinds `vllm`, `llamacpp`) unless `base_url` points at a running server."""
+
+    server: ServerConfig = field(default_factory=ServerConfig)
+
+
+def needs_server(cfg: object) -> bool:
+    """Whether the sweep must start a server for this model config (a served kind with no `base_url`)."""
+    return isinstance(cfg, ServedModelConfig) and cfg.kind in COMMANDS and not cfg.base_url
 
 
 class ServerError(RuntimeError):
     """The server could not be started (missing backend, exited early, or never became healthy)."""
 
 
-def vllm_command(cfg: ModelConfig, port: int) -> list[str]:
+def vllm_command(cfg: ServedModelConfig, port: int) -> list[str]:
     """`vllm serve` with tool calling on; vLLM is the optional `gpu` extra and never imported here."""
     s = cfg.server
     if not s.model_path:
@@ -46,7 +86,7 @@ def vllm_command(cfg: ModelConfig, port: int) -> list[str]:
     ]  # fmt: skip
 
 
-def llamacpp_command(cfg: ModelConfig, port: int) -> list[str]:
+def llamacpp_command(cfg: ServedModelConfig, port: int) -> list[str]:
     """llama-cpp-python's OpenAI-compatible server; the embedded SmolLM2 when no model_path."""
     s = cfg.server
     if importlib.util.find_spec("llama_cpp") is None:
@@ -62,7 +102,7 @@ def llamacpp_command(cfg: ModelConfig, port: int) -> list[str]:
     ]  # fmt: skip
 
 
-COMMANDS: dict[str, Callable[[ModelConfig, int], list[str]]] = {"vllm": vllm_command, "llamacpp": llamacpp_command}
+COMMANDS: dict[str, Callable[[ServedModelConfig, int], list[str]]] = {"vllm": vllm_command, "llamacpp": llamacpp_command}
 
 
 def _vllm_executable() -> list[str]:
@@ -94,7 +134,7 @@ def free_port(host: str) -> int:
 class ModelServer:
     """One served model for the lifetime of a sweep (or of one job, see `served`)."""
 
-    def __init__(self, cfg: ModelConfig):
+    def __init__(self, cfg: ServedModelConfig):
         if cfg.kind not in COMMANDS:
             raise ServerError(f"model.kind={cfg.kind!r} is not served; served kinds: {sorted(COMMANDS)}")
         self.cfg = cfg

@@ -8,7 +8,7 @@ from typing import Any
 
 from envs.protocol import ToolCall
 from runners.core.messages import AssistantMessage, Usage
-from runners.models.config import ModelConfig
+from runners.models.config import ApiModelConfig
 
 # Message keys every OpenAI-compatible server understands; anything else in a reply is a provider
 # extra and goes to `AssistantMessage.extra`.
@@ -21,7 +21,7 @@ class MalformedReply(ValueError):
     """A 200 reply that is not a chat completion (no choices, not JSON): worth a retry."""
 
 
-def request_body(cfg: ModelConfig, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
+def request_body(cfg: ApiModelConfig, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
     """The JSON body: model, messages, tools, the sampling fields that are set, then `extra_body`."""
     body: dict[str, Any] = {"model": cfg.name, "messages": wire_messages(messages, cfg.echo_extra)}
     if tools:  # "auto" is OpenAI's default, but llama.cpp ignores the tools unless it is sent
@@ -57,7 +57,7 @@ def wire_messages(messages: list[dict[str, Any]], echo: list[str]) -> list[dict[
     return out
 
 
-def parse_reply(data: Any, cfg: ModelConfig, new_id: Callable[[], str]) -> AssistantMessage:
+def parse_reply(data: Any, cfg: ApiModelConfig, new_id: Callable[[], str]) -> AssistantMessage:
     """One chat completion to an `AssistantMessage`; tool-call arguments stay the raw text."""
     try:
         return _parse(data, cfg, new_id)
@@ -66,7 +66,7 @@ def parse_reply(data: Any, cfg: ModelConfig, new_id: Callable[[], str]) -> Assis
                              f"{json.dumps(data)[:300]}") from None
 
 
-def _parse(data: Any, cfg: ModelConfig, new_id: Callable[[], str]) -> AssistantMessage:
+def _parse(data: Any, cfg: ApiModelConfig, new_id: Callable[[], str]) -> AssistantMessage:
     if not isinstance(data, dict) or not data.get("choices"):
         raise MalformedReply(f"reply has no choices: {json.dumps(data)[:300]}")
     choice = data["choices"][0]
@@ -104,7 +104,7 @@ def _text(content: Any) -> str | None:
     return str(content)
 
 
-def _usage(data: dict[str, Any], cfg: ModelConfig) -> Usage:
+def _usage(data: dict[str, Any], cfg: ApiModelConfig) -> Usage:
     u = data.get("usage") or {}
     tin, tout = int(u.get("prompt_tokens") or 0), int(u.get("completion_tokens") or 0)
     cost = (tin * cfg.price_in_per_mtok + tout * cfg.price_out_per_mtok) / 1_000_000
