@@ -8,9 +8,10 @@ per method to get realistic records, then fabricates a finished sweep of N jobs 
 result.json, scores.json, trajectory.jsonl, evaluator_view.json, tab.json for tab methods, and
 jobs.jsonl with its last lines missing, as after a driver killed mid-sweep). A fresh process — the
 driver — then times what the driver does at that size: expanding the grid, the resume check,
-reconciliation, progress with every job finishing, and the report; each with wall time and the
-process's peak RSS after it. Last line: `jobs=N expand_s=… resume_s=… progress_s=… report_s=…
-peak_rss_mb=…`. `fabricate` is also what tests/test_sweep_scale.py runs on.
+reconciliation, progress with every job finishing, and the report (from scratch, again with nothing
+changed, and again with 1% of the jobs re-scored); each with wall time and the process's peak RSS
+after it. Last line: `jobs=N expand_s=… resume_s=… progress_s=… report_s=… report_again_s=…
+report_1pct_s=… peak_rss_mb=…`. `fabricate` is also what tests/test_sweep_scale.py runs on.
 """
 
 from __future__ import annotations
@@ -136,8 +137,19 @@ def fabricate(specs: list[Any], sdir: Path, tpl: dict[str, dict[str, str]], miss
     (sdir / "jobs.jsonl").write_text("".join(json.dumps(e) + "\n" for e in kept))
 
 
-def _rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+def _rss_mb(who: int = resource.RUSAGE_SELF) -> float:
+    """Peak RSS of this process (RUSAGE_CHILDREN: of its largest child process)."""
+    return resource.getrusage(who).ru_maxrss / 1024
+
+
+def rescore_some(sdir: Path, every: int) -> int:
+    """Flip the first rubric of every `every`-th job's scores.json (as a re-scoring rewrites it)."""
+    dirs = sorted(p for p in sdir.iterdir() if (p / "scores.json").is_file())[::every]
+    for d in dirs:
+        scores = json.loads((d / "scores.json").read_text())
+        scores["items"][0]["passed"] = not scores["items"][0]["passed"]
+        (d / "scores.json").write_text(json.dumps(scores, indent=1))
+    return len(dirs)
 
 
 def _timed(rows: list[tuple[str, float, float, str]], name: str, fn: Callable[[], str]) -> None:
@@ -212,12 +224,23 @@ def measure(bench: Path) -> dict[str, float]:
             run_analyses(sweep, Path(out))
         return f"load_sweep {load_s:.1f} s, then the analyses"
 
-    def do_report() -> str:
+    def do_report() -> str:  # from scratch
+        shutil.rmtree(sdir / "report", ignore_errors=True)
         out = write_report(sdir)
-        return f"{sum(1 for _ in (out / 'jobs').iterdir())} job pages"
+        return f"{sum(1 for _ in (out / 'jobs').iterdir())} job pages; page workers' peak RSS {_rss_mb(resource.RUSAGE_CHILDREN):.0f} MB"
 
-    for name, fn in (("expand", do_expand), ("resume", do_resume), ("reconcile", do_reconcile),
-                     ("progress", do_progress), ("analyses", do_report_parts), ("report", do_report)):  # fmt: skip
+    def do_report_again() -> str:  # nothing changed: every record and page is the manifest's
+        write_report(sdir)
+        return "nothing changed"
+
+    def do_report_rescored() -> str:  # 1% of the jobs re-scored (scores.json rewritten)
+        changed = rescore_some(sdir, 100)
+        write_report(sdir)
+        return f"{changed} jobs re-scored"
+
+    for name, fn in (("expand", do_expand), ("resume", do_resume), ("reconcile", do_reconcile), ("progress", do_progress),
+                     ("analyses", do_report_parts), ("report", do_report), ("report_again", do_report_again),
+                     ("report_1pct", do_report_rescored)):  # fmt: skip
         _timed(rows, name, fn)
     print(f"{'phase':10} {'wall s':>8} {'peak RSS MB':>12}  note")
     for name, wall, rss, note in rows:
@@ -249,7 +272,8 @@ def main() -> None:
     if args.measure:
         r = measure(args.measure)
         print(f"jobs={r['jobs']} expand_s={r['expand']:.2f} resume_s={r['resume']:.2f} reconcile_s={r['reconcile']:.2f} "
-              f"progress_s={r['progress']:.2f} report_s={r['report']:.2f} peak_rss_mb={r['peak_rss_mb']:.0f}")  # fmt: skip
+              f"progress_s={r['progress']:.2f} report_s={r['report']:.2f} report_again_s={r['report_again']:.2f} "
+              f"report_1pct_s={r['report_1pct']:.2f} peak_rss_mb={r['peak_rss_mb']:.0f}")  # fmt: skip
         return
     work = args.keep or Path(tempfile.mkdtemp(prefix="bench-scale-"))
     try:

@@ -23,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
     from eval.report.build import write_report
-    from eval.report.load import load_sweep
+    from eval.report.load import Sweep, load_sweep
     from eval.report.tabview import render_markdown
 
     if not args.sweep_dir.is_dir():
@@ -36,10 +36,10 @@ def main(argv: list[str] | None = None) -> int:
 
         tracker = build_tracker(TrackerConfig(kind=args.tracker), args.sweep_dir.name, args.sweep_dir)
     out = write_report(args.sweep_dir, tracker, baseline=args.baseline, treatment=args.treatment)
-    sweep = load_sweep(args.sweep_dir, args.baseline, args.treatment)
+    jobs = load_sweep(args.sweep_dir, args.baseline, args.treatment).jobs if args.job else []  # read again only for --job
     for job_id in args.job:
         try:
-            job = sweep.job(job_id)
+            job = Sweep(args.sweep_dir, jobs).job(job_id)
         except KeyError as e:
             print(f"error: {e.args[0]}", file=sys.stderr)
             return 2

@@ -11,11 +11,14 @@ import logging
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from stat import S_IFLNK, S_IFREG
 from typing import Any
 
 from eval.report import figure2, figure4, figure5, table1, table3, table4
-from eval.report.load import Sweep, header_notes, load_sweep
+from eval.report.load import Sweep, header_notes, read_job, roles
+from eval.report.manifest import MANIFEST, Manifest, Untrusted, code_version, job_dirs, stamp
 from eval.report.section import Section, Skip
+from runners.core.record_types import RecordError
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +40,8 @@ def run_analyses(sweep: Sweep, out: Path) -> list[Section]:
             sections.append(build(sweep, out))
         except Skip as e:
             sections.append(Section(name, title, skipped=str(e)))
+        except Untrusted:
+            raise  # the manifest's kept data is unusable: the report is rebuilt from scratch
         except Exception as e:  # one broken analysis must not cost the others
             log.exception("analysis %s failed", name)
             sections.append(Section(name, title, skipped=f"failed with {type(e).__name__}: {e} (see the log)"))
@@ -71,20 +76,70 @@ def log_to_tracker(tracker: Any, sections: list[Section]) -> None:
 
 def write_report(sweep_dir: Path, tracker: Any = None, baseline: str | None = None, treatment: str | None = None) -> Path:
     """Write `<sweep_dir>/report/` from the job records and return it. `baseline`/`treatment`
-    override the sweep's `report:` settings (which methods the comparisons are between)."""
-    from eval.report.site import write_site
+    override the sweep's `report:` settings (which methods the comparisons are between).
 
-    sweep = load_sweep(Path(sweep_dir), baseline, treatment)
-    out = sweep.dir / REPORT_DIR
-    if out.exists():
-        shutil.rmtree(out)  # the report is derived data: rebuilt whole, never merged with a stale one
-    out.mkdir(parents=True)
-    sections = run_analyses(sweep, out)
-    write_markdown(sweep, sections, out)
-    write_site(sweep, sections, out)
+    A re-build reads only the records changed since the last build and re-renders only their pages
+    (`manifest.py`); what it writes is what a build from scratch writes."""
+    sweep_dir = Path(sweep_dir)
+    if not sweep_dir.is_dir():
+        raise FileNotFoundError(f"sweep directory {sweep_dir} does not exist (give outputs/<sweep>)")
+    out = sweep_dir / REPORT_DIR
+    base, treat = roles(sweep_dir, baseline, treatment)
+    key = {"code": code_version(), "baseline": base, "treatment": treat}
+    try:
+        sections = _build(sweep_dir, out, Manifest.read(out, key), base, treat)
+    except Untrusted as e:
+        log.warning("%s; rebuilding the report from scratch", e)
+        sections = _build(sweep_dir, out, Manifest(key), base, treat)
     for s in sections:
         if s.skipped:
             log.info("%s skipped: %s", s.name, s.skipped)
     if tracker is not None:
         log_to_tracker(tracker, sections)
     return out
+
+
+def _build(sweep_dir: Path, out: Path, manifest: Manifest, baseline: str, treatment: str) -> list[Section]:
+    sweep = load_stamped(sweep_dir, manifest, baseline, treatment)
+    clear(out, keep_pages=bool(manifest.old_pages))
+    sections = run_analyses(sweep, out)
+    write_markdown(sweep, sections, out)
+    from eval.report.site import write_site
+
+    write_site(sweep, sections, out, manifest)
+    manifest.write(out, sweep.jobs)
+    return sections
+
+
+def load_stamped(sweep_dir: Path, manifest: Manifest, baseline: str, treatment: str) -> Sweep:
+    """The sweep, each job taken from the manifest when its record is unchanged, else read (and
+    stamped first: a file changed while it is read is read again next time)."""
+    jobs, broken = [], []
+    configs: dict[str, dict[str, Any]] = {}
+    for d in job_dirs(sweep_dir):
+        st = stamp(d)
+        if st[0] is None or st[0][2] not in (S_IFREG, S_IFLNK):
+            continue  # no job.json file: not a job directory (report/, wandb/, ...)
+        job = manifest.cached_job(d, st, configs)
+        if job is None:
+            try:
+                job = read_job(d, configs)
+            except RecordError as e:
+                log.warning("%s; skipped", e)
+                broken.append(d.name)
+                continue
+        manifest.keep(job, st)
+        jobs.append(job)
+    return Sweep(sweep_dir, jobs, broken, baseline, treatment)
+
+
+def clear(out: Path, keep_pages: bool) -> None:
+    """The report folder emptied for this build: everything but the manifest and, when it vouches
+    for them, the job and side-by-side pages (the tables, figures and index are always rewritten)."""
+    if out.exists() and not keep_pages:
+        shutil.rmtree(out)
+    out.mkdir(parents=True, exist_ok=True)
+    for p in out.iterdir():
+        if p.name in (MANIFEST, "jobs", "compare") and not p.is_symlink():
+            continue
+        shutil.rmtree(p) if p.is_dir() and not p.is_symlink() else p.unlink()

@@ -67,9 +67,7 @@ class Fate:
 
 def fates(job: Job) -> list[Fate]:
     """Every rubric item of a scored job with where its values went (computed once per job)."""
-    if "fates" not in job.memo:
-        job.memo["fates"] = _fates(job)
-    return job.memo["fates"]
+    return job.derived("fates", lambda: _fates(job))
 
 
 def _fates(job: Job) -> list[Fate]:

@@ -25,7 +25,7 @@ def captured(sweep: Sweep) -> dict[tuple[str, str, str], list[Job]]:
     out: dict[tuple[str, str, str], list[Job]] = defaultdict(list)
     for j in sweep.jobs:
         settings = j.tab_settings
-        if j.scores is not None and not j.errored and j.tab is not None and settings and settings["capture"] and fates(j):
+        if j.scores is not None and not j.errored and j.has_tab and settings and settings["capture"] and fates(j):
             out[(j.benchmark, j.method, j.model)].append(j)
     return dict(sorted(out.items(), key=lambda kv: (kv[0][0], method_key(kv[0][1]), kv[0][2])))
 

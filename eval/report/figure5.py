@@ -54,7 +54,12 @@ def build(sweep: Sweep, out: Path) -> Section:
         if len(tasks) < 3:
             notes.append(f"{bench} · {model}: {len(tasks)} task(s) with both methods; thirds need at least 3")
             continue
-        volume = {t: statistics.fmean(j.chars_read or 0 for m in (BASE, TREATED) for j in by[m] if j.task_id == t) for t in tasks}
+        reads: dict[str, list[int]] = defaultdict(list)  # per task, in the order the jobs come (one pass, not one per task)
+        for m in (BASE, TREATED):
+            for j in by[m]:
+                if j.task_id in tasks:
+                    reads[j.task_id].append(j.chars_read or 0)
+        volume = {t: statistics.fmean(reads[t]) for t in tasks}
         for name, group in zip(THIRDS, thirds(volume), strict=True):
             members = set(group)
             base = [j.scores for j in by[BASE] if j.task_id in members]

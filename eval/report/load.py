@@ -15,7 +15,6 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +39,14 @@ def _readable(read: Callable[[], Any], default: Any = None) -> Any:
     except RecordError as e:
         log.warning("%s", e)
         return default
+
+
+@dataclass(frozen=True)
+class Kept:
+    """Derived data as the report's manifest kept it (JSON), decoded on first use."""
+
+    doc: Any
+    decode: Callable[[Any, Job], Any]
 
 
 @dataclass
@@ -69,7 +76,8 @@ class Job:
         finally:
             self._held = None
 
-    def _once(self, key: str, read: Callable[[], Any]) -> Any:
+    def held(self, key: str, read: Callable[[], Any]) -> Any:
+        """`read()` once within `reading`, on every call outside it."""
         if self._held is None:
             return read()
         if key not in self._held:
@@ -84,12 +92,12 @@ class Job:
     @property
     def view(self) -> dict[str, Any]:
         """Read on every use (but within `reading`): trajectories run to megabytes."""
-        return self._once("view", lambda: _readable(lambda: JobRecord(self.dir).view, {}))
+        return self.held("view", lambda: _readable(lambda: JobRecord(self.dir).view, {}))
 
     @property
     def trajectory(self) -> list[dict[str, Any]]:
         """Read on every use (but within `reading`; see `view`)."""
-        return self._once("trajectory", lambda: JobRecord(self.dir).trajectory())
+        return self.held("trajectory", lambda: JobRecord(self.dir).trajectory())
 
     @property
     def chars_read(self) -> int | None:
@@ -110,9 +118,27 @@ class Job:
     def unsandboxed(self) -> bool:
         return self.sandbox == "none"
 
-    @cached_property
+    def derived(self, key: str, compute: Callable[[], Any]) -> Any:
+        """`compute()` once per job (analyses share it); the report's manifest keeps some of these
+        across builds (`manifest.MEMO`), so a re-build need not read the record again."""
+        if key not in self.memo:
+            self.memo[key] = compute()
+        value = self.memo[key]
+        if isinstance(value, Kept):
+            value = self.memo[key] = value.decode(value.doc, self)
+        return value
+
+    @property
+    def has_tab(self) -> bool:
+        """The job wrote a readable tab (without reading it again once known)."""
+        return bool(self.derived("has_tab", lambda: self.tab is not None))
+
+    @property
     def tab_settings(self) -> dict[str, bool] | None:
         """The tab's four switches (None when the method has no tab)."""
+        return self.derived("tab_settings", self._tab_settings)
+
+    def _tab_settings(self) -> dict[str, bool] | None:
         tab = self.tab
         if tab is not None and "settings" in tab:
             return {k: bool(tab["settings"].get(k, True)) for k in TAB_SWITCHES}
@@ -129,7 +155,7 @@ class Job:
             record = JobRecord(self.dir)
             return [record.deliverable_dir / rel for rel in record.deliverable_files()]
 
-        return self._once("deliverable", read)
+        return self.held("deliverable", read)
 
 
 @dataclass
@@ -175,7 +201,7 @@ class Sweep:
         raise KeyError(f"no job {job_id!r} in {self.dir}; some of its jobs: {known}")
 
 
-def _shared(configs: dict[str, dict[str, Any]], config: dict[str, Any]) -> dict[str, Any]:
+def shared_config(configs: dict[str, dict[str, Any]], config: dict[str, Any]) -> dict[str, Any]:
     """The one dict of every job with this config (read-only: analyses only read it)."""
     key = json.dumps(config, default=str)
     return configs.setdefault(key, dict(config))
@@ -227,7 +253,7 @@ def header_notes(sweep: Sweep) -> list[str]:
     return notes
 
 
-def _roles(sweep_dir: Path, baseline: str | None, treatment: str | None) -> tuple[str, str]:
+def roles(sweep_dir: Path, baseline: str | None, treatment: str | None) -> tuple[str, str]:
     """The baseline and treatment: given, else the sweep's `report:` settings (sweep.yaml), else DCI
     and RunningTab."""
     saved: dict[str, Any] = {}
@@ -257,15 +283,24 @@ def load_sweep(sweep_dir: Path, baseline: str | None = None, treatment: str | No
         raise FileNotFoundError(f"sweep directory {sweep_dir} does not exist (give outputs/<sweep>)")
     jobs, broken = [], []
     configs: dict[str, dict[str, Any]] = {}  # one dict per distinct config, shared by its jobs
-    for d in sorted(p for p in sweep_dir.iterdir() if is_job_dir(p)):
-        record = JobRecord(d)
+    for d in job_dirs(sweep_dir):
         try:
-            meta = record.meta
+            jobs.append(read_job(d, configs))
         except RecordError as e:
             log.warning("%s; skipped", e)
             broken.append(d.name)
-            continue
-        jobs.append(Job(d, meta.job_id, meta.benchmark, meta.task_id, meta.method, meta.model, meta.seed,
-                        _shared(configs, meta.config), _readable(lambda r=record: r.result) if record.finished else None,
-                        _readable(lambda r=record: r.scores)))  # fmt: skip
-    return Sweep(sweep_dir, jobs, broken, *_roles(sweep_dir, baseline, treatment))
+    return Sweep(sweep_dir, jobs, broken, *roles(sweep_dir, baseline, treatment))
+
+
+def job_dirs(sweep_dir: Path) -> list[Path]:
+    """The sweep's job directories, sorted by name."""
+    return sorted(p for p in Path(sweep_dir).iterdir() if is_job_dir(p))
+
+
+def read_job(d: Path, configs: dict[str, dict[str, Any]]) -> Job:
+    """One job from its record; RecordError when its job.json cannot be read. `configs` collects
+    the one shared dict of each distinct config."""
+    record = JobRecord(d)
+    meta = record.meta
+    return Job(d, meta.job_id, meta.benchmark, meta.task_id, meta.method, meta.model, meta.seed, shared_config(configs, meta.config),
+               _readable(lambda: record.result) if record.finished else None, _readable(lambda: record.scores))  # fmt: skip

@@ -7,16 +7,31 @@ Self-contained (see `html.py`): the pages open from disk anywhere.
 from __future__ import annotations
 
 import html
+import logging
+import multiprocessing
+import os
+import shutil
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import ExitStack
+from functools import partial
 from pathlib import Path
 from urllib.parse import quote
 
 from eval.report.html import page, section_html
 from eval.report.jobpage import job_html
-from eval.report.load import Sweep, header_notes
+from eval.report.load import Job, Sweep, header_notes
+from eval.report.manifest import Manifest, digest
 from eval.report.section import Section
 from eval.report.viewer_assets import script_tag
 from eval.report.viewer_compare import compare_html, compare_name, pairs
 from eval.report.viewer_index import jobs_section
+
+log = logging.getLogger(__name__)
+POOL_PAGES = 2_000  # from this many pages to write, worker processes share them out
+MAX_WORKERS = 4
+CHUNK_PAGES = 500  # pages per task sent to a worker
+Page = tuple[str, list[Job], Callable[[], str]]  # (key, its jobs, render)
 
 
 def index_html(sweep: Sweep, sections: list[Section], compare: dict[str, list[tuple[str, str]]]) -> str:
@@ -29,23 +44,80 @@ def index_html(sweep: Sweep, sections: list[Section], compare: dict[str, list[tu
     return page(f"Report: {sweep.name}", "\n".join(body), script_tag())
 
 
-def write_site(sweep: Sweep, sections: list[Section], out: Path) -> Path:
-    """index.html, a page per job and a side-by-side page per comparison (`viewer_compare.pairs`)."""
-    (out / "jobs").mkdir(parents=True, exist_ok=True)
-    (out / "compare").mkdir(exist_ok=True)
+def write_site(sweep: Sweep, sections: list[Section], out: Path, manifest: Manifest | None = None) -> Path:
+    """index.html, a page per job and a side-by-side page per comparison (`viewer_compare.pairs`).
+
+    With `manifest`, a page whose inputs (the stamps of its jobs' records, its links) are those it
+    was last written from is left as it is; pages of jobs gone from the sweep are removed."""
     compare: dict[str, list[tuple[str, str]]] = {}
+    wanted: dict[str, Page] = {}
+    stamps = manifest.stamps if manifest is not None else {}
     for a, b in pairs(sweep):
         name = compare_name(a, b)
-        with a.reading(), b.reading():
-            page_text = compare_html(a, b)
-        (out / "compare" / name).write_text(page_text, encoding="utf-8")
+        wanted[f"compare/{name}"] = (digest(stamps.get(a.dir.name), stamps.get(b.dir.name)), [a, b], partial(compare_html, a, b))
         for j, other in ((a, b), (b, a)):
             compare.setdefault(j.job_id, []).append((f"vs {other.method}", f"compare/{quote(name)}"))
     for j in sweep.jobs:
         links = [(label, f"../{href}") for label, href in compare.get(j.job_id, [])]
-        with j.reading():
-            page_text = job_html(j, links)
-        (out / "jobs" / f"{j.job_id}.html").write_text(page_text, encoding="utf-8")
+        wanted[f"jobs/{j.job_id}.html"] = (digest(stamps.get(j.dir.name), links), [j], partial(job_html, j, links))
+    old = manifest.old_pages if manifest is not None else {}
+    existing = set()
+    for sub in ("jobs", "compare"):
+        (out / sub).mkdir(parents=True, exist_ok=True)
+        existing |= {f"{sub}/{e.name}" for e in os.scandir(out / sub)}
+    for rel in sorted(existing - set(wanted)):
+        shutil.rmtree(out / rel) if (out / rel).is_dir() and not (out / rel).is_symlink() else (out / rel).unlink()
+    todo = {rel: w for rel, w in wanted.items() if rel not in existing or old.get(rel) != w[0]}
+    _render(out, todo)
+    if manifest is not None:
+        manifest.pages = {rel: key for rel, (key, _, _) in wanted.items()}
     index = out / "index.html"
     index.write_text(index_html(sweep, sections, compare), encoding="utf-8")
     return index
+
+
+def _render(out: Path, todo: dict[str, Page]) -> None:
+    """The pages, a task's jobs (one benchmark, task, model, seed) at a time, each job's record read
+    once for its page and its side-by-sides; many pages are shared out to worker processes."""
+    groups: dict[tuple[str, str, str, int], list[tuple[str, list[Job], Callable[[], str]]]] = {}
+    for rel, (_, jobs, render) in todo.items():
+        j = jobs[0]
+        groups.setdefault((j.benchmark, j.task_id, j.model, j.seed), []).append((rel, jobs, render))
+    workers = min(MAX_WORKERS, os.cpu_count() or 1)
+    if len(todo) < POOL_PAGES or workers < 2:
+        for pages in groups.values():
+            write_pages(out, pages)
+        return
+    # spawn, never fork: the sweep's driver calls the report from a process with Ray's threads
+    chunks, chunk = [], []
+    for pages in groups.values():
+        chunk.append(pages)
+        if sum(len(c) for c in chunk) >= CHUNK_PAGES:
+            chunks.append(chunk)
+            chunk = []
+    chunks += [chunk] if chunk else []
+    # (spawn imports the driver's main module again: every entry point here keeps its work under
+    # `if __name__ == "__main__"`); pages a broken pool did not write are written here
+    try:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            for _ in pool.map(write_chunk, [out] * len(chunks), chunks):
+                pass
+    except Exception as e:  # a pool that cannot start or broke (a bug in a page shows again below)
+        log.warning("the page workers failed (%s: %s); writing the pages in this process", type(e).__name__, e)
+        for pages in groups.values():
+            write_pages(out, pages)
+
+
+def write_chunk(out: Path, chunk: list[list[tuple[str, list[Job], Callable[[], str]]]]) -> None:
+    """A worker's share: whole task groups (see `write_pages`)."""
+    for pages in chunk:
+        write_pages(out, pages)
+
+
+def write_pages(out: Path, pages: list[tuple[str, list[Job], Callable[[], str]]]) -> None:
+    """One task group's pages, each of its jobs read once."""
+    with ExitStack() as stack:
+        for j in {id(j): j for _, jobs, _ in pages for j in jobs}.values():
+            stack.enter_context(j.reading())
+        for rel, _, render in pages:
+            (out / rel).write_text(render(), encoding="utf-8")

@@ -36,10 +36,20 @@ def usage(tab: dict[str, Any]) -> dict[str, bool]:
     }
 
 
+def tab_row(job: Job) -> dict[str, Any]:
+    """What Table 3 takes from one job's tab (kept in the job's memo: the tab is read once)."""
+
+    def compute() -> dict[str, Any]:
+        tab = job.tab or {}
+        return {"summary": tab_summary(tab), "usage": usage(tab)}
+
+    return job.derived("tab_row", compute)
+
+
 def build(sweep: Sweep, out: Path) -> Section:
     groups: dict[tuple[str, str, str], list[Job]] = defaultdict(list)
     for j in sweep.jobs:
-        if j.tab is not None and not j.errored:
+        if j.has_tab and not j.errored:
             groups[(j.benchmark, j.method, j.model)].append(j)
     if not groups:
         raise Skip("no job has a tab (no tab.json; run a runningtab method)")
@@ -47,10 +57,10 @@ def build(sweep: Sweep, out: Path) -> Section:
                *(f"{b}_pct" for b in BEHAVIOURS)]  # fmt: skip
     rows = []
     for key in sorted(groups, key=lambda k: (k[0], method_key(k[1]), k[2])):
-        tabs = [j.tab for j in groups[key] if j.tab is not None]
-        summaries = [tab_summary(t) for t in tabs]
+        tabs = [tab_row(j) for j in groups[key]]
+        summaries = [t["summary"] for t in tabs]
         coverage = [s["review_coverage"] for s in summaries if s["review_coverage"] is not None]
-        used = [usage(t) for t in tabs]
+        used = [t["usage"] for t in tabs]
         rows.append([
             *key, len(tabs), *(median([s[c] for s in summaries]) for c in CONTENTS),
             len(coverage), pct(statistics.fmean(coverage)) if coverage else None,

@@ -91,7 +91,12 @@ def trail_text(tr: Trail, has_log: bool) -> str:
 
 
 def summary(job: Job, turns: list[Turn]) -> dict[int, dict[str, Any]]:
-    """By rubric index: its text, category and (trail line, lost) per value (for tables)."""
+    """By rubric index: its text, category and (trail line, lost) per value (for tables); `turns`
+    are the job's own (`viewer_turns.turns(job)`): within `Job.reading` the summary is made once."""
+    return job.held("summary", lambda: _summary(job, turns))
+
+
+def _summary(job: Job, turns: list[Turn]) -> dict[int, dict[str, Any]]:
     has_log = bool((job.tab or {}).get("read_log"))
     return {
         rt.index: {"text": rt.fate.item.get("text", ""), "category": rt.fate.category,

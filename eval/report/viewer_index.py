@@ -33,12 +33,12 @@ def _values(job: Job) -> dict[str, str]:
             "outcome": " ".join(outcome_tags(job))}  # fmt: skip
 
 
-def _filters(jobs: list[Job]) -> str:
+def _filters(values: list[dict[str, str]]) -> str:
     parts = ['<p class="filters" id="job-filters">']
     for name in FILTERS:
         seen: dict[str, None] = {}
-        for j in jobs:
-            for v in _values(j)[name].split(" ") if name == "outcome" else [_values(j)[name]]:
+        for vals in values:
+            for v in vals[name].split(" ") if name == "outcome" else [vals[name]]:
                 seen.setdefault(v)
         options = "".join(f'<option value="{html.escape(v)}">{html.escape(v)}</option>' for v in sorted(seen))
         multi = ' data-multi="1"' if name == "outcome" else ""
@@ -56,11 +56,12 @@ def jobs_section(sweep: Sweep, compare: dict[str, list[tuple[str, str]]]) -> str
     jobs = sorted(sweep.jobs, key=lambda j: (j.benchmark, j.model, method_key(j.method), j.task_id, j.seed))
     metrics = sorted({m for j in jobs for m in (j.scores or {}).get("metrics", {})})
     cols = ["job", "benchmark", "task", "method", "model", "seed", "outcome", "turns", "chars_read", *metrics, "compare"]
-    out = [f"<h3>Jobs ({len(jobs)})</h3>", _filters(jobs), '<div class="wide"><table id="jobs-table"><thead><tr>']
+    values = [_values(j) for j in jobs]
+    out = [f"<h3>Jobs ({len(jobs)})</h3>", _filters(values), '<div class="wide"><table id="jobs-table"><thead><tr>']
     out += [f"<th>{html.escape(c)}</th>" for c in cols]
     out.append("</tr></thead><tbody>")
-    for j in jobs:
-        vals, r, ms = _values(j), j.result, (j.scores or {}).get("metrics", {})
+    for j, vals in zip(jobs, values, strict=True):
+        r, ms = j.result, (j.scores or {}).get("metrics", {})
         data = " ".join(f'data-{k}="{html.escape(v)}"' for k, v in vals.items())
         links = " ".join(f'<a href="{html.escape(href)}">{html.escape(label)}</a>' for label, href in compare.get(j.job_id, []))
         cells = [f'<a href="jobs/{html.escape(j.job_id)}.html">{html.escape(j.job_id)}</a>', *map(_cell, (

@@ -73,7 +73,9 @@ def seen_messages(messages: list[dict[str, Any]], level: int) -> list[Seen]:
 
 def turns(job: Job, messages: list[dict[str, Any]] | None = None) -> list[Turn]:
     """The trajectory grouped by turn (0: the system prompt and the task)."""
-    msgs = job.trajectory if messages is None else messages
+    if messages is None:
+        return job.held("turns", lambda: turns(job, job.trajectory))  # a page and its side-by-sides share them
+    msgs = messages
     by_turn: dict[int, Turn] = {}
     for s in seen_messages(msgs, context_level(job)[0]):
         t = int(s.message.get("turn") or 0)

@@ -1,0 +1,226 @@
+"""The report's manifest (`report/manifest.json`): what the last build read and wrote, so that a
+re-build (a resumed or re-scored sweep, `python -m eval.report` again) reads only the records that
+changed and re-renders only their pages.
+
+Per job directory it keeps the stamp of the record files the report reads (size and mtime of
+job.json, result.json, scores.json, tab.json, the trajectory, the evaluator view and every file of
+the deliverable, all taken with lstat: no link is followed), the job's row (what `load.read_job`
+reads) and the derived data the analyses computed (`MEMO`); per page, a digest of the stamps it was
+rendered from. A manifest written by other report code (`code_version`) or with other settings, or
+one that cannot be read whole, is not trusted: the report is rebuilt from scratch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib.util
+import json
+import logging
+import os
+import stat
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from eval.report.fates import Fate
+from eval.report.load import Job, Kept, shared_config
+from eval.report.values import Value
+from runners.core.record_files import DELIVERABLE, JOB, RESULT, SCORES, TAB, TRAJECTORY, VIEW
+from runners.core.record_types import Result
+
+log = logging.getLogger(__name__)
+
+MANIFEST = "manifest.json"
+FORMAT = 1  # the manifest's own shape
+STAMPED = (JOB, RESULT, SCORES, TAB, TRAJECTORY, VIEW)
+# Modules outside eval/report whose code shapes the report (their source is part of the version).
+DEPENDS = ("eval.matching", "eval.extract", "eval.metrics", "envs.context", "envs.harness_texts", "tab.config", "tab.render",
+           "tab.stats", "runners.core.record_types", "runners.core.job_record", "runners.config")  # fmt: skip
+
+Stamp = list[Any]
+_NAMES = frozenset((*STAMPED, DELIVERABLE))
+_RESULT_FIELDS = tuple(f.name for f in dataclasses.fields(Result))
+
+
+class Untrusted(Exception):
+    """The manifest cannot be used (the message says why): rebuild everything."""
+
+
+def job_dirs(sweep_dir: Path) -> list[Path]:
+    """The sweep's subdirectories, sorted by name (a job directory is one whose stamp has job.json)."""
+    with os.scandir(sweep_dir) as it:
+        names = sorted(e.name for e in it if e.is_dir())
+    return [sweep_dir / n for n in names]
+
+
+def stamp(job_dir: Path) -> Stamp:
+    """The record files' [size, mtime_ns, type] (None when absent), then the deliverable's files as
+    [path, size, mtime_ns]: all from lstat, no link followed (a symlinked folder is not entered)."""
+    found: dict[str, os.stat_result] = {}
+    try:
+        with os.scandir(job_dir) as it:
+            for e in it:
+                if e.name in _NAMES:
+                    found[e.name] = e.stat(follow_symlinks=False)
+    except OSError:
+        pass
+    out: Stamp = [[st.st_size, st.st_mtime_ns, stat.S_IFMT(st.st_mode)] if (st := found.get(n)) else None for n in STAMPED]
+    files: list[list[Any]] = []
+    d = found.get(DELIVERABLE)
+    if d is not None and stat.S_ISDIR(d.st_mode):
+        _files(os.path.join(job_dir, DELIVERABLE), "", files)
+    out.append(files)
+    return out
+
+
+def _files(path: str, prefix: str, out: list[list[Any]]) -> None:
+    try:
+        with os.scandir(path) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError:
+        return
+    for e in entries:
+        try:
+            st = e.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            _files(e.path, f"{prefix}{e.name}/", out)
+        else:
+            out.append([prefix + e.name, st.st_size, st.st_mtime_ns])
+
+
+@lru_cache(maxsize=1)
+def code_version() -> str:
+    """A digest of the report's code (every module of eval/report and `DEPENDS`)."""
+    h = hashlib.sha256(f"format {FORMAT}".encode())
+    files = sorted(Path(__file__).parent.glob("*.py"))
+    for mod in DEPENDS:
+        spec = importlib.util.find_spec(mod)
+        if spec is not None and spec.origin:
+            files.append(Path(spec.origin))
+    for f in files:
+        h.update(f.name.encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()
+
+
+def digest(*parts: Any) -> str:
+    """A page's key: what it was rendered from."""
+    return hashlib.blake2b(json.dumps(parts, sort_keys=True, default=str).encode(), digest_size=16).hexdigest()
+
+
+# Derived data kept across builds: key in `Job.memo` -> (to JSON, from JSON given the job).
+def _fates_to(fs: list[Fate]) -> list[Any]:
+    out = []
+    for f in fs:
+        values = [[v.text, v.number, list(v.span) if v.span else None] for v in f.values]
+        at = {id(v): i for i, v in enumerate(f.values)}  # shown, delivered, in_log hold the same objects
+        out.append([values, *([at[id(v)] if id(v) in at else f.values.index(v) for v in vs] for vs in (f.shown, f.delivered, f.in_log))])
+    return out
+
+
+def _fates_from(doc: list[Any], job: Job) -> list[Fate]:
+    items = [i for i in (job.scores or {}).get("items", []) if i.get("kind") == "rubric"]
+    if len(items) != len(doc):
+        raise Untrusted(f"{job.job_id}: the kept rubric fates do not match its scores")
+    out = []
+    for item, (values, shown, delivered, in_log) in zip(items, doc, strict=True):
+        vs = [Value(t, n, tuple(s) if s else None) for t, n, s in values]
+        out.append(Fate(item, vs, [vs[i] for i in shown], [vs[i] for i in delivered], [vs[i] for i in in_log]))
+    return out
+
+
+def _plain(doc: Any, job: Job) -> Any:
+    return doc
+
+
+MEMO: dict[str, tuple[Callable[[Any], Any], Callable[[Any, Job], Any]]] = {
+    "fates": (_fates_to, _fates_from),
+    "has_tab": (lambda v: v, _plain),
+    "tab_settings": (lambda v: v, _plain),
+    "tab_row": (lambda v: v, _plain),
+}
+
+
+class Manifest:
+    """The last build's manifest (empty when there was none), and the one this build writes."""
+
+    def __init__(self, key: dict[str, Any], old: dict[str, Any] | None = None) -> None:
+        self.key = key
+        self.old_jobs: dict[str, Any] = (old or {}).get("jobs", {})
+        self.old_pages: dict[str, str] = (old or {}).get("pages", {})
+        self._old_configs: list[Any] = (old or {}).get("configs", [])
+        self.jobs: dict[str, Any] = {}
+        self.pages: dict[str, str] = {}
+        self.stamps: dict[str, Stamp] = {}  # this build's, by job directory name
+        self._by_index: dict[int, dict[str, Any]] = {}
+
+    @classmethod
+    def read(cls, out: Path, key: dict[str, Any]) -> Manifest:
+        """The manifest in `out`; Untrusted when it exists but cannot be used."""
+        path = out / MANIFEST
+        if not path.is_file():
+            return cls(key)
+        try:
+            with open(path, encoding="utf-8") as f:
+                doc = json.load(f)
+        except (OSError, ValueError) as e:
+            raise Untrusted(f"{path} cannot be read: {e}") from None
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("key") != key:
+            raise Untrusted(f"{path} was written by other report code or with other settings")
+        if not all(isinstance(doc.get(k), t) for k, t in (("jobs", dict), ("pages", dict), ("configs", list))):
+            raise Untrusted(f"{path} is not a report manifest")
+        return cls(key, doc)
+
+    def cached_job(self, d: Path, st: Stamp, configs: dict[str, dict[str, Any]]) -> Job | None:
+        """The job as the last build read it, when its record files are unchanged since."""
+        entry = self.old_jobs.get(d.name)
+        if not isinstance(entry, dict) or entry.get("stamp") != st:
+            return None
+        try:
+            job_id, bench, task, method, model, seed, config = entry["meta"]
+            result = None if entry["result"] is None else Result(**entry["result"])
+            job = Job(d, job_id, bench, task, method, model, seed, self._config(configs, config), result,
+                      entry["scores"])  # fmt: skip
+            for name, doc in entry["memo"].items():
+                job.memo[name] = Kept(doc, MEMO[name][1])  # decoded if an analysis or page asks
+        except (KeyError, TypeError, ValueError, IndexError) as e:
+            raise Untrusted(f"the manifest's entry of {d.name} is not usable: {type(e).__name__}: {e}") from None
+        return job
+
+    def _config(self, configs: dict[str, dict[str, Any]], index: int) -> dict[str, Any]:
+        """The loader's shared dict of the kept config `index` (serialized once per config, not per job)."""
+        if index not in self._by_index:
+            self._by_index[index] = shared_config(configs, self._old_configs[index])
+        return self._by_index[index]
+
+    def keep(self, job: Job, st: Stamp) -> None:
+        """Record this build's stamp of a job (its row is taken at `write`, with what the analyses derived)."""
+        self.stamps[job.dir.name] = st
+
+    def write(self, out: Path, jobs: list[Job]) -> None:
+        """Atomically (a build killed before this leaves the last manifest, whose stamps stay true)."""
+        configs: dict[int, int] = {}  # the loader shares one dict per distinct config
+        config_list: list[Any] = []
+        rows = {}
+        for j in jobs:
+            ckey = id(j.config)
+            if ckey not in configs:
+                configs[ckey] = len(config_list)
+                config_list.append(j.config)
+            memo = {k: v.doc if isinstance(v, Kept) else MEMO[k][0](v) for k, v in sorted(j.memo.items()) if k in MEMO}
+            rows[j.dir.name] = {
+                "stamp": self.stamps[j.dir.name],
+                "meta": [j.job_id, j.benchmark, j.task_id, j.method, j.model, j.seed, configs[ckey]],
+                "result": None if j.result is None else {k: getattr(j.result, k) for k in _RESULT_FIELDS},
+                "scores": j.scores,
+                "memo": memo,
+            }
+        doc = {"format": FORMAT, "key": self.key, "configs": config_list, "jobs": rows, "pages": dict(sorted(self.pages.items()))}
+        tmp = out / f".{MANIFEST}.tmp"
+        text = json.dumps(doc, default=str, separators=(",", ":"))  # dumps: json.dump's encoder is the slow Python one
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, out / MANIFEST)
