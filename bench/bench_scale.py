@@ -159,14 +159,11 @@ def _timed(rows: list[tuple[str, float, float, str]], name: str, fn: Callable[[]
 
 
 def resume_check(specs: list[Any], sdir: Path) -> set[str]:
-    """What run_sweep does to find the complete jobs (re-scoring stale ones first)."""
-    from runners.completion import is_complete
+    """What run_sweep does to find the complete jobs (re-scoring stale ones in the same pass)."""
     from runners.ledger import Ledger
-    from runners.rescore import rescore
+    from runners.rescore import resume_scan
 
-    logged = Ledger(sdir).records()
-    rescore(specs, sdir, logged)
-    return {s.job_id for s in specs if is_complete(sdir / s.job_id, s.cfg.judge.name != "none", s.cfg.cluster.error_retries, logged.get(s.job_id))}
+    return resume_scan(specs, sdir, Ledger(sdir).records())[1]
 
 
 def measure(bench: Path) -> dict[str, float]:

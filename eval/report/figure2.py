@@ -8,7 +8,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from eval.report.fates import CATEGORIES, LABELS, Fate, fates
-from eval.report.load import Job, Sweep, label, method_key
+from eval.report.load import Job, Sweep
+from eval.report.method_names import label, method_key
 from eval.report.plots import stacked_bars
 from eval.report.section import Figure, Section, Skip, Table, pct
 

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from eval.report.fates import fates
-from eval.report.load import Job, Sweep, method_key
+from eval.report.load import Job, Sweep
+from eval.report.method_names import method_key
 from eval.report.plots import grouped_bars
 from eval.report.section import Figure, Section, Skip, Table, pct
 from eval.report.stats import median

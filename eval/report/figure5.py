@@ -13,7 +13,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from eval.metrics import aggregate
-from eval.report.load import Job, Sweep, label
+from eval.report.load import Job, Sweep
+from eval.report.method_names import label
 from eval.report.plots import grouped_bars
 from eval.report.section import Figure, Section, Skip, Table, pct
 from eval.report.stats import metric_names

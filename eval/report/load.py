@@ -26,8 +26,6 @@ from tab.config import SWITCHES as TAB_SWITCHES
 log = logging.getLogger(__name__)
 
 # The order methods appear in tables (others follow alphabetically).
-METHOD_ORDER = ("dci", "todo", "self_refine", "self_tracking", "runningtab")
-METHOD_LABELS = {"dci": "DCI", "todo": "TODO", "self_refine": "Self-Refine", "self_tracking": "Self-Tracking", "runningtab": "RunningTab"}
 TAB_CACHE = 256  # tabs kept in memory: an analysis reads a job's tab several times in a row
 
 
@@ -264,16 +262,6 @@ def roles(sweep_dir: Path, baseline: str | None, treatment: str | None) -> tuple
     except (OSError, ValueError, AttributeError, ImportError):
         pass
     return baseline or saved.get("baseline") or "dci", treatment or saved.get("treatment") or "runningtab"
-
-
-def label(method: str) -> str:
-    """A method's name in titles: the paper's spelling for its own methods."""
-    return METHOD_LABELS.get(method, method)
-
-
-def method_key(method: str) -> tuple[int, str]:
-    """Sort key: the paper's order first, then ablations and other methods by name."""
-    return (METHOD_ORDER.index(method), "") if method in METHOD_ORDER else (len(METHOD_ORDER), method)
 
 
 def load_sweep(sweep_dir: Path, baseline: str | None = None, treatment: str | None = None) -> Sweep:

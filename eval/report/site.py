@@ -103,7 +103,8 @@ def _render(out: Path, todo: dict[str, Page]) -> None:
             for _ in pool.map(write_chunk, [out] * len(chunks), chunks):
                 pass
     except Exception as e:  # a pool that cannot start or broke (a bug in a page shows again below)
-        log.warning("the page workers failed (%s: %s); writing the pages in this process", type(e).__name__, e)
+        first = next((line.strip() for line in str(e).splitlines() if line.strip()), "")
+        log.warning("the page workers failed (%s: %s); writing the pages in this process", type(e).__name__, first)
         for pages in groups.values():
             write_pages(out, pages)
 

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from eval.metrics import counts
 from eval.report import paired
-from eval.report.load import Job, Sweep, label, method_key
+from eval.report.load import Job, Sweep
+from eval.report.method_names import label, method_key
 from eval.report.section import Section, Skip, Table, fmt, p_text, pct, signed
 from eval.report.stats import metric_names, over_seeds
 

@@ -13,7 +13,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from eval.report.load import Job, Sweep, method_key
+from eval.report.load import Job, Sweep
+from eval.report.method_names import method_key
 from eval.report.section import Section, Skip, Table, pct
 from eval.report.stats import median
 from tab.stats import tab_summary

@@ -10,7 +10,8 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from eval.report.load import Job, Sweep, method_key
+from eval.report.load import Job, Sweep
+from eval.report.method_names import method_key
 from eval.report.section import fmt
 
 FILTERS = ("benchmark", "method", "model", "seed", "outcome")
