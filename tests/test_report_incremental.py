@@ -197,3 +197,28 @@ def test_pages_written_by_worker_processes_are_the_same(sweep: Path, tmp_path: P
     alone = _from_scratch(sweep, tmp_path)
     # the manifest differs: what a worker derived for its pages (fates of jobs no analysis needs) stays there
     assert {k: v for k, v in pooled.items() if k != MANIFEST} == {k: v for k, v in alone.items() if k != MANIFEST}
+
+
+def test_the_pages_are_written_while_the_analyses_run(sweep: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The workers start before the analyses (the driver's core is not idle while they write), and an
+    analysis that fails stops the build at once with its own error, keeping no half-written manifest."""
+    from eval.report import build, site
+
+    monkeypatch.setattr(site, "POOL_PAGES", 1)
+    monkeypatch.setattr(site, "MAX_WORKERS", 2)
+    monkeypatch.setattr(site.os, "cpu_count", lambda: 2)
+    order: list[str] = []
+    real_enter, real_run = site.Pages.__enter__, build.run_analyses
+    monkeypatch.setattr(site.Pages, "__enter__", lambda self: order.append("pages") or real_enter(self))
+    monkeypatch.setattr(build, "run_analyses", lambda s, out: order.append("analyses") or real_run(s, out))
+    out = write_report(sweep)
+    assert order == ["pages", "analyses"] and (out / "index.html").is_file()
+
+    def broken(s: object, out: Path) -> None:
+        raise ZeroDivisionError("an analysis bug")
+
+    shutil.rmtree(out)
+    monkeypatch.setattr(build, "run_analyses", broken)
+    with pytest.raises(ZeroDivisionError, match="an analysis bug"):
+        write_report(sweep)
+    assert not (out / MANIFEST).exists()

@@ -102,11 +102,12 @@ def write_report(sweep_dir: Path, tracker: Any = None, baseline: str | None = No
 def _build(sweep_dir: Path, out: Path, manifest: Manifest, baseline: str, treatment: str) -> list[Section]:
     sweep = load_stamped(sweep_dir, manifest, baseline, treatment)
     clear(out, keep_pages=bool(manifest.old_pages))
-    sections = run_analyses(sweep, out)
-    write_markdown(sweep, sections, out)
-    from eval.report.site import write_site
+    from eval.report.site import Pages, write_index
 
-    write_site(sweep, sections, out, manifest)
+    with Pages(sweep, out, manifest) as pages:  # written by workers while the analyses run here
+        sections = run_analyses(sweep, out)
+        write_markdown(sweep, sections, out)
+    write_index(sweep, sections, out, pages.compare)
     manifest.write(out, sweep.jobs)
     return sections
 

@@ -12,7 +12,7 @@ import multiprocessing
 import os
 import shutil
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import ExitStack
 from functools import partial
 from pathlib import Path
@@ -45,68 +45,108 @@ def index_html(sweep: Sweep, sections: list[Section], compare: dict[str, list[tu
 
 
 def write_site(sweep: Sweep, sections: list[Section], out: Path, manifest: Manifest | None = None) -> Path:
-    """index.html, a page per job and a side-by-side page per comparison (`viewer_compare.pairs`).
+    """index.html, a page per job and a side-by-side page per comparison (`viewer_compare.pairs`)."""
+    with Pages(sweep, out, manifest) as pages:
+        pass
+    return write_index(sweep, sections, out, pages.compare)
 
-    With `manifest`, a page whose inputs (the stamps of its jobs' records, its links) are those it
-    was last written from is left as it is; pages of jobs gone from the sweep are removed."""
-    compare: dict[str, list[tuple[str, str]]] = {}
-    wanted: dict[str, Page] = {}
-    stamps = manifest.stamps if manifest is not None else {}
-    for a, b in pairs(sweep):
-        name = compare_name(a, b)
-        wanted[f"compare/{name}"] = (digest(stamps.get(a.dir.name), stamps.get(b.dir.name)), [a, b], partial(compare_html, a, b))
-        for j, other in ((a, b), (b, a)):
-            compare.setdefault(j.job_id, []).append((f"vs {other.method}", f"compare/{quote(name)}"))
-    for j in sweep.jobs:
-        links = [(label, f"../{href}") for label, href in compare.get(j.job_id, [])]
-        wanted[f"jobs/{j.job_id}.html"] = (digest(stamps.get(j.dir.name), links), [j], partial(job_html, j, links))
-    old = manifest.old_pages if manifest is not None else {}
-    existing = set()
-    for sub in ("jobs", "compare"):
-        (out / sub).mkdir(parents=True, exist_ok=True)
-        existing |= {f"{sub}/{e.name}" for e in os.scandir(out / sub)}
-    for rel in sorted(existing - set(wanted)):
-        shutil.rmtree(out / rel) if (out / rel).is_dir() and not (out / rel).is_symlink() else (out / rel).unlink()
-    todo = {rel: w for rel, w in wanted.items() if rel not in existing or old.get(rel) != w[0]}
-    _render(out, todo)
-    if manifest is not None:
-        manifest.pages = {rel: key for rel, (key, _, _) in wanted.items()}
+
+def write_index(sweep: Sweep, sections: list[Section], out: Path, compare: dict[str, list[tuple[str, str]]]) -> Path:
     index = out / "index.html"
     index.write_text(index_html(sweep, sections, compare), encoding="utf-8")
     return index
 
 
-def _render(out: Path, todo: dict[str, Page]) -> None:
-    """The pages, a task's jobs (one benchmark, task, model, seed) at a time, each job's record read
-    once for its page and its side-by-sides; many pages are shared out to worker processes."""
+class Pages:
+    """The job and side-by-side pages, written while the caller goes on (the report's analyses):
+    with many pages, by worker processes started on entry; all written when the block ends.
+
+    With `manifest`, a page whose inputs (the stamps of its jobs' records, its links) are those it
+    was last written from is left as it is; pages of jobs gone from the sweep are removed."""
+
+    def __init__(self, sweep: Sweep, out: Path, manifest: Manifest | None = None) -> None:
+        self.out, self.manifest = out, manifest
+        self.compare: dict[str, list[tuple[str, str]]] = {}
+        wanted: dict[str, Page] = {}
+        stamps = manifest.stamps if manifest is not None else {}
+        for a, b in pairs(sweep):
+            name = compare_name(a, b)
+            wanted[f"compare/{name}"] = (digest(stamps.get(a.dir.name), stamps.get(b.dir.name)), [a, b], partial(compare_html, a, b))
+            for j, other in ((a, b), (b, a)):
+                self.compare.setdefault(j.job_id, []).append((f"vs {other.method}", f"compare/{quote(name)}"))
+        for j in sweep.jobs:
+            links = [(label, f"../{href}") for label, href in self.compare.get(j.job_id, [])]
+            wanted[f"jobs/{j.job_id}.html"] = (digest(stamps.get(j.dir.name), links), [j], partial(job_html, j, links))
+        old = manifest.old_pages if manifest is not None else {}
+        existing = set()
+        for sub in ("jobs", "compare"):
+            (out / sub).mkdir(parents=True, exist_ok=True)
+            existing |= {f"{sub}/{e.name}" for e in os.scandir(out / sub)}
+        for rel in sorted(existing - set(wanted)):
+            shutil.rmtree(out / rel) if (out / rel).is_dir() and not (out / rel).is_symlink() else (out / rel).unlink()
+        self.wanted = wanted
+        self.groups = _groups({rel: w for rel, w in wanted.items() if rel not in existing or old.get(rel) != w[0]})
+        self.pool: ProcessPoolExecutor | None = None
+        self.futures: list[Future[None]] = []
+
+    def __enter__(self) -> Pages:
+        workers = min(MAX_WORKERS, os.cpu_count() or 1)
+        if sum(len(g) for g in self.groups) >= POOL_PAGES and workers >= 2:
+            # spawn, never fork: the sweep's driver calls the report from a process with Ray's threads
+            # (spawn imports the driver's main module again: every entry point here keeps its work
+            # under `if __name__ == "__main__"`)
+            try:
+                self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+                self.futures = [self.pool.submit(write_chunk, self.out, c) for c in _chunks(self.groups)]
+            except Exception as e:  # noqa: BLE001 - a pool that cannot start: the pages are written here
+                self._pool_failed(e)
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        if kind is not None:  # the caller failed: no page is waited for
+            if self.pool is not None:
+                self.pool.shutdown(wait=False, cancel_futures=True)
+            return
+        if self.pool is not None:
+            try:
+                for f in self.futures:
+                    f.result()
+                self.pool.shutdown()
+            except Exception as e:  # noqa: BLE001 - a broken pool (a bug in a page shows again below)
+                self._pool_failed(e)
+        if self.pool is None:
+            for pages in self.groups:
+                write_pages(self.out, pages)
+        if self.manifest is not None:
+            self.manifest.pages = {rel: key for rel, (key, _, _) in self.wanted.items()}
+
+    def _pool_failed(self, e: Exception) -> None:
+        first = next((line.strip() for line in str(e).splitlines() if line.strip()), "")
+        log.warning("the page workers failed (%s: %s); writing the pages in this process", type(e).__name__, first)
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+        self.pool = None
+
+
+def _groups(todo: dict[str, Page]) -> list[list[tuple[str, list[Job], Callable[[], str]]]]:
+    """The pages by task (one benchmark, task, model, seed): a group's jobs are read once for their
+    pages and their side-by-sides."""
     groups: dict[tuple[str, str, str, int], list[tuple[str, list[Job], Callable[[], str]]]] = {}
     for rel, (_, jobs, render) in todo.items():
         j = jobs[0]
         groups.setdefault((j.benchmark, j.task_id, j.model, j.seed), []).append((rel, jobs, render))
-    workers = min(MAX_WORKERS, os.cpu_count() or 1)
-    if len(todo) < POOL_PAGES or workers < 2:
-        for pages in groups.values():
-            write_pages(out, pages)
-        return
-    # spawn, never fork: the sweep's driver calls the report from a process with Ray's threads
+    return list(groups.values())
+
+
+def _chunks(groups: list[list[tuple[str, list[Job], Callable[[], str]]]]) -> list[list[list[tuple[str, list[Job], Callable[[], str]]]]]:
+    """Whole task groups, about CHUNK_PAGES pages a worker's task."""
     chunks, chunk = [], []
-    for pages in groups.values():
+    for pages in groups:
         chunk.append(pages)
         if sum(len(c) for c in chunk) >= CHUNK_PAGES:
             chunks.append(chunk)
             chunk = []
-    chunks += [chunk] if chunk else []
-    # (spawn imports the driver's main module again: every entry point here keeps its work under
-    # `if __name__ == "__main__"`); pages a broken pool did not write are written here
-    try:
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-            for _ in pool.map(write_chunk, [out] * len(chunks), chunks):
-                pass
-    except Exception as e:  # a pool that cannot start or broke (a bug in a page shows again below)
-        first = next((line.strip() for line in str(e).splitlines() if line.strip()), "")
-        log.warning("the page workers failed (%s: %s); writing the pages in this process", type(e).__name__, first)
-        for pages in groups.values():
-            write_pages(out, pages)
+    return chunks + ([chunk] if chunk else [])
 
 
 def write_chunk(out: Path, chunk: list[list[tuple[str, list[Job], Callable[[], str]]]]) -> None:
