@@ -56,7 +56,7 @@ def _check_model(model: ModelConfig) -> None:
         KINDS.check(model.kind)  # a registered kind, or a dotted path that imports
     except ValueError as e:
         raise ConfigError(f"model.kind: {e}") from None
-    _check_kind_class("model", model.kind, model, config_class(model.kind))
+    _check_kind_class("model", model.kind, model, config_class(model.kind) if model.kind in KINDS else None)
     if isinstance(model, ScriptedModelConfig) and model.kind == "scripted":
         if not model.script:
             raise ConfigError("model=scripted needs model.script=PATH (a JSONL file, one assistant turn a line)")
@@ -73,8 +73,8 @@ def _check_model(model: ModelConfig) -> None:
 
 
 def _check_kind_class(group: str, kind: str, cfg: object, cls: type | None) -> None:
-    """A built-in kind runs only on its own config class (`model=openai model.kind=vllm` has no server
-    settings); a plugin kind (`cls` None) takes whichever class its YAML started from."""
+    """A registered kind runs only on its own config class (`model=openai model.kind=vllm` has no server
+    settings); a dotted-path kind (`cls` None) takes whichever class its YAML started from."""
     if cls is None or type(cfg) is cls:
         return
     starts = [p.stem for p in sorted((CONF_DIR / group).glob("*.yaml")) if OmegaConf.load(p).get("kind") == kind]
@@ -102,7 +102,8 @@ def _check_names(cfg: RootConfig) -> None:
             check()
         except ValueError as e:
             raise ConfigError(f"{key}: {e}") from None
-    _check_kind_class("storage", cfg.storage.kind, cfg.storage, storage_config_class(cfg.storage.kind))
+    kind = cfg.storage.kind
+    _check_kind_class("storage", kind, cfg.storage, storage_config_class(kind) if kind in STORAGES else None)
 
 
 def _check_env(cfg: RootConfig) -> None:

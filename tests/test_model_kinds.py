@@ -172,3 +172,15 @@ def test_the_root_is_composed_as_the_grids_first_cell() -> None:
     assert root_choices(["grid.model=[scripted]", "grid.model=[openai, gpt54_nano]", "grid.benchmark=native"]) == [
         "benchmark=native", "model=openai"]  # the last list wins, as in Hydra
     assert root_choices(["model=smollm2", "grid.model=[scripted]", "grid.seed=[0,1]"]) == []  # named: left as given
+
+
+def test_a_dotted_path_kind_that_names_a_config_class_still_runs_on_the_yaml_it_started_from(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plugin's own `config` class cannot be named by a YAML from outside: the preflight does not ask for it."""
+    pkg = tmp_path / "plugkind"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text(
+        "from runners.models.config import ApiModelConfig\n"
+        "class Echo:\n    config = ApiModelConfig\n    def __init__(self, cfg, base_url):\n        self.name = cfg.name\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "t.jsonl").write_text('{"content": "done"}\n')
+    check_config(compose_root(["model=scripted", f"model.script={tmp_path / 't.jsonl'}", "model.kind=plugkind:Echo"]))
