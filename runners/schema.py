@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -125,7 +125,7 @@ def _unknown_message(key: str, path: str, known: list[str]) -> str:
     return f"unknown config key {key!r} (the schema has no such setting); {found}"
 
 
-def listed_axes(overrides: list[str] | tuple[str, ...]) -> set[str]:
+def listed_axes(overrides: Sequence[str]) -> set[str]:
     """The axes the overrides give a `grid.` list for."""
     return {o.partition("=")[0].removeprefix("grid.") for o in overrides if o.startswith("grid.")} & {*AXES, "seed"}
 

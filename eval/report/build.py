@@ -16,7 +16,7 @@ from typing import Any
 
 from eval.report import figure2, figure4, figure5, table1, table3, table4
 from eval.report.load import Sweep, header_notes, read_job, roles
-from eval.report.manifest import MANIFEST, Manifest, Untrusted, code_version, job_dirs, stamp
+from eval.report.manifest import MANIFEST, Manifest, Untrusted, code_version, stamp, sweep_subdirs
 from eval.report.section import Section, Skip
 from runners.core.record_types import RecordError
 
@@ -117,7 +117,7 @@ def load_stamped(sweep_dir: Path, manifest: Manifest, baseline: str, treatment: 
     stamped first: a file changed while it is read is read again next time)."""
     jobs, broken = [], []
     configs: dict[str, dict[str, Any]] = {}
-    for d in job_dirs(sweep_dir):
+    for d in sweep_subdirs(sweep_dir):
         st = stamp(d)
         if st[0] is None or st[0][2] not in (S_IFREG, S_IFLNK):
             continue  # no job.json file: not a job directory (report/, wandb/, ...)

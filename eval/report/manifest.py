@@ -48,8 +48,9 @@ class Untrusted(Exception):
     """The manifest cannot be used (the message says why): rebuild everything."""
 
 
-def job_dirs(sweep_dir: Path) -> list[Path]:
-    """The sweep's subdirectories, sorted by name (a job directory is one whose stamp has job.json)."""
+def sweep_subdirs(sweep_dir: Path) -> list[Path]:
+    """The sweep's subdirectories, sorted by name (`stamp` tells the job directories: theirs has job.json;
+    `load.job_dirs` asks each folder instead)."""
     with os.scandir(sweep_dir) as it:
         names = sorted(e.name for e in it if e.is_dir())
     return [sweep_dir / n for n in names]

@@ -39,6 +39,7 @@ KINDS.add("llamacpp", ModelKind("runners.models.openai_compat:OpenAICompatModel"
 KINDS.add("vllm", ModelKind("runners.models.openai_compat:OpenAICompatModel", ServedModelConfig))
 KINDS.add("scripted", ModelKind("runners.models.scripted:scripted_model", ScriptedModelConfig))
 
+
 def config_class(kind: str) -> type[ModelConfig] | None:
     """The config class kind `kind` takes; None for a plugin kind that names none (or does not import)."""
     try:
@@ -79,12 +80,12 @@ def model_config(cfg: Any, *, recorded: bool = False, cls: type[ModelConfig] | N
 
 
 def _class_holding(d: dict[str, Any], recorded: bool) -> type[ModelConfig]:
-    flat = flat_fields()
+    classes, flat = config_classes(), flat_fields()
     keys = {k for k, v in d.items() if not (recorded and k in flat and flat[k] == v)}
-    for cls in config_classes():
+    for cls in classes:
         if keys <= {f.name for f in dataclasses.fields(cls)}:
             return cls
-    return config_classes()[-1]  # the merge names the key no class has
+    return classes[-1]  # the merge names the key no class has
 
 
 def flat_model(cfg: ModelConfig) -> dict[str, Any]:
