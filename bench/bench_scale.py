@@ -9,9 +9,10 @@ result.json, scores.json, trajectory.jsonl, evaluator_view.json, tab.json for ta
 jobs.jsonl with its last lines missing, as after a driver killed mid-sweep). A fresh process — the
 driver — then times what the driver does at that size: expanding the grid, the resume check,
 reconciliation, progress with every job finishing, and the report (from scratch, again with nothing
-changed, and again with 1% of the jobs re-scored); each with wall time and the process's peak RSS
-after it. Last line: `jobs=N expand_s=… resume_s=… progress_s=… report_s=… report_again_s=…
-report_1pct_s=… peak_rss_mb=…`. `fabricate` is also what tests/test_sweep_scale.py runs on.
+changed, again with 1% of the jobs re-scored, and the sweep's own last build after live refreshes:
+with `report.live_every` jobs new since the last one); each with wall time and the process's peak
+RSS after it. Last line: `jobs=N expand_s=… resume_s=… progress_s=… report_s=… report_again_s=…
+report_1pct_s=… report_live_s=… peak_rss_mb=…`. `fabricate` is also what tests/test_sweep_scale.py runs on.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ TURNS = [
     {"content": "Final."},
 ]  # fmt: skip
 LEDGER_MISSING = 50  # ledger lines a killed driver never wrote (reconciliation writes them)
+LIVE_EVERY = 1000  # the default report.live_every: jobs a sweep's last build finds new since the last refresh
 
 
 def write_benchmark(root: Path, tasks: int) -> Path:
@@ -235,9 +237,28 @@ def measure(bench: Path) -> dict[str, float]:
         write_report(sdir)
         return f"{changed} jobs re-scored"
 
+    hidden = bench.parent / "not_yet_finished"
+
+    def do_report_less() -> str:  # setup for the next row: a refresh's build before the last jobs finished
+        dirs = sorted(p for p in sdir.iterdir() if (p / "job.json").is_file())[:: max(1, len(state["specs"]) // LIVE_EVERY)]
+        hidden.mkdir(exist_ok=True)
+        for d in dirs:
+            d.rename(hidden / d.name)
+        write_report(sdir)
+        return f"setup: a refresh's build with {len(dirs)} jobs not yet finished"
+
+    def do_report_live() -> str:  # the sweep's own build at its end, after the live refreshes
+        back = list(hidden.iterdir())
+        for d in back:
+            d.rename(sdir / d.name)
+        hidden.rmdir()
+        write_report(sdir)
+        return f"{len(back)} jobs finished since the last refresh (report.live_every={LIVE_EVERY})"
+
     for name, fn in (("expand", do_expand), ("resume", do_resume), ("reconcile", do_reconcile), ("progress", do_progress),
                      ("analyses", do_report_parts), ("report", do_report), ("report_again", do_report_again),
-                     ("report_1pct", do_report_rescored)):  # fmt: skip
+                     ("report_1pct", do_report_rescored), ("report_less", do_report_less),
+                     ("report_live", do_report_live)):  # fmt: skip
         _timed(rows, name, fn)
     print(f"{'phase':10} {'wall s':>8} {'peak RSS MB':>12}  note")
     for name, wall, rss, note in rows:
@@ -270,7 +291,7 @@ def main() -> None:
         r = measure(args.measure)
         print(f"jobs={r['jobs']} expand_s={r['expand']:.2f} resume_s={r['resume']:.2f} reconcile_s={r['reconcile']:.2f} "
               f"progress_s={r['progress']:.2f} report_s={r['report']:.2f} report_again_s={r['report_again']:.2f} "
-              f"report_1pct_s={r['report_1pct']:.2f} peak_rss_mb={r['peak_rss_mb']:.0f}")  # fmt: skip
+              f"report_1pct_s={r['report_1pct']:.2f} report_live_s={r['report_live']:.2f} peak_rss_mb={r['peak_rss_mb']:.0f}")  # fmt: skip
         return
     work = args.keep or Path(tempfile.mkdtemp(prefix="bench-scale-"))
     try:

@@ -52,10 +52,15 @@ class GridConfig:
 class ReportConfig:
     """Which methods the analyses compare: every paired comparison is against `baseline`
     (Table 1 paired, Figures 2 and 5, the side-by-side pages), Table 4's ablations against
-    `treatment`. An experiment names them; they never change a job."""
+    `treatment`. An experiment names them; they never change a job.
+
+    `live_every`: while the sweep runs, its report is rebuilt in the background after every this
+    many finished jobs (`runners/live_report.py`), so that the build at its end is a short one;
+    0: only at the end."""
 
     baseline: str = "dci"
     treatment: str = "runningtab"
+    live_every: int = 1000
 
 
 @dataclass

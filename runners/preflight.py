@@ -46,6 +46,8 @@ def _check_agent(cfg: RootConfig) -> None:
         raise ConfigError(f"agent.time_limit_s={a.time_limit_s}: give a positive number of seconds (the paper uses 3600)")
     if cfg.cluster.error_retries < 0:
         raise ConfigError(f"cluster.error_retries={cfg.cluster.error_retries}: give 0 or more")
+    if cfg.report.live_every < 0:
+        raise ConfigError(f"report.live_every={cfg.report.live_every}: give 0 (the report only at the end) or more finished jobs")
 
 
 def _check_model(model: ModelConfig) -> None:

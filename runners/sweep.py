@@ -28,8 +28,9 @@ log = logging.getLogger("runners.sweep")
 
 
 # Overrides that never change a job or its score: where records and scratch go, storage, tracking,
-# the cluster and the Slurm slice. Adding or changing them resumes the same sweep.
-_NOT_IN_NAME = ("out", "sweep", "experiment", "storage", "tracker", "cluster", "hydra", "grid.slice", "agent.work_dir")
+# the cluster, the Slurm slice and the live report's refreshes. Adding or changing them resumes the same sweep.
+_NOT_IN_NAME = ("out", "sweep", "experiment", "storage", "tracker", "cluster", "hydra", "grid.slice", "agent.work_dir",
+               "report.live_every")
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.=-]+")
 _DROPPED = str.maketrans("", "", "[]'\"")
 NAME_MAX = 100
@@ -71,6 +72,7 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
     import ray
 
     from runners.ledger import Ledger
+    from runners.live_report import LiveReport
     from runners.progress import Progress
     from runners.reconcile import reconcile
     from runners.rescore import resume_scan
@@ -100,11 +102,14 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
         print(f"sweep {name}: re-scored {len(rescored)} finished job(s) with judge {specs[0].cfg.judge.name} (not re-run)", file=sys.stderr)
     print(f"sweep {name}: {len(specs)} jobs, {skipped} already complete, {len(todo)} to run -> {sdir}", file=sys.stderr)
 
+    live = LiveReport(sdir, root.report.live_every, already=skipped)
+
     def done(outcome: Any) -> None:
         from runners.finish import finish_job
 
         finish_job(outcome, sdir, uploader, tracker, ledger)
         progress.finish(outcome)
+        live.finished()
 
     try:
         if todo:
@@ -116,6 +121,7 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
     finally:
         uploader.drain()
         tracker.flush()  # W&B cells whose jobs did not all finish, marked partial
+        live.close()
     _report(sdir, tracker)
     return {"sweep_dir": str(sdir), "jobs": len(specs), "ran": len(todo), "skipped": skipped}
 

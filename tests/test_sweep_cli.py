@@ -135,7 +135,7 @@ def test_derived_names_keep_different_sweeps_apart() -> None:
     name = derived_name(base)
     assert derived_name(list(reversed(base))) == name  # the same command in any order resumes
     assert derived_name([*base, "out=/x", "sweep=", "tracker=jsonl", "storage.bucket=b", "cluster.max_in_flight=2",
-                         "grid.slice=0/4", "agent.work_dir=/scratch"]) == name  # fmt: skip
+                         "grid.slice=0/4", "agent.work_dir=/scratch", "report.live_every=0"]) == name  # fmt: skip
     others = [["benchmark=native", "benchmark.path=/data/other", "grid.seed=[0,1]"], base[:2], [*base, "method=runningtab"],
               ["benchmark=native", "benchmark.path=/data/my-bench", "grid.seed=[0,1]"]]  # fmt: skip
     assert len({name, *map(derived_name, others)}) == 1 + len(others)

@@ -1,4 +1,4 @@
-"""`python -m eval.report outputs/<sweep> [--job ID ...] [--tracker wandb|jsonl|none]`
+"""`python -m eval.report outputs/<sweep> [--job ID ...] [--tracker wandb|jsonl|none] [--workers N] [--nice N]`
 
 Writes `outputs/<sweep>/report/` and prints where; `--job` also writes and prints the Table 5-like
 view of that job's tab (`report/tab_<id>.md`).
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -19,7 +20,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tracker", choices=("none", "jsonl", "wandb"), default="none", help="also log the tables to this tracker's summary run")
     ap.add_argument("--baseline", help="the method every comparison is against (default: the sweep's report.baseline, else dci)")
     ap.add_argument("--treatment", help="the method Table 4's ablations are compared with (default: report.treatment, else runningtab)")
+    ap.add_argument("--workers", type=int, metavar="N", help="page-writing processes at most (0: none; default: one per CPU, up to 4)")
+    ap.add_argument("--nice", type=int, default=0, metavar="N", help="run at this lower priority (the sweep's live refreshes use 10)")
     args = ap.parse_args(argv)
+    if args.workers is not None and args.workers < 0:
+        ap.error(f"--workers {args.workers}: give 0 or more")
+    if args.nice:
+        os.nice(args.nice)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
     from eval.report.build import write_report
@@ -35,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
         from runners.tracking import build_tracker
 
         tracker = build_tracker(TrackerConfig(kind=args.tracker), args.sweep_dir.name, args.sweep_dir)
-    out = write_report(args.sweep_dir, tracker, baseline=args.baseline, treatment=args.treatment)
+    out = write_report(args.sweep_dir, tracker, baseline=args.baseline, treatment=args.treatment, workers=args.workers)
     jobs = load_sweep(args.sweep_dir, args.baseline, args.treatment).jobs if args.job else []  # read again only for --job
     for job_id in args.job:
         try:

@@ -39,12 +39,25 @@ def _readable(read: Callable[[], Any], default: Any = None) -> Any:
         return default
 
 
-@dataclass(frozen=True)
 class Kept:
-    """Derived data as the report's manifest kept it (JSON), decoded on first use."""
+    """Derived data as the report's manifest kept it (JSON), decoded on first use; the manifest
+    writes `doc` again as it is."""
 
-    doc: Any
-    decode: Callable[[Any, Job], Any]
+    __slots__ = ("_decode", "_value", "doc")
+
+    def __init__(self, doc: Any, decode: Callable[[Any, Job], Any]) -> None:
+        self.doc, self._decode, self._value = doc, decode, _UNSET
+
+    def value(self, job: Job) -> Any:
+        if self._value is _UNSET:
+            self._value = self._decode(self.doc, job)
+        return self._value
+
+    def __reduce__(self) -> tuple[Any, ...]:  # to a page worker: the doc, decoded there if used
+        return Kept, (self.doc, self._decode)
+
+
+_UNSET = object()
 
 
 @dataclass
@@ -122,9 +135,7 @@ class Job:
         if key not in self.memo:
             self.memo[key] = compute()
         value = self.memo[key]
-        if isinstance(value, Kept):
-            value = self.memo[key] = value.decode(value.doc, self)
-        return value
+        return value.value(self) if isinstance(value, Kept) else value
 
     @property
     def has_tab(self) -> bool:

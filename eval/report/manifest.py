@@ -109,7 +109,7 @@ def code_version() -> str:
 
 def digest(*parts: Any) -> str:
     """A page's key: what it was rendered from."""
-    return hashlib.blake2b(json.dumps(parts, sort_keys=True, default=str).encode(), digest_size=16).hexdigest()
+    return hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()  # stamps and links: lists, str, int, None
 
 
 # Derived data kept across builds: key in `Job.memo` -> (to JSON, from JSON given the job).

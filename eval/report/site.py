@@ -6,6 +6,7 @@ Self-contained (see `html.py`): the pages open from disk anywhere.
 
 from __future__ import annotations
 
+import gc
 import html
 import logging
 import multiprocessing
@@ -64,8 +65,9 @@ class Pages:
     With `manifest`, a page whose inputs (the stamps of its jobs' records, its links) are those it
     was last written from is left as it is; pages of jobs gone from the sweep are removed."""
 
-    def __init__(self, sweep: Sweep, out: Path, manifest: Manifest | None = None) -> None:
+    def __init__(self, sweep: Sweep, out: Path, manifest: Manifest | None = None, workers: int | None = None) -> None:
         self.out, self.manifest = out, manifest
+        self.workers = min(MAX_WORKERS, os.cpu_count() or 1) if workers is None else workers
         self.compare: dict[str, list[tuple[str, str]]] = {}
         wanted: dict[str, Page] = {}
         stamps = manifest.stamps if manifest is not None else {}
@@ -88,9 +90,10 @@ class Pages:
         self.groups = _groups({rel: w for rel, w in wanted.items() if rel not in existing or old.get(rel) != w[0]})
         self.pool: ProcessPoolExecutor | None = None
         self.futures: list[Future[None]] = []
+        log.info("report: writing %d of %d pages (the others are unchanged)", sum(len(g) for g in self.groups), len(wanted))
 
     def __enter__(self) -> Pages:
-        workers = min(MAX_WORKERS, os.cpu_count() or 1)
+        workers = self.workers
         if sum(len(g) for g in self.groups) >= POOL_PAGES and workers >= 2:
             # spawn, never fork: the sweep's driver calls the report from a process with Ray's threads
             # (spawn imports the driver's main module again: every entry point here keeps its work
@@ -150,7 +153,9 @@ def _chunks(groups: list[list[tuple[str, list[Job], Callable[[], str]]]]) -> lis
 
 
 def write_chunk(out: Path, chunk: list[list[tuple[str, list[Job], Callable[[], str]]]]) -> None:
-    """A worker's share: whole task groups (see `write_pages`)."""
+    """A worker's share: whole task groups (see `write_pages`), without the cyclic collector
+    (see `build.no_gc`: the worker ends with its last chunk)."""
+    gc.disable()
     for pages in chunk:
         write_pages(out, pages)
 

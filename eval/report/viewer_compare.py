@@ -71,11 +71,21 @@ def _side(job: Job) -> str:
     return f"<td>{link}<br>{html.escape(' · '.join(facts))}</td>"
 
 
+def _cells(job: Job, ts: list[Turn]) -> dict[int, str]:
+    """The job's turns as side-by-side cells, by turn number (made once while the job is held: a
+    baseline job's are in every side-by-side of its task)."""
+
+    def render() -> dict[int, str]:
+        level, events = context_level(job)[0], events_by_turn(job.tab)
+        href = f"../jobs/{quote(job.job_id)}.html#t"
+        return {t.number: turn_html(t, level, events.get(t.number, []), CELL_CHARS, f"{href}{t.number}", anchor=False) for t in ts}
+
+    return job.held("compare_cells", render)
+
+
 def compare_html(a: Job, b: Job) -> str:
     ta, tb = turns(a), turns(b)
-    la, lb = context_level(a)[0], context_level(b)[0]
-    ea, eb = events_by_turn(a.tab), events_by_turn(b.tab)
-    by_a, by_b = {t.number: t for t in ta}, {t.number: t for t in tb}
+    ca, cb = _cells(a, ta), _cells(b, tb)
     body = ['<p><a href="../index.html">← report</a></p>',
             f"<h1>{html.escape(a.method)} vs {html.escape(b.method)}</h1>",
             f"<p>{html.escape(a.benchmark)} · {html.escape(a.task_id)} · {html.escape(a.model)} · seed {a.seed}</p>",
@@ -83,11 +93,7 @@ def compare_html(a: Job, b: Job) -> str:
             "<h2>Failed rubrics: where their values were shown, read and lost</h2>", _rubrics(a, b, ta, tb),
             "<h2>The trajectories, turn by turn</h2>",
             f'<table id="aligned" class="pair"><thead><tr><th>{html.escape(a.method)}</th><th>{html.escape(b.method)}</th></tr></thead><tbody>']  # fmt: skip
-    for n in sorted(set(by_a) | set(by_b)):
-        cells = []
-        for job, by, ev, level in ((a, by_a, ea, la), (b, by_b, eb, lb)):
-            href = f"../jobs/{quote(job.job_id)}.html#t{n}"
-            cells.append(turn_html(by[n], level, ev.get(n, []), CELL_CHARS, href, anchor=False) if n in by else "")
-        body.append(f'<tr data-turn="{n}"><td data-side="a">{cells[0]}</td><td data-side="b">{cells[1]}</td></tr>')
+    for n in sorted(set(ca) | set(cb)):
+        body.append(f'<tr data-turn="{n}"><td data-side="a">{ca.get(n, "")}</td><td data-side="b">{cb.get(n, "")}</td></tr>')
     body.append("</tbody></table>")
     return page(f"{a.method} vs {b.method}: {job_title(b)}", "\n".join(body))
