@@ -13,6 +13,7 @@ import logging
 import os
 import re
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -160,6 +161,7 @@ def _report(sdir: Path, tracker: Any) -> None:
 
     from eval.report import write_report
 
+    t0 = time.monotonic()
     try:
         report = write_report(sdir, tracker)
     except Exception:
@@ -168,7 +170,7 @@ def _report(sdir: Path, tracker: Any) -> None:
     table1 = report / "table1.md"
     if table1.exists():
         Console(width=200).print(Markdown(table1.read_text()))
-    print(f"report: {report / 'index.html'}", file=sys.stderr)
+    print(f"report: {report / 'index.html'} (written in {time.monotonic() - t0:.1f} s)", file=sys.stderr)
 
 
 def _runtime_env() -> dict[str, Any]:
