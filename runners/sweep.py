@@ -122,8 +122,9 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
     finally:
         uploader.drain()
         tracker.flush()  # W&B cells whose jobs did not all finish, marked partial
+        jobs_done = time.monotonic()
         live.close()
-    _report(sdir, tracker)
+    _report(sdir, tracker, jobs_done)
     return {"sweep_dir": str(sdir), "jobs": len(specs), "ran": len(todo), "skipped": skipped}
 
 
@@ -152,7 +153,7 @@ def _stored(storage: Any, sweep: str, scored: bool) -> set[str] | None:
         return None
 
 
-def _report(sdir: Path, tracker: Any) -> None:
+def _report(sdir: Path, tracker: Any, jobs_done: float) -> None:
     """Write the paper's tables and figures for this sweep (also logged to the tracker's summary
     run) and print its Table 1, the results table. A failing report never fails a sweep whose
     records are all written."""
@@ -161,7 +162,6 @@ def _report(sdir: Path, tracker: Any) -> None:
 
     from eval.report import write_report
 
-    t0 = time.monotonic()
     try:
         report = write_report(sdir, tracker)
     except Exception:
@@ -170,7 +170,7 @@ def _report(sdir: Path, tracker: Any) -> None:
     table1 = report / "table1.md"
     if table1.exists():
         Console(width=200).print(Markdown(table1.read_text()))
-    print(f"report: {report / 'index.html'} (written in {time.monotonic() - t0:.1f} s)", file=sys.stderr)
+    print(f"report: {report / 'index.html'} (written in {time.monotonic() - jobs_done:.1f} s, the wait for a running refresh included)", file=sys.stderr)
 
 
 def _runtime_env() -> dict[str, Any]:

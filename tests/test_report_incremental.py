@@ -2,7 +2,7 @@
 
 A re-build re-reads the records whose files changed (size or mtime of job.json, result.json,
 scores.json, tab.json, the trajectory, the evaluator view, the deliverable's files), takes every
-other job from `report/manifest.json`, re-renders the pages of changed jobs, removes the pages of
+other job from `report/manifest.jsonl`, re-renders the pages of changed jobs, removes the pages of
 jobs gone from the sweep, and writes exactly what a build from scratch writes. A manifest it cannot
 trust (corrupt, another code version, other settings) is ignored: everything is rebuilt.
 """
@@ -112,6 +112,29 @@ def test_rebuild_reads_only_changed_records(sweep: Path, monkeypatch: pytest.Mon
     assert set(opened) <= partners
 
 
+def test_rebuild_writes_unchanged_jobs_manifest_lines_as_they_were(sweep: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from eval.report import manifest as manifest_module
+
+    out = write_report(sweep)
+    lines = dict(line.split("\t", 1) for line in (out / MANIFEST).read_text().splitlines()[1:])
+    _rescore(sweep, CHANGED)
+    encoded: list[str] = []
+    real = manifest_module.json.dumps
+
+    def dumps(obj, *a, **k):
+        if isinstance(obj, dict) and "stamp" in obj:
+            encoded.append(obj["meta"][0])
+        return real(obj, *a, **k)
+
+    monkeypatch.setattr(manifest_module.json, "dumps", dumps)
+    write_report(sweep)
+    partners = {n for n in os.listdir(sweep) if n.startswith("wb__t1__") and n.endswith("__m1__s0")}
+    assert CHANGED in encoded and set(encoded) <= partners, encoded  # the others: their old line
+    after = dict(line.split("\t", 1) for line in (out / MANIFEST).read_text().splitlines()[1:])
+    assert after.keys() == lines.keys() and after[json.dumps(CHANGED)] != lines[json.dumps(CHANGED)]
+    assert all(after[n] == lines[n] for n in lines if json.loads(n) not in partners)
+
+
 def test_removed_job_loses_its_pages(sweep: Path, tmp_path: Path) -> None:
     out = write_report(sweep)
     gone = "wb__t2__runningtab__m1__s0"
@@ -136,7 +159,21 @@ def test_added_job_gets_its_pages(sweep: Path, tmp_path: Path) -> None:
     assert _tree(out) == _from_scratch(sweep, tmp_path)
 
 
-@pytest.mark.parametrize("damage", ["garbage", "truncated", "other_code", "wrong_shape", "bad_fates"])
+def _manifest(text: str) -> tuple[dict, dict[str, dict]]:
+    """The manifest's header and its rows by job directory (JSON Lines: `<name>\\t<row>`)."""
+    first, *lines = text.splitlines()
+    rows = {}
+    for line in lines:
+        name, _, row = line.partition("\t")
+        rows[json.loads(name)] = json.loads(row)
+    return json.loads(first), rows
+
+
+def _manifest_text(header: dict, rows: dict[str, dict]) -> str:
+    return "".join(json.dumps(x) + "\n" for x in [header]) + "".join(f"{json.dumps(n)}\t{json.dumps(r)}\n" for n, r in rows.items())
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "other_code", "wrong_shape", "no_name", "bad_fates"])
 def test_untrusted_manifest_rebuilds_everything(sweep: Path, tmp_path: Path, damage: str) -> None:
     out = write_report(sweep)
     path = out / MANIFEST
@@ -146,17 +183,19 @@ def test_untrusted_manifest_rebuilds_everything(sweep: Path, tmp_path: Path, dam
     elif damage == "truncated":
         path.write_text(text[: len(text) // 2])
     elif damage == "other_code":
-        doc = json.loads(text)
-        doc["key"]["code"] = "0" * 64
-        path.write_text(json.dumps(doc))
+        header, rows = _manifest(text)
+        header["key"]["code"] = "0" * 64
+        path.write_text(_manifest_text(header, rows))
     elif damage == "wrong_shape":
-        doc = json.loads(text)
-        doc["jobs"] = {name: {"stamp": entry["stamp"]} for name, entry in doc["jobs"].items()}  # rows missing
-        path.write_text(json.dumps(doc))
+        header, rows = _manifest(text)
+        rows = {name: {"stamp": entry["stamp"]} for name, entry in rows.items()}  # rows missing
+        path.write_text(_manifest_text(header, rows))
+    elif damage == "no_name":
+        path.write_text("\n".join(line.partition("\t")[2] or line for line in text.splitlines()) + "\n")
     else:  # parses, but a kept derived value does not fit its job (found only when an analysis uses it)
-        doc = json.loads(text)
-        doc["jobs"][CHANGED]["memo"]["fates"] = doc["jobs"][CHANGED]["memo"]["fates"][:1]
-        path.write_text(json.dumps(doc))
+        header, rows = _manifest(text)
+        rows[CHANGED]["memo"]["fates"] = rows[CHANGED]["memo"]["fates"][:1]
+        path.write_text(_manifest_text(header, rows))
     _age_pages(out)
     write_report(sweep)
     assert _rewritten(out) == {f"{p.parent.name}/{p.name}" for p in _pages(out)}
@@ -168,7 +207,7 @@ def test_other_settings_rebuild_everything(sweep: Path) -> None:
     _age_pages(out)
     write_report(sweep, baseline="runningtab", treatment="dci")
     assert _rewritten(out) == {f"{p.parent.name}/{p.name}" for p in _pages(out)}
-    assert json.loads((out / MANIFEST).read_text())["key"]["baseline"] == "runningtab"
+    assert _manifest((out / MANIFEST).read_text())[0]["key"]["baseline"] == "runningtab"
 
 
 def test_stale_files_of_a_previous_report_are_removed(sweep: Path, tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""The report's manifest (`report/manifest.json`): what the last build read and wrote, so that a
+"""The report's manifest (`report/manifest.jsonl`): what the last build read and wrote, so that a
 re-build (a resumed or re-scored sweep, `python -m eval.report` again) reads only the records that
 changed and re-renders only their pages.
 
@@ -32,8 +32,8 @@ from runners.core.record_types import Result
 
 log = logging.getLogger(__name__)
 
-MANIFEST = "manifest.json"
-FORMAT = 1  # the manifest's own shape
+MANIFEST = "manifest.jsonl"
+FORMAT = 2  # the manifest's own shape (1: one JSON document, manifest.json)
 STAMPED = (JOB, RESULT, SCORES, TAB, TRAJECTORY, VIEW)
 # Modules outside eval/report whose code shapes the report (their source is part of the version).
 DEPENDS = ("eval.matching", "eval.extract", "eval.metrics", "envs.context", "envs.harness_texts", "tab.config", "tab.render",
@@ -146,17 +146,21 @@ MEMO: dict[str, tuple[Callable[[Any], Any], Callable[[Any, Job], Any]]] = {
 
 
 class Manifest:
-    """The last build's manifest (empty when there was none), and the one this build writes."""
+    """The last build's manifest (empty when there was none), and the one this build writes.
 
-    def __init__(self, key: dict[str, Any], old: dict[str, Any] | None = None) -> None:
+    JSON Lines: a header (format, key, the distinct job configs by digest, the pages' keys), then
+    one line per job, `<dir name as JSON>\t<row>`. A job whose record and kept data are unchanged
+    is written as the line it was read from."""
+
+    def __init__(self, key: dict[str, Any], header: dict[str, Any] | None = None, lines: dict[str, str] | None = None) -> None:
         self.key = key
-        self.old_jobs: dict[str, Any] = (old or {}).get("jobs", {})
-        self.old_pages: dict[str, str] = (old or {}).get("pages", {})
-        self._old_configs: list[Any] = (old or {}).get("configs", [])
-        self.jobs: dict[str, Any] = {}
+        self.old_pages: dict[str, str] = (header or {}).get("pages", {})
+        self._old_configs: dict[str, Any] = (header or {}).get("configs", {})
+        self._old_lines = lines or {}
         self.pages: dict[str, str] = {}
         self.stamps: dict[str, Stamp] = {}  # this build's, by job directory name
-        self._by_index: dict[int, dict[str, Any]] = {}
+        self._reused: dict[str, str] = {}  # the old line of each job taken from it
+        self._by_cid: dict[str, dict[str, Any]] = {}
 
     @classmethod
     def read(cls, out: Path, key: dict[str, Any]) -> Manifest:
@@ -166,36 +170,45 @@ class Manifest:
             return cls(key)
         try:
             with open(path, encoding="utf-8") as f:
-                doc = json.load(f)
+                header = json.loads(f.readline())
+                lines = {}
+                for line in f:
+                    name, tab, row = line.rstrip("\n").partition("\t")
+                    if not tab:
+                        raise ValueError("a job line without its name")
+                    lines[json.loads(name)] = row
         except (OSError, ValueError) as e:
             raise Untrusted(f"{path} cannot be read: {e}") from None
-        if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("key") != key:
+        if not isinstance(header, dict) or header.get("format") != FORMAT or header.get("key") != key:
             raise Untrusted(f"{path} was written by other report code or with other settings")
-        if not all(isinstance(doc.get(k), t) for k, t in (("jobs", dict), ("pages", dict), ("configs", list))):
+        if not all(isinstance(header.get(k), dict) for k in ("pages", "configs")):
             raise Untrusted(f"{path} is not a report manifest")
-        return cls(key, doc)
+        return cls(key, header, lines)
 
     def cached_job(self, d: Path, st: Stamp, configs: dict[str, dict[str, Any]]) -> Job | None:
         """The job as the last build read it, when its record files are unchanged since."""
-        entry = self.old_jobs.get(d.name)
-        if not isinstance(entry, dict) or entry.get("stamp") != st:
+        line = self._old_lines.get(d.name)
+        if line is None:
             return None
         try:
-            job_id, bench, task, method, model, seed, config = entry["meta"]
+            entry = json.loads(line)
+            if entry["stamp"] != st:
+                return None
+            job_id, bench, task, method, model, seed, cid = entry["meta"]
             result = None if entry["result"] is None else Result(**entry["result"])
-            job = Job(d, job_id, bench, task, method, model, seed, self._config(configs, config), result,
-                      entry["scores"])  # fmt: skip
+            job = Job(d, job_id, bench, task, method, model, seed, self._config(configs, cid), result, entry["scores"])
             for name, doc in entry["memo"].items():
                 job.memo[name] = Kept(doc, MEMO[name][1])  # decoded if an analysis or page asks
         except (KeyError, TypeError, ValueError, IndexError) as e:
             raise Untrusted(f"the manifest's entry of {d.name} is not usable: {type(e).__name__}: {e}") from None
+        self._reused[d.name] = line
         return job
 
-    def _config(self, configs: dict[str, dict[str, Any]], index: int) -> dict[str, Any]:
-        """The loader's shared dict of the kept config `index` (serialized once per config, not per job)."""
-        if index not in self._by_index:
-            self._by_index[index] = shared_config(configs, self._old_configs[index])
-        return self._by_index[index]
+    def _config(self, configs: dict[str, dict[str, Any]], cid: str) -> dict[str, Any]:
+        """The loader's shared dict of the kept config `cid` (serialized once per config, not per job)."""
+        if cid not in self._by_cid:
+            self._by_cid[cid] = shared_config(configs, self._old_configs[cid])
+        return self._by_cid[cid]
 
     def keep(self, job: Job, st: Stamp) -> None:
         """Record this build's stamp of a job (its row is taken at `write`, with what the analyses derived)."""
@@ -203,25 +216,27 @@ class Manifest:
 
     def write(self, out: Path, jobs: list[Job]) -> None:
         """Atomically (a build killed before this leaves the last manifest, whose stamps stay true)."""
-        configs: dict[int, int] = {}  # the loader shares one dict per distinct config
-        config_list: list[Any] = []
-        rows = {}
+        cids: dict[int, str] = {}  # the loader shares one dict per distinct config
+        configs: dict[str, Any] = {}
+        lines = []
         for j in jobs:
-            ckey = id(j.config)
-            if ckey not in configs:
-                configs[ckey] = len(config_list)
-                config_list.append(j.config)
-            memo = {k: v.doc if isinstance(v, Kept) else MEMO[k][0](v) for k, v in sorted(j.memo.items()) if k in MEMO}
-            rows[j.dir.name] = {
-                "stamp": self.stamps[j.dir.name],
-                "meta": [j.job_id, j.benchmark, j.task_id, j.method, j.model, j.seed, configs[ckey]],
-                "result": None if j.result is None else {k: getattr(j.result, k) for k in _RESULT_FIELDS},
-                "scores": j.scores,
-                "memo": memo,
-            }
-        doc = {"format": FORMAT, "key": self.key, "configs": config_list, "jobs": rows, "pages": dict(sorted(self.pages.items()))}
+            if id(j.config) not in cids:
+                cids[id(j.config)] = cid = hashlib.blake2b(json.dumps(j.config, sort_keys=True, default=str).encode(), digest_size=16).hexdigest()
+                configs[cid] = j.config
+            kept = self._reused.get(j.dir.name)
+            if kept is None or not all(isinstance(v, Kept) for k, v in j.memo.items() if k in MEMO):
+                memo = {k: v.doc if isinstance(v, Kept) else MEMO[k][0](v) for k, v in sorted(j.memo.items()) if k in MEMO}
+                kept = json.dumps({
+                    "stamp": self.stamps[j.dir.name],
+                    "meta": [j.job_id, j.benchmark, j.task_id, j.method, j.model, j.seed, cids[id(j.config)]],
+                    "result": None if j.result is None else {k: getattr(j.result, k) for k in _RESULT_FIELDS},
+                    "scores": j.scores,
+                    "memo": memo,
+                }, default=str, separators=(",", ":"))  # fmt: skip
+            lines.append(f"{json.dumps(j.dir.name)}\t{kept}\n")
+        header = {"format": FORMAT, "key": self.key, "configs": configs, "pages": dict(sorted(self.pages.items()))}
         tmp = out / f".{MANIFEST}.tmp"
-        text = json.dumps(doc, default=str, separators=(",", ":"))  # dumps: json.dump's encoder is the slow Python one
         with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
+            f.write(json.dumps(header, default=str, separators=(",", ":")) + "\n")  # dumps: json.dump's encoder is the slow Python one
+            f.writelines(lines)
         os.replace(tmp, out / MANIFEST)
