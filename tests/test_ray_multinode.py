@@ -235,6 +235,10 @@ class Quick(EpisodeActor):
 def test_jobs_spread_over_one_episode_actor_per_cpu(cluster: Cluster, tmp_path: Path) -> None:
     """By default one episode actor per free CPU: one on each 1-CPU node, 12 jobs in flight over
     the two, and every job once."""
+    deadline = time.monotonic() + 30  # the replicas of the tests before release their CPUs asynchronously
+    while ray.available_resources().get("CPU", 0) < 2:
+        assert time.monotonic() < deadline, f"the two nodes' CPUs are not free: {ray.available_resources()}"
+        time.sleep(0.2)
     cfg = compose_root(["model=scripted", "judge=none"])
     specs = [JobSpec(f"job-{i}", cfg, f"t{i}") for i in range(14)]
     outcomes: list[Outcome] = []

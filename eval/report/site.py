@@ -154,7 +154,7 @@ def _chunks(groups: list[list[tuple[str, list[Job], Callable[[], str]]]]) -> lis
 
 def write_chunk(out: Path, chunk: list[list[tuple[str, list[Job], Callable[[], str]]]]) -> None:
     """A worker's share: whole task groups (see `write_pages`), without the cyclic collector
-    (see `build.no_gc`: the worker ends with its last chunk)."""
+    (see `build.no_gc`; a worker process lives for one build)."""
     gc.disable()
     for pages in chunk:
         write_pages(out, pages)
