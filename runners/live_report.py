@@ -18,11 +18,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
+from envs.config import SECRET_NAME
+from runners.project import PROJECT, pythonpath
+
 log = logging.getLogger(__name__)
 
 LIVE_LOG = "report_live.log"  # in the sweep folder: what the refreshes printed
 NICE = 10
-_SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD")  # the report reads records only: no credential reaches it
 
 
 class Process(Protocol):
@@ -33,12 +35,11 @@ class Process(Protocol):
 
 def spawn(sweep_dir: Path, log_path: Path) -> Process:
     """`python -m eval.report <sweep>`, niced, in one process (no page workers beside the sweep)."""
-    project = str(Path(__file__).resolve().parent.parent)
-    env = {k: v for k, v in os.environ.items() if not any(w in k.upper() for w in _SECRET_WORDS)}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [project, env.get("PYTHONPATH")]))
+    env = {k: v for k, v in os.environ.items() if not SECRET_NAME.search(k)}  # the report reads records only: no credential
+    env["PYTHONPATH"] = pythonpath(env.get("PYTHONPATH"))
     cmd = [sys.executable, "-m", "eval.report", str(sweep_dir), "--nice", str(NICE), "--workers", "0"]
     with open(log_path, "ab") as out:
-        return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=project)
+        return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=PROJECT)
 
 
 class LiveReport:

@@ -175,8 +175,9 @@ def _report(sdir: Path, tracker: Any, jobs_done: float) -> None:
 
 def _runtime_env() -> dict[str, Any]:
     """Workers import the project from this checkout, wherever the driver runs from."""
-    project = str(Path(__file__).resolve().parent.parent)
-    return {"env_vars": {"PYTHONPATH": os.pathsep.join(filter(None, [project, os.environ.get("PYTHONPATH")]))}}
+    from runners.project import pythonpath
+
+    return {"env_vars": {"PYTHONPATH": pythonpath(os.environ.get("PYTHONPATH"))}}
 
 
 def _experiment() -> str | None:

@@ -202,3 +202,18 @@ def test_kept_data_reaches_a_page_worker_whole() -> None:
             kept.value(None)  # type: ignore[arg-type]
         again = pickle.loads(pickle.dumps(kept))
         assert again.doc == ["a", 1] and again.value(None) == ["a", 1]  # type: ignore[arg-type]
+
+
+def test_a_refresh_gets_no_credential(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from runners import live_report
+
+    for name in ("OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "RAY_AUTH_TOKEN", "DB_PASSWORD", "GH_CREDENTIALS"):
+        monkeypatch.setenv(name, "s3cr3t")
+    monkeypatch.setenv("PYTHONPATH", "/elsewhere")
+    seen: dict = {}
+    monkeypatch.setattr(live_report.subprocess, "Popen", lambda cmd, **k: seen.update(k, cmd=cmd) or Proc())
+    live_report.spawn(tmp_path, tmp_path / LIVE_LOG)
+    env = seen["env"]
+    assert "s3cr3t" not in env.values() and env["PATH"] == os.environ["PATH"]
+    assert env["PYTHONPATH"] == f"{REPO}{os.pathsep}/elsewhere" and seen["cwd"] == REPO
+    assert seen["cmd"][1:4] == ["-m", "eval.report", str(tmp_path)]
