@@ -169,7 +169,7 @@ def load_stamped(sweep_dir: Path, manifest: Manifest, baseline: str, treatment: 
                 continue
         manifest.keep(job, st)
         jobs.append(job)
-    return Sweep(sweep_dir, jobs, broken, baseline, treatment)
+    return Sweep(sweep_dir, jobs, broken, baseline, treatment, manifest.results)
 
 
 def clear(out: Path, keep_pages: bool) -> None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from eval.report.kept_results import KeptResults
 from runners.core.job_record import JobRecord, is_job_dir
 from runners.core.record_files import TAB
 from runners.core.record_types import RecordError, Result, Scores, tab_config_of
@@ -174,6 +175,7 @@ class Sweep:
     broken: list[str] = field(default_factory=list)  # job dirs whose job.json could not be read
     baseline: str = "dci"  # what every comparison is against (the sweep's `report.baseline`)
     treatment: str = "runningtab"  # the method whose ablations Table 4 compares (`report.treatment`)
+    results: KeptResults = field(default_factory=KeptResults, repr=False)  # kept across builds by the manifest
 
     @property
     def name(self) -> str:

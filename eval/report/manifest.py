@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.report.fates import Fate
+from eval.report.kept_results import KeptResults, Untrusted
 from eval.report.load import Job, Kept, shared_config
 from eval.report.values import Value
 from runners.core.record_files import DELIVERABLE, JOB, RESULT, SCORES, TAB, TRAJECTORY, VIEW
@@ -42,10 +43,6 @@ DEPENDS = ("eval.matching", "eval.extract", "eval.metrics", "envs.context", "env
 Stamp = list[Any]
 _NAMES = frozenset((*STAMPED, DELIVERABLE))
 _RESULT_FIELDS = tuple(f.name for f in dataclasses.fields(Result))
-
-
-class Untrusted(Exception):
-    """The manifest cannot be used (the message says why): rebuild everything."""
 
 
 def sweep_subdirs(sweep_dir: Path) -> list[Path]:
@@ -148,7 +145,8 @@ MEMO: dict[str, tuple[Callable[[Any], Any], Callable[[Any, Job], Any]]] = {
 class Manifest:
     """The last build's manifest (empty when there was none), and the one this build writes.
 
-    JSON Lines: a header (format, key, the distinct job configs by digest, the pages' keys), then
+    JSON Lines: a header (format, key, the distinct job configs by digest, the pages' keys, the
+    analyses' kept results: `kept_results.py`), then
     one line per job, `<dir name as JSON>\t<row>`. A job whose record and kept data are unchanged
     is written as the line it was read from."""
 
@@ -161,6 +159,7 @@ class Manifest:
         self.stamps: dict[str, Stamp] = {}  # this build's, by job directory name
         self._reused: dict[str, str] = {}  # the old line of each job taken from it
         self._by_cid: dict[str, dict[str, Any]] = {}
+        self.results = KeptResults((header or {}).get("results", {}))  # the analyses' kept results
 
     @classmethod
     def read(cls, out: Path, key: dict[str, Any]) -> Manifest:
@@ -181,7 +180,7 @@ class Manifest:
             raise Untrusted(f"{path} cannot be read: {e}") from None
         if not isinstance(header, dict) or header.get("format") != FORMAT or header.get("key") != key:
             raise Untrusted(f"{path} was written by other report code or with other settings")
-        if not all(isinstance(header.get(k), dict) for k in ("pages", "configs")):
+        if not all(isinstance(header.get(k), dict) for k in ("pages", "configs", "results")):
             raise Untrusted(f"{path} is not a report manifest")
         return cls(key, header, lines)
 
@@ -234,7 +233,8 @@ class Manifest:
                     "memo": memo,
                 }, default=str, separators=(",", ":"))  # fmt: skip
             lines.append(f"{json.dumps(j.dir.name)}\t{kept}\n")
-        header = {"format": FORMAT, "key": self.key, "configs": configs, "pages": dict(sorted(self.pages.items()))}
+        header = {"format": FORMAT, "key": self.key, "configs": configs, "pages": dict(sorted(self.pages.items())),
+                  "results": dict(sorted(self.results.used.items()))}  # fmt: skip
         tmp = out / f".{MANIFEST}.tmp"
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(json.dumps(header, default=str, separators=(",", ":")) + "\n")  # dumps: json.dump's encoder is the slow Python one

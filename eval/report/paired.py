@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from eval.report.kept_results import KeptResults, Untrusted
 from eval.report.load import Job
 from eval.report.stats import parts
 
@@ -186,13 +187,29 @@ class Paired:
     lost: int | None
 
 
-def compare(method: Sequence[Job], reference: Sequence[Job], metric: str, seed: int = SEED) -> Paired | None:
-    """`method` minus `reference` on `metric` (None without common scored pairs)."""
+def compare(method: Sequence[Job], reference: Sequence[Job], metric: str, seed: int = SEED, kept: KeptResults | None = None) -> Paired | None:
+    """`method` minus `reference` on `metric` (None without common scored pairs). With `kept`, the
+    interval and p-value of pairs a previous build compared are taken from it (they depend on the
+    pairs and the settings only)."""
     p = pairs_of(method, reference, metric)
     if p is None:
         return None
     m, r = p.arms()
-    low, high = interval(p, seed=seed)
+
+    def statistics() -> list[float]:
+        return [*interval(p, seed=seed), flip_pvalue(p, seed=seed)]
+
+    if kept is None:
+        low, high, pv = statistics()
+    else:
+        inputs = ("paired", SAMPLES, FLIPS, EXACT_TASKS, seed, len(p.tasks), p.task.tobytes(), p.values.tobytes())
+        low, high, pv = kept.get(inputs, statistics, _three_numbers)
     rubric = metric == "pass_rate"
-    return Paired(metric, p.n, len(p.tasks), m, r, m - r, low, high, flip_pvalue(p, seed=seed),
+    return Paired(metric, p.n, len(p.tasks), m, r, m - r, low, high, pv,
                   p.gained if rubric else None, p.lost if rubric else None)  # fmt: skip
+
+
+def _three_numbers(doc: Any) -> list[float]:
+    if not (isinstance(doc, list) and len(doc) == 3 and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in doc)):
+        raise Untrusted(f"a kept paired statistic is not [low, high, p]: {doc!r:.80}")
+    return [float(x) for x in doc]

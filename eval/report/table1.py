@@ -15,6 +15,7 @@ from pathlib import Path
 
 from eval.metrics import counts
 from eval.report import paired
+from eval.report.kept_results import KeptResults
 from eval.report.load import Job, Sweep
 from eval.report.method_names import label, method_key
 from eval.report.section import Section, Skip, Table, fmt, p_text, pct, signed
@@ -98,7 +99,7 @@ def results_table(name: str, title: str, groups: dict[Key, list[Job]], errored: 
     return Table(name, title, columns, rows, display=([*head, *metrics], shown), best=best)
 
 
-def paired_table(groups: dict[Key, list[Job]], reference: str = "dci") -> Table:
+def paired_table(groups: dict[Key, list[Job]], reference: str = "dci", kept: KeptResults | None = None) -> Table:
     columns = ["benchmark", "model", "method", "metric", "pairs", "tasks", "method_value", f"{reference}_value", "diff", "ci_low", "ci_high",
                "p_value", "rubrics_gained", "rubrics_lost"]  # fmt: skip
     rows = []
@@ -107,7 +108,7 @@ def paired_table(groups: dict[Key, list[Job]], reference: str = "dci") -> Table:
         if me == reference or not ref:
             continue
         for m in metric_names(groups[(b, mo, me)]):
-            p = paired.compare(groups[(b, mo, me)], ref, m)
+            p = paired.compare(groups[(b, mo, me)], ref, m, kept=kept)
             if p is not None:
                 rows.append([b, mo, me, m, p.pairs, p.tasks, pct(p.method), pct(p.reference), pct(p.diff), pct(p.low), pct(p.high),
                              p.p, p.gained, p.lost])  # fmt: skip
@@ -157,7 +158,7 @@ def build(sweep: Sweep, out: Path) -> Section:
         main.notes.append("answers scored by " + ", ".join(rules))
     ref = sweep.baseline
     if any(k[2] == ref for k in groups):
-        section.tables.append(paired_table(groups, ref))
+        section.tables.append(paired_table(groups, ref, sweep.results))
     elif any(k[2] == ref for k in errored):
         section.notes.append(f"paired comparison skipped: every {label(ref)} job errored")
     else:

@@ -1,0 +1,58 @@
+"""Sweep-level results kept across builds: a re-build recomputes only the analyses' results whose
+inputs changed (Table 1's and Table 4's paired statistics: bootstrap intervals and permutation
+p-values), and writes exactly what a build from scratch writes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from eval.report import paired, write_report
+from eval.report.manifest import MANIFEST
+from tests.test_report_incremental import CHANGED, _from_scratch, _rescore, _tree, sweep  # noqa: F401 (fixture)
+
+
+@pytest.fixture()
+def boots(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Each bootstrap run, counted (by its number of pairs)."""
+    calls: list[int] = []
+    real = paired.bootstrap
+    monkeypatch.setattr(paired, "bootstrap", lambda p, *a, **k: calls.append(p.n) or real(p, *a, **k))
+    return calls
+
+
+def test_unchanged_rebuild_recomputes_no_paired_statistic(sweep: Path, boots: list[int]) -> None:  # noqa: F811
+    out = write_report(sweep)
+    assert boots, "the sweep has paired comparisons"
+    before = {p.name: p.read_bytes() for p in out.glob("table*.csv")}
+    boots.clear()
+    write_report(sweep)
+    assert boots == []
+    assert {p.name: p.read_bytes() for p in out.glob("table*.csv")} == before
+
+
+def test_rescored_job_recomputes_only_the_comparisons_it_is_in(sweep: Path, tmp_path: Path, boots: list[int]) -> None:  # noqa: F811
+    write_report(sweep)
+    everything = len(boots)
+    boots.clear()
+    _rescore(sweep, CHANGED)
+    out = write_report(sweep)
+    assert 0 < len(boots) < everything
+    assert _tree(out) == _from_scratch(sweep, tmp_path)
+
+
+def test_damaged_kept_result_rebuilds_everything(sweep: Path, tmp_path: Path, boots: list[int]) -> None:  # noqa: F811
+    out = write_report(sweep)
+    everything = len(boots)
+    path = out / MANIFEST
+    first, rest = path.read_text().split("\n", 1)
+    header = json.loads(first)
+    assert header["results"], "the manifest keeps the paired statistics"
+    header["results"] = {k: ["not", "numbers"] for k in header["results"]}
+    path.write_text(json.dumps(header) + "\n" + rest)
+    boots.clear()
+    write_report(sweep)
+    assert len(boots) == everything
+    assert _tree(out) == _from_scratch(sweep, tmp_path)
