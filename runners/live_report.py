@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import logging
 import os
+import secrets
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Protocol
 
 from envs.config import SECRET_NAME
+from eval.report.manifest import Settled
 from runners.project import PROJECT, pythonpath
 
 log = logging.getLogger(__name__)
@@ -33,39 +35,57 @@ class Process(Protocol):
     def wait(self) -> int: ...
 
 
-def spawn(sweep_dir: Path, log_path: Path) -> Process:
+def spawn(sweep_dir: Path, log_path: Path, build_id: str) -> Process:
     """`python -m eval.report <sweep>`, niced, in one process (no page workers beside the sweep)."""
     env = {k: v for k, v in os.environ.items() if not SECRET_NAME.search(k)}  # the report reads records only: no credential
     env["PYTHONPATH"] = pythonpath(env.get("PYTHONPATH"))
-    cmd = [sys.executable, "-m", "eval.report", str(sweep_dir), "--nice", str(NICE), "--workers", "0"]
+    cmd = [sys.executable, "-m", "eval.report", str(sweep_dir), "--nice", str(NICE), "--workers", "0", "--build-id", build_id]
     with open(log_path, "ab") as out:
         return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=PROJECT)
 
 
 class LiveReport:
     """Counts finished jobs and starts a refresh when `every` have finished since the last one
-    started (0: never; the sweep's build at its end is the only one)."""
+    started (0: never; the sweep's build at its end is the only one).
 
-    def __init__(self, sweep_dir: Path, every: int, start: Callable[[Path, Path], Process] = spawn, already: int = 0) -> None:
+    It also tells the sweep's last build which jobs it need not stamp again (`settled`): those
+    whose records were final when the last refresh that succeeded began."""
+
+    def __init__(self, sweep_dir: Path, every: int, start: Callable[[Path, Path, str], Process] = spawn,
+                 already: Collection[str] = ()) -> None:  # fmt: skip
         self.sweep_dir, self.every, self.start = sweep_dir, every, start
-        self.pending = already
+        self.done: list[str] = list(already)  # job folders whose records are final, in the order they settled
+        self.pending = len(self.done)
         self.proc: Process | None = None
+        self.running: tuple[str, int] = ("", 0)  # the running refresh's build id and how many jobs had settled when it began
+        self.good: tuple[str, int] | None = None  # the same of the last refresh that succeeded
         self.failed = False
 
     @property
     def log_path(self) -> Path:
         return self.sweep_dir / LIVE_LOG
 
-    def finished(self, n: int = 1) -> None:
-        self.pending += n
+    def finished(self, job: str) -> None:
+        """`job`'s records are all written (the sweep's driver writes none of them after this)."""
+        self.done.append(job)
+        self.pending += 1
         self._reap()
         if self.every > 0 and self.proc is None and not self.failed and self.pending >= self.every:
+            build_id = secrets.token_hex(8)
             try:
-                self.proc = self.start(self.sweep_dir, self.log_path)
+                self.proc = self.start(self.sweep_dir, self.log_path, build_id)
             except OSError as e:
                 self._stop(f"could not start ({e})")
                 return
+            self.running = (build_id, len(self.done))
             self.pending = 0
+
+    def settled(self) -> Settled | None:
+        """The jobs settled before the last good refresh began, for the build that wrote its manifest."""
+        if self.good is None:
+            return None
+        build_id, n = self.good
+        return Settled(build_id, frozenset(self.done[:n]))
 
     def close(self) -> None:
         """Wait for a running refresh: the sweep's own build goes on from what it wrote."""
@@ -80,6 +100,8 @@ class LiveReport:
         self.proc = None
         if rc != 0:
             self._stop(f"failed (exit {rc})")
+        else:
+            self.good = self.running
 
     def _stop(self, why: str) -> None:
         self.failed = True

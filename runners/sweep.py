@@ -16,7 +16,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
@@ -24,6 +24,9 @@ from omegaconf import DictConfig, OmegaConf
 
 from runners.cli import run_cli
 from runners.schema import RootConfig, listed_axes, to_root
+
+if TYPE_CHECKING:
+    from eval.report.manifest import Settled
 
 log = logging.getLogger("runners.sweep")
 
@@ -103,14 +106,15 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
         print(f"sweep {name}: re-scored {len(rescored)} finished job(s) with judge {specs[0].cfg.judge.name} (not re-run)", file=sys.stderr)
     print(f"sweep {name}: {len(specs)} jobs, {skipped} already complete, {len(todo)} to run -> {sdir}", file=sys.stderr)
 
-    live = LiveReport(sdir, root.report.live_every, already=skipped)
+    to_run = {s.job_id for s in todo}
+    live = LiveReport(sdir, root.report.live_every, already=[s.job_id for s in specs if s.job_id not in to_run])
 
     def done(outcome: Any) -> None:
         from runners.finish import finish_job
 
         finish_job(outcome, sdir, uploader, tracker, ledger)
         progress.finish(outcome)
-        live.finished()
+        live.finished(outcome.spec.job_id)
 
     try:
         if todo:
@@ -124,7 +128,7 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
         tracker.flush()  # W&B cells whose jobs did not all finish, marked partial
         jobs_done = time.monotonic()
         live.close()
-    _report(sdir, tracker, jobs_done)
+    _report(sdir, tracker, jobs_done, live.settled())
     return {"sweep_dir": str(sdir), "jobs": len(specs), "ran": len(todo), "skipped": skipped}
 
 
@@ -153,7 +157,7 @@ def _stored(storage: Any, sweep: str, scored: bool) -> set[str] | None:
         return None
 
 
-def _report(sdir: Path, tracker: Any, jobs_done: float) -> None:
+def _report(sdir: Path, tracker: Any, jobs_done: float, settled: Settled | None = None) -> None:
     """Write the paper's tables and figures for this sweep (also logged to the tracker's summary
     run) and print its Table 1, the results table. A failing report never fails a sweep whose
     records are all written."""
@@ -163,7 +167,7 @@ def _report(sdir: Path, tracker: Any, jobs_done: float) -> None:
     from eval.report import write_report
 
     try:
-        report = write_report(sdir, tracker)
+        report = write_report(sdir, tracker, settled=settled)  # the jobs settled before the last refresh: not stamped again
     except Exception:
         log.exception("the report of %s could not be written; run python -m eval.report %s", sdir, sdir)
         return

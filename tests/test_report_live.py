@@ -73,25 +73,27 @@ class Proc:
 class Starts:
     def __init__(self) -> None:
         self.procs: list[Proc] = []
+        self.ids: list[str] = []
 
-    def __call__(self, sdir: Path, log: Path) -> Proc:
+    def __call__(self, sdir: Path, log: Path, build_id: str) -> Proc:
         self.procs.append(Proc())
+        self.ids.append(build_id)
         return self.procs[-1]
 
 
 def test_a_refresh_starts_after_every_n_finished_jobs_one_at_a_time(tmp_path: Path) -> None:
     starts = Starts()
     live = LiveReport(tmp_path, every=3, start=starts)
-    live.finished()
-    live.finished()
+    live.finished("a")
+    live.finished("b")
     assert starts.procs == []
-    live.finished()
+    live.finished("c")
     assert len(starts.procs) == 1
-    for _ in range(5):  # the refresh still runs: no second one beside it
-        live.finished()
+    for i in range(5):  # the refresh still runs: no second one beside it
+        live.finished(f"d{i}")
     assert len(starts.procs) == 1
     starts.procs[0].rc = 0
-    live.finished()  # 6 finished since the first started
+    live.finished("e")  # 6 finished since the first started
     assert len(starts.procs) == 2
     live.close()  # the sweep's own build waits for the running refresh
     assert starts.procs[1].waited
@@ -99,19 +101,48 @@ def test_a_refresh_starts_after_every_n_finished_jobs_one_at_a_time(tmp_path: Pa
 
 def test_a_resumed_sweep_counts_its_complete_jobs(tmp_path: Path) -> None:
     starts = Starts()
-    live = LiveReport(tmp_path, every=3, start=starts, already=4)
-    live.finished()
+    live = LiveReport(tmp_path, every=3, start=starts, already=[f"old{i}" for i in range(4)])
+    live.finished("new")
     assert len(starts.procs) == 1
+
+
+def test_the_last_build_is_vouched_the_jobs_settled_before_the_last_good_refresh(tmp_path: Path) -> None:
+    starts = Starts()
+    live = LiveReport(tmp_path, every=2, start=starts, already=["old"])
+    assert live.settled() is None  # no refresh has ended
+    live.finished("a")  # 2 finished: the first refresh starts
+    live.finished("b")  # finished while it runs: not vouched for by it
+    assert live.settled() is None
+    starts.procs[0].rc = 0
+    live.finished("c")
+    settled = live.settled()
+    assert settled is not None and settled.build == starts.ids[0] and settled.names == {"old", "a"}
+    assert len(starts.procs) == 2 and starts.ids[1] != starts.ids[0]  # b and c since the first started
+    starts.procs[1].rc = 3  # a failed refresh vouches for nothing: the last good one still holds
+    live.finished("d")
+    assert live.settled() == settled
+    live.close()
+    assert live.settled() == settled
+
+
+def test_a_refresh_still_running_at_the_end_is_vouched_once_it_ends(tmp_path: Path) -> None:
+    starts = Starts()
+    live = LiveReport(tmp_path, every=1, start=starts)
+    live.finished("a")
+    live.finished("b")
+    live.close()  # waits for the refresh started after a
+    settled = live.settled()
+    assert settled is not None and settled.build == starts.ids[0] and settled.names == {"a"}
 
 
 def test_a_failed_refresh_stops_the_refreshing(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     starts = Starts()
     live = LiveReport(tmp_path, every=1, start=starts)
-    live.finished()
+    live.finished("a")
     starts.procs[0].rc = 1
     with caplog.at_level(logging.WARNING, logger="runners.live_report"):
-        for _ in range(3):
-            live.finished()
+        for i in range(3):
+            live.finished(f"b{i}")
     assert len(starts.procs) == 1
     assert str(tmp_path / LIVE_LOG) in caplog.text and "exit 1" in caplog.text
     live.close()
@@ -119,9 +150,9 @@ def test_a_failed_refresh_stops_the_refreshing(tmp_path: Path, caplog: pytest.Lo
 
 def test_no_refresh_with_live_every_0(tmp_path: Path) -> None:
     starts = Starts()
-    live = LiveReport(tmp_path, every=0, start=starts, already=10)
-    for _ in range(10):
-        live.finished()
+    live = LiveReport(tmp_path, every=0, start=starts, already=[str(i) for i in range(10)])
+    for i in range(10):
+        live.finished(f"j{i}")
     live.close()
     assert starts.procs == []
 
@@ -151,6 +182,10 @@ def test_the_sweeps_last_build_renders_only_what_the_refresh_did_not(tmp_path: P
     assert written, run.stdout[-3000:]
     n, total = map(int, written[-1])
     assert total == 4 and n < total, run.stdout[-3000:]  # the refresh had written the pages of the jobs done by then
+    stamped = re.findall(r"stamped (\d+) of (\d+) job folders", run.stdout)
+    assert stamped, run.stdout[-3000:]
+    n, total = map(int, stamped[-1])
+    assert total == 4 and n < total, run.stdout[-3000:]  # the jobs done before the refresh began: vouched for
     assert len(list((out / "live" / "report" / "jobs").iterdir())) == 4
 
 
@@ -212,8 +247,8 @@ def test_a_refresh_gets_no_credential(tmp_path: Path, monkeypatch: pytest.Monkey
     monkeypatch.setenv("PYTHONPATH", "/elsewhere")
     seen: dict = {}
     monkeypatch.setattr(live_report.subprocess, "Popen", lambda cmd, **k: seen.update(k, cmd=cmd) or Proc())
-    live_report.spawn(tmp_path, tmp_path / LIVE_LOG)
+    live_report.spawn(tmp_path, tmp_path / LIVE_LOG, "b1")
     env = seen["env"]
     assert "s3cr3t" not in env.values() and env["PATH"] == os.environ["PATH"]
     assert env["PYTHONPATH"] == f"{REPO}{os.pathsep}/elsewhere" and seen["cwd"] == REPO
-    assert seen["cmd"][1:4] == ["-m", "eval.report", str(tmp_path)]
+    assert seen["cmd"][1:4] == ["-m", "eval.report", str(tmp_path)] and seen["cmd"][-2:] == ["--build-id", "b1"]

@@ -1,4 +1,4 @@
-"""`python -m eval.report outputs/<sweep> [--job ID ...] [--tracker wandb|jsonl|none] [--workers N] [--nice N]`
+"""`python -m eval.report outputs/<sweep> [--job ID ...] [--tracker wandb|jsonl|none] [--workers N] [--nice N] [--build-id ID]`
 
 Writes `outputs/<sweep>/report/` and prints where; `--job` also writes and prints the Table 5-like
 view of that job's tab (`report/tab_<id>.md`).
@@ -22,6 +22,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--treatment", help="the method Table 4's ablations are compared with (default: report.treatment, else runningtab)")
     ap.add_argument("--workers", type=int, metavar="N", help="page-writing processes at most (0: none; default: one per CPU, up to 4)")
     ap.add_argument("--nice", type=int, default=0, metavar="N", help="run at this lower priority (the sweep's live refreshes use 10)")
+    ap.add_argument("--build-id", metavar="ID", help="name this build in the report's manifest (the sweep's live refreshes do)")
     args = ap.parse_args(argv)
     if args.workers is not None and args.workers < 0:
         ap.error(f"--workers {args.workers}: give 0 or more")
@@ -42,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         from runners.tracking import build_tracker
 
         tracker = build_tracker(TrackerConfig(kind=args.tracker), args.sweep_dir.name, args.sweep_dir)
-    out = write_report(args.sweep_dir, tracker, baseline=args.baseline, treatment=args.treatment, workers=args.workers)
+    out = write_report(args.sweep_dir, tracker, baseline=args.baseline, treatment=args.treatment, workers=args.workers, build_id=args.build_id)
     jobs = load_sweep(args.sweep_dir, args.baseline, args.treatment).jobs if args.job else []  # read again only for --job
     for job_id in args.job:
         try:

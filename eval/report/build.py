@@ -20,7 +20,7 @@ from typing import Any
 
 from eval.report import figure2, figure4, figure5, table1, table3, table4
 from eval.report.load import Sweep, header_notes, read_job, roles
-from eval.report.manifest import MANIFEST, Manifest, Untrusted, code_version, stamp, sweep_subdirs
+from eval.report.manifest import MANIFEST, Manifest, Settled, Untrusted, code_version, stamp, sweep_subdirs
 from eval.report.section import Section, Skip
 from runners.core.record_types import RecordError
 
@@ -80,10 +80,12 @@ def log_to_tracker(tracker: Any, sections: list[Section]) -> None:
 
 
 def write_report(sweep_dir: Path, tracker: Any = None, baseline: str | None = None, treatment: str | None = None,
-                 workers: int | None = None) -> Path:
+                 workers: int | None = None, build_id: str | None = None, settled: Settled | None = None) -> Path:
     """Write `<sweep_dir>/report/` from the job records and return it. `baseline`/`treatment`
     override the sweep's `report:` settings (which methods the comparisons are between); `workers`
     caps the page-writing processes (0: none; default: one per CPU, up to `site.MAX_WORKERS`).
+    `build_id` names this build in the manifest (default: a random one); `settled` vouches for
+    jobs unchanged since a named build began (`manifest.Settled`: the sweep's last build).
 
     A re-build reads only the records changed since the last build and re-renders only their pages
     (`manifest.py`); what it writes is what a build from scratch writes. Builds of one report run
@@ -96,10 +98,10 @@ def write_report(sweep_dir: Path, tracker: Any = None, baseline: str | None = No
     key = {"code": code_version(), "baseline": base, "treatment": treat}
     with exclusive(sweep_dir / LOCK), no_gc():
         try:
-            sections = _build(sweep_dir, out, Manifest.read(out, key), base, treat, workers)
+            sections = _build(sweep_dir, out, Manifest.read(out, key), base, treat, workers, build_id, settled)
         except Untrusted as e:
             log.warning("%s; rebuilding the report from scratch", e)
-            sections = _build(sweep_dir, out, Manifest(key), base, treat, workers)
+            sections = _build(sweep_dir, out, Manifest(key), base, treat, workers, build_id, None)
     for s in sections:
         if s.skipped:
             log.info("%s skipped: %s", s.name, s.skipped)
@@ -137,8 +139,11 @@ def no_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _build(sweep_dir: Path, out: Path, manifest: Manifest, baseline: str, treatment: str, workers: int | None) -> list[Section]:
-    sweep = load_stamped(sweep_dir, manifest, baseline, treatment)
+def _build(sweep_dir: Path, out: Path, manifest: Manifest, baseline: str, treatment: str, workers: int | None,
+           build_id: str | None, settled: Settled | None) -> list[Section]:  # fmt: skip
+    if build_id is not None:
+        manifest.build = build_id
+    sweep = load_stamped(sweep_dir, manifest, baseline, treatment, manifest.vouched(settled))
     clear(out, keep_pages=bool(manifest.old_pages))
     from eval.report.site import Pages, write_index
 
@@ -150,15 +155,21 @@ def _build(sweep_dir: Path, out: Path, manifest: Manifest, baseline: str, treatm
     return sections
 
 
-def load_stamped(sweep_dir: Path, manifest: Manifest, baseline: str, treatment: str) -> Sweep:
+def load_stamped(sweep_dir: Path, manifest: Manifest, baseline: str, treatment: str, vouched: frozenset[str] = frozenset()) -> Sweep:
     """The sweep, each job taken from the manifest when its record is unchanged, else read (and
-    stamped first: a file changed while it is read is read again next time)."""
-    jobs, broken = [], []
+    stamped first: a file changed while it is read is read again next time). A `vouched` job
+    found in the manifest is taken from it without stamping (`Settled`)."""
+    jobs, broken, n_stamped = [], [], 0
     configs: dict[str, dict[str, Any]] = {}
-    for d in sweep_subdirs(sweep_dir):
+    subdirs = sweep_subdirs(sweep_dir)
+    for d in subdirs:
+        if d.name in vouched and (job := manifest.cached_job(d, None, configs)) is not None:
+            jobs.append(job)
+            continue
         st = stamp(d)
         if st[0] is None or st[0][2] not in (S_IFREG, S_IFLNK):
             continue  # no job.json file: not a job directory (report/, wandb/, ...)
+        n_stamped += 1
         job = manifest.cached_job(d, st, configs)
         if job is None:
             try:
@@ -169,6 +180,8 @@ def load_stamped(sweep_dir: Path, manifest: Manifest, baseline: str, treatment: 
                 continue
         manifest.keep(job, st)
         jobs.append(job)
+    if vouched:
+        log.info("report: stamped %d of %d job folders (the others settled before the build that wrote the manifest)", n_stamped, len(jobs) + len(broken))
     return Sweep(sweep_dir, jobs, broken, baseline, treatment, manifest.results)
 
 

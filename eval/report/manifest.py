@@ -20,6 +20,7 @@ import logging
 import os
 import stat
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -142,16 +143,28 @@ MEMO: dict[str, tuple[Callable[[Any], Any], Callable[[Any, Job], Any]]] = {
 }
 
 
+@dataclass(frozen=True)
+class Settled:
+    """Job folders whose records had all been written when build `build` began (the sweep's driver
+    knows: the jobs finished before its last live refresh started). With that build's manifest, a
+    build takes their kept stamps instead of stamping them again; with any other, it stamps all."""
+
+    build: str
+    names: frozenset[str]
+
+
 class Manifest:
     """The last build's manifest (empty when there was none), and the one this build writes.
 
-    JSON Lines: a header (format, key, the distinct job configs by digest, the pages' keys, the
+    JSON Lines: a header (format, key, the id of the build, the distinct job configs by digest, the pages' keys, the
     analyses' kept results: `kept_results.py`), then
     one line per job, `<dir name as JSON>\t<row>`. A job whose record and kept data are unchanged
     is written as the line it was read from."""
 
     def __init__(self, key: dict[str, Any], header: dict[str, Any] | None = None, lines: dict[str, str] | None = None) -> None:
         self.key = key
+        self.last_build: str | None = (header or {}).get("build")  # the id of the build that wrote it
+        self.build: str | None = None  # this build's: None when not named (`write_report(build_id=)`)
         self.old_pages: dict[str, str] = (header or {}).get("pages", {})
         self._old_configs: dict[str, Any] = (header or {}).get("configs", {})
         self._old_lines = lines or {}
@@ -184,14 +197,19 @@ class Manifest:
             raise Untrusted(f"{path} is not a report manifest")
         return cls(key, header, lines)
 
-    def cached_job(self, d: Path, st: Stamp, configs: dict[str, dict[str, Any]]) -> Job | None:
-        """The job as the last build read it, when its record files are unchanged since."""
+    def vouched(self, settled: Settled | None) -> frozenset[str]:
+        """The folders whose kept stamps this build may take (`Settled`)."""
+        return settled.names if settled is not None and settled.build == self.last_build else frozenset()
+
+    def cached_job(self, d: Path, st: Stamp | None, configs: dict[str, dict[str, Any]]) -> Job | None:
+        """The job as the last build read it, when its record files are unchanged since (`st`
+        None: the caller vouches for that, see `Settled`), with its stamp kept for this build."""
         line = self._old_lines.get(d.name)
         if line is None:
             return None
         try:
             entry = json.loads(line)
-            if entry["stamp"] != st:
+            if st is not None and entry["stamp"] != st:
                 return None
             job_id, bench, task, method, model, seed, cid = entry["meta"]
             result = None if entry["result"] is None else Result(**entry["result"])
@@ -201,6 +219,7 @@ class Manifest:
         except (KeyError, TypeError, ValueError, IndexError) as e:
             raise Untrusted(f"the manifest's entry of {d.name} is not usable: {type(e).__name__}: {e}") from None
         self._reused[d.name] = line
+        self.stamps[d.name] = entry["stamp"]
         return job
 
     def _config(self, configs: dict[str, dict[str, Any]], cid: str) -> dict[str, Any]:
@@ -233,7 +252,7 @@ class Manifest:
                     "memo": memo,
                 }, default=str, separators=(",", ":"))  # fmt: skip
             lines.append(f"{json.dumps(j.dir.name)}\t{kept}\n")
-        header = {"format": FORMAT, "key": self.key, "configs": configs, "pages": dict(sorted(self.pages.items())),
+        header = {"format": FORMAT, "key": self.key, "build": self.build, "configs": configs, "pages": dict(sorted(self.pages.items())),
                   "results": dict(sorted(self.results.used.items()))}  # fmt: skip
         tmp = out / f".{MANIFEST}.tmp"
         with open(tmp, "w", encoding="utf-8") as f:
