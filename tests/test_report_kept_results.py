@@ -56,3 +56,19 @@ def test_damaged_kept_result_rebuilds_everything(sweep: Path, tmp_path: Path, bo
     write_report(sweep)
     assert len(boots) == everything
     assert _tree(out) == _from_scratch(sweep, tmp_path)
+
+
+def test_kept_jobs_know_their_metric_names_without_aggregating(sweep: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    from eval.report import build, stats
+    from eval.report.manifest import Manifest, code_version
+
+    out = write_report(sweep)
+    key = {"code": code_version(), "baseline": "dci", "treatment": "runningtab"}
+    loaded = build.load_stamped(sweep, Manifest.read(out, key), "dci", "runningtab")
+    expected = stats.metric_names(build.load_stamped(sweep, Manifest(key), "dci", "runningtab").jobs)
+
+    def aggregate(scores: object) -> None:
+        raise AssertionError("aggregated a kept job's scores again")
+
+    monkeypatch.setattr(stats, "aggregate", aggregate)
+    assert stats.metric_names(loaded.jobs) == expected and expected

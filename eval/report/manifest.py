@@ -140,6 +140,7 @@ MEMO: dict[str, tuple[Callable[[Any], Any], Callable[[Any, Job], Any]]] = {
     "has_tab": (lambda v: v, _plain),
     "tab_settings": (lambda v: v, _plain),
     "tab_row": (lambda v: v, _plain),
+    "metrics": (list, _plain),  # the metric names its scores carry (`stats.metric_names`)
 }
 
 
