@@ -23,13 +23,16 @@ def boots(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return calls
 
 
-def test_unchanged_rebuild_recomputes_no_paired_statistic(sweep: Path, boots: list[int]) -> None:  # noqa: F811
+def test_unchanged_rebuild_recomputes_no_paired_statistic(sweep: Path, boots: list[int], monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
     out = write_report(sweep)
     assert boots, "the sweep has paired comparisons"
     before = {p.name: p.read_bytes() for p in out.glob("table*.csv")}
     boots.clear()
+    paired_again: list[str] = []
+    real = paired.pairs_of
+    monkeypatch.setattr(paired, "pairs_of", lambda a, b, m: paired_again.append(m) or real(a, b, m))
     write_report(sweep)
-    assert boots == []
+    assert boots == [] and paired_again == []  # not even the pairs: their jobs are unchanged
     assert {p.name: p.read_bytes() for p in out.glob("table*.csv")} == before
 
 

@@ -1,6 +1,6 @@
 """Sweep-level results kept across builds of a report, by a digest of everything they are computed from.
 
-An analysis asks `KeptResults.get(inputs, compute)`: a result the last build kept under the same
+An analysis asks `KeptResults.get(inputs, compute, decode)`: a result the last build kept under the same
 inputs is taken as it is, else `compute()` runs. At 20,000 jobs most of a re-build's analysis time
 is Table 1's paired statistics (a bootstrap and a permutation test per comparison), and a resumed
 sweep's new jobs touch only a few comparisons. The manifest stores the results this build used
@@ -36,15 +36,11 @@ class KeptResults:
         self._old = old or {}
         self.used: dict[str, Any] = {}
 
-    def get(self, inputs: tuple[Any, ...], compute: Callable[[], T], decode: Callable[[Any], T] = lambda v: v) -> T:
-        """`compute()`'s result, or the kept one when `inputs` are unchanged; `decode` turns the
-        kept JSON back into a result and raises `Untrusted` when it cannot."""
+    def get(self, inputs: tuple[Any, ...], compute: Callable[[], Any], decode: Callable[[Any], T]) -> T:
+        """The result for `inputs`: the kept one when a build computed it before, else `compute()`'s
+        (its JSON form). `decode` turns that into the result and raises `Untrusted` when it cannot
+        (a damaged manifest)."""
         key = inputs_digest(*inputs)
-        if key in self.used:
-            return decode(self.used[key])
-        if key in self._old:
-            self.used[key] = self._old[key]
-            return decode(self.used[key])
-        value = compute()
-        self.used[key] = value
-        return value
+        if key not in self.used:
+            self.used[key] = self._old[key] if key in self._old else compute()
+        return decode(self.used[key])

@@ -76,6 +76,7 @@ class Job:
     result: Result | None
     scores: Scores | None
     memo: dict[str, Any] = field(default_factory=dict, repr=False)  # derived data analyses share
+    version: str = field(default="", repr=False)  # a digest of its record files' stamps ("": not stamped; `manifest.py`)
     _held: dict[str, Any] | None = field(default=None, repr=False, compare=False)  # see `reading`
 
     @contextmanager

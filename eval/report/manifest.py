@@ -106,7 +106,7 @@ def code_version() -> str:
 
 
 def digest(*parts: Any) -> str:
-    """A page's key: what it was rendered from."""
+    """What a page or a job's version is a digest of (stamps and links)."""
     return hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()  # stamps and links: lists, str, int, None
 
 
@@ -217,6 +217,9 @@ class Manifest:
             job = Job(d, job_id, bench, task, method, model, seed, self._config(configs, cid), result, entry["scores"])
             for name, doc in entry["memo"].items():
                 job.memo[name] = Kept(doc, MEMO[name][1])  # decoded if an analysis or page asks
+            job.version = entry["version"]
+            if not isinstance(job.version, str):
+                raise TypeError(f"version {job.version!r} is not a digest")
         except (KeyError, TypeError, ValueError, IndexError) as e:
             raise Untrusted(f"the manifest's entry of {d.name} is not usable: {type(e).__name__}: {e}") from None
         self._reused[d.name] = line
@@ -232,6 +235,7 @@ class Manifest:
     def keep(self, job: Job, st: Stamp) -> None:
         """Record this build's stamp of a job (its row is taken at `write`, with what the analyses derived)."""
         self.stamps[job.dir.name] = st
+        job.version = digest(st)
 
     def write(self, out: Path, jobs: list[Job]) -> None:
         """Atomically (a build killed before this leaves the last manifest, whose stamps stay true)."""
@@ -247,6 +251,7 @@ class Manifest:
                 memo = {k: v.doc if isinstance(v, Kept) else MEMO[k][0](v) for k, v in sorted(j.memo.items()) if k in MEMO}
                 kept = json.dumps({
                     "stamp": self.stamps[j.dir.name],
+                    "version": j.version,
                     "meta": [j.job_id, j.benchmark, j.task_id, j.method, j.model, j.seed, cids[id(j.config)]],
                     "result": None if j.result is None else {k: getattr(j.result, k) for k in _RESULT_FIELDS},
                     "scores": j.scores,

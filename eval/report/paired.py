@@ -19,6 +19,7 @@ Both are deterministic given `seed`.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -188,28 +189,39 @@ class Paired:
 
 
 def compare(method: Sequence[Job], reference: Sequence[Job], metric: str, seed: int = SEED, kept: KeptResults | None = None) -> Paired | None:
-    """`method` minus `reference` on `metric` (None without common scored pairs). With `kept`, the
-    interval and p-value of pairs a previous build compared are taken from it (they depend on the
-    pairs and the settings only)."""
+    """`method` minus `reference` on `metric` (None without common scored pairs). With `kept`, a
+    comparison a previous build made of the same jobs (names and versions: their records
+    unchanged) is taken from it: the bootstrap and the permutation test are most of a re-build."""
+    if kept is None or not all(j.version for js in (method, reference) for j in js):
+        return _compare(method, reference, metric, seed)
+    arms = [sorted((j.dir.name, j.version) for j in js) for js in (method, reference)]
+    inputs = ("paired.compare", SAMPLES, FLIPS, EXACT_TASKS, seed, metric, arms)
+    return kept.get(inputs, lambda: _to_json(_compare(method, reference, metric, seed)), _from_json)
+
+
+def _compare(method: Sequence[Job], reference: Sequence[Job], metric: str, seed: int) -> Paired | None:
     p = pairs_of(method, reference, metric)
     if p is None:
         return None
     m, r = p.arms()
-
-    def statistics() -> list[float]:
-        return [*interval(p, seed=seed), flip_pvalue(p, seed=seed)]
-
-    if kept is None:
-        low, high, pv = statistics()
-    else:
-        inputs = ("paired", SAMPLES, FLIPS, EXACT_TASKS, seed, len(p.tasks), p.task.tobytes(), p.values.tobytes())
-        low, high, pv = kept.get(inputs, statistics, _three_numbers)
+    low, high = interval(p, seed=seed)
     rubric = metric == "pass_rate"
-    return Paired(metric, p.n, len(p.tasks), m, r, m - r, low, high, pv,
+    return Paired(metric, p.n, len(p.tasks), m, r, m - r, low, high, flip_pvalue(p, seed=seed),
                   p.gained if rubric else None, p.lost if rubric else None)  # fmt: skip
 
 
-def _three_numbers(doc: Any) -> list[float]:
-    if not (isinstance(doc, list) and len(doc) == 3 and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in doc)):
-        raise Untrusted(f"a kept paired statistic is not [low, high, p]: {doc!r:.80}")
-    return [float(x) for x in doc]
+def _to_json(p: Paired | None) -> Any:
+    return None if p is None else dataclasses.asdict(p)
+
+
+def _from_json(doc: Any) -> Paired | None:
+    if doc is None:
+        return None
+    try:
+        p = Paired(**doc)
+    except TypeError as e:
+        raise Untrusted(f"a kept paired comparison is not one: {e}") from None
+    numbers = (p.pairs, p.tasks, p.method, p.reference, p.diff, p.low, p.high, p.p)
+    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in numbers):
+        raise Untrusted(f"a kept paired comparison holds a value that is not a number: {doc!r:.80}")
+    return p

@@ -62,7 +62,7 @@ class Pages:
     """The job and side-by-side pages, written while the caller goes on (the report's analyses):
     with many pages, by worker processes started on entry; all written when the block ends.
 
-    With `manifest`, a page whose inputs (the stamps of its jobs' records, its links) are those it
+    With `manifest`, a page whose inputs (its jobs' versions: digests of their records' stamps; its links) are those it
     was last written from is left as it is; pages of jobs gone from the sweep are removed."""
 
     def __init__(self, sweep: Sweep, out: Path, manifest: Manifest | None = None, workers: int | None = None) -> None:
@@ -70,15 +70,14 @@ class Pages:
         self.workers = min(MAX_WORKERS, os.cpu_count() or 1) if workers is None else workers
         self.compare: dict[str, list[tuple[str, str]]] = {}
         wanted: dict[str, Page] = {}
-        stamps = manifest.stamps if manifest is not None else {}
         for a, b in pairs(sweep):
             name = compare_name(a, b)
-            wanted[f"compare/{name}"] = (digest(stamps.get(a.dir.name), stamps.get(b.dir.name)), [a, b], partial(compare_html, a, b))
+            wanted[f"compare/{name}"] = (digest(a.version, b.version), [a, b], partial(compare_html, a, b))
             for j, other in ((a, b), (b, a)):
                 self.compare.setdefault(j.job_id, []).append((f"vs {other.method}", f"compare/{quote(name)}"))
         for j in sweep.jobs:
             links = [(label, f"../{href}") for label, href in self.compare.get(j.job_id, [])]
-            wanted[f"jobs/{j.job_id}.html"] = (digest(stamps.get(j.dir.name), links), [j], partial(job_html, j, links))
+            wanted[f"jobs/{j.job_id}.html"] = (digest(j.version, links), [j], partial(job_html, j, links))
         old = manifest.old_pages if manifest is not None else {}
         existing = set()
         for sub in ("jobs", "compare"):
