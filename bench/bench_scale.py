@@ -173,6 +173,7 @@ def measure(bench: Path) -> dict[str, float]:
     from rich.console import Console
 
     from eval.report import write_report
+    from eval.report.manifest import Settled
     from runners.core.record_types import Result
     from runners.grid import expand
     from runners.ledger import Ledger
@@ -239,26 +240,42 @@ def measure(bench: Path) -> dict[str, float]:
 
     hidden = bench.parent / "not_yet_finished"
 
-    def do_report_less() -> str:  # setup for the next row: a refresh's build before the last jobs finished
-        dirs = sorted(p for p in sdir.iterdir() if (p / "job.json").is_file())[:: max(1, len(state["specs"]) // LIVE_EVERY)]
-        hidden.mkdir(exist_ok=True)
-        for d in dirs:
-            d.rename(hidden / d.name)
-        write_report(sdir)
-        return f"setup: a refresh's build with {len(dirs)} jobs not yet finished"
+    def last_cell() -> list[Path]:  # the sweep runs cell by cell: its last jobs are one cell's
+        return [sdir / s.job_id for s in state["specs"][-LIVE_EVERY:]]
 
-    def do_report_live() -> str:  # the sweep's own build at its end, after the live refreshes
-        back = list(hidden.iterdir())
-        for d in back:
-            d.rename(sdir / d.name)
-        hidden.rmdir()
-        write_report(sdir)
-        return f"{len(back)} jobs finished since the last refresh (report.live_every={LIVE_EVERY})"
+    def one_per_task() -> list[Path]:  # the worst case: each new job is a DCI job with four side-by-sides
+        return sorted(p for p in sdir.iterdir() if (p / "job.json").is_file())[:: max(1, len(state["specs"]) // LIVE_EVERY)]
+
+    def live_pair(pick: Callable[[], list[Path]]) -> tuple[Callable[[], str], Callable[[], str]]:
+        """A refresh's build before the `pick`ed jobs finished (setup), then the sweep's own last
+        build, which is told the jobs settled before that refresh (`Settled`), as `runners.sweep` does."""
+
+        def before() -> str:
+            dirs = pick()
+            hidden.mkdir(exist_ok=True)
+            for d in dirs:
+                d.rename(hidden / d.name)
+            write_report(sdir, build_id="refresh")
+            state["settled"] = Settled("refresh", frozenset(p.name for p in sdir.iterdir() if (p / "job.json").is_file()))
+            return f"setup: a refresh's build with {len(dirs)} jobs not yet finished"
+
+        def last() -> str:
+            back = list(hidden.iterdir())
+            for d in back:
+                d.rename(sdir / d.name)
+            hidden.rmdir()
+            write_report(sdir, settled=state["settled"])
+            return f"{len(back)} jobs finished since the last refresh (report.live_every={LIVE_EVERY})"
+
+        return before, last
+
+    cell_before, cell_last = live_pair(last_cell)
+    dci_before, dci_last = live_pair(one_per_task)
 
     for name, fn in (("expand", do_expand), ("resume", do_resume), ("reconcile", do_reconcile), ("progress", do_progress),
                      ("analyses", do_report_parts), ("report", do_report), ("report_again", do_report_again),
-                     ("report_1pct", do_report_rescored), ("report_less", do_report_less),
-                     ("report_live", do_report_live)):  # fmt: skip
+                     ("report_1pct", do_report_rescored), ("live_setup", cell_before), ("report_live", cell_last),
+                     ("dci_setup", dci_before), ("report_live_dci", dci_last)):  # fmt: skip
         _timed(rows, name, fn)
     print(f"{'phase':10} {'wall s':>8} {'peak RSS MB':>12}  note")
     for name, wall, rss, note in rows:
@@ -291,7 +308,8 @@ def main() -> None:
         r = measure(args.measure)
         print(f"jobs={r['jobs']} expand_s={r['expand']:.2f} resume_s={r['resume']:.2f} reconcile_s={r['reconcile']:.2f} "
               f"progress_s={r['progress']:.2f} report_s={r['report']:.2f} report_again_s={r['report_again']:.2f} "
-              f"report_1pct_s={r['report_1pct']:.2f} report_live_s={r['report_live']:.2f} peak_rss_mb={r['peak_rss_mb']:.0f}")  # fmt: skip
+              f"report_1pct_s={r['report_1pct']:.2f} report_live_s={r['report_live']:.2f} "
+              f"report_live_dci_s={r['report_live_dci']:.2f} peak_rss_mb={r['peak_rss_mb']:.0f}")  # fmt: skip
         return
     work = args.keep or Path(tempfile.mkdtemp(prefix="bench-scale-"))
     try:

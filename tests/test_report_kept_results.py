@@ -75,3 +75,39 @@ def test_kept_jobs_know_their_metric_names_without_aggregating(sweep: Path, monk
 
     monkeypatch.setattr(stats, "aggregate", aggregate)
     assert stats.metric_names(loaded.jobs) == expected and expected
+
+
+@pytest.fixture()
+def rows(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The index rows rendered, by job id."""
+    from eval.report import viewer_index
+
+    seen: list[str] = []
+    real = viewer_index.job_row
+    monkeypatch.setattr(viewer_index, "job_row", lambda j, *a: seen.append(j.job_id) or real(j, *a))
+    return seen
+
+
+def test_index_rows_of_unchanged_jobs_are_kept(sweep: Path, tmp_path: Path, rows: list[str]) -> None:  # noqa: F811
+    out = write_report(sweep)
+    assert len(rows) > 10
+    rows.clear()
+    write_report(sweep)
+    assert rows == []
+    _rescore(sweep, CHANGED)
+    write_report(sweep)
+    assert rows == [CHANGED]  # its partners' links are unchanged
+    assert _tree(out) == _from_scratch(sweep, tmp_path)
+
+
+def test_index_rows_follow_a_new_metric_column(sweep: Path, tmp_path: Path, rows: list[str]) -> None:  # noqa: F811
+    out = write_report(sweep)
+    everything = len(rows)
+    path = sweep / CHANGED / "scores.json"
+    scores = json.loads(path.read_text())
+    scores["metrics"]["new_metric"] = 0.5  # a column every row gains
+    path.write_text(json.dumps(scores))
+    rows.clear()
+    write_report(sweep)
+    assert len(rows) == everything
+    assert _tree(out) == _from_scratch(sweep, tmp_path)

@@ -11,6 +11,7 @@ from urllib.parse import quote
 
 from eval.report.html import job_title, kv_table, page, table_html
 from eval.report.load import Job
+from eval.report.relink import side_by_side_html
 from eval.report.section import Table, fmt
 from eval.report.tabview import snapshots, timeline
 from eval.report.viewer_assets import script_tag
@@ -85,8 +86,7 @@ def job_html(job: Job, compare: list[tuple[str, str]] | None = None) -> str:
             f'<a href="../../{quote(job.dir.name)}/{name}">{name}</a>' for name in RECORD_FILES if (job.dir / name).is_file()
         ) + "</p>",
     ]
-    if compare:
-        body.append("<p>Side by side: " + " · ".join(f'<a href="{html.escape(h)}">{html.escape(t)}</a>' for t, h in compare) + "</p>")
+    body.append(side_by_side_html(compare))  # marked: a re-build replaces the links in place (`relink.py`)
     facts = [f"{k} {fmt(fields[k], 4)}" for k in ("stop_reason", "turns", "chars_read", "sandbox") if fields.get(k) is not None]
     metrics = [f"{k} {fmt(v, 3)}" for k, v in sorted((job.scores or {}).get("metrics", {}).items())]
     body.append(f"<p><b>{html.escape(' · '.join(facts + metrics) or 'unfinished')}</b></p>")

@@ -15,6 +15,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -182,6 +183,11 @@ class Sweep:
     def name(self) -> str:
         return self.dir.name
 
+    @cached_property
+    def notes(self) -> list[str]:
+        """`header_notes`."""
+        return _notes(self)
+
     def scored(self) -> list[Job]:
         """Jobs that are results: scored, and not errored (an errored record is retried, not a result)."""
         return [j for j in self.jobs if j.scores is not None and not j.errored]
@@ -247,7 +253,12 @@ _TABS = _TabCache(TAB_CACHE)
 
 
 def header_notes(sweep: Sweep) -> list[str]:
-    """What the reader should know before the tables: records that could not be used."""
+    """What the reader should know before the tables: records that could not be used (worked out
+    once per sweep: the Markdown report and the index both show them, and they read the ledger)."""
+    return sweep.notes
+
+
+def _notes(sweep: Sweep) -> list[str]:
     notes = []
     if sweep.broken:
         notes.append(f"Unreadable job records (skipped): {', '.join(sweep.broken)}")

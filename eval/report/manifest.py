@@ -141,6 +141,7 @@ MEMO: dict[str, tuple[Callable[[Any], Any], Callable[[Any, Job], Any]]] = {
     "tab_settings": (lambda v: v, _plain),
     "tab_row": (lambda v: v, _plain),
     "metrics": (list, _plain),  # the metric names its scores carry (`stats.metric_names`)
+    "index_row": (lambda v: v, _plain),  # its row of the index, with what it depends on (`viewer_index._kept_row`)
 }
 
 

@@ -23,6 +23,7 @@ from eval.report.html import page, section_html
 from eval.report.jobpage import job_html
 from eval.report.load import Job, Sweep, header_notes
 from eval.report.manifest import Manifest, digest
+from eval.report.relink import SEP, relinked_page, write_page
 from eval.report.section import Section
 from eval.report.viewer_assets import script_tag
 from eval.report.viewer_compare import compare_html, compare_name, pairs
@@ -62,8 +63,9 @@ class Pages:
     """The job and side-by-side pages, written while the caller goes on (the report's analyses):
     with many pages, by worker processes started on entry; all written when the block ends.
 
-    With `manifest`, a page whose inputs (its jobs' versions: digests of their records' stamps; its links) are those it
-    was last written from is left as it is; pages of jobs gone from the sweep are removed."""
+    With `manifest`, a page whose inputs (its jobs' versions: digests of their records' stamps; its
+    links) are those it was last written from is left as it is, a job page whose links alone changed
+    has them replaced in place (`relink.py`), and pages of jobs gone from the sweep are removed."""
 
     def __init__(self, sweep: Sweep, out: Path, manifest: Manifest | None = None, workers: int | None = None) -> None:
         self.out, self.manifest = out, manifest
@@ -75,9 +77,11 @@ class Pages:
             wanted[f"compare/{name}"] = (digest(a.version, b.version), [a, b], partial(compare_html, a, b))
             for j, other in ((a, b), (b, a)):
                 self.compare.setdefault(j.job_id, []).append((f"vs {other.method}", f"compare/{quote(name)}"))
+        bodies: dict[str, tuple[str, list[tuple[str, str]]]] = {}  # a job page's body key (before SEP) and links
         for j in sweep.jobs:
             links = [(label, f"../{href}") for label, href in self.compare.get(j.job_id, [])]
-            wanted[f"jobs/{j.job_id}.html"] = (digest(j.version, links), [j], partial(job_html, j, links))
+            bodies[rel := f"jobs/{j.job_id}.html"] = (body := digest(j.version), links)
+            wanted[rel] = (f"{body}{SEP}{digest(links)}", [j], partial(job_html, j, links))
         old = manifest.old_pages if manifest is not None else {}
         existing = set()
         for sub in ("jobs", "compare"):
@@ -86,10 +90,17 @@ class Pages:
         for rel in sorted(existing - set(wanted)):
             shutil.rmtree(out / rel) if (out / rel).is_dir() and not (out / rel).is_symlink() else (out / rel).unlink()
         self.wanted = wanted
-        self.groups = _groups({rel: w for rel, w in wanted.items() if rel not in existing or old.get(rel) != w[0]})
+        todo = {rel: w for rel, w in wanted.items() if rel not in existing or old.get(rel) != w[0]}
+        relinks = 0
+        for rel in [r for r in todo if r in existing and r in bodies]:
+            if old.get(rel, "").partition(SEP)[0] == bodies[rel][0]:  # only its links changed (`relink.py`)
+                key, jobs, render = todo[rel]
+                todo[rel] = (key, jobs, partial(relinked_page, out / rel, bodies[rel][1], render))
+                relinks += 1
+        self.groups = _groups(todo)
         self.pool: ProcessPoolExecutor | None = None
         self.futures: list[Future[None]] = []
-        log.info("report: writing %d of %d pages (the others are unchanged)", sum(len(g) for g in self.groups), len(wanted))
+        log.info("report: writing %d of %d pages, %d of them relinked (the others are unchanged)", len(todo), len(wanted), relinks)
 
     def __enter__(self) -> Pages:
         workers = self.workers
@@ -165,4 +176,4 @@ def write_pages(out: Path, pages: list[tuple[str, list[Job], Callable[[], str]]]
         for j in {id(j): j for _, jobs, _ in pages for j in jobs}.values():
             stack.enter_context(j.reading())
         for rel, _, render in pages:
-            (out / rel).write_text(render(), encoding="utf-8")
+            write_page(out / rel, render())
