@@ -26,6 +26,7 @@ from runners.project import PROJECT, pythonpath
 log = logging.getLogger(__name__)
 
 LIVE_LOG = "report_live.log"  # in the sweep folder: what the refreshes printed
+SETTLED_FILE = ".report_settled.json"  # in the sweep folder: what the running refresh need not stamp
 NICE = 10
 
 
@@ -35,11 +36,14 @@ class Process(Protocol):
     def wait(self) -> int: ...
 
 
-def spawn(sweep_dir: Path, log_path: Path, build_id: str) -> Process:
-    """`python -m eval.report <sweep>`, niced, in one process (no page workers beside the sweep)."""
+def spawn(sweep_dir: Path, log_path: Path, build_id: str, settled: Settled | None = None) -> Process:
+    """`python -m eval.report <sweep>`, niced, in one process (no page workers beside the sweep);
+    `settled` (the jobs final before the last good refresh began) goes to it in `SETTLED_FILE`."""
     env = {k: v for k, v in os.environ.items() if not SECRET_NAME.search(k)}  # the report reads records only: no credential
     env["PYTHONPATH"] = pythonpath(env.get("PYTHONPATH"))
     cmd = [sys.executable, "-m", "eval.report", str(sweep_dir), "--nice", str(NICE), "--workers", "0", "--build-id", build_id]
+    if settled is not None:
+        cmd += ["--settled", str(settled.write(sweep_dir / SETTLED_FILE))]
     with open(log_path, "ab") as out:
         return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=PROJECT)
 
@@ -48,10 +52,10 @@ class LiveReport:
     """Counts finished jobs and starts a refresh when `every` have finished since the last one
     started (0: never; the sweep's build at its end is the only one).
 
-    It also tells the sweep's last build which jobs it need not stamp again (`settled`): those
-    whose records were final when the last refresh that succeeded began."""
+    It also tells each refresh and the sweep's last build which jobs they need not stamp again
+    (`settled`): those whose records were final when the last refresh that succeeded began."""
 
-    def __init__(self, sweep_dir: Path, every: int, start: Callable[[Path, Path, str], Process] = spawn,
+    def __init__(self, sweep_dir: Path, every: int, start: Callable[[Path, Path, str, Settled | None], Process] = spawn,
                  already: Collection[str] = ()) -> None:  # fmt: skip
         self.sweep_dir, self.every, self.start = sweep_dir, every, start
         self.done: list[str] = list(already)  # job folders whose records are final, in the order they settled
@@ -73,7 +77,7 @@ class LiveReport:
         if self.every > 0 and self.proc is None and not self.failed and self.pending >= self.every:
             build_id = secrets.token_hex(8)
             try:
-                self.proc = self.start(self.sweep_dir, self.log_path, build_id)
+                self.proc = self.start(self.sweep_dir, self.log_path, build_id, self.settled())
             except OSError as e:
                 self._stop(f"could not start ({e})")
                 return
@@ -81,7 +85,8 @@ class LiveReport:
             self.pending = 0
 
     def settled(self) -> Settled | None:
-        """The jobs settled before the last good refresh began, for the build that wrote its manifest."""
+        """The jobs settled before the last good refresh began, for a build after it (the vouch holds
+        only on the manifest that refresh wrote)."""
         if self.good is None:
             return None
         build_id, n = self.good

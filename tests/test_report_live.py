@@ -71,13 +71,17 @@ class Proc:
 
 
 class Starts:
+    """Refreshes started: their processes, build ids and what each was told had settled."""
+
     def __init__(self) -> None:
         self.procs: list[Proc] = []
         self.ids: list[str] = []
+        self.settled: list = []
 
-    def __call__(self, sdir: Path, log: Path, build_id: str) -> Proc:
+    def __call__(self, sdir: Path, log: Path, build_id: str, settled=None) -> Proc:
         self.procs.append(Proc())
         self.ids.append(build_id)
+        self.settled.append(settled)
         return self.procs[-1]
 
 
@@ -252,3 +256,54 @@ def test_a_refresh_gets_no_credential(tmp_path: Path, monkeypatch: pytest.Monkey
     assert "s3cr3t" not in env.values() and env["PATH"] == os.environ["PATH"]
     assert env["PYTHONPATH"] == f"{REPO}{os.pathsep}/elsewhere" and seen["cwd"] == REPO
     assert seen["cmd"][1:4] == ["-m", "eval.report", str(tmp_path)] and seen["cmd"][-2:] == ["--build-id", "b1"]
+
+
+def test_a_refresh_is_told_what_settled_before_the_last_good_one(tmp_path: Path) -> None:
+    starts = Starts()
+    live = LiveReport(tmp_path, every=2, start=starts)
+    live.finished("a")
+    live.finished("b")  # the first refresh: nothing vouched for yet
+    assert starts.settled == [None]
+    starts.procs[0].rc = 0
+    live.finished("c")
+    live.finished("d")  # the second: a and b had settled when the first (good) one began
+    assert starts.settled[1] is not None and starts.settled[1].build == starts.ids[0] and starts.settled[1].names == {"a", "b"}
+
+
+def test_the_refresh_command_takes_the_settled_jobs_from_a_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from eval.report import build
+    from eval.report.__main__ import main
+    from eval.report.manifest import Settled
+    from runners import live_report
+
+    sdir = tmp_path / "s"
+    build_sweep_a(sdir)
+    assert main([str(sdir), "--workers", "0", "--build-id", "r1"]) == 0
+    jobs = {d.name for d in sdir.iterdir() if (d / "job.json").is_file()}
+    seen: dict = {}
+    monkeypatch.setattr(live_report.subprocess, "Popen", lambda cmd, **k: seen.update(cmd=cmd) or Proc())
+    live_report.spawn(sdir, sdir / LIVE_LOG, "r2", Settled("r1", frozenset(jobs)))
+    args = seen["cmd"][seen["cmd"].index(str(sdir)):]
+    stamped: list[str] = []
+    real = build.stamp
+    monkeypatch.setattr(build, "stamp", lambda d: stamped.append(d.name) or real(d))
+    assert main(args) == 0
+    assert not set(stamped) & jobs  # every job folder vouched for: none stamped again
+
+
+def test_an_unreadable_settled_file_stamps_everything(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    from eval.report import build
+    from eval.report.__main__ import main
+
+    sdir = tmp_path / "s"
+    build_sweep_a(sdir)
+    assert main([str(sdir), "--workers", "0", "--build-id", "r1"]) == 0
+    bad = tmp_path / "settled.json"
+    bad.write_text('{"build": "r1", "names": "not a list"}')
+    stamped: list[str] = []
+    real = build.stamp
+    monkeypatch.setattr(build, "stamp", lambda d: stamped.append(d.name) or real(d))
+    with caplog.at_level(logging.WARNING):
+        assert main([str(sdir), "--workers", "0", "--settled", str(bad)]) == 0
+    assert {d.name for d in sdir.iterdir() if (d / "job.json").is_file()} <= set(stamped)
+    assert "settled" in caplog.text

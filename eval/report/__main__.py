@@ -1,4 +1,4 @@
-"""`python -m eval.report outputs/<sweep> [--job ID ...] [--tracker wandb|jsonl|none] [--workers N] [--nice N] [--build-id ID]`
+"""`python -m eval.report outputs/<sweep> [--job ID ...] [--tracker wandb|jsonl|none] [--workers N] [--nice N] [--build-id ID] [--settled FILE]`
 
 Writes `outputs/<sweep>/report/` and prints where; `--job` also writes and prints the Table 5-like
 view of that job's tab (`report/tab_<id>.md`).
@@ -11,6 +11,10 @@ import logging
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from eval.report.manifest import Settled
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -23,6 +27,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, metavar="N", help="page-writing processes at most (0: none; default: one per CPU, up to 4)")
     ap.add_argument("--nice", type=int, default=0, metavar="N", help="run at this lower priority (the sweep's live refreshes use 10)")
     ap.add_argument("--build-id", metavar="ID", help="name this build in the report's manifest (the sweep's live refreshes do)")
+    ap.add_argument("--settled", type=Path, metavar="FILE",
+                    help="job folders whose records were final when a named build began, not stamped again (the sweep's live refreshes)")
     args = ap.parse_args(argv)
     if args.workers is not None and args.workers < 0:
         ap.error(f"--workers {args.workers}: give 0 or more")
@@ -43,7 +49,8 @@ def main(argv: list[str] | None = None) -> int:
         from runners.tracking import build_tracker
 
         tracker = build_tracker(TrackerConfig(kind=args.tracker), args.sweep_dir.name, args.sweep_dir)
-    out = write_report(args.sweep_dir, tracker, baseline=args.baseline, treatment=args.treatment, workers=args.workers, build_id=args.build_id)
+    out = write_report(args.sweep_dir, tracker, baseline=args.baseline, treatment=args.treatment, workers=args.workers,
+                       build_id=args.build_id, settled=_settled(args.settled))  # fmt: skip
     jobs = load_sweep(args.sweep_dir, args.baseline, args.treatment).jobs if args.job else []  # read again only for --job
     for job_id in args.job:
         try:
@@ -56,6 +63,19 @@ def main(argv: list[str] | None = None) -> int:
         print(text)
     print(out / "index.html")
     return 0
+
+
+def _settled(path: Path | None) -> Settled | None:
+    """The settled jobs of `--settled`; one that cannot be read only costs stamping every folder."""
+    from eval.report.manifest import Settled
+
+    if path is None:
+        return None
+    try:
+        return Settled.read(path)
+    except (OSError, ValueError) as e:
+        logging.getLogger("eval.report").warning("--settled %s not used (%s); every job folder is stamped", path, e)
+        return None
 
 
 if __name__ == "__main__":

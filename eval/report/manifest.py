@@ -154,6 +154,22 @@ class Settled:
     build: str
     names: frozenset[str]
 
+    def write(self, path: Path) -> Path:
+        """To `path` (written under a temporary name, then renamed), for a build in another process."""
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text(json.dumps({"build": self.build, "names": sorted(self.names)}), encoding="utf-8")
+        os.replace(tmp, path)
+        return path
+
+    @classmethod
+    def read(cls, path: Path) -> Settled:
+        """As `write` wrote it; ValueError (or OSError) saying what is wrong otherwise."""
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        if not (isinstance(doc, dict) and isinstance(doc.get("build"), str) and isinstance(doc.get("names"), list)
+                and all(isinstance(n, str) for n in doc["names"])):  # fmt: skip
+            raise ValueError(f"{path} is not a list of settled job folders with the build they were settled for")
+        return cls(doc["build"], frozenset(doc["names"]))
+
 
 class Manifest:
     """The last build's manifest (empty when there was none), and the one this build writes.
