@@ -9,10 +9,11 @@ result.json, scores.json, trajectory.jsonl, evaluator_view.json, tab.json for ta
 jobs.jsonl with its last lines missing, as after a driver killed mid-sweep). A fresh process — the
 driver — then times what the driver does at that size: expanding the grid, the resume check,
 reconciliation, progress with every job finishing, and the report (from scratch, again with nothing
-changed, again with 1% of the jobs re-scored, and the sweep's own last build after live refreshes:
-with `report.live_every` jobs new since the last one); each with wall time and the process's peak
-RSS after it. Last line: `jobs=N expand_s=… resume_s=… progress_s=… report_s=… report_again_s=…
-report_1pct_s=… report_live_s=… peak_rss_mb=…`. `fabricate` is also what tests/test_sweep_scale.py runs on.
+changed, again with 1% of the jobs re-scored, and the sweep's own last build after a live refresh
+that had not yet seen `report.live_every` jobs: the last grid cell's, as a sweep run cell by cell
+ends, and the worst case of one DCI job per task); each with wall time and the process's peak RSS
+after it. Last line: `jobs=N expand_s=… resume_s=… progress_s=… report_s=… report_again_s=…
+report_1pct_s=… report_live_s=… report_live_dci_s=… peak_rss_mb=…`. `fabricate` is also what tests/test_sweep_scale.py runs on.
 """
 
 from __future__ import annotations
