@@ -25,6 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from envs.safeio import write_json
 from eval.report.fates import Fate
 from eval.report.kept_results import KeptResults, Untrusted
 from eval.report.load import Job, Kept, shared_config
@@ -155,10 +156,8 @@ class Settled:
     names: frozenset[str]
 
     def write(self, path: Path) -> Path:
-        """To `path` (written under a temporary name, then renamed), for a build in another process."""
-        tmp = path.with_name(f".{path.name}.tmp")
-        tmp.write_text(json.dumps({"build": self.build, "names": sorted(self.names)}), encoding="utf-8")
-        os.replace(tmp, path)
+        """To `path` (atomically: `write_json`), for a build in another process."""
+        write_json(path, {"build": self.build, "names": sorted(self.names)})
         return path
 
     @classmethod

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import html
 import os
-import stat
 from collections.abc import Callable
 from pathlib import Path
+
+from envs.safeio import read_regular
 
 OPEN, CLOSE = "<!--side-by-side-->", "<!--/side-by-side-->"
 SEP = ":"  # a job page's key: <digest of its record's version>:<digest of its links>
@@ -39,25 +40,12 @@ def relinked(text: str, compare: list[tuple[str, str]] | None) -> str | None:
 def relinked_page(path: Path, compare: list[tuple[str, str]] | None, render: Callable[[], str]) -> str:
     """The page at `path` with its links replaced, or `render()` when it cannot be (not a regular
     file, or not as this code writes it: edited)."""
-    text = read_page(path)
-    new = None if text is None else relinked(text, compare)
-    return render() if new is None else new
-
-
-def read_page(path: Path) -> str | None:
-    """The page as written, or None when it is not a regular file (a link is not followed)."""
+    data = read_regular(path.parent, path.name)  # None for a link, a FIFO, anything but a file
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            return None
-        data = f.read()
-    try:
-        return data.decode("utf-8")
+        new = None if data is None else relinked(data.decode("utf-8"), compare)
     except UnicodeDecodeError:
-        return None
+        new = None
+    return render() if new is None else new
 
 
 def write_page(path: Path, text: str) -> None:

@@ -77,11 +77,10 @@ class Pages:
             wanted[f"compare/{name}"] = (digest(a.version, b.version), [a, b], partial(compare_html, a, b))
             for j, other in ((a, b), (b, a)):
                 self.compare.setdefault(j.job_id, []).append((f"vs {other.method}", f"compare/{quote(name)}"))
-        bodies: dict[str, tuple[str, list[tuple[str, str]]]] = {}  # a job page's body key (before SEP) and links
+        links_of: dict[str, list[tuple[str, str]]] = {}  # a job page's links
         for j in sweep.jobs:
-            links = [(label, f"../{href}") for label, href in self.compare.get(j.job_id, [])]
-            bodies[rel := f"jobs/{j.job_id}.html"] = (body := digest(j.version), links)
-            wanted[rel] = (f"{body}{SEP}{digest(links)}", [j], partial(job_html, j, links))
+            links_of[rel := f"jobs/{j.job_id}.html"] = links = [(label, f"../{href}") for label, href in self.compare.get(j.job_id, [])]
+            wanted[rel] = (f"{digest(j.version)}{SEP}{digest(links)}", [j], partial(job_html, j, links))
         old = manifest.old_pages if manifest is not None else {}
         existing = set()
         for sub in ("jobs", "compare"):
@@ -92,10 +91,10 @@ class Pages:
         self.wanted = wanted
         todo = {rel: w for rel, w in wanted.items() if rel not in existing or old.get(rel) != w[0]}
         relinks = 0
-        for rel in [r for r in todo if r in existing and r in bodies]:
-            if old.get(rel, "").partition(SEP)[0] == bodies[rel][0]:  # only its links changed (`relink.py`)
-                key, jobs, render = todo[rel]
-                todo[rel] = (key, jobs, partial(relinked_page, out / rel, bodies[rel][1], render))
+        for rel in [r for r in todo if r in existing and r in links_of]:
+            key, jobs, render = todo[rel]
+            if old.get(rel, "").partition(SEP)[0] == key.partition(SEP)[0]:  # only its links changed (`relink.py`)
+                todo[rel] = (key, jobs, partial(relinked_page, out / rel, links_of[rel], render))
                 relinks += 1
         self.groups = _groups(todo)
         self.pool: ProcessPoolExecutor | None = None
