@@ -23,12 +23,13 @@ from eval.benchmarks import Benchmark, benchmark_config, default_judge, load_ben
 from eval.config import REPO_ROOT, JudgeConfig
 from eval.judges import make_judge
 from eval.metrics import aggregate, counts
+from runners.core.frozen_fields import FROZEN_JUDGE, defaults_of, drop_new_defaults
 from runners.core.job_record import JobRecord, is_job_dir, write_scores
 from runners.core.messages import Model
 from runners.core.record_files import JOB
 from runners.core.task import Task
 from runners.models.config import ApiModelConfig
-from runners.models.registry import flat_model, model_config
+from runners.models.registry import flat_defaults, flat_model, model_config
 
 log = logging.getLogger(__name__)
 _BENCHMARKS: dict[str, Benchmark] = {}
@@ -86,7 +87,9 @@ def recorded_judge_key(judge: dict[str, Any]) -> str:
     before `judge.model` was typed kept the model node as composed, so this gives their own key."""
     fields = {k: v for k, v in judge.items() if k not in _RUNTIME_ONLY}
     model = {k: v for k, v in (fields.get("model") or {}).items() if k not in _MODEL_RUNTIME_ONLY}
-    blob = json.dumps({**fields, "model": model}, sort_keys=True, default=str)
+    defaults = defaults_of(JudgeConfig())
+    defaults["model"] = flat_defaults(ApiModelConfig())
+    blob = json.dumps(drop_new_defaults({**fields, "model": model}, defaults, FROZEN_JUDGE), sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 

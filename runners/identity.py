@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from envs.safeio import open_regular, walk_regular
+from runners.core.frozen_fields import FROZEN_JOB, defaults_of, drop_new_defaults
 from runners.core.task import Task
-from runners.models.registry import flat_model
+from runners.models.registry import flat_defaults, flat_model
 from runners.models.scripted import ScriptedModelConfig
 from runners.schema import RootConfig, job_record_config
 
@@ -50,11 +51,11 @@ def config_identity(cfg: RootConfig) -> dict[str, Any]:
         d["model"].pop(k)
     for k in _SERVER_RUNTIME:
         d["model"]["server"].pop(k)
-    if not d["method"]["plugins"]:
-        d["method"].pop("plugins")  # a field added later: its default leaves earlier ids unchanged
     if isinstance(cfg.model, ScriptedModelConfig) and cfg.model.script:
         d["model"]["script"] = _script_digest(cfg.model.script)
-    return d
+    defaults = defaults_of(cfg)
+    defaults["model"] = flat_defaults(cfg.model)
+    return drop_new_defaults(d, defaults, FROZEN_JOB)
 
 
 def identity_digest(cfg: RootConfig, task: Task) -> str:

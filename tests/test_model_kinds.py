@@ -3,8 +3,10 @@ and records of sweeps written with the one flat `ModelConfig` (schema 2) stay as
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,9 +14,9 @@ import pytest
 from eval.score import judge_config, judge_key
 from runners.identity import config_identity
 from runners.models.config import ApiModelConfig, ModelConfig
-from runners.models.registry import model_config
+from runners.models.registry import KINDS, ModelKind, model_config
 from runners.models.scripted import ScriptedModelConfig
-from runners.models.server import ServedModelConfig
+from runners.models.server import ServedModelConfig, ServerConfig
 from runners.preflight import check_config
 from runners.schema import ConfigError, recorded_config
 from tests.conftest import compose_root
@@ -184,3 +186,60 @@ def test_a_dotted_path_kind_that_names_a_config_class_still_runs_on_the_yaml_it_
     monkeypatch.syspath_prepend(str(tmp_path))
     (tmp_path / "t.jsonl").write_text('{"content": "done"}\n')
     check_config(compose_root(["model=scripted", f"model.script={tmp_path / 't.jsonl'}", "model.kind=plugkind:Echo"]))
+
+
+# --------------------------------------------------------------------------- fields added later
+@dataclasses.dataclass
+class _NewKindConfig(ApiModelConfig):
+    """A backend registered as docs/extending.md says, with a setting no kind had."""
+
+    new_knob: int = 7
+    server: ServerConfig = dataclasses.field(default_factory=lambda: _NewServer())
+
+
+@dataclasses.dataclass
+class _NewServer(ServerConfig):
+    new_server_knob: str = "x"
+
+
+@pytest.fixture
+def new_kind() -> Iterator[None]:
+    KINDS.add("newkind", ModelKind("runners.models.openai_compat:OpenAICompatModel", _NewKindConfig))
+    try:
+        yield
+    finally:
+        KINDS._targets.pop("newkind")
+
+
+@pytest.mark.usefixtures("new_kind")
+def test_a_new_model_kind_with_new_fields_moves_no_id_and_no_judge_key() -> None:
+    for overrides, before in IDS_BEFORE.values():
+        d = config_identity(compose_root(["benchmark=builtin", "method=runningtab", *overrides]))
+        assert "new_knob" not in d["model"] and hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest() == before
+    for name, (overrides, before) in JUDGE_KEYS_BEFORE.items():
+        assert judge_key(compose_root([f"judge={name.split('-')[0]}", *overrides]).judge) == before
+    assert judge_key(judge_config(JUDGE_V2)) == JUDGE_KEYS_BEFORE["llm_rubric"][1]
+
+
+@pytest.mark.usefixtures("new_kind")
+def test_a_new_field_set_away_from_its_default_is_a_new_job() -> None:
+    cfg = compose_root(["benchmark=builtin", "method=runningtab", "model=openai", "model.name=m-1"])
+    cfg.model = _NewKindConfig(**{**dataclasses.asdict(cfg.model), "kind": "newkind", "new_knob": 8})
+    assert config_identity(cfg)["model"]["new_knob"] == 8
+
+
+def test_a_new_tab_switch_at_its_default_moves_no_id() -> None:
+    from tab.config import TabConfig
+
+    @dataclasses.dataclass
+    class LaterTab(TabConfig):
+        new_switch: bool = True
+
+    for overrides, before in IDS_BEFORE.values():
+        cfg = compose_root(["benchmark=builtin", "method=runningtab", *overrides])
+        assert cfg.method.tab is not None
+        cfg.method.tab = LaterTab(**dataclasses.asdict(cfg.method.tab))
+        blob = json.dumps(config_identity(cfg), sort_keys=True, default=str)
+        assert hashlib.sha256(blob.encode()).hexdigest() == before
+        cfg.method.tab.new_switch = False
+        assert config_identity(cfg)["method"]["tab"]["new_switch"] is False

@@ -15,6 +15,7 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
+from runners.core.frozen_fields import Defaults, defaults_of
 from runners.core.messages import Model
 from runners.core.registry import Registry, UnknownName, import_dotted
 from runners.models.config import ApiModelConfig, ModelConfig
@@ -59,9 +60,18 @@ def config_classes() -> list[type[ModelConfig]]:
 def flat_fields() -> dict[str, Any]:
     """Every built-in kind's fields with their defaults: the one flat `ModelConfig` of record schema 2.
     Job ids and judge keys hash a model config in this shape, so that earlier sweeps keep theirs (a
-    field added to any kind later would enter every id: keep it out at its default in
-    runners/identity.py, as `method.plugins` is)."""
+    field added to any kind later enters an id only away from its default: runners/core/frozen_fields.py)."""
     return {k: v for cls in config_classes() for k, v in dataclasses.asdict(cls()).items()}
+
+
+def flat_defaults(model: ModelConfig | None) -> Defaults:
+    """The defaults of `flat_model`'s fields: every built-in kind's, `model`'s own class last."""
+    out = Defaults()
+    for cls in config_classes():
+        out.update(defaults_of(cls()))
+    if model is not None:
+        out.update(defaults_of(model))
+    return out
 
 
 def model_config(cfg: Any, *, recorded: bool = False, cls: type[ModelConfig] | None = None) -> ModelConfig:
