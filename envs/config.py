@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass, field
 
 SANDBOX_MODES = ("auto", "bwrap", "none")
 CONTEXT_LEVELS = (0, 1, 2, 3)
+# Top-level folders of the sandbox that the agent's workspace may not be bound over.
+_SYSTEM_DIRS = ("", "usr", "etc", "tmp", "proc", "dev", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "runningtab")
 MATERIALIZE_METHODS = ("copy", "overlay", "auto")
 
 # A variable whose name looks like a credential never reaches the agent's shell, even if listed.
@@ -53,6 +56,10 @@ class EnvConfig:
     agent_python: str = ""
     # Host paths bound read-only into the bubblewrap sandbox besides /usr and a few /etc files.
     extra_ro_binds: list[str] = field(default_factory=list)
+    # Where the agent sees its workspace under bubblewrap, whatever the scratch folder on the host, so
+    # that the same job is sent the same prompt every time; null: at its host path (the MCP server, whose
+    # agent knows the workspace by that path). Without bubblewrap the agent always sees the host path.
+    agent_root: str | None = "/workspace"
 
     def __post_init__(self) -> None:
         self.validate()
@@ -73,6 +80,13 @@ class EnvConfig:
         if self.bash_timeout > self.bash_timeout_max:
             raise ValueError(
                 f"env.bash_timeout={self.bash_timeout} exceeds env.bash_timeout_max={self.bash_timeout_max}"
+            )
+        root = self.agent_root
+        if root is not None and (not root.startswith("/") or root != posixpath.normpath(root)
+                                 or root.split("/")[1] in _SYSTEM_DIRS):
+            raise ValueError(
+                f"env.agent_root={root!r}: give a normalized absolute path of its own, e.g. /workspace, "
+                "outside the sandbox's system folders (/usr, /etc, /tmp, /proc, /dev, /runningtab ...), or null for the host path"
             )
         leaked = [n for n in [*self.env_passthrough, *self.env_set] if SECRET_NAME.search(n)]
         if leaked:

@@ -1,7 +1,7 @@
 """How the agent's bash commands are launched: a bubblewrap sandbox where it works, else a plain subprocess.
 
-Under bubblewrap the command sees the workspace (writable, at its host path so paths agree with
-`read`), /usr and the agent's Python read-only, a few /etc files programs need, a private /tmp,
+Under bubblewrap the command sees the workspace (writable, at `env.agent_root`, /workspace: the
+same path for every job, which host-side tools translate, `envs.paths.PathView`), /usr and the agent's Python read-only, a few /etc files programs need, a private /tmp,
 the runner's saved outputs read-only, no network, no capabilities, nothing else of the host.
 Without bubblewrap the command runs under `envs/reaper.py`: clean environment, workspace as cwd,
 everything it started killed when it returns, but the host's files and network are reachable (a
@@ -23,6 +23,7 @@ from pathlib import Path
 
 from envs.config import SECRET_NAME, EnvConfig
 from envs.limits import Caps
+from envs.paths import PathView
 from envs.shell_session import ShellSession
 
 log = logging.getLogger(__name__)
@@ -63,6 +64,12 @@ def python_prefixes(agent_python: str) -> list[str]:
     return out
 
 
+def agent_root(cfg: EnvConfig, workspace: str) -> str:
+    """Where the agent will see `workspace`: `env.agent_root` under bubblewrap, else its real path."""
+    mode = resolve_mode(cfg.sandbox)
+    return cfg.agent_root if mode == "bwrap" and cfg.agent_root else os.path.realpath(workspace)
+
+
 def agent_env(cfg: EnvConfig, home: str, tmpdir: str) -> dict[str, str]:
     """The agent's whole environment: an allow-list, never the runner's secrets."""
     prefix = os.path.abspath(cfg.agent_python or sys.prefix)
@@ -79,8 +86,13 @@ def agent_env(cfg: EnvConfig, home: str, tmpdir: str) -> dict[str, str]:
     return env
 
 
-def bwrap_argv(workspace: str, scratch: str, ro_paths: list[str]) -> list[str]:
-    """The bubblewrap command line up to the command to run inside the sandbox."""
+# Where the runner's saved bash outputs appear inside the sandbox (read-only).
+AGENT_OUTPUTS = "/runningtab/bash-output"
+
+
+def bwrap_argv(workspace: str, scratch: str, ro_paths: list[str], agent_root: str | None = None) -> list[str]:
+    """The bubblewrap command line up to the command to run inside the sandbox; the workspace is
+    bound at `agent_root` (and the saved outputs at AGENT_OUTPUTS), or at its host path when None."""
     argv = [shutil.which("bwrap") or "bwrap", "--unshare-all", "--die-with-parent", "--cap-drop", "ALL", "--hostname", "sandbox",
             "--ro-bind", "/usr", "/usr"]
     for name in ROOT_LINKS:
@@ -95,9 +107,12 @@ def bwrap_argv(workspace: str, scratch: str, ro_paths: list[str]) -> list[str]:
     for name in ("passwd", "group"):
         argv += ["--ro-bind", f"{scratch}/etc/{name}", f"/etc/{name}"]
     argv += ["--bind", f"{scratch}/tmp", "/tmp"]
-    for path in [*ro_paths, outputs_dir(scratch), commands_dir(scratch)]:
+    for path in [*ro_paths, commands_dir(scratch)]:
         argv += ["--ro-bind", path, path]
-    argv += ["--bind", workspace, workspace, "--chdir", workspace, "--remount-ro", "/"]
+    outputs = outputs_dir(scratch)
+    argv += ["--ro-bind", outputs, outputs if agent_root is None else AGENT_OUTPUTS]
+    root = agent_root or workspace
+    argv += ["--bind", workspace, root, "--chdir", root, "--remount-ro", "/"]
     return argv
 
 
@@ -204,10 +219,13 @@ class Shell:
         self.outputs_fd = os.open(self.outputs, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         self.caps = Caps(cfg)
         self.session: ShellSession | None = None
+        seen_at = agent_root(cfg, workspace)
+        fixed = seen_at if seen_at != workspace else None  # bound elsewhere in the sandbox
+        self.view = PathView(workspace, seen_at, self.outputs, AGENT_OUTPUTS if fixed else self.outputs)
         if self.mode == "bwrap":
             self.env = agent_env(cfg, "/tmp/home", "/tmp")
             ro = [p for p in [*python_prefixes(cfg.agent_python), *cfg.extra_ro_binds] if os.path.exists(p)]
-            self._launcher = bwrap_argv(workspace, self.scratch, ro)
+            self._launcher = bwrap_argv(workspace, self.scratch, ro, fixed)
             if cfg.shell_session:
                 launcher = [*self._launcher[:1], "--as-pid-1", *self._launcher[1:]]
                 self.session = ShellSession([*self.caps.prefix(), *launcher], self.env, workspace,

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from envs.environment import WorkspaceEnv
+from envs.sandbox import agent_root
 from envs.workspace import copy_files, diff_workspace, materialize
 from runners.completion import fresh_job_dir
 from runners.core.job_record import (
@@ -131,7 +132,7 @@ async def _episode(
 ) -> tuple[EpisodeResult, dict[str, Any]]:
     env, plugins = await asyncio.to_thread(_environment, cfg, task, job_dir, meta, ws)
     model = build_model(seeded(cfg.model, cfg.seed), model_url)
-    prompt = task_message(task, str(env.root), cfg.method.texts)
+    prompt = task_message(task, env.agent_root, cfg.method.texts)
     try:
         res = await run_episode_async(model, env, prompt, cfg.agent, on_message=traj)
     finally:
@@ -146,7 +147,7 @@ def _environment(cfg: RootConfig, task: Task, job_dir: Path, meta: JobMeta, ws: 
     """The task's workspace, materialized, with the method's plugins in its environment; job.json
     then says which sandbox the agent actually runs in ("bwrap", or "none": unsandboxed)."""
     materialize(task.workspace, ws, task.stage, method=cfg.env.materialize)
-    plugins = build_plugins(cfg.method, ws, task.output, cfg.agent.context_level)
+    plugins = build_plugins(cfg.method, ws, task.output, cfg.agent.context_level, agent_root(cfg.env, str(ws)))
     env = WorkspaceEnv(ws, cfg.env, plugins)
     write_meta(job_dir, dataclasses.replace(meta, sandbox=env.sandbox_kind))
     return env, plugins

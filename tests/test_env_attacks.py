@@ -84,11 +84,12 @@ def test_symlinked_output_file_or_folder_never_redirects_the_runners_write(ws, t
         assert victim.read_text() == "original\n" and os.listdir(victim_dir) == []
         full = r.meta["full_output"]
         assert full and not full.startswith(str(ws)), full  # the runner's files live outside the workspace
-        assert f"Full output: {full}" in r.content
-        shown = call(e, "read", path=full, limit=2)
+        seen_as = e.shell.view.to_agent(full)  # where the agent finds it (a fixed path under bubblewrap)
+        assert f"Full output: {seen_as}" in r.content
+        shown = call(e, "read", path=seen_as, limit=2)
         assert not shown.is_error and shown.content.startswith("1\n2"), shown.content
-        assert call(e, "bash", command=f"sed -n 3000p {full}").content == "3000"
-        assert call(e, "bash", command=f"echo x > {full}").is_error or mode == "none"
+        assert call(e, "bash", command=f"sed -n 3000p {seen_as}").content == "3000"
+        assert call(e, "bash", command=f"echo x > {seen_as}").is_error or mode == "none"
     finally:
         e.close()
 

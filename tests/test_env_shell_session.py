@@ -57,7 +57,7 @@ def test_calls_share_one_sandbox_but_nothing_a_call_starts_outlives_it(env: Work
 def test_each_call_is_a_fresh_shell_with_bash_as_dollar_zero(env: WorkspaceEnv) -> None:
     bash(env, "export X=1; cd /tmp; f() { :; }")
     assert bash(env, 'echo "[$X] $(pwd) $0"; type f >/dev/null 2>&1 || echo no-f') == (
-        f"[] {env.root} /bin/bash\nno-f",
+        f"[] {env.agent_root} /bin/bash\nno-f",
         0,
     )
     assert bash(env, "exit 7")[1] == 7

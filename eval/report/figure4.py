@@ -9,7 +9,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from eval.report.fates import fates
+from eval.report.fates import fates, unshown, unshown_note
 from eval.report.load import Job, Sweep
 from eval.report.method_names import method_key
 from eval.report.plots import grouped_bars
@@ -21,12 +21,21 @@ CONDITIONS = ("none", "review", "read_log")
 CONDITION_LABELS = {"none": "nothing more", "review": "review + tab_show", "read_log": "whole read log"}
 
 
-def captured(sweep: Sweep) -> dict[tuple[str, str, str], list[Job]]:
-    """Scored jobs whose tab captured a read log, by (benchmark, method, model)."""
-    out: dict[tuple[str, str, str], list[Job]] = defaultdict(list)
+def with_read_log(sweep: Sweep) -> list[Job]:
+    """Scored jobs whose tab captured a read log."""
+    out = []
     for j in sweep.jobs:
         settings = j.tab_settings
-        if j.scores is not None and not j.errored and j.has_tab and settings and settings["capture"] and fates(j):
+        if j.scores is not None and not j.errored and j.has_tab and settings and settings["capture"]:
+            out.append(j)
+    return out
+
+
+def captured(sweep: Sweep) -> dict[tuple[str, str, str], list[Job]]:
+    """Scored jobs whose tab captured a read log and that have fates, by (benchmark, method, model)."""
+    out: dict[tuple[str, str, str], list[Job]] = defaultdict(list)
+    for j in with_read_log(sweep):
+        if fates(j):
             out[(j.benchmark, j.method, j.model)].append(j)
     return dict(sorted(out.items(), key=lambda kv: (kv[0][0], method_key(kv[0][1]), kv[0][2])))
 
@@ -86,6 +95,9 @@ def probe_table(records: list[dict[str, Any]]) -> Table:
 def build(sweep: Sweep, out: Path) -> Section:
     section = Section("figure4", "Figure 4: does the tab hold, and give back, what the deliverable missed?")
     g = captured(sweep)
+    left_out = unshown(with_read_log(sweep))
+    if left_out:
+        section.notes.append(f"left part: {unshown_note(left_out)}")
     if g:
         left = held_table(g)
         section.tables.append(left)

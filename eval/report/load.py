@@ -24,6 +24,7 @@ from runners.core.job_record import JobRecord, is_job_dir
 from runners.core.record_files import TAB
 from runners.core.record_types import RecordError, Result, Scores, tab_config_of
 from tab.config import SWITCHES as TAB_SWITCHES
+from tab.shown import NAME as SHOWN_LOG
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +103,17 @@ class Job:
     def tab(self) -> dict[str, Any] | None:
         """From a small cache of recently read tabs (all 20,000 would be hundreds of MB)."""
         return _TABS.get(self.dir / TAB)
+
+    @property
+    def shown(self) -> list[dict[str, Any]] | None:
+        """The shown log's excerpts (`tab/shown.py`); None for a record written before it existed.
+        Read on every use (but within `reading`): analyses keep what they derive from it."""
+
+        def read() -> list[dict[str, Any]] | None:
+            doc = _readable(lambda: JobRecord(self.dir).plugin(SHOWN_LOG), None)
+            return None if doc is None else list(doc.get("excerpts", []))
+
+        return self.held("shown", read)
 
     @property
     def view(self) -> dict[str, Any]:

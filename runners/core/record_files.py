@@ -1,7 +1,8 @@
 """The job record's file names and its schema version: spelled here and nowhere else.
 
 A job directory holds `job.json` (what ran: `JobMeta`), `trajectory.jsonl` (every message, appended
-as it happens), `<plugin>.json` (each plugin's record, `tab.json` for the tab), `evaluator_view.json`
+as it happens), `<plugin>.json` (each plugin's record, `tab.json` for the tab; `shown.json`, the workspace content the agent
+was shown, for every job), `evaluator_view.json`
 (what judges may read), `deliverable/` (the files the agent created or changed), `result.json`
 (written last: `Result`) and `scores.json` (the judge's verdict).
 
@@ -25,6 +26,7 @@ VIEW = "evaluator_view.json"
 TRAJECTORY = "trajectory.jsonl"
 DELIVERABLE = "deliverable"
 TAB = "tab.json"  # the tab plugin's record (`plugin_file("tab")`)
+SHOWN = "shown.json"  # the shown log every job keeps (`plugin_file("shown")`: tab/shown.py)
 
 
 def plugin_file(name: str) -> str:

@@ -29,10 +29,12 @@ class Workspace:
     until `refresh()`, which the capture calls once per observation (files appear as the agent works).
     """
 
-    def __init__(self, root: str | Path, exclude: Iterable[str] = (), manifest: Manifest | None = None) -> None:
+    def __init__(
+        self, root: str | Path, exclude: Iterable[str] = (), manifest: Manifest | None = None, aliases: Iterable[str] = ()
+    ) -> None:
         self.root = os.path.abspath(root)
         self.manifest = manifest
-        self._roots = tuple(dict.fromkeys((self.root, os.path.realpath(self.root))))
+        self._roots = tuple(dict.fromkeys((self.root, os.path.realpath(self.root), *(normpath(a) for a in aliases))))
         self.exclude = tuple(dict.fromkeys(e.strip("/") for e in (*exclude, HARNESS_DIR) if e.strip("/")))
         self._under = tuple(e + "/" for e in self.exclude)
         self._kind: dict[str, str] = {}
