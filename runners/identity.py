@@ -45,6 +45,7 @@ def config_identity(cfg: RootConfig) -> dict[str, Any]:
     d.pop("judge")
     d["benchmark"] = {"name": cfg.benchmark.name}  # where and which tasks: the task digest covers content
     d["model"] = flat_model(cfg.model)  # every kind's fields, as before each kind had its class: ids stay
+    d["task"] = None  # which task: the task digest says; `runners.job` names it here, a sweep's cell does not
     d["agent"].pop("work_dir")
     d["env"].pop("shell_session")  # how bash calls are launched, not what they see
     for k in _MODEL_RUNTIME:

@@ -66,3 +66,10 @@ def test_a_later_field_at_its_default_leaves_ids_unchanged() -> None:
     base = ["benchmark=builtin", "method=dci", "model=scripted", "model.script=x.jsonl"]
     assert "plugins" not in config_identity(compose_root(base))["method"]
     assert config_identity(compose_root([*base, "method.plugins=[mypkg.hooks:make]"]))["method"]["plugins"] == ["mypkg.hooks:make"]
+
+
+def test_runners_job_and_the_sweep_give_the_same_job_the_same_id(tmp_path: Path) -> None:
+    """`runners.job` names the task in the config (`task=ID`), a sweep's cell does not: same job, same id."""
+    bench = write_native(tmp_path / "b", [TASK], {"w/data.csv": "a\n1\n"})
+    base = ["benchmark=native", f"benchmark.path={bench}", "method=dci", "model=scripted", "model.script=x.jsonl"]
+    assert job_id(compose_root([*base, f"task={TASK['id']}"]), TASK["id"]) == job_id(compose_root(base), TASK["id"])
