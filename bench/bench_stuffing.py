@@ -3,6 +3,7 @@ what a deliverable that does no task can score, beside an empty one and the refe
 
     .venv/bin/python -m bench.bench_stuffing                     # all three suites, seed 0
     .venv/bin/python -m bench.bench_stuffing --suite workspace --keep /tmp/stuffing
+    .venv/bin/python -m bench.bench_stuffing --native my_bench   # a native benchmark (reference if it has solutions/)
 
 Every baseline runs as real jobs through the single-job entry point's `run_and_score` (scripted
 model driving bash in the agent's sandbox, then the suite's own judge):
@@ -13,7 +14,8 @@ model driving bash in the agent's sandbox, then the suite's own judge):
   table cell (a csv output gets one cell holding the heading lines; a folder output gets
   `workspace.md` inside it). For an answer task its final answer lists every number it read.
 - `empty`: the agent stops at once.
-- `reference`: the suite's reference solution (`solutions/<id>.jsonl`).
+- `reference`: the suite's reference solution (`solutions/<id>.jsonl`; skipped for a native folder
+  without them).
 
 Per suite and baseline it prints the pass rate and the tasks passed: rubrics pooled over tasks and
 TCR@70 (workspace), checkpoint points pooled and tasks at full score (company), answers right at
@@ -91,19 +93,21 @@ def baseline_turns(baseline: str, suite_root: Path, task: Task) -> list[dict[str
     raise ValueError(f"unknown baseline {baseline!r}; valid baselines: {', '.join(BASELINES)}")
 
 
-def run_baseline(bench: Path, suite: str, baseline: str, out: Path) -> list[dict[str, Any]]:
-    """Each task of `bench/suite` run as a real scripted job with the baseline's turns; their scores."""
+def run_baseline(suite_root: Path, baseline: str, out: Path, benchmark: list[str] | None = None) -> list[dict[str, Any]]:
+    """Each task of the native-format folder `suite_root` run as a real scripted job with the
+    baseline's turns; their scores. `benchmark` are the overrides that load it (default: the
+    built-in suite it is, `suite_root` being `<bench>/<suite>`)."""
     from eval.native import load_native
     from runners.grid import job_id
     from runners.job_runner import run_and_score
 
+    benchmark = benchmark or ["benchmark=builtin", f"benchmark.path={suite_root.parent}", f"benchmark.suite={suite_root.name}"]
     scores = []
-    for task in load_native(bench / suite):
+    for task in load_native(suite_root):
         script = out / "scripts" / f"{baseline}-{task.id}.jsonl"
         script.parent.mkdir(parents=True, exist_ok=True)
-        script.write_text("".join(json.dumps(t) + "\n" for t in baseline_turns(baseline, bench / suite, task)))
-        cfg = compose_root(["benchmark=builtin", f"benchmark.path={bench}", f"benchmark.suite={suite}", "method=dci",
-                            "model=scripted", f"model.script={script}", "judge=auto", f"out={out}"])  # fmt: skip
+        script.write_text("".join(json.dumps(t) + "\n" for t in baseline_turns(baseline, suite_root, task)))
+        cfg = compose_root([*benchmark, "method=dci", "model=scripted", f"model.script={script}", "judge=auto", f"out={out}"])
         jid = job_id(cfg, task.id)
         scores.append(run_and_score(cfg, task.id, out / baseline / jid, jid, None).scores)
     return scores
@@ -143,14 +147,21 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--suite", action="append", choices=SUITES)
+    ap.add_argument("--native", type=Path, help="a native benchmark folder to run instead of the built-in suites")
     ap.add_argument("--keep", type=Path, help="write the benchmark and the job records here (default: a temp folder)")
     args = ap.parse_args(argv)
     root = args.keep or Path(tempfile.mkdtemp(prefix="bench-stuffing-"))
-    bench = ensure_generated(root / f"builtin-seed{args.seed}", args.seed)
-    for suite in args.suite or SUITES:
+    if args.native:
+        suites = {args.native.name: (args.native.resolve(), ["benchmark=native", f"benchmark.path={args.native.resolve()}"])}
+    else:
+        bench = ensure_generated(root / f"builtin-seed{args.seed}", args.seed)
+        suites = {s: (bench / s, None) for s in args.suite or SUITES}
+    for name, (suite_root, overrides) in suites.items():
         for baseline in BASELINES:
-            s = summary(run_baseline(bench, suite, baseline, root / "jobs" / suite))
-            print(f"{suite:<10} {baseline:<10} pass {s['passed']}/{s['total']} = {s['rate']:.1%}  tasks {s['tasks_ok']}/{s['tasks']}")
+            if baseline == "reference" and not (suite_root / "solutions").is_dir():
+                continue
+            s = summary(run_baseline(suite_root, baseline, root / "jobs" / name, overrides))
+            print(f"{name:<10} {baseline:<10} pass {s['passed']}/{s['total']} = {s['rate']:.1%}  tasks {s['tasks_ok']}/{s['tasks']}")
     print(f"records under {root}")
 
 
