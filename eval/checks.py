@@ -14,7 +14,9 @@ left out, the task's `output` is used (a file, or every deliverable file under a
   headings  {file?, values: [..], ordered?: true}
             each value is part of a heading (markdown `#`, docx Title/Heading, pptx slide title).
   row       {file?, cells: [..], tolerance?: 0}
-            one table row holds every cell (text: the cell contains it; numbers: equal).
+            one table row holds every value, each in a cell of its own: a number must be the
+            cell's number (`eval.matching.cell_number`), text must be words of a cell that holds
+            little else (`eval.matching.cell_matches`).
   row_count {file?, equals?: n, min?: n, max?: n}    data rows (header excluded) of the largest table.
   columns   {file?, names: [..]}         a table header holds every name (case-insensitive).
   exists    {path, min_bytes?: 0}        a file exists in the final workspace.
@@ -22,18 +24,24 @@ left out, the task's `output` is used (a file, or every deliverable file under a
   file_count {dir, equals?: n, min?: n, max?: n, pattern?: "*"}  files under `dir` (recursive).
   answer    {value, tolerance?: 0}       the final answer matches (OfficeQA reward rule).
   all / any {checks: [..]}               every / at least one sub-check passes.
+
+The checks that read content (contains, absent, order, headings, row, row_count, columns) also
+take `max_copied_files` (default 20): they fail when the deliverable files they read reproduce
+more workspace files than that, which is a dump of the workspace, not an answer (eval/bulk.py).
 """
 
 from __future__ import annotations
 
+import glob
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from eval.bulk import MAX_COPIED_FILES, workspace_index
 from eval.extract import Table, file_headings, file_tables, file_text
 from eval.final_files import FinalFiles
-from eval.matching import cell_matches, has_words, normalize, text_has
+from eval.matching import has_words, normalize, row_matches, text_has
 from eval.officeqa_reward import extract_final_answer, score_answer
 
 
@@ -54,6 +62,7 @@ class Context:
     files: FinalFiles
     output: str
     final_message: str
+    copied: dict[tuple[str, ...], list[str]] = field(default_factory=dict, repr=False)
 
 
 def _files(ctx: Context, check: dict[str, Any]) -> list[str]:
@@ -76,6 +85,22 @@ def _tables(ctx: Context, check: dict[str, Any]) -> tuple[list[Table], str]:
     return [t for r in rels for t in file_tables(ctx.files.path(r))], ""
 
 
+def _bulk(ctx: Context, check: dict[str, Any]) -> str:
+    """'' or why the deliverable files this check reads are a dump of the workspace: they reproduce
+    more than `max_copied_files` workspace files (eval/bulk.py). Files the agent left untouched
+    are the workspace's own and are not judged for copying."""
+    rels = tuple(r for r in _files(ctx, check) if r in ctx.files.delivered)
+    if not rels:
+        return ""
+    if rels not in ctx.copied:
+        text = "\n".join(_texts(ctx, {"file": glob.escape(r)})[0] for r in rels)
+        ctx.copied[rels] = workspace_index(ctx.files.originals()).copied(text)
+    copied, limit = ctx.copied[rels], int(check.get("max_copied_files", MAX_COPIED_FILES))
+    if len(copied) <= limit:
+        return ""
+    return f"bulk copy: the deliverable reproduces {len(copied)} workspace files (more than {limit}), e.g. {copied[:3]}"
+
+
 def _values(check: dict[str, Any], key: str = "values") -> list[Any]:
     values = check.get(key)
     if not isinstance(values, list) or not values:
@@ -85,6 +110,7 @@ def _values(check: dict[str, Any], key: str = "values") -> list[Any]:
 
 def _contains(ctx: Context, c: dict[str, Any]) -> Outcome:
     text, err = _texts(ctx, c)
+    err = err or _bulk(ctx, c)
     if err:
         return Outcome(False, err)
     cs, tol = bool(c.get("case_sensitive", False)), float(c.get("tolerance", 0.0))
@@ -94,6 +120,7 @@ def _contains(ctx: Context, c: dict[str, Any]) -> Outcome:
 
 def _absent(ctx: Context, c: dict[str, Any]) -> Outcome:
     text, err = _texts(ctx, c)
+    err = err or _bulk(ctx, c)
     if err:
         return Outcome(False, err)
     found = [v for v in _values(c) if text_has(text, v, bool(c.get("case_sensitive", False)))]
@@ -102,6 +129,7 @@ def _absent(ctx: Context, c: dict[str, Any]) -> Outcome:
 
 def _order(ctx: Context, c: dict[str, Any]) -> Outcome:
     text, err = _texts(ctx, c)
+    err = err or _bulk(ctx, c)
     if err:
         return Outcome(False, err)
     norm, pos = f" {normalize(text)} ", 0
@@ -118,6 +146,8 @@ def _headings(ctx: Context, c: dict[str, Any]) -> Outcome:
     rels = _files(ctx, c)
     if not rels:
         return Outcome(False, f"no file matches {c.get('file') or ctx.output!r}")
+    if bulk := _bulk(ctx, c):
+        return Outcome(False, bulk)
     heads = [h for r in rels for h in file_headings(ctx.files.path(r))]
     pos = 0
     for v in _values(c):
@@ -134,12 +164,13 @@ def _headings(ctx: Context, c: dict[str, Any]) -> Outcome:
 
 def _row(ctx: Context, c: dict[str, Any]) -> Outcome:
     tables, err = _tables(ctx, c)
+    err = err or _bulk(ctx, c)
     if err:
         return Outcome(False, err)
     cells, tol = _values(c, "cells"), float(c.get("tolerance", 0.0))
     for table in tables:
         for row in table:
-            if all(any(cell_matches(cell, v, tol) for cell in row) for v in cells):
+            if row_matches(row, cells, tol):
                 return Outcome(True, f"row {row}")
     return Outcome(False, f"no row holds {cells}" + ("" if tables else " (no table found)"))
 
@@ -156,6 +187,7 @@ def _bounds(n: int, c: dict[str, Any], what: str) -> Outcome:
 
 def _row_count(ctx: Context, c: dict[str, Any]) -> Outcome:
     tables, err = _tables(ctx, c)
+    err = err or _bulk(ctx, c)
     if err:
         return Outcome(False, err)
     return _bounds(max((len(t) - 1 for t in tables if t), default=0), c, "data rows")
@@ -163,6 +195,7 @@ def _row_count(ctx: Context, c: dict[str, Any]) -> Outcome:
 
 def _columns(ctx: Context, c: dict[str, Any]) -> Outcome:
     tables, err = _tables(ctx, c)
+    err = err or _bulk(ctx, c)
     if err:
         return Outcome(False, err)
     names = [normalize(str(n)) for n in _values(c, "names")]
@@ -257,6 +290,9 @@ def validate(check: dict[str, Any]) -> None:
             validate(sub)
     if "tolerance" in check and not (isinstance(check["tolerance"], int | float) and math.isfinite(check["tolerance"])):
         raise CheckError(f"check {kind!r}: 'tolerance' must be a number")
+    limit = check.get("max_copied_files", 0)
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+        raise CheckError(f"check {kind!r}: 'max_copied_files' must be a whole number >= 0, got {limit!r}")
 
 
 def run_check(ctx: Context, check: dict[str, Any]) -> Outcome:

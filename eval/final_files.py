@@ -31,6 +31,10 @@ class FinalFiles:
         files.update({rel: Path(src) for rel, src in self.task.stage.items()})
         return files
 
+    def originals(self) -> dict[str, Path]:
+        """Every file of the task's workspace as it was before the agent ran (staged inputs included)."""
+        return dict(self._original)
+
     def original(self, rel: str) -> Path | None:
         """The untouched workspace file at `rel`, if the task's workspace has one."""
         rel = _clean(rel)
