@@ -79,8 +79,9 @@ def agent_env(cfg: EnvConfig, home: str, tmpdir: str) -> dict[str, str]:
     return env
 
 
-def bwrap_argv(workspace: str, scratch: str, ro_paths: list[str]) -> list[str]:
-    """The bubblewrap command line up to the command to run inside the sandbox."""
+def bwrap_argv(workspace: str, scratch: str, ro_paths: list[str], read_only: bool = False) -> list[str]:
+    """The bubblewrap command line up to the command to run inside the sandbox (`read_only`: the
+    workspace bound read-only, for a judge that inspects what an agent left)."""
     argv = [shutil.which("bwrap") or "bwrap", "--unshare-all", "--die-with-parent", "--cap-drop", "ALL", "--hostname", "sandbox",
             "--ro-bind", "/usr", "/usr"]
     for name in ROOT_LINKS:
@@ -97,7 +98,7 @@ def bwrap_argv(workspace: str, scratch: str, ro_paths: list[str]) -> list[str]:
     argv += ["--bind", f"{scratch}/tmp", "/tmp"]
     for path in [*ro_paths, outputs_dir(scratch), commands_dir(scratch)]:
         argv += ["--ro-bind", path, path]
-    argv += ["--bind", workspace, workspace, "--chdir", workspace, "--remount-ro", "/"]
+    argv += ["--ro-bind" if read_only else "--bind", workspace, workspace, "--chdir", workspace, "--remount-ro", "/"]
     return argv
 
 
@@ -194,8 +195,10 @@ def _warn_fallback(problem: str) -> None:
 class Shell:
     """Launch settings for one workspace: argv, environment, caps and the runner's output folder."""
 
-    def __init__(self, workspace: str, cfg: EnvConfig) -> None:
+    def __init__(self, workspace: str, cfg: EnvConfig, read_only: bool = False) -> None:
         self.mode = resolve_mode(cfg.sandbox)
+        if read_only and self.mode != "bwrap":
+            raise SandboxUnavailable("a read-only workspace needs bubblewrap (env.sandbox=bwrap where it runs)")
         self.workspace = workspace
         self.scratch = os.path.realpath(make_scratch())
         self.outputs = outputs_dir(self.scratch)
@@ -207,7 +210,7 @@ class Shell:
         if self.mode == "bwrap":
             self.env = agent_env(cfg, "/tmp/home", "/tmp")
             ro = [p for p in [*python_prefixes(cfg.agent_python), *cfg.extra_ro_binds] if os.path.exists(p)]
-            self._launcher = bwrap_argv(workspace, self.scratch, ro)
+            self._launcher = bwrap_argv(workspace, self.scratch, ro, read_only)
             if cfg.shell_session:
                 launcher = [*self._launcher[:1], "--as-pid-1", *self._launcher[1:]]
                 self.session = ShellSession([*self.caps.prefix(), *launcher], self.env, workspace,

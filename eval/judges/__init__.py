@@ -3,6 +3,8 @@
     rule          native checks (rubrics, checkpoints) and the OfficeQA rule (answers); no LLM
     llm_rubric    Workspace-Bench's own LLM judge protocol
     llm_rubric_fulltext  RunningTab's earlier, stricter full-text rubric judge
+    wb_agent      the judge model as a sandboxed agent inspecting the files (Workspace-Bench's current
+                  agent-as-a-judge, reconstructed)
     agentcompany  TheAgentCompany's own evaluator.py per task
     officeqa      OfficeQA Pro's reward rule (Acc@0%, Acc@1%)
 
@@ -33,6 +35,7 @@ def _rule(cfg: JudgeConfig, model: Model | None) -> Judge:
 
 JUDGES.add("llm_rubric", "eval.judges.llm_rubric:LLMRubricJudge")
 JUDGES.add("llm_rubric_fulltext", "eval.judges.llm_rubric:FullTextRubricJudge")
+JUDGES.add("wb_agent", "eval.judges.wb_agent:WBAgentJudge")
 JUDGES.add("agentcompany", "eval.judges.agentcompany:AgentCompanyJudge")
 
 

@@ -69,17 +69,22 @@ def deliverable_files(record: JobRecord, expected: list[str], per_file: int, tot
     return out
 
 
-def ask(llm: CachedLLM, messages: list[dict[str, Any]], n: int, retries: int) -> Verdicts:
-    """The verdicts in the model's answer to `messages`; an answer without a verdict object is asked
-    again, with the answer and a correction appended, up to `retries` times."""
-    answer = llm.complete(messages)
+def ask(
+    llm: CachedLLM, messages: list[dict[str, Any]], n: int, retries: int,
+    tools: list[dict[str, Any]] | None = None, answer: str | None = None,
+) -> Verdicts:
+    """The verdicts in the model's answer to `messages` (or in `answer`, an answer it already gave);
+    an answer without a verdict object is asked again, with the answer and a correction appended, up
+    to `retries` times. `tools`: the tools the conversation used, offered again so that it stays valid."""
+    if answer is None:
+        answer = llm.reply(messages, tools or []).content or ""
     verdicts = read_answer(answer, n)
     for _ in range(retries):
         if verdicts.problem is None:
             break
         messages = [*messages, {"role": "assistant", "content": answer},
                     {"role": "user", "content": judge_prompts.RUBRIC_RETRY.format(error=verdicts.problem)}]  # fmt: skip
-        answer = llm.complete(messages)
+        answer = llm.reply(messages, tools or []).content or ""
         verdicts = read_answer(answer, n)
     return verdicts
 

@@ -125,8 +125,9 @@ def outputs(record: JobRecord, expected: list[str]) -> list[dict[str, Any]]:
     return entries
 
 
-def trace_summary(messages: list[dict[str, Any]], final_answer: str = "") -> list[Any]:
-    """The agent's texts and tool calls with their results, in order (the first 30 events), then its final message."""
+def trace_summary(messages: list[dict[str, Any]], final_answer: str = "", max_items: int | None = MAX_TRACE_ITEMS) -> list[Any]:
+    """The agent's texts and tool calls with their results, in order (the first `max_items` events,
+    all for None), then its final message."""
     events: list[Any] = []
     results = {m.get("tool_call_id"): m for m in messages if m.get("role") == "tool"}
     for m in messages:
@@ -139,8 +140,8 @@ def trace_summary(messages: list[dict[str, Any]], final_answer: str = "") -> lis
             out = results.get(call.get("id")) or {}
             events.append({"type": "tool", "tool": fn.get("name"), "input": clip(str(fn.get("arguments") or "")),
                            "output": clip(str(out.get("content") or "")), "isError": bool(out.get("is_error"))})  # fmt: skip
-    if len(events) > MAX_TRACE_ITEMS:
-        events = [*events[:MAX_TRACE_ITEMS], f"...[truncated {len(events) - MAX_TRACE_ITEMS} more items]"]
+    if max_items is not None and len(events) > max_items:
+        events = [*events[:max_items], f"...[truncated {len(events) - max_items} more items]"]
     return [*events, {"type": "final", "text": clip(final_answer)}] if final_answer else events
 
 
