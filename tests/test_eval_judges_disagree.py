@@ -94,7 +94,7 @@ def cases(tmp_path: Path) -> dict[str, tuple[str, dict[str, str | bytes]]]:
         "answer in the expected markdown file": ("report.md", {"report.md": "# Churn\nQ3 churn 4.7%.\n"}),
         "xlsx, answer past the 2,000-character excerpt": ("churn.xlsx", {"churn.xlsx": _xlsx(tmp_path)}),
         "image-only deliverable (a chart)": ("chart.png", {"chart.png": PNG}),
-        "answer in an 11th file (past the 10 shown)": ("report.md", {"report.md": "# Churn\nSee notes.\n", **many,
+        "answer in a 13th file (past the 10 shown)": ("report.md", {"report.md": "# Churn\nSee notes.\n", **many,
                                                                      "notes/zz.md": "Q3 churn 4.7%."}),  # fmt: skip
     }
 
@@ -113,7 +113,7 @@ EXPECTED = {
     "answer in the expected markdown file": (True, True),
     "xlsx, answer past the 2,000-character excerpt": (False, True),
     "image-only deliverable (a chart)": (True, False),
-    "answer in an 11th file (past the 10 shown)": (False, True),
+    "answer in a 13th file (past the 10 shown)": (False, True),
 }
 
 
