@@ -6,6 +6,8 @@ OpenAI-compatible client on a loopback stub server."""
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +88,7 @@ def test_the_judge_inspects_a_read_only_view_and_ends_with_verdicts(tmp_path: Pa
     assert writes.count("Read-only file system") == 2 and "scratch-ok" in writes
     assert json.loads(run)["finalMessage"] == "Done."
     assert (job / "deliverable" / "report.md").read_text() == "# Report\nThe cap is 600 yuan.\n"
+    assert not list(Path(tempfile.gettempdir()).glob(f"runningtab-shell-{os.getpid()}-judge-*"))  # removed (else a sweep's start would)
     system, user = model.sent[0][0][:2]
     assert judge_prompts.UNTRUSTED_NOTE in system["content"] and str(tmp_path) not in system["content"]
     assert [t["function"]["name"] for t in model.sent[0][1]] == ["read", "bash"]
@@ -129,6 +132,18 @@ def test_without_bubblewrap_the_judge_refuses(tmp_path: Path, task: Task, job: P
     monkeypatch.setattr(envs.sandbox, "bwrap_problem", lambda: "bwrap is not on PATH")
     with pytest.raises(JudgeError, match="runs the judge model's commands in bubblewrap, but: .*bwrap is not on PATH"):
         judge(tmp_path, Script(verdict(True, True))).score(task, job)
+
+
+def test_a_sweep_without_bubblewrap_is_refused_before_any_job(tmp_path: Path, monkeypatch) -> None:
+    import envs.sandbox
+    from runners.preflight import ConfigError, check_config
+
+    cfg = compose_root(["benchmark=builtin", "judge=wb_agent", "model=scripted", f"model.script={write_script(tmp_path / 's.jsonl', [])}",
+                        "env.sandbox=auto"])  # fmt: skip
+    check_config(cfg)  # bubblewrap runs here
+    monkeypatch.setattr(envs.sandbox, "bwrap_problem", lambda: "bwrap is not on PATH")
+    with pytest.raises(ConfigError, match=r"judge.name: judge=wb_agent runs the judge model's commands in bubblewrap, but bwrap is not on PATH"):
+        check_config(cfg)
 
 
 def test_injected_text_reaches_the_judge_only_as_tool_output(tmp_path: Path, task: Task) -> None:

@@ -52,9 +52,14 @@ def judge_name(cfg: JudgeConfig, benchmark_default: str) -> str:
 
 
 def check_judge(cfg: JudgeConfig) -> None:
-    """Fail before any job runs (listing the judges) when `judge.name` names no judge."""
-    if cfg.name not in JUDGES.reserved:
-        JUDGES.check(cfg.name)
+    """Fail before any job runs (listing the judges) when `judge.name` names no judge, or (ValueError
+    from the judge's own `preflight(cfg)`, when it has one) when the judge cannot run here."""
+    if cfg.name in JUDGES.reserved:
+        return
+    JUDGES.check(cfg.name)
+    preflight = getattr(JUDGES.get(cfg.name), "preflight", None)
+    if preflight is not None:
+        preflight(cfg)
 
 
 def make_judge(cfg: JudgeConfig, benchmark_default: str, model: Model | None = None) -> Judge | None:

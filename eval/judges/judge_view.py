@@ -9,12 +9,15 @@
 The judge's shell sees the folder read-only (bubblewrap); its `read` tool only reads. The
 deliverable is the agent's, so it is copied as the project copies agent files (envs/safeio.py:
 regular files only, no link followed), at most `MAX_FILES` files and `MAX_BYTES` bytes; what does
-not fit is named in agent_run.json. The inputs are materialized as the agent's workspace was (an
-overlay where the runner may mount one, else a copy-on-write copy).
+not fit is named in agent_run.json. The inputs are materialized as the agent's workspace is by
+default (a copy, copy-on-write where the filesystem allows). The folder is named like the agent
+shells' scratch (`runningtab-shell-<pid>-…`), so that a sweep's start removes what a killed
+process left (runners/scratch.py).
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -23,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from envs.safeio import walk_regular, write_json
-from envs.workspace import copy_files, discard_workspace, materialize
+from envs.sandbox import SHELL_SCRATCH_PREFIX
+from envs.workspace import copy_files, materialize
 from eval.judges.wb_protocol import shown, trace_summary
 from runners.core.job_record import JobRecord
 from runners.core.task import Task
@@ -31,7 +35,6 @@ from runners.core.task import Task
 MAX_FILES = 10_000
 MAX_BYTES = 1 << 30
 MAX_LISTED = 200  # names of left-out files listed; the rest counted
-PREFIX = "rt-judge-"
 
 
 def copy_deliverable(record: JobRecord, dest: Path) -> list[str]:
@@ -64,15 +67,14 @@ def agent_run(record: JobRecord, left_out: list[str]) -> dict[str, Any]:
 @contextmanager
 def judge_folder(task: Task, record: JobRecord) -> Iterator[Path]:
     """A fresh folder laid out as the module doc says, removed on exit."""
-    root = Path(tempfile.mkdtemp(prefix=PREFIX))
+    root = Path(tempfile.mkdtemp(prefix=f"{SHELL_SCRATCH_PREFIX}{os.getpid()}-judge-"))
     inputs = root / "inputs"
     try:
         source = Path(task.workspace) if Path(task.workspace).is_dir() else None
         stage = {rel: src for rel, src in task.stage.items() if Path(src).is_file()}
-        materialize(source, inputs, stage, method="auto")
+        materialize(source, inputs, stage)
         left_out = copy_deliverable(record, root / "deliverable")
         write_json(root / "agent_run.json", agent_run(record, left_out))
         yield root
     finally:
-        discard_workspace(inputs)
         shutil.rmtree(root, ignore_errors=True)

@@ -22,9 +22,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from envs import sandbox
 from envs.config import EnvConfig
 from envs.environment import WorkspaceEnv
-from envs.sandbox import SandboxUnavailable
 from eval.config import JudgeConfig
 from eval.judges import judge_prompts
 from eval.judges.base import JudgeError
@@ -83,6 +83,14 @@ class WBAgentJudge:
         self.cfg = cfg
         self.llm = judge_llm(cfg, model)
 
+    @staticmethod
+    def preflight(cfg: JudgeConfig) -> None:
+        """Before any job runs: refuse where bubblewrap cannot run (every job would stay unscored)."""
+        problem = sandbox.bwrap_problem()
+        if problem is not None:
+            raise ValueError(f"judge=wb_agent runs the judge model's commands in bubblewrap, but {problem}; "
+                             "install it (apt-get install bubblewrap) or choose another judge")  # fmt: skip
+
     def score(self, task: Task, job_dir: Path) -> dict[str, Any]:
         if not task.rubrics:
             raise JudgeError(f"task {task.id!r} has no rubrics; the {self.name} judge scores rubric tasks only")
@@ -99,7 +107,7 @@ class WBAgentJudge:
                         run = pool.submit(run_episode, model, env, prompt, agent).result()
                 finally:
                     env.close()
-        except SandboxUnavailable as e:
+        except sandbox.SandboxUnavailable as e:
             raise JudgeError(f"judge {self.name} runs the judge model's commands in bubblewrap, but: {e}") from None
         verdicts = self.verdicts(task, run, model, tools)
         summary = {"turns": run.turns, "stop_reason": run.stop_reason, "cost": round(model.spent, 6),
