@@ -118,6 +118,7 @@ def test_an_unreadable_final_answer_is_asked_again_then_fails_every_rubric(tmp_p
     model = Script(AssistantMessage("They look fine to me."))
     scores = judge(tmp_path, model, max_retries=1).score(task, job)
     assert len(model.sent) == 2 and "could not be parsed" in model.sent[1][0][-1]["content"]
+    assert [m["role"] for m in model.sent[1][0]] == ["system", "user", "assistant", "user"]  # the answer once, then the correction
     assert scores["judge_failures"] == 1 and [(i["passed"], i["judged"]) for i in scores["items"]] == [(False, True)] * 2
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from envs import sandbox
 from envs.config import EnvConfig
+from envs.context import manage_context
 from envs.environment import WorkspaceEnv
 from eval.config import JudgeConfig
 from eval.judges import judge_prompts
@@ -40,7 +41,7 @@ from runners.core.task import Task
 from runners.loop import EpisodeResult, run_episode
 
 OUT_OF_BUDGET = ("turn_budget", "time_limit", "context_length")
-MODEL_FIELDS = ("role", "content", "tool_calls", "tool_call_id")
+MODEL_FIELDS = ("role", "content", "tool_calls", "tool_call_id", "extra")  # what the loop sends of a message
 
 
 class BudgetedModel:
@@ -97,7 +98,7 @@ class WBAgentJudge:
         record = JobRecord(job_dir)
         model = BudgetedModel(self.llm, self.cfg.agent_max_cost)
         prompt = judge_prompts.WBA_TASK.format(turns=self.cfg.agent_max_turns, task=json.dumps(task_fields(task), ensure_ascii=False, indent=1))
-        agent = AgentConfig(max_turns=self.cfg.agent_max_turns, time_limit_s=self.cfg.agent_time_limit_s)
+        agent = self.agent_config()
         try:
             with judge_folder(task, record) as root:
                 env = JudgeEnv(root)
@@ -115,12 +116,17 @@ class WBAgentJudge:
                    "tool_calls": sum(len(m.get("tool_calls") or []) for m in run.messages)}  # fmt: skip
         return rubric_scores(self.name, task, verdicts, judge_agent=summary)
 
+    def agent_config(self) -> AgentConfig:
+        """The loop's settings for the judge's run: its turn and time budget, the paper's context management."""
+        return AgentConfig(max_turns=self.cfg.agent_max_turns, time_limit_s=self.cfg.agent_time_limit_s)
+
     def verdicts(self, task: Task, run: EpisodeResult, model: BudgetedModel, tools: list[dict[str, Any]]) -> Verdicts:
         """The verdicts the run ended with, asking for them when its budget ran out first."""
         n, retries = len(task.rubrics), self.cfg.max_retries
-        conversation = [{k: m[k] for k in MODEL_FIELDS if k in m} for m in run.messages]
-        if run.stop_reason == "finished":
-            return ask(self.llm, conversation, n, retries, tools, answer=run.final_answer)
+        seen = manage_context(run.messages, self.agent_config().context_level)  # as the loop showed it to the model
+        conversation = [{k: m[k] for k in MODEL_FIELDS if k in m} for m in seen]
+        if run.stop_reason == "finished":  # its last message is the answer, which `ask` appends itself on a retry
+            return ask(self.llm, conversation[:-1], n, retries, tools, answer=run.final_answer)
         if run.stop_reason not in OUT_OF_BUDGET and not model.exhausted:
             raise JudgeError(f"judge {self.name}: its run stopped with {run.stop_reason}: {run.error}")
         why = "cost" if model.exhausted else run.stop_reason.replace("_", " ")
