@@ -25,12 +25,13 @@ Handler = Callable[[dict[str, Any], int], ToolResult]
 
 class WorkspaceEnv:
     """One job's workspace with `read`, `bash` (optionally `write`/`edit`) and the plugins' tools.
+    `read_only`: bash sees the workspace read-only (bubblewrap only), for a judge's inspection.
 
     `execute` never raises for anything the model did: unknown tools, malformed JSON, arguments
     that fail the schema, paths outside the workspace become error results the model sees.
     """
 
-    def __init__(self, root: Path, config: EnvConfig, plugins: Sequence[EnvPlugin] = ()) -> None:
+    def __init__(self, root: Path, config: EnvConfig, plugins: Sequence[EnvPlugin] = (), read_only: bool = False) -> None:
         real = os.path.realpath(root)
         if not os.path.isdir(real):
             raise FileNotFoundError(f"workspace {root} is not a directory (materialize it first)")
@@ -47,7 +48,7 @@ class WorkspaceEnv:
         for plugin in self.plugins:
             for schema in plugin.tools():
                 self._register(schema, _plugin_handler(plugin, schema["function"]["name"]), owner=plugin.name)
-        self.shell = Shell(real, config)  # last: it owns a scratch directory that close() removes
+        self.shell = Shell(real, config, read_only)  # last: it owns a scratch directory that close() removes
         self._bash = BashTool(real, config, self.shell)
 
     @property

@@ -90,9 +90,12 @@ def agent_env(cfg: EnvConfig, home: str, tmpdir: str) -> dict[str, str]:
 AGENT_OUTPUTS = "/runningtab/bash-output"
 
 
-def bwrap_argv(workspace: str, scratch: str, ro_paths: list[str], agent_root: str | None = None) -> list[str]:
+def bwrap_argv(
+    workspace: str, scratch: str, ro_paths: list[str], agent_root: str | None = None, read_only: bool = False
+) -> list[str]:
     """The bubblewrap command line up to the command to run inside the sandbox; the workspace is
-    bound at `agent_root` (and the saved outputs at AGENT_OUTPUTS), or at its host path when None."""
+    bound at `agent_root` (and the saved outputs at AGENT_OUTPUTS), or at its host path when None;
+    `read_only`: the workspace bound read-only, for a judge that inspects what an agent left."""
     argv = [shutil.which("bwrap") or "bwrap", "--unshare-all", "--die-with-parent", "--cap-drop", "ALL", "--hostname", "sandbox",
             "--ro-bind", "/usr", "/usr"]
     for name in ROOT_LINKS:
@@ -112,7 +115,7 @@ def bwrap_argv(workspace: str, scratch: str, ro_paths: list[str], agent_root: st
     outputs = outputs_dir(scratch)
     argv += ["--ro-bind", outputs, outputs if agent_root is None else AGENT_OUTPUTS]
     root = agent_root or workspace
-    argv += ["--bind", workspace, root, "--chdir", root, "--remount-ro", "/"]
+    argv += ["--ro-bind" if read_only else "--bind", workspace, root, "--chdir", root, "--remount-ro", "/"]
     return argv
 
 
@@ -209,8 +212,10 @@ def _warn_fallback(problem: str) -> None:
 class Shell:
     """Launch settings for one workspace: argv, environment, caps and the runner's output folder."""
 
-    def __init__(self, workspace: str, cfg: EnvConfig) -> None:
+    def __init__(self, workspace: str, cfg: EnvConfig, read_only: bool = False) -> None:
         self.mode = resolve_mode(cfg.sandbox)
+        if read_only and self.mode != "bwrap":
+            raise SandboxUnavailable("a read-only workspace needs bubblewrap (env.sandbox=bwrap where it runs)")
         self.workspace = workspace
         self.scratch = os.path.realpath(make_scratch())
         self.outputs = outputs_dir(self.scratch)
@@ -225,7 +230,7 @@ class Shell:
         if self.mode == "bwrap":
             self.env = agent_env(cfg, "/tmp/home", "/tmp")
             ro = [p for p in [*python_prefixes(cfg.agent_python), *cfg.extra_ro_binds] if os.path.exists(p)]
-            self._launcher = bwrap_argv(workspace, self.scratch, ro, fixed)
+            self._launcher = bwrap_argv(workspace, self.scratch, ro, fixed, read_only)
             if cfg.shell_session:
                 launcher = [*self._launcher[:1], "--as-pid-1", *self._launcher[1:]]
                 self.session = ShellSession([*self.caps.prefix(), *launcher], self.env, workspace,

@@ -42,11 +42,15 @@ class BenchmarkConfig:
 class JudgeConfig:
     """How jobs are scored.
 
-    name: auto (the benchmark's own judge) | rule | llm_rubric | agentcompany | officeqa | none.
+    name: auto (the benchmark's own judge) | rule | llm_rubric | llm_rubric_fulltext | wb_agent |
+      agentcompany | officeqa | none.
     model: the judge LLM (an `ApiModelConfig`: judges call a model over the OpenAI-compatible API) for the judges that call one
-      (llm_rubric; agentcompany's LLM checkpoints); None for the judges that call none.
+      (llm_rubric, wb_agent; agentcompany's LLM checkpoints); None for the judges that call none.
     cache_dir: where judge calls are cached (default `<repo>/.cache/judge`).
-    max_retries: extra attempts when the LLM's answer cannot be parsed.
+    max_retries: extra attempts when the LLM's answer has no verdict object (llm_rubric_fulltext,
+      wb_agent; llm_rubric makes one call, as Workspace-Bench's judge does).
+    agent_max_turns, agent_time_limit_s, agent_max_cost: the budget of the wb_agent judge's run
+      (turns, seconds, dollars at the judge model's prices); then it is asked for its verdict.
     """
 
     name: str = "auto"
@@ -57,6 +61,9 @@ class JudgeConfig:
     max_total_chars: int = 160_000
     max_trajectory_chars: int = 30_000
     evaluator_timeout_s: float = 600.0
+    agent_max_turns: int = 30
+    agent_time_limit_s: float = 900.0
+    agent_max_cost: float = 1.0
 
 
 def cache_root(configured: str | None) -> Path:

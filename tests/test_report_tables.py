@@ -265,3 +265,21 @@ def test_cli_writes_the_report_and_a_tab_view(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "no job 'nope'" in bad.stderr
     missing = subprocess.run([sys.executable, "-m", "eval.report", str(tmp_path / "absent")], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert missing.returncode == 2 and "is not a directory" in missing.stderr
+
+
+def test_table1_shows_the_judged_denominator_where_rubrics_went_unjudged(tmp_path: Path) -> None:
+    """A Workspace-Bench judge left a rubric out (not judged): Table 1's pass_rate counts it as failed,
+    and its note gives the pass rate over the judged rubrics beside it."""
+    from eval.report import table1
+    from tests.test_report_data import rubric_scores, write_job
+
+    sdir = tmp_path / "s"
+    for seed, passed in ((0, "1100"), (1, "1110")):
+        scores = rubric_scores(["a", "b", "c", "d"], passed)
+        scores["items"][3]["judged"] = False  # left out of the judge's answer
+        write_job(sdir, "wb", "t1", "dci", "m1", seed, scores)
+    write_job(sdir, "wb", "t1", "runningtab", "m1", 0, rubric_scores(["a", "b", "c", "d"], "1111"))
+    main = table1.build(load_sweep(sdir), tmp_path / "out").tables[0]
+    assert "wb: 2 of 12 rubrics never judged (counted as failed), 0 failed judge call(s)" in main.notes
+    assert "wb · m1 · dci: pass_rate over judged rubrics only 83.33 (mean over 2 seed(s); pass_rate counts the unjudged as failed)" in main.notes
+    assert not any("runningtab: pass_rate over judged" in n for n in main.notes)

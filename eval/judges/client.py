@@ -75,6 +75,8 @@ class CachedLLM:
         record: dict[str, Any] = {"content": reply.content or "", "model": self.identity.get("name"), "usage": asdict(reply.usage)}
         if reply.tool_calls:
             record["tool_calls"] = [asdict(c) for c in reply.tool_calls]
+        if reply.extra:
+            record["extra"] = reply.extra  # an agent judge's next turn sends it back: a replay must too
         write_json(path, record)
         return reply
 
@@ -82,7 +84,8 @@ class CachedLLM:
 def _message(d: dict[str, Any]) -> AssistantMessage:
     """A cached reply (judge entries have no `tool_calls`)."""
     calls = [ToolCall(**c) for c in d.get("tool_calls", [])]
-    return AssistantMessage(content=d["content"] if d["content"] or not calls else None, tool_calls=calls, usage=Usage(**d["usage"]))
+    return AssistantMessage(content=d["content"] if d["content"] or not calls else None, tool_calls=calls, usage=Usage(**d["usage"]),
+                            extra=d.get("extra", {}))  # fmt: skip
 
 
 def model_identity(mc: ModelConfig) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from eval.report.kept_results import KeptResults
 from eval.report.load import Job, Sweep
 from eval.report.method_names import label, method_key
 from eval.report.section import Section, Skip, Table, fmt, p_text, pct, signed
-from eval.report.stats import metric_names, over_seeds
+from eval.report.stats import metric_names, over_seeds, per_seed
 
 Key = tuple[str, str, str]
 
@@ -58,6 +58,20 @@ def record_notes(groups: dict[Key, list[Job]], errored: dict[Key, list[Job]]) ->
     if sum(n_open.values()):
         notes.append(f"{sum(n_open.values())} job(s) ran unsandboxed (result.json sandbox \"none\": the agent's shell had "
                      f"no isolation, see docs/env.md): {_per_cell(n_open)}")  # fmt: skip
+    return notes
+
+
+def judged_notes(groups: dict[Key, list[Job]]) -> list[str]:
+    """pass_rate over the judged rubrics only, for the cells where some rubric was never judged (the
+    table's pass_rate counts those as failed): the other denominator, mean over seeds as in the table."""
+    notes = []
+    for (b, mo, me), js in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1], method_key(kv[0][2]))):
+        if not counts([j.scores for j in js])["unjudged"]:
+            continue
+        seeds = [s["pass_rate_judged"] for s in per_seed(js).values() if "pass_rate_judged" in s]
+        if seeds:
+            notes.append(f"{b} · {mo} · {me}: pass_rate over judged rubrics only {fmt(pct(sum(seeds) / len(seeds)))} "
+                         f"(mean over {len(seeds)} seed(s); pass_rate counts the unjudged as failed)")  # fmt: skip
     return notes
 
 
@@ -153,6 +167,7 @@ def build(sweep: Sweep, out: Path) -> Section:
         c = counts([j.scores for k, js in groups.items() if k[0] == b for j in js])
         if c["unjudged"] or c["judge_failures"]:
             main.notes.append(f"{b}: {c['unjudged']} of {c['rubrics']} rubrics never judged (counted as failed), {c['judge_failures']} failed judge call(s)")
+    main.notes += judged_notes(groups)
     rules = sorted({j.scores["rule"] for js in groups.values() for j in js if "rule" in j.scores})
     if rules:
         main.notes.append("answers scored by " + ", ".join(rules))
