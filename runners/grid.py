@@ -114,7 +114,7 @@ def _cell_errors(choices: list[str]) -> Iterator[None]:
 def expand(root: RootConfig, overrides: list[str], experiment: str | None) -> list[JobSpec]:
     """All jobs of the sweep: every cell times its benchmark's tasks (or `grid.tasks`); raises
     `runners.preflight.ConfigError` for a config that cannot run."""
-    from runners.preflight import check_configs
+    from runners.preflight import check_configs, check_tasks
 
     specs: list[JobSpec] = []
     tasks: dict[str, tuple[list[Task], dict[str, str]]] = {}
@@ -126,6 +126,7 @@ def expand(root: RootConfig, overrides: list[str], experiment: str | None) -> li
             found = _tasks(cfg, root.grid.tasks)
             tasks[key] = (found, task_digests(found))
         found, digests = tasks[key]
+        check_tasks(cfg, [t.id for t in found])
         cell = CellDigest(cfg)  # the config part once per cell: the same for all its tasks
         specs.extend(JobSpec(_readable_id(cfg, t.id, cell(digests[t.id])), cfg, t.id) for t in found)
     return specs

@@ -54,6 +54,8 @@ def config_identity(cfg: RootConfig) -> dict[str, Any]:
         d["model"]["server"].pop(k)
     if isinstance(cfg.model, ScriptedModelConfig) and cfg.model.script:
         d["model"]["script"] = _script_digest(cfg.model.script)
+    if isinstance(cfg.model, ScriptedModelConfig) and cfg.model.script_dir:  # its scripts, wherever the folder is
+        d["model"]["script_dir"] = _folder_digest(cfg.model.script_dir)
     defaults = defaults_of(cfg)
     defaults["model"] = flat_defaults(cfg.model)
     return drop_new_defaults(d, defaults, FROZEN_JOB)
@@ -128,6 +130,11 @@ def _file_digest(path: Path, root: Path | None = None, rel: str | None = None, s
 def _script_digest(script: str) -> str:
     p = Path(script)
     return hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else script
+
+
+def _folder_digest(folder: str) -> str:
+    blob = json.dumps(workspace_manifest(Path(folder)))
+    return hashlib.sha256(blob.encode()).hexdigest()
 
 
 def _plain(obj: Any) -> Any:

@@ -23,12 +23,13 @@ from runners.schema import RootConfig, to_root
 @hydra.main(config_path="../conf", config_name="config", version_base=None)
 def main(dcfg: DictConfig) -> None:
     from runners.core.record_types import RecordError
-    from runners.preflight import ConfigError, check_config
+    from runners.preflight import ConfigError, check_config, check_tasks
 
     try:
         cfg = to_root(dcfg)
         task = _task(cfg)
         check_config(cfg)  # before anything is written
+        check_tasks(cfg, [task.id])
     except ConfigError as e:
         sys.exit(f"error: {e}")
     try:

@@ -131,7 +131,7 @@ async def _episode(
     cfg: RootConfig, task: Task, job_dir: Path, meta: JobMeta, ws: Path, model_url: str | None, traj: Trajectory
 ) -> tuple[EpisodeResult, dict[str, Any]]:
     env, plugins = await asyncio.to_thread(_environment, cfg, task, job_dir, meta, ws)
-    model = build_model(seeded(cfg.model, cfg.seed), model_url)
+    model = build_model(seeded(cfg.model, cfg.seed).for_task(task.id), model_url)
     prompt = task_message(task, env.agent_root, cfg.method.texts)
     try:
         res = await run_episode_async(model, env, prompt, cfg.agent, on_message=traj)
