@@ -71,7 +71,8 @@ def test_table1_means_stds_and_best(report: Path) -> None:
     best = {k: r["best"] for k, r in t.items()}
     assert best[("wb", "m1", "runningtab")] == "pass_rate;tcr70" and best[("wb", "m1", "dci")] == ""
     assert best[("wb", "m2", "runningtab")] == "pass_rate;tcr70"
-    assert best[("qa", "m1", "dci")] == "acc1" and best[("qa", "m1", "runningtab")] == "acc0;acc1"  # a tie marks both
+    assert best[("qa", "m1", "dci")] == "" and best[("qa", "m1", "runningtab")] == "acc0"  # a tie (acc1) marks none
+    assert num(t[("qa", "m1", "dci")]["cost_usd"]) == 0.0 and num(t[("qa", "m1", "dci")]["tokens_per_job"]) == 0.0
     md = (report / "table1.md").read_text()
     assert "**75.00 ± 7.07**" in md and "| 45.00 ± 21.21 |" in md
     assert "1 job(s) have no scores.json" in md  # the unfinished m3 job
@@ -283,3 +284,24 @@ def test_table1_shows_the_judged_denominator_where_rubrics_went_unjudged(tmp_pat
     assert "wb: 2 of 12 rubrics never judged (counted as failed), 0 failed judge call(s)" in main.notes
     assert "wb · m1 · dci: pass_rate over judged rubrics only 83.33 (mean over 2 seed(s); pass_rate counts the unjudged as failed)" in main.notes
     assert not any("runningtab: pass_rate over judged" in n for n in main.notes)
+
+
+def test_the_rubrics_that_fail_most_across_tasks(tmp_path: Path) -> None:
+    from tests.test_report_data import build_sweep_b
+
+    out = write_report(build_sweep_b(tmp_path / "b"))
+    with open(out / "failing.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    # sweep B: DCI passes rubric 4 only, RunningTab rubrics 2 and 4; every other rubric fails under both
+    got = {int(r["index"]): (r["dci_failed"], r["runningtab_failed"]) for r in rows}
+    assert got == {0: ("1", "1"), 1: ("1", "1"), 2: ("1", "0"), 3: ("1", "1"), 5: ("1", "1")}
+    assert [int(r["index"]) for r in rows][-1] == 2  # failing under one method of two: last
+    assert float(rows[0]["dci_failed_pct"]) == 100.0 and rows[0]["dci_runs"] == "1"
+
+
+def test_a_chart_with_nothing_to_draw_is_not_drawn(tmp_path: Path) -> None:
+    from eval.report.plots import grouped_bars
+
+    assert grouped_bars(tmp_path / "none.png", "t", ["a", "b"], {"s": [None, None]}, "%") is None
+    assert not (tmp_path / "none.png").exists()
+    assert grouped_bars(tmp_path / "zeros.png", "t", ["a", "b"], {"s": [0.0, 0.0]}, "%") == tmp_path / "zeros.png"

@@ -106,7 +106,8 @@ def build(sweep: Sweep, out: Path) -> Section:
             path = grouped_bars(out / "figure4_left.png", "Shown-but-missing values held by the read log",
                                 [f"{r[2]}\n{r[1]}" for r in rows], {"all values": [r[5] for r in rows],
                                 "numeric values": [r[8] for r in rows]}, "% held by the read log")  # fmt: skip
-            section.figures.append(Figure("figure4_left", "Figure 4 (left)", path))
+            if path is not None:
+                section.figures.append(Figure("figure4_left", "Figure 4 (left)", path))
     else:
         section.notes.append("left part skipped: no scored job with a captured read log and rubric items")
     loaded = load_probe(sweep)
@@ -121,7 +122,10 @@ def build(sweep: Sweep, out: Path) -> Section:
         series = {CONDITION_LABELS[c]: [by.get((*m, c)) for m in models] for c in CONDITIONS}
         path = grouped_bars(out / "figure4_right.png", "Recovery probe: masked values recovered",
                             [f"{m[2]}\n{m[1]}" for m in models], series, "% of values recovered")  # fmt: skip
-        section.figures.append(Figure("figure4_right", "Figure 4 (right)", path))
+        if path is None:
+            section.notes.append("right part: no probed value to draw (every condition probed none)")
+        else:
+            section.figures.append(Figure("figure4_right", "Figure 4 (right)", path))
     else:
         section.notes.append(f"right part skipped: no probe results ({PROBE_FILE}); run `python -m eval.probe {sweep.dir}`")
     if not section.tables:

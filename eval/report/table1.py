@@ -76,20 +76,22 @@ def judged_notes(groups: dict[Key, list[Job]]) -> list[str]:
 
 
 def results_table(name: str, title: str, groups: dict[Key, list[Job]], errored: dict[Key, list[Job]] | None = None) -> Table:
-    """Mean ± std over seeds per group, the best mean of each metric per (benchmark, model) in bold;
-    a group whose jobs all errored has a row with its count and no numbers."""
+    """Mean ± std over seeds per group, the best mean of each metric per (benchmark, model) in bold when
+    one group alone has it (a tie marks none); what the group's jobs cost: total USD and tokens per job.
+    A group whose jobs all errored has a row with its count and no numbers."""
     errored = errored or {}
     keys = sorted(set(groups) | set(errored), key=lambda k: (k[0], k[1], method_key(k[2])))
     metrics = metric_names([j for js in groups.values() for j in js])
     columns = ["benchmark", "model", "method", "seeds", "jobs", "errored", "unsandboxed"]
     for m in metrics:
         columns += [m, f"{m}_std"]
-    columns.append("best")
+    columns += ["best", "cost_usd", "tokens_per_job"]
     stats = {k: over_seeds(groups.get(k, [])) for k in keys}
-    best_of: dict[tuple[str, str, str], float] = {}
+    means: dict[tuple[str, str, str], list[float]] = defaultdict(list)
     for (b, mo, _), st in stats.items():
         for m, s in st.items():
-            best_of[(b, mo, m)] = max(best_of.get((b, mo, m), s.mean), s.mean)
+            means[(b, mo, m)].append(s.mean)
+    unique_best = {bm: max(vs) for bm, vs in means.items() if sum(abs(v - max(vs)) < 1e-12 for v in vs) == 1}
     show_err = any(errored.get(k) for k in keys)
     show_open = any(j.unsandboxed for js in groups.values() for j in js)
     head = ["benchmark", "model", "method", "seeds", "jobs"] + ["errored"] * show_err + ["unsandboxed"] * show_open
@@ -104,13 +106,23 @@ def results_table(name: str, title: str, groups: dict[Key, list[Job]], errored: 
             s = st.get(m)
             row += [pct(s.mean), pct(s.std)] if s else [None, None]
             cells_.append(f"{fmt(pct(s.mean))} ± {fmt(pct(s.std))}" if s else "")
-            if s and abs(s.mean - best_of[(k[0], k[1], m)]) < 1e-12:
+            top = unique_best.get((k[0], k[1], m))
+            if s and top is not None and abs(s.mean - top) < 1e-12:
                 winners.append(m)
                 best.add((i, len(head) + metrics.index(m)))
-        row.append(";".join(winners))
+        cost, tokens = spend(jobs)
+        row += [";".join(winners), cost, tokens]
         rows.append(row)
-        shown.append(cells_)
-    return Table(name, title, columns, rows, display=([*head, *metrics], shown), best=best)
+        shown.append([*cells_, f"${cost:.4f}" if jobs else "", f"{tokens:,.0f}" if tokens is not None else ""])
+    return Table(name, title, columns, rows, display=([*head, *metrics, "cost (USD)", "tokens/job"], shown), best=best)
+
+
+def spend(jobs: list[Job]) -> tuple[float, float | None]:
+    """What a group's jobs cost in all (USD), and their mean tokens (in + out) per job."""
+    results = [j.result for j in jobs if j.result is not None]
+    cost = sum(r.cost for r in results)
+    tokens = sum(r.tokens_in + r.tokens_out for r in results) / len(results) if results else None
+    return cost, tokens
 
 
 def paired_table(groups: dict[Key, list[Job]], reference: str = "dci", kept: KeptResults | None = None) -> Table:
@@ -149,7 +161,7 @@ def build(sweep: Sweep, out: Path) -> Section:
     groups, errored = cells(sweep.jobs), errored_cells(sweep.jobs)
     if not groups and not errored:
         raise Skip("no scored jobs (no scores.json in any job directory)")
-    title = "Table 1: main results (%, mean ± std over seeds; best per benchmark and model in bold)"
+    title = "Table 1: main results (%, mean ± std over seeds; the best per benchmark and model in bold, none on a tie; cost and tokens of the cell's jobs)"
     main = results_table("table1", title, groups, errored)
     section = Section("table1", "Table 1: main results", tables=[main])
     unscored = [j for j in sweep.jobs if j.scores is None and not j.errored]
