@@ -60,11 +60,11 @@ def benchmarks(tmp: Path, builtin: Path) -> dict[str, tuple[str, list[str]]]:
     (corpus / "treasury_bulletin_1941_01.txt").write_text("National defense 1940: 2,602\n")
     tac = FIXTURES / "agentcompany"
     return {
-        "builtin": ("builtin", [f"path={builtin}", "suite=workspace", "limit=3"]),
+        "builtin": ("builtin", [f"path={builtin}", "suite=workspace", "limit=1"]),
         "native": ("native", [f"path={native}"]),
         "workspace_bench": ("workspace_bench", [f"path={WB_SAMPLE}", f"workspaces={_wb_root(tmp)}"]),
         "agentcompany": ("agentcompany", [f"tasks_dir={tac / 'tasks'}", f"export_dir={tac / 'export'}", "include=[fs-drinks-count,fs-report-upload]"]),
-        "officeqa": ("officeqa", [f"questions={SAMPLES / 'officeqa' / 'officeqa_pro_head5.csv'}", f"corpus={corpus}"]),
+        "officeqa": ("officeqa", [f"questions={SAMPLES / 'officeqa' / 'officeqa_pro_head5.csv'}", f"corpus={corpus}", "limit=2"]),
     }
 
 
@@ -78,13 +78,15 @@ def exported(tmp_path_factory: pytest.TempPathFactory, builtin_root: Path) -> di
 
 
 def test_every_kind_passes_harbors_task_validation(exported: dict[str, dict[str, list[Path]]]) -> None:
-    tasks = [t for arms in exported.values() for ts in arms.values() for t in ts]
+    # Harbor's lint takes ~5 ms a file of a task (a built-in task carries ~1,600): every kind without the
+    # tab, and with it the built-in kind (the tab's declaration and code are the same for every kind).
+    tasks = [t for kind, arms in exported.items() for arm, ts in arms.items() for t in ts if arm == "tab-off" or kind == "builtin"]
     verdicts = harbor_check(tasks=tasks)["tasks"]
     counts = {kind: {arm: len(ts) for arm, ts in arms.items()} for kind, arms in exported.items()}
     print("exported and validated:", json.dumps(counts))
-    assert counts == {"builtin": {"tab-off": 3, "tab-on": 3}, "native": {"tab-off": 2, "tab-on": 2},
+    assert counts == {"builtin": {"tab-off": 1, "tab-on": 1}, "native": {"tab-off": 2, "tab-on": 2},
                       "workspace_bench": {"tab-off": 1, "tab-on": 1}, "agentcompany": {"tab-off": 2, "tab-on": 2},
-                      "officeqa": {"tab-off": 5, "tab-on": 5}}  # fmt: skip
+                      "officeqa": {"tab-off": 2, "tab-on": 2}}  # fmt: skip
     for task in tasks:
         v = verdicts[str(task)]
         assert v["findings"] == [], (task, v["findings"])
