@@ -290,3 +290,24 @@ def test_an_s3_upload_takes_a_name_that_is_not_utf8(tmp_path: Path, monkeypatch)
         assert "runningtab/s/j1/deliverable/output/bad\\xff\\xfe.md" in keys
     finally:
         server.stop()
+
+
+@pytest.mark.slow
+def test_a_full_disk_in_a_sweep_fails_that_job_with_its_line_and_a_resume_runs_it(tmp_path: Path, small_disk) -> None:
+    disk, grow = small_disk
+    task = {"prompt": "x", "rubrics": [_rubric("r", {"type": "exists", "path": "output/report.md"})]}
+    bench = write_native(tmp_path / "b", [{"id": "big", "workspace": "wb", **task}, {"id": "small", "workspace": "w", **task}],
+                         {"wb/big": "a", "w/in.txt": "a"})  # fmt: skip
+    script = write_script(tmp_path / "s.jsonl", bash("mkdir -p output && echo hello > output/report.md"
+                                                     " && if [ -f big ]; then head -c 3000000 /dev/urandom > output/big.bin; fi"))  # fmt: skip
+    cmd = [sys.executable, "-m", "runners.sweep", "benchmark=native", f"benchmark.path={bench}", "grid.method=[dci]",
+           "model=scripted", f"model.script={script}", f"out={disk}", "sweep=full", "tracker=none"]  # fmt: skip
+    r = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=600)
+    ledger = [json.loads(line) for line in (disk / "full" / "jobs.jsonl").read_text().splitlines()]
+    status = {e["job_id"].split("__")[1]: e for e in ledger}
+    assert status["small"]["status"] == "ok" and status["big"]["status"] == "failed", r.stderr[-3000:]
+    assert status["big"]["error"].startswith("cannot write the job record (") and "No space left" in status["big"]["error"]
+    grow("16m")
+    r = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=600)
+    again = [json.loads(line) for line in (disk / "full" / "jobs.jsonl").read_text().splitlines()][len(ledger):]
+    assert [(e["job_id"].split("__")[1], e["status"]) for e in again] == [("big", "ok")], r.stderr[-3000:]
