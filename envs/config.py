@@ -43,6 +43,11 @@ class EnvConfig:
     max_memory_bytes: int = 4 * 1024 * 1024 * 1024
     max_processes: int = 512
     max_file_bytes: int = 1024 * 1024 * 1024
+    # The record's copy of what the agent created or changed (envs/deliverable.py): at most this many
+    # files and links, holding at most this many bytes as a reader sees them; the rest is left out,
+    # listed in result.json and judged missing.
+    deliverable_max_files: int = 10_000
+    deliverable_max_bytes: int = 256 * 1024 * 1024
     # How workspaces are made (envs/workspace.py): copy | overlay | auto. overlay/auto need root and
     # discard_workspace() at the end of each job.
     materialize: str = "copy"
@@ -74,7 +79,8 @@ class EnvConfig:
             )
         for name in ("bash_timeout", "bash_timeout_max", "read_max_lines", "read_max_bytes",
                      "bash_max_lines", "bash_max_bytes", "bash_output_max_bytes", "saved_output_max_bytes",
-                     "max_memory_bytes", "max_processes", "max_file_bytes"):
+                     "max_memory_bytes", "max_processes", "max_file_bytes", "deliverable_max_files",
+                     "deliverable_max_bytes"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"env.{name} must be a positive integer, got {getattr(self, name)!r}")
         if self.bash_timeout > self.bash_timeout_max:

@@ -24,6 +24,7 @@ from pathlib import Path
 from envs.config import SECRET_NAME, EnvConfig
 from envs.limits import Caps
 from envs.paths import PathView
+from envs.safeio import remove_tree
 from envs.shell_session import ShellSession
 
 log = logging.getLogger(__name__)
@@ -172,7 +173,7 @@ def bwrap_problem() -> str | None:
     except (OSError, subprocess.TimeoutExpired) as e:
         return f"a trial bwrap sandbox failed: {e}"
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        remove_tree(scratch)
 
 
 def resolve_mode(sandbox: str) -> str:
@@ -256,4 +257,4 @@ def _cleanup(scratch: str, fd: int, caps: Caps, session: ShellSession | None) ->
         os.close(fd)
     except OSError:
         pass
-    shutil.rmtree(scratch, ignore_errors=True)
+    remove_tree(scratch)

@@ -22,6 +22,7 @@ from runners.schema import RootConfig, to_root
 
 @hydra.main(config_path="../conf", config_name="config", version_base=None)
 def main(dcfg: DictConfig) -> None:
+    from runners.core.job_record import RecordWriteError
     from runners.core.record_types import RecordError
     from runners.preflight import ConfigError, check_config, check_tasks
 
@@ -36,6 +37,8 @@ def main(dcfg: DictConfig) -> None:
         _run(cfg, task)
     except RecordError as e:  # a record this version cannot read: left as it is
         sys.exit(f"error: {e}")
+    except RecordWriteError as e:  # a full disk: the job is left unfinished, nothing torn
+        sys.exit(f"error: {e.strerror}")
 
 
 def _run(cfg: RootConfig, task: Task) -> None:

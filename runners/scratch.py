@@ -12,10 +12,10 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import shutil
 import tempfile
 from pathlib import Path
 
+from envs.safeio import remove_tree
 from envs.sandbox import SHELL_SCRATCH_PREFIX
 from envs.workspace import discard_workspace
 
@@ -37,7 +37,7 @@ def job_scratch(job_id: str, work_dir: str | None) -> Path:
 
 def remove_scratch(parent: Path) -> None:
     discard_workspace(parent / "workspace")
-    shutil.rmtree(parent, ignore_errors=True)
+    remove_tree(parent)
 
 
 def clean_stale(job_ids: list[str], work_dirs: set[str | None]) -> list[Path]:
@@ -64,7 +64,7 @@ def _stale_shell_scratch(base: Path) -> list[Path]:
     for p in base.glob(f"{SHELL_SCRATCH_PREFIX}*-*"):
         pid = p.name[len(SHELL_SCRATCH_PREFIX):].partition("-")[0]
         if pid.isdigit() and not _alive(int(pid)) and p.is_dir() and not p.is_symlink():
-            shutil.rmtree(p, ignore_errors=True)
+            remove_tree(p)
             removed.append(p)
     return removed
 

@@ -22,6 +22,7 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
+from envs.safeio import make_dirs, write_bytes
 from runners.cli import run_cli
 from runners.schema import RootConfig, listed_axes, to_root
 
@@ -142,8 +143,8 @@ def _specs_and_dir(root: RootConfig, overrides: list[str], experiment: str | Non
 
         specs = slice_specs(specs, *parse_slice(root.grid.slice))
     sdir = sweep_dir_for(root, experiment, overrides)
-    sdir.mkdir(parents=True, exist_ok=True)
-    (sdir / "sweep.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(root)))
+    make_dirs(sdir)
+    write_bytes(sdir / "sweep.yaml", OmegaConf.to_yaml(OmegaConf.structured(root)).encode())
     return specs, sdir
 
 

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import html
 import json
+import os
 from typing import Any
 from urllib.parse import quote
 
+from envs.names import shown
 from eval.report.html import job_title, kv_table, page, table_html
 from eval.report.load import Job
 from eval.report.relink import side_by_side_html
@@ -100,8 +102,11 @@ def job_html(job: Job, compare: list[tuple[str, str]] | None = None) -> str:
         _fates(job, ts),
     ]
     files = [p.relative_to(job.dir / DELIVERABLE).as_posix() for p in job.deliverable_files()]
-    links = [f'<a href="../../{quote(job.dir.name)}/{DELIVERABLE}/{quote(f)}">{html.escape(f)}</a>' for f in files]
+    links = [f'<a href="../../{quote(job.dir.name)}/{DELIVERABLE}/{quote(os.fsencode(f))}">{html.escape(shown(f))}</a>' for f in files]
     body.append(f"<h2>Deliverable</h2><p>{' · '.join(links) or '(no files)'}</p>")
+    if result is not None and (result.left_out or result.left_out_rest):
+        left = [html.escape(shown(f)) for f in result.left_out] + (["and every other file not above"] if result.left_out_rest else [])
+        body.append(f"<p>Left out of the record (judged missing; {html.escape(', '.join(result.limits_hit or []))}): {' · '.join(left)}</p>")
     if result is not None and result.final_answer:
         body.append(f"<pre>{html.escape(result.final_answer)}</pre>")
     if job.tab is not None:

@@ -40,13 +40,19 @@ class SandboxError(RuntimeError):
 
 
 def build_files_view(task: Task, record: JobRecord, dest: Path) -> Path:
-    """Materialize the final workspace at `dest` (see module doc)."""
-    _copy_tree(task.workspace, dest)
-    for rel, src in task.stage.items():
-        _place(Path(src), dest / rel)
+    """Materialize the final workspace at `dest` (see module doc). A file left out of the record
+    (past its caps) is missing, like a deleted one; when more was left out than the record lists,
+    only the deliverable is there."""
+    result = record.result
+    if result.left_out_rest:
+        dest.mkdir(parents=True, exist_ok=True)
+    else:
+        _copy_tree(task.workspace, dest)
+        for rel, src in task.stage.items():
+            _place(Path(src), dest / rel)
     for rel in record.deliverable_files():
         _place(record.deliverable_dir / rel, dest / rel)
-    for rel in record.result.deleted:
+    for rel in [*result.deleted, *result.left_out]:
         target = dest / rel
         if target.is_file() or target.is_symlink():
             target.unlink()
