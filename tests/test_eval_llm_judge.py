@@ -249,3 +249,21 @@ def test_a_file_name_that_is_not_utf8_is_judged_and_shown_escaped(tmp_path: Path
     scores = _judge(tmp_path, model, name=name).score(TASK, job)
     assert scores["rubric_counts"]["judged"] == 3
     assert "bad\\\\xff\\\\xfe.md" in model.sent[0][1]["content"]  # the name, escaped, in the JSON text
+
+
+def test_the_judge_cache_takes_text_that_is_not_utf8(tmp_path: Path) -> None:
+    """A lone surrogate (a non-UTF-8 file name or byte the agent's trace carries) reaches the judge's
+    cache key and entry as an escape; text that is valid UTF-8 keeps the key it had."""
+    import hashlib
+    import json
+
+    from eval.judges.client import CachedLLM
+
+    model = FakeModel(_verdicts(True, True, True))
+    llm = CachedLLM(model, {"name": "m"}, tmp_path / "cache")
+    odd = [{"role": "user", "content": "see bad\udcff\udcfe.md"}]
+    first = llm.complete(odd)
+    assert llm.complete(odd) == first and llm.calls == 1  # the second from the cache
+    plain = [{"role": "user", "content": "café"}]
+    blob = json.dumps({"model": {"name": "m"}, "messages": plain}, sort_keys=True, ensure_ascii=False)
+    assert llm.key(plain) == hashlib.sha256(blob.encode()).hexdigest()

@@ -15,6 +15,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from envs.names import json_utf8
 from envs.protocol import ToolCall
 from envs.safeio import write_json
 from eval.config import DEFAULT_CACHE, JudgeConfig
@@ -53,7 +54,7 @@ class CachedLLM:
         if tools:
             inputs["tools"] = tools
         blob = json.dumps(inputs, sort_keys=True, ensure_ascii=False)
-        return hashlib.sha256(blob.encode()).hexdigest()
+        return hashlib.sha256(json_utf8(blob)).hexdigest()  # a lone surrogate as its escape; valid text as before
 
     def complete(self, messages: list[dict[str, Any]]) -> str:
         return self.reply(messages, []).content or ""
