@@ -37,7 +37,7 @@ def grade_checkpoints(trajectory=""):
         rows == 20,
         os.path.isfile("/data/init.sql"),
         shutil.which("java") is None and not os.path.exists("/usr/bin/java") and not os.listdir("/usr/lib/jvm") if os.path.isdir("/usr/lib/jvm") else shutil.which("java") is None,
-        not utils_writable,
+        utils_writable,  # as in the image (ds-stock-analysis-slides saves figures there)
         os.path.isfile("/utils/scoring.py") and os.path.isfile("/utils/evaluator.py"),
         not os.path.exists("/work/main/eval") and not os.path.exists("/etc/shadow") and not os.path.exists("/usr/local/bin"),
         ran != 0,

@@ -20,12 +20,13 @@ from eval.benchmarks.agentcompany import Config as AgentCompanyConfig
 from eval.config import JudgeConfig
 from eval.judges import make_judge
 from runners.core.messages import AssistantMessage
-from tests.test_eval_helpers import SAMPLES, bash_call, make_job
+from tests.test_eval_helpers import SAMPLES, FakeModel, bash_call, make_job
 
 TASKS = SAMPLES / "theagentcompany"
 SAMPLE_TASKS = (
     "admin-remove-pages-pdf", "ds-fix-table-values-and-missing-answers", "ds-sql-exercise",
     "hr-check-attendance-one-day", "research-answer-questions-on-paper", "sde-create-sqlite-database",
+    "ds-stock-analysis-slides",
 )  # fmt: skip
 ATTENDANCE = "Documents/Human Resources Team/Attendance"
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="the agentcompany judge needs bubblewrap (CI installs it)")
@@ -179,3 +180,58 @@ def test_sde_create_sqlite_database_opens_it_from_workspace_cwd(tmp_path: Path, 
     # Checkpoint 3 (`import sqlite3`) passes in any image; bonus_for_completing_any then grants checkpoint 1.
     empty = _score(tmp_path / "empty", task)
     assert [i["earned"] for i in empty["items"]] == [0, 0, 1, 0, 0, 0, 0, 0] and empty["final_score"] == {"total": 8, "result": 2}
+
+
+def _slides(tmp_path: Path) -> bytes:
+    """Five slides, one plot each (the five the task names), drawn from the task's own data."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import pandas as pd
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    df = pd.read_csv(STOCK / "stock_data.csv")
+    close = df["Close"]
+    plots = {
+        "Closing Prices Over Time": lambda ax: ax.plot(close),
+        "Close Price with 50 and 200-Day Moving Averages": lambda ax: [ax.plot(close), ax.plot(close.rolling(50).mean()), ax.plot(close.rolling(200).mean())],
+        "Correlation Between Columns": lambda ax: ax.imshow(df[["Close", "Volume", "Open"]].corr()),
+        "Daily Return Distribution": lambda ax: ax.hist(close.pct_change().dropna(), bins=50),
+        "Volume Distribution": lambda ax: ax.hist(df["Volume"], bins=50),
+    }  # fmt: skip
+    deck = Presentation()
+    for i, (title, draw) in enumerate(plots.items()):
+        fig, ax = plt.subplots(figsize=(4, 3))
+        draw(ax)
+        ax.set_title(title)
+        png = tmp_path / f"plot{i}.png"
+        fig.savefig(png, dpi=50)
+        plt.close(fig)
+        slide = deck.slides.add_slide(deck.slide_layouts[5])
+        slide.shapes.title.text = title
+        slide.shapes.add_picture(str(png), Inches(1), Inches(1.5), width=Inches(6))
+    buf = io.BytesIO()
+    deck.save(buf)
+    return buf.getvalue()
+
+
+STOCK = TASKS / "ds-stock-analysis-slides"
+PRESENTATION = "Documents/Financials/stock_presentation"
+
+
+def test_ds_stock_analysis_slides_saves_its_figures_under_utils(tmp_path: Path, export: Path) -> None:
+    """The evaluator writes slide images to /utils/figs, as the benchmark's image lets it."""
+    task = _task(export, "ds-stock-analysis-slides")
+    files = {
+        f"{PRESENTATION}/stock_cleaned.csv": (STOCK / "stock_data.csv").read_bytes(),
+        f"{PRESENTATION}/stock_analysis.pptx": _slides(tmp_path),
+        f"{PRESENTATION}/stock_analysis_script.md": "Good morning, board members. Slide 1 ... Thank you for being here.\n",
+    }
+    yes = FakeModel("yes")
+    good = _score(tmp_path / "ok", task, files, model=yes)
+    assert [i["earned"] for i in good["items"]] == [1, 5, 2], good["evaluator_log"]
+    assert good["final_score"] == {"total": 8, "result": 8}
+    assert sum(1 for sent in yes.sent if isinstance(sent[0]["content"], list)) == 5  # one image question per slide
+    assert _score(tmp_path / "empty", task, model=FakeModel("yes"))["final_score"] == {"total": 8, "result": 0}

@@ -3,11 +3,13 @@
     /workspace    the agent's final workspace (file-server export + staged inputs, the deliverable
                   over them, deletions removed): a temp copy, writable, also the file server's root
     /utils        the base image's helpers (eval/tac/compat), the task's evaluator.py and what
-                  the Dockerfile copies there
+                  the Dockerfile copies there (writable, as in the image: evaluators save files
+                  there, e.g. slide images under /utils/figs)
     /data, ...    what the Dockerfile builds there (eval/tac/dockerfile.py)
     /instruction  task.md;  /outputs  the trajectory;  /run/rt  the judge LLM's socket
 
-The evaluator's own paths (`/utils/answers.txt`, a relative `financial_report.db` from the
+Every image folder is a copy made for this evaluation, so what the evaluator writes there
+reaches no other job. The evaluator's own paths (`/utils/answers.txt`, a relative `financial_report.db` from the
 working directory `/workspace`) therefore resolve as in the benchmark, with no source rewriting.
 Only the Python that runs it (its prefix, the venv's packages, the shared libraries) and a shell
 with core utilities are visible from the host: no other /usr/bin, no /usr/local, no JDK, so an
@@ -111,8 +113,8 @@ def bwrap_argv(image: dict[str, Path], socket_dir: Path, command: list[str]) -> 
     argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--bind", str(socket_dir), SOCKET_DIR]
     for prefix in python_prefixes(""):  # after /tmp's tmpfs, which would hide a venv under /tmp
         argv += ["--ro-bind", prefix, prefix]
-    for top, host in sorted(image.items()):
-        argv += ["--ro-bind" if top in ("utils", "instruction") else "--bind", str(host), f"/{top}"]
+    for top, host in sorted(image.items()):  # each evaluation's own copy, writable as in the image
+        argv += ["--bind", str(host), f"/{top}"]
     return [*argv, "--remount-ro", "/", "--chdir", "/workspace", *command]
 
 
