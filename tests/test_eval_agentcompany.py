@@ -28,8 +28,10 @@ def _judge(tmp_path: Path, model: FakeModel | None = None):
 def test_loader_on_the_real_samples() -> None:
     bench = _bench(SAMPLES / "theagentcompany")
     assert [t.id for t in bench.tasks()] == [
-        "admin-make-spreadsheet", "admin-remove-pages-pdf", "ds-fix-table-values-and-missing-answers", "finance-budget-variance",
-        "hr-check-attendance-one-day", "research-answer-questions-on-paper", "sde-create-sqlite-database",
+        "admin-make-spreadsheet", "admin-remove-pages-pdf", "ds-answer-numerical-data-question", "ds-coffee-shop-database-management",
+        "ds-fix-table-values-and-missing-answers", "ds-stock-analysis-slides", "finance-budget-variance", "hr-check-attendance-one-day",
+        "hr-new-grad-job-description", "hr-organize-talent-info", "hr-populate-salary-increase-memo", "research-answer-questions-on-paper",
+        "sde-copy-table-from-pdf-to-xlsx", "sde-create-sqlite-database",
     ] and bench.default_judge == "agentcompany"  # fmt: skip  (ds-sql-exercise has no dependencies: only by name)
     drinks = bench.task("admin-make-spreadsheet")
     assert [c.points for c in drinks.checkpoints] == [2, 1, 1, 1]
@@ -123,3 +125,70 @@ def test_paper_preset_drops_the_two_tasks_with_services(compose_cfg, tmp_path: P
     for name in ("fs-drinks-count", "ds-format-excel-sheets", "ml-generate-gradcam"):
         shutil.copytree(TAC / "tasks" / "fs-drinks-count", tmp_path / "tasks" / name)
     assert [t.id for t in load_benchmark(cfg.benchmark).tasks()] == ["fs-drinks-count"]
+
+
+def _fixture_task(tmp_path: Path, name: str, evaluator: str):
+    tasks = tmp_path / "tasks"
+    shutil.copytree(TAC / "tasks" / "fs-drinks-count", tasks / name)
+    (tasks / name / "evaluator.py").write_text(evaluator)
+    return _bench(tasks).task(name)
+
+
+SPIN = """
+from scoring import Result, Checkpoint
+from common import grader, evaluate_with_llm
+
+def grade_checkpoints(trajectory=''):
+    checkpoints = [Checkpoint(2, 2)]
+    result = Result(checkpoints)
+    {read}
+    while True:
+        pass
+"""
+
+
+def test_an_evaluator_stopped_by_a_limit_before_reading_agent_files_leaves_the_job_unscored(tmp_path: Path) -> None:
+    """Issue 25 (6): a limit hit is the agent's doing only once the evaluator read what the agent made."""
+    judge = make_judge(JudgeConfig(name="agentcompany", cache_dir=str(tmp_path / "c"), evaluator_timeout_s=3), "agentcompany")
+    task = _fixture_task(tmp_path, "fs-spin", SPIN.format(read="open('/workspace/drinks.csv').read()"))
+    with pytest.raises(JudgeError, match=r"evaluator.py failed \(it hit its (timeout|cpu_time) limit before reading any file the agent made\)"):
+        judge.score(task, make_job(tmp_path / "a"))  # drinks.csv is the staged input, not the agent's
+    scores = judge.score(task, make_job(tmp_path / "b", {"drinks.csv": "drink,quantity\n"}))  # now the agent's
+    assert scores["evaluator_failure"]["limit"] in ("timeout", "cpu_time") and scores["evaluator_failure"]["agent_files_read"] == ["drinks.csv"]
+    assert [(i["points"], i["earned"]) for i in scores["items"]] == [(2, 2), (1, 0)]  # checkpoints.md: 2 + 1 points
+    assert scores["final_score"] == {"total": 3, "result": 2}
+
+
+class SlowJudge(FakeModel):
+    def complete(self, messages, tools):
+        import time
+
+        time.sleep(6)
+        return super().complete(messages, tools)
+
+
+def test_an_evaluator_stopped_while_the_judge_model_answers_leaves_the_job_unscored(tmp_path: Path) -> None:
+    judge = make_judge(JudgeConfig(name="agentcompany", cache_dir=str(tmp_path / "c"), evaluator_timeout_s=3), "agentcompany", SlowJudge("yes"))
+    task = _fixture_task(tmp_path, "fs-slow-judge", SPIN.format(read="open('/workspace/drinks.csv').read(); evaluate_with_llm('x', 'y')"))
+    with pytest.raises(JudgeError, match=r"hit its timeout limit while waiting for the judge model"):
+        judge.score(task, make_job(tmp_path / "a", {"drinks.csv": "drink,quantity\n"}))
+
+
+def test_the_evaluator_gets_the_agents_caps(tmp_path: Path) -> None:
+    """Memory (RLIMIT_AS), file size and CPU time as the job's env settings give them."""
+    probe = """
+import resource
+from scoring import Result, Checkpoint
+
+def grade_checkpoints(trajectory=''):
+    mem = resource.getrlimit(resource.RLIMIT_AS)[0]
+    fsize = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    cpu = resource.getrlimit(resource.RLIMIT_CPU)[0]
+    return Result([Checkpoint(1, int(mem == 512 * 1024 * 1024)), Checkpoint(1, int(fsize == 8 * 1024 * 1024)), Checkpoint(1, int(0 < cpu <= 31))])
+"""
+    task = _fixture_task(tmp_path, "fs-caps", probe)
+    job = {"job_id": "j", "benchmark": "agentcompany", "task_id": "fs-caps", "method": "dci", "model": "m", "seed": 0,
+           "config": {"env": {"max_memory_bytes": 512 * 1024 * 1024, "max_file_bytes": 8 * 1024 * 1024}}}  # fmt: skip
+    judge = make_judge(JudgeConfig(name="agentcompany", cache_dir=str(tmp_path / "c"), evaluator_timeout_s=30), "agentcompany")
+    scores = judge.score(task, make_job(tmp_path / "a", job=job))
+    assert [i["earned"] for i in scores["items"]] == [1, 1, 1], scores["evaluator_log"]

@@ -235,3 +235,59 @@ def test_ds_stock_analysis_slides_saves_its_figures_under_utils(tmp_path: Path, 
     assert good["final_score"] == {"total": 8, "result": 8}
     assert sum(1 for sent in yes.sent if isinstance(sent[0]["content"], list)) == 5  # one image question per slide
     assert _score(tmp_path / "empty", task, model=FakeModel("yes"))["final_score"] == {"total": 8, "result": 0}
+
+
+def _xlsx_bomb() -> bytes:
+    """Issue 25's bomb: ~1.5 KB, a sheet claiming A1:XFD1048576 and holding two cells, the second at
+    the far corner (reading it pads a million rows of 16,384 cells: gigabytes, minutes)."""
+    import zipfile
+
+    ns = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
+    rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+    parts = {
+        "[Content_Types].xml": '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
+        '<Default Extension="xml" ContentType="application/xml"/>'
+        '<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>'
+        '<Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>',
+        "_rels/.rels": '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+        f'<Relationship Id="rId1" Type="{rel}/officeDocument" Target="xl/workbook.xml"/></Relationships>',
+        "xl/workbook.xml": f'<workbook {ns} xmlns:r="{rel}"><sheets><sheet name="Sheet1" sheetId="1" r:id="rId1"/></sheets></workbook>',
+        "xl/_rels/workbook.xml.rels": '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+        f'<Relationship Id="rId1" Type="{rel}/worksheet" Target="worksheets/sheet1.xml"/></Relationships>',
+        "xl/worksheets/sheet1.xml": f'<worksheet {ns}><dimension ref="A1:XFD1048576"/><sheetData>'
+        '<row r="1"><c r="A1" t="inlineStr"><is><t>Name</t></is></c></row>'
+        '<row r="1048576"><c r="XFD1048576" t="inlineStr"><is><t>x</t></is></c></row></sheetData></worksheet>',
+    }
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, text in parts.items():
+            z.writestr(name, text)
+    return buf.getvalue()
+
+
+def _bomb_job(tmp_path: Path, memory: int) -> Path:
+    job = {"job_id": "bomb", "benchmark": "agentcompany", "task_id": "hr-check-attendance-one-day", "method": "dci", "model": "m",
+           "seed": 0, "config": {"env": {"max_memory_bytes": memory}}}  # fmt: skip
+    read = bash_call(f'head "{ATTENDANCE}/attendance-2024-03-01.csv"')
+    return make_job(tmp_path, {"2024-03-attendance-summary.xlsx": _xlsx_bomb()}, messages=read, job=job)
+
+
+def test_an_xlsx_bomb_under_the_memory_cap_scores_zero(tmp_path: Path, export: Path) -> None:
+    """Issue 25 (6): under the agent's 1 GiB memory cap the bomb's reads fail inside the evaluator's
+    graders, which score them 0: the job is scored (it ran to the timeout, unscored, before)."""
+    task = _task(export, "hr-check-attendance-one-day")
+    judge = make_judge(JudgeConfig(name="agentcompany", cache_dir=str(tmp_path / "c"), evaluator_timeout_s=60), "agentcompany")
+    scores = judge.score(task, _bomb_job(tmp_path / "job", 1 << 30))
+    assert [i["earned"] for i in scores["items"]] == [1, 0, 0] and scores["final_score"] == {"total": 3, "result": 1}
+    assert "evaluator_failure" not in scores
+
+
+def test_an_xlsx_bomb_past_the_timeout_scores_its_unfinished_checkpoints_zero(tmp_path: Path, export: Path) -> None:
+    """Issue 25 (6): stopped by its timeout while reading the agent's xlsx, the evaluator has failed on
+    the agent's files: checkpoint 1 (done) keeps its point, the two it never finished score 0."""
+    task = _task(export, "hr-check-attendance-one-day")
+    judge = make_judge(JudgeConfig(name="agentcompany", cache_dir=str(tmp_path / "c"), evaluator_timeout_s=8), "agentcompany")
+    scores = judge.score(task, _bomb_job(tmp_path / "job", 8 << 30))
+    assert [i["earned"] for i in scores["items"]] == [1, 0, 0] and scores["final_score"] == {"total": 3, "result": 1}
+    assert scores["evaluator_failure"] == {"limit": "timeout", "agent_files_read": ["2024-03-attendance-summary.xlsx"], "checkpoints_done": 1}

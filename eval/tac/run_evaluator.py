@@ -5,21 +5,83 @@
 Mirrors the benchmark's own `eval.py`: load the evaluator, call `grade_checkpoints` with the
 trajectory text, require a `Result` with at least one checkpoint, dump `result.to_dict()`.
 The compat modules (`common`, `scoring`, `config`) are on `sys.path` (set by the caller).
+
+While it runs it reports its progress, one JSON object a line, on the descriptor named by
+`RT_TAC_PROGRESS_FD` (a pipe the judge reads; closed to every program the evaluator starts):
+`{"started": true}` once the evaluator is loaded, `{"checkpoint": [total, result]}` for each
+checkpoint made, `{"strategy": NAME}` for the scoring strategy, `{"open": PATH}` for the files
+under /workspace it opens. If a limit stops the evaluator, the judge knows from this which
+checkpoints were done and whether it was reading the agent's files (eval/tac/outcome.py).
 """
 
 import importlib.util
 import inspect
 import json
+import os
 import sys
+
+MAX_OPENS = 2000  # distinct /workspace paths reported
+
+
+class Progress:
+    """Writes progress lines to the judge's pipe; never lets a failure reach the evaluator."""
+
+    def __init__(self, fd_text):
+        self.fd = int(fd_text) if fd_text and fd_text.isdigit() else None
+        if self.fd is not None:
+            try:
+                os.set_inheritable(self.fd, False)
+            except OSError:
+                self.fd = None
+        self.opened = set()
+
+    def send(self, **item):
+        if self.fd is None:
+            return
+        try:
+            os.write(self.fd, (json.dumps(item) + "\n").encode())
+        except (OSError, TypeError, ValueError):
+            pass
+
+    def audit(self, event, args):
+        if event != "open" or not args or not isinstance(args[0], str) or len(self.opened) >= MAX_OPENS:
+            return
+        path = os.path.normpath(args[0])
+        if path.startswith("/workspace/") and path not in self.opened:
+            self.opened.add(path)
+            self.send(open=path)
+
+
+def instrument(progress):
+    """Report each checkpoint and the strategy as the evaluator makes them (scoring's classes, patched)."""
+    import scoring
+
+    checkpoint_init = scoring.Checkpoint.__post_init__
+    result_init = scoring.Result.__post_init__
+
+    def checkpoint_post_init(self):
+        checkpoint_init(self)
+        progress.send(checkpoint=[int(self.total), int(self.result)])
+
+    def result_post_init(self):
+        result_init(self)
+        progress.send(strategy=getattr(self.scoring_strategy, "__name__", "custom"))
+
+    scoring.Checkpoint.__post_init__ = checkpoint_post_init
+    scoring.Result.__post_init__ = result_post_init
 
 
 def main(evaluator_py: str, trajectory_file: str, result_json: str) -> None:
     from scoring import Result
 
+    progress = Progress(os.environ.get("RT_TAC_PROGRESS_FD"))
+    instrument(progress)
+    sys.addaudithook(progress.audit)
     spec = importlib.util.spec_from_file_location("evaluator", evaluator_py)
     module = importlib.util.module_from_spec(spec)
     sys.modules["evaluator"] = module
     spec.loader.exec_module(module)
+    progress.send(started=True)
     with open(trajectory_file, encoding="utf-8") as f:
         trajectory = f.read()
     grade = module.grade_checkpoints
