@@ -116,7 +116,7 @@ def test_the_core_stands_on_nothing_above_it() -> None:
 RECORD_NAMES = {"job.json", "result.json", "scores.json", "tab.json", "trajectory.jsonl", "evaluator_view.json"}
 # Files of other programs' records that happen to share a name: TheAgentCompany's evaluator writes its
 # own result.json; the MCP tab server (tab/, below runners/) keeps its own tab.json.
-NOT_OURS = ("eval/judges/agentcompany.py", "tab/mcp/")
+NOT_OURS = ("eval/judges/agentcompany.py", "eval/tac/evaluation.py", "tab/mcp/")
 
 
 def test_the_record_file_names_are_spelled_only_in_record_files() -> None:

@@ -26,7 +26,7 @@ TASKS = SAMPLES / "theagentcompany"
 SAMPLE_TASKS = (
     "admin-remove-pages-pdf", "ds-fix-table-values-and-missing-answers", "ds-sql-exercise",
     "hr-check-attendance-one-day", "research-answer-questions-on-paper", "sde-create-sqlite-database",
-    "ds-stock-analysis-slides",
+    "ds-stock-analysis-slides", "hr-organize-talent-info",
 )  # fmt: skip
 ATTENDANCE = "Documents/Human Resources Team/Attendance"
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="the agentcompany judge needs bubblewrap (CI installs it)")
@@ -291,3 +291,13 @@ def test_an_xlsx_bomb_past_the_timeout_scores_its_unfinished_checkpoints_zero(tm
     scores = judge.score(task, _bomb_job(tmp_path / "job", 8 << 30))
     assert [i["earned"] for i in scores["items"]] == [1, 0, 0] and scores["final_score"] == {"total": 3, "result": 1}
     assert scores["evaluator_failure"] == {"limit": "timeout", "agent_files_read": ["2024-03-attendance-summary.xlsx"], "checkpoints_done": 1}
+
+
+def test_checkpoint_texts_come_with_the_evaluators_checkpoints(tmp_path: Path, export: Path) -> None:
+    """Issue 26 (3): the evaluator returns 4 checkpoints; checkpoints.md names them (two as "Checkpint")."""
+    task = _task(export, "hr-organize-talent-info")
+    empty = _score(tmp_path / "empty", task)
+    assert [i["points"] for i in empty["items"]] == [1, 1, 1, 1] and empty["final_score"] == {"total": 4, "result": 0}
+    assert [i["text"].split(" for ")[-1] for i in empty["items"][1:]] == [
+        "Emily Johnson is included in the summary.csv file.", "Michael Davis is included in the summary.csv file.",
+        "Sarah Thompson is included in the summary.csv file."]  # fmt: skip

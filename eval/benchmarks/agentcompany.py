@@ -28,9 +28,10 @@ from runners.core.task import Checkpoint, Task
 FILE_SERVER = "owncloud"
 _META = {"task.md", "checkpoints.md", "dependencies.yml", "evaluator.py", "evaluator.py.enc", "scenarios.json", "Dockerfile"}
 _POINTS = r"[(\[]\s*(\d+)\s*(?:pts?|points?)\s*[)\]]"
-# "## Checkpoint 1 (1pt)", "(2pts)", "(1 point)" headings, and "1. [2pts] text" list items.
+# "## Checkpoint 1 (1pt)", "(2pts)", "(1 point)" headings (also as the benchmark misspells them:
+# "Checkpoing 1", "Checkpint 3"), and "1. [2pts] text" list items.
 _CHECKPOINT = re.compile(
-    rf"^#{{1,6}}\s*Checkpoint\s*\d+\s*:?\s*{_POINTS}[^\n]*$|^[ \t]*(?:\d+[.)]|[-*])[ \t]*{_POINTS}",
+    rf"^#{{1,6}}\s*Checkp\w*\s*(\d+)\s*:?\s*{_POINTS}[^\n]*$|^[ \t]*(?:(\d+)[.)]|[-*])[ \t]*{_POINTS}",
     re.I | re.M,
 )
 
@@ -45,14 +46,34 @@ def dependencies(task_dir: Path) -> list[str]:
     return [str(d).strip() for d in deps]
 
 
-def parse_checkpoints(text: str) -> tuple[Checkpoint, ...]:
-    """The checkpoints of checkpoints.md (headings or list items, see `_CHECKPOINT`), each with its text and points."""
+def numbered_checkpoints(text: str) -> list[tuple[int | None, Checkpoint]]:
+    """The checkpoints of checkpoints.md (headings or list items, see `_CHECKPOINT`), each with the
+    number it is given (None for an unnumbered item), its text and its points."""
     heads = list(_CHECKPOINT.finditer(text))
     out = []
     for i, m in enumerate(heads):
         body = text[m.end() : heads[i + 1].start() if i + 1 < len(heads) else len(text)].strip()
-        out.append(Checkpoint(text=body, points=int(m.group(1) or m.group(2))))
-    return tuple(out)
+        number = m.group(1) or m.group(3)
+        out.append((int(number) if number else None, Checkpoint(text=body, points=int(m.group(2) or m.group(4)))))
+    return out
+
+
+def parse_checkpoints(text: str) -> tuple[Checkpoint, ...]:
+    """The checkpoints of checkpoints.md, in order (for display and counts before any scoring)."""
+    return tuple(c for _, c in numbered_checkpoints(text))
+
+
+def checkpoint_texts(text: str, points: list[int]) -> list[str]:
+    """A text from checkpoints.md for each checkpoint the evaluator returned (`points`, in order):
+    the one numbered like it (by position when the items are unnumbered or numbered twice) when
+    their points agree, else "". The evaluator's list is the task's; checkpoints.md only names them."""
+    md = numbered_checkpoints(text)
+    numbers = [n for n, _ in md]
+    if None in numbers or len(set(numbers)) < len(numbers):
+        by_number = {i + 1: c for i, (_, c) in enumerate(md)}
+    else:
+        by_number = {n: c for n, c in md if n is not None}
+    return [c.text if (c := by_number.get(i + 1)) is not None and c.points == p else "" for i, p in enumerate(points)]
 
 
 def staged_inputs(task_dir: Path, task_md: str) -> dict[str, Path]:

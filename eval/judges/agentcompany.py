@@ -5,7 +5,8 @@ The evaluator runs unchanged in a bubblewrap sandbox shaped like the task's Dock
 the host's tools hidden, no network, no secrets), with stand-ins for the benchmark's
 `common`/`scoring`/`config` modules (eval/tac/compat): file-server reads come from the final
 workspace, LLM checkpoints go through our cached judge client over a Unix socket. The final
-score is the evaluator's scoring strategy's (`Result.final_score`), not the sum of its checkpoints.
+score is the evaluator's scoring strategy's (`Result.final_score`), not the sum of its checkpoints;
+the checkpoints are the evaluator's, named by checkpoints.md where they line up.
 Dockerfile steps that were not replayed are listed in scores.json (`image_skipped`). The evaluator
 runs under the agent's caps (eval/tac/evaluation.py); one that a limit stops while reading the
 agent's files scores 0 on the checkpoints it had not finished, anything else that stops it leaves
@@ -19,6 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from eval.benchmarks.agentcompany import checkpoint_texts
 from eval.config import JudgeConfig
 from eval.judges.base import JudgeError, scores_doc
 from eval.judges.client import CachedLLM, judge_llm
@@ -57,9 +59,10 @@ class AgentCompanyJudge:
         result, failure = self._outcome(task, record, done)
         final = result["final_score"]
         checkpoints = result["checkpoints"]
-        texts = [c.text for c in task.checkpoints] if len(task.checkpoints) == len(checkpoints) else []
+        md = task_dir / "checkpoints.md"
+        texts = checkpoint_texts(md.read_text(encoding="utf-8") if md.is_file() else "", [c["total"] for c in checkpoints])
         items = [
-            {"kind": "checkpoint", "index": i, "text": texts[i] if texts else "", "points": c["total"], "earned": c["result"],
+            {"kind": "checkpoint", "index": i, "text": texts[i], "points": c["total"], "earned": c["result"],
              "passed": c["result"] == c["total"]}
             for i, c in enumerate(checkpoints)
         ]  # fmt: skip
