@@ -136,7 +136,8 @@ def test_a_python_installed_under_tmp_is_visible_to_the_evaluator(tmp_path: Path
     monkeypatch.setattr(sandbox, "python_prefixes", lambda agent_python: [*real(agent_python), str(venv)])
     (tmp_path / "ws").mkdir()
     (tmp_path / "sock").mkdir()
-    argv = sandbox.bwrap_argv({"workspace": tmp_path / "ws"}, tmp_path / "sock", ["/usr/bin/cat", str(venv / "bin" / "marker")])
+    (tmp_path / "hosts").write_text(sandbox.HOSTS)
+    argv = sandbox.bwrap_argv({"workspace": tmp_path / "ws"}, tmp_path / "sock", tmp_path / "hosts", ["/usr/bin/cat", str(venv / "bin" / "marker")])
     r = subprocess.run(argv, capture_output=True, text=True, timeout=30, env=sandbox.sandbox_env())
     assert r.returncode == 0 and r.stdout == "interpreter here\n", r.stderr
 

@@ -26,6 +26,7 @@ from eval.judges.base import JudgeError, scores_doc
 from eval.judges.client import CachedLLM, judge_llm
 from eval.metrics import checkpoint_metrics
 from eval.tac import dockerfile, evaluation, outcome
+from eval.tac.image_state import OWNCLOUD, take_state
 from eval.tac.llm_server import LLMProxy
 from eval.tac.sandbox import SandboxError, build_files_view, install_base_utils
 from eval.tac.trajectory import trajectory_text
@@ -95,9 +96,13 @@ class AgentCompanyJudge:
             shutil.copyfile(task_dir / "task.md", root / "instruction" / "task.md")
         image = {top: root / top for top in tops if top != "workspace"}
         image["workspace"] = build_files_view(task, record, tmp / "workspace")
+        image["srv"] = tmp / "srv"
+        take_state(image["workspace"], image, tmp / "agent-image")
+        served = image["srv"] / OWNCLOUD  # the file server's files, when the agent had them served
         image["outputs"] = tmp / "outputs"
         image["outputs"].mkdir()
-        (image["outputs"] / "trajectory").write_text(trajectory_text(record, image["workspace"]), encoding="utf-8")
+        files = served if served.is_dir() else image["workspace"]
+        (image["outputs"] / "trajectory").write_text(trajectory_text(record, files), encoding="utf-8")
         return image
 
     def _run(self, task: Task, record: JobRecord, evaluator: Path, task_dir: Path, plan: dockerfile.Plan, tmp: Path) -> tuple[evaluation.Run, int]:

@@ -20,7 +20,7 @@ from typing import Any
 from envs.config import EnvConfig
 from envs.limits import Caps
 from eval.tac.outcome import Ended, Progress
-from eval.tac.sandbox import bwrap_argv, sandbox_env
+from eval.tac.sandbox import HOSTS, bwrap_argv, sandbox_env
 
 MAX_PROGRESS_BYTES = 1024 * 1024
 MAX_RESULT_BYTES = 1024 * 1024
@@ -50,8 +50,10 @@ def run(image: dict[str, Path], socket_dir: Path, log: Path, env: EnvConfig, tim
     caps = Caps(env, cpu_seconds=int(timeout_s) + 1)
     chunks: list[bytes] = []
     reader = threading.Thread(target=_drain, args=(read_fd, chunks), daemon=True)
+    hosts = log.with_name("hosts")
+    hosts.write_text(HOSTS)
     try:
-        argv = [*caps.prefix(), *bwrap_argv(image, socket_dir, COMMAND)]
+        argv = [*caps.prefix(), *bwrap_argv(image, socket_dir, hosts, COMMAND)]
         with open(log, "wb") as out:
             proc = subprocess.Popen(argv, env={**sandbox_env(), "RT_TAC_PROGRESS_FD": str(write_fd)}, pass_fds=(write_fd,),
                                     stdin=subprocess.DEVNULL, stdout=out, stderr=out)  # fmt: skip

@@ -87,13 +87,20 @@ def limit_hit(end: Ended) -> str | None:
     return None
 
 
+# Where the evaluator's sandbox has the agent's workspace files (eval/tac/image_state.py).
+IN_WORKSPACE = (("/workspace/", ""), ("/data/", ".image/data/"), ("/srv/owncloud/", ".image/owncloud/"))
+
+
 def agent_files_read(progress: Progress, agent_files: set[str]) -> list[str]:
-    """The agent-made files (workspace-relative) the evaluator opened, in order."""
+    """The agent-made files (workspace-relative) the evaluator opened or was served, in order."""
     out = []
     for path in progress.opened:
-        rel = path.removeprefix("/workspace/")
-        if rel in agent_files and rel not in out:
-            out.append(rel)
+        for prefix, rel_prefix in IN_WORKSPACE:
+            if path.startswith(prefix):
+                rel = rel_prefix + path[len(prefix) :]
+                if rel in agent_files and rel not in out:
+                    out.append(rel)
+                break
     return out
 
 

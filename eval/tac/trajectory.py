@@ -6,7 +6,8 @@ or `payments.xlsx&openfile=true`. Here the agent reads the same files in its wor
 workspace file or folder its tool calls name becomes the URL ownCloud's web interface shows for
 it: a folder as `…/index.php/apps/files/?dir=/<path>`, a file as its folder's page and the file
 opened, `…?dir=/<path of the file>&openfile=true`. Paths are percent-encoded as a browser's
-address bar has them (`/` kept, a space as `%20`).
+address bar has them (`/` kept, a space as `%20`). A served file server's URLs in the calls
+(`curl …/remote.php/webdav/Documents/A%20B/x.txt`) name its files the same way.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from runners.core.job_record import JobRecord
 
@@ -54,10 +55,20 @@ def named_paths(messages: list[dict], files: Path) -> list[str]:
                 pass
             tokens = re.findall(r"'([^']+)'|\"([^\"]+)\"|([^\s'\"|;&<>()]+)", args)
             for tok in ("".join(t) for t in tokens):
-                rel = _resolve(tok, files)
+                rel = _resolve(_url_path(tok), files)
                 if rel:
                     found[rel] = None
     return list(found)
+
+
+def _url_path(token: str) -> str:
+    """A file-server URL's path, percent-decoded (`…/remote.php/webdav/Documents/A%20B` →
+    `…/Documents/A B`, `…?dir=/Documents/A%20B&x` → `/Documents/A B`); other tokens as they are."""
+    if "://" not in token:
+        return token
+    if "dir=" in token:
+        token = token.split("dir=", 1)[1].split("&", 1)[0]
+    return unquote(token.split("?", 1)[0])
 
 
 def _resolve(token: str, files: Path) -> str | None:
