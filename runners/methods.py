@@ -78,6 +78,7 @@ class PluginContext:
     root: Path
     output: str
     context_level: int = 0
+    urls: tuple[tuple[str, str], ...] = ()  # (URL prefix, workspace folder) a server in the sandbox serves
 
 
 PluginFactory = Callable[[MethodConfig, PluginContext], EnvPlugin]
@@ -100,7 +101,7 @@ def _tab(method: MethodConfig, ctx: PluginContext) -> EnvPlugin:
     from tab.tab import Tab  # the tab is imported only by the methods that use it
 
     assert method.tab is not None
-    return Tab(ctx.root, method.tab, exclude=[ctx.output], cap=CAPS.get(ctx.context_level))
+    return Tab(ctx.root, method.tab, exclude=[ctx.output], cap=CAPS.get(ctx.context_level), urls=ctx.urls)
 
 
 def plugin_kinds(method: MethodConfig) -> list[str]:
@@ -109,7 +110,9 @@ def plugin_kinds(method: MethodConfig) -> list[str]:
     return [kind for kind, on in switches.items() if on] + list(method.plugins)
 
 
-def build_plugins(method: MethodConfig, root: Path, output: str, context_level: int = 0) -> list[EnvPlugin]:
+def build_plugins(
+    method: MethodConfig, root: Path, output: str, context_level: int = 0, urls: tuple[tuple[str, str], ...] = ()
+) -> list[EnvPlugin]:
     """The plugins a method adds to a job's environment rooted at `root` (see PluginContext)."""
-    ctx = PluginContext(root, output, context_level)
+    ctx = PluginContext(root, output, context_level, urls)
     return [PLUGINS.get(kind)(method, ctx) for kind in plugin_kinds(method)]

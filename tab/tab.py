@@ -31,7 +31,8 @@ from tab.tools import TOOL_NAMES, offered, schemas, system_block
 
 class Tab:
     """One job's tab. `exclude` names workspace paths never recorded (e.g. the deliverable's folder);
-    `cap` is the context level's cap on a tool result (envs/context.py CAPS), None for no cap."""
+    `cap` is the context level's cap on a tool result (envs/context.py CAPS), None for no cap; `urls`
+    (URL prefix, workspace folder) say which workspace files a server in the sandbox serves."""
 
     name = "tab"
 
@@ -41,6 +42,7 @@ class Tab:
         config: TabConfig | Mapping[str, Any] | None = None,
         exclude: Iterable[str] = (),
         cap: int | None = None,
+        urls: Iterable[tuple[str, str]] = (),
     ) -> None:
         self.config = TabConfig.coerce(config)
         self.texts = Texts(self.config.texts)
@@ -48,7 +50,7 @@ class Tab:
         self.index = ExcerptIndex()
         self.cap = cap  # the context level's cap on a tool result: entries hold what the model got
         self.manifest = Manifest(root, frozenset({HARNESS_DIR}))
-        self.capture = Capture(Workspace(root, exclude, self.manifest))
+        self.capture = Capture(Workspace(root, exclude, self.manifest, urls))
         self.ops = Operations(self.state, self.index, self.config, self.texts)
         self._handlers = {"tab_add": self.ops.add, "tab_review": self.ops.review,
                           "tab_resolve": self.ops.resolve, "tab_show": self.ops.show}

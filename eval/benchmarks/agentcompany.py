@@ -9,6 +9,8 @@ the paper's 31 tasks). The workspace is the export; the files the task's Dockerf
 `/workspace` are staged there as the agent's inputs (without a Dockerfile, as in the sample
 excerpts: the data files task.md names as `/workspace/<path>`); the other data files are grader
 references, kept out of the workspace (the evaluator sees them where the Dockerfile puts them).
+What the Dockerfile builds in `/data` is the agent's too, and `file_server=served` runs the company's
+file server in the agent's sandbox (eval/tac/agent_sandbox.py).
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ from pathlib import Path
 
 import yaml
 
+from envs.sandbox_extras import SandboxExtras
 from eval.benchmarks.base import BenchmarkError
-from eval.benchmarks.task_texts import AGENTCOMPANY_PREFACE
+from eval.benchmarks.task_texts import AGENTCOMPANY_PREFACE, AGENTCOMPANY_SERVED_PREFACE
 from eval.config import BenchmarkConfig
-from eval.tac import dockerfile
+from eval.tac import agent_sandbox, dockerfile
 from runners.core.task import Checkpoint, Task
 
 FILE_SERVER = "owncloud"
@@ -76,14 +79,11 @@ def checkpoint_texts(text: str, points: list[int]) -> list[str]:
     return [c.text if (c := by_number.get(i + 1)) is not None and c.points == p else "" for i, p in enumerate(points)]
 
 
-def staged_inputs(task_dir: Path, task_md: str) -> dict[str, Path]:
+def staged_inputs(task_dir: Path, task_md: str, plan: dockerfile.Plan | None = None) -> dict[str, Path]:
     """The agent's inputs: what the Dockerfile copies into /workspace; without a Dockerfile, the data
     files that task.md names under /workspace, at the path it names."""
     if (task_dir / "Dockerfile").is_file():
-        try:
-            return dockerfile.plan(task_dir).workspace_inputs()
-        except dockerfile.DockerfileError as e:
-            raise BenchmarkError(str(e)) from e
+        return (plan or _plan(task_dir)).workspace_inputs()
     stage = {}
     for f in sorted(p for p in task_dir.rglob("*") if p.is_file() and p.name not in _META):
         rel = f.relative_to(task_dir).as_posix()
@@ -105,19 +105,35 @@ class Config(BenchmarkConfig):
     export_dir: str | None = None
     include: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
+    # mounted: the file server's files are the workspace (the paper's reading); served: the
+    # company's file server runs in the agent's sandbox (eval/tac/agent_sandbox.py)
+    file_server: str = "mounted"
 
 
-def load_task(task_dir: Path, export: Path) -> Task:
+def _plan(task_dir: Path) -> dockerfile.Plan:
+    try:
+        return dockerfile.plan(task_dir)
+    except dockerfile.DockerfileError as e:
+        raise BenchmarkError(str(e)) from e
+
+
+def load_task(task_dir: Path, export: Path, file_server: str = "mounted") -> Task:
     task_md = (task_dir / "task.md").read_text(encoding="utf-8")
     cp = task_dir / "checkpoints.md"
+    plan = _plan(task_dir)
+    stage = {**staged_inputs(task_dir, task_md, plan), **agent_sandbox.image_folders(task_dir, plan)}
+    binds = agent_sandbox.image_binds(task_dir, plan)
+    served = file_server == "served"
     return Task(
         id=task_dir.name,
-        prompt=AGENTCOMPANY_PREFACE + task_md.strip(),
-        workspace=export,
+        prompt=(AGENTCOMPANY_SERVED_PREFACE if served else AGENTCOMPANY_PREFACE) + task_md.strip(),
+        workspace=agent_sandbox.empty_folder() if served else export,
         output="./",
         checkpoints=parse_checkpoints(cp.read_text(encoding="utf-8")) if cp.is_file() else (),
-        stage=staged_inputs(task_dir, task_md),
-        extra={"task_dir": str(task_dir), "evaluator": str(task_dir / "evaluator.py"), "dependencies": dependencies(task_dir)},
+        stage={**agent_sandbox.served_files(export), **stage} if served else stage,
+        extra={"task_dir": str(task_dir), "evaluator": str(task_dir / "evaluator.py"), "dependencies": dependencies(task_dir),
+               "file_server": file_server},  # fmt: skip
+        sandbox=agent_sandbox.server_sandbox(binds) if served else SandboxExtras(binds=binds),
     )
 
 
@@ -126,6 +142,8 @@ def load(cfg: Config) -> list[Task]:
         raise BenchmarkError("agentcompany needs benchmark.tasks_dir (a TheAgentCompany checkout's workspaces/tasks)")
     if not cfg.export_dir:
         raise BenchmarkError("agentcompany needs benchmark.export_dir (the file server's files: the folder holding Documents/)")
+    if cfg.file_server not in agent_sandbox.MODES:
+        raise BenchmarkError(f"benchmark.file_server={cfg.file_server!r}: choose one of {', '.join(agent_sandbox.MODES)}")
     tasks_dir, export = Path(cfg.tasks_dir).expanduser(), Path(cfg.export_dir).expanduser()
     if not tasks_dir.is_dir():
         raise BenchmarkError(f"benchmark.tasks_dir={tasks_dir} does not exist")
@@ -144,4 +162,4 @@ def load(cfg: Config) -> list[Task]:
             )
         subset = set(cfg.include)
     subset -= set(cfg.exclude)
-    return [load_task(folders[n], export) for n in sorted(subset)]
+    return [load_task(folders[n], export, cfg.file_server) for n in sorted(subset)]
