@@ -74,7 +74,8 @@ def test_file_server_llm_checkpoint_and_strategy(tmp_path: Path) -> None:
     yes = FakeModel("Yes, it does.")
     full = _judge(tmp_path, yes).score(task, make_job(tmp_path / "a", deliverable, messages=read))
     assert [i["earned"] for i in full["items"]] == [1, 1, 2] and full["metrics"] == {"success": 1.0, "score": 1.0}
-    prompt = yes.sent[0][0]["content"]
+    (part,) = yes.sent[0][0]["content"]  # one text part, as the benchmark's evaluate_with_llm sends it
+    prompt = part["text"]
     assert prompt.startswith('Does the content """Total expenses: 1234""" indicate the total expenses of the quarter?')
     assert 'Please answer "yes" if it does, or "no" if it does not.' in prompt
     no = _judge(tmp_path, FakeModel("No.", name="judge-says-no")).score(task, make_job(tmp_path / "b", deliverable, messages=read))

@@ -164,3 +164,16 @@ def test_checkpoint_counts_of_the_samples_agree_with_their_evaluators() -> None:
 )
 def test_checkpoint_texts_line_up_with_the_evaluators_list(md: str, evaluator: list[int], texts: list[str]) -> None:
     assert checkpoint_texts(md, evaluator) == texts
+
+
+def test_trajectory_paths_survive_any_argument_text(tmp_path: Path) -> None:
+    """A heredoc of a script in a bash call is one long token: it is no path (it made the judge crash
+    with 'File name too long'); a file-server URL names the file it serves."""
+    from eval.tac.trajectory import named_paths
+    from tests.test_eval_helpers import bash_call
+
+    (tmp_path / "Documents" / "Human Resources Team").mkdir(parents=True)
+    (tmp_path / "Documents" / "Human Resources Team" / "a.txt").write_text("x")
+    calls = bash_call("python -c '" + "x = 1  # a script, not a path " * 200 + "'")
+    calls += bash_call("curl -s -u u:p 'http://the-agent-company.com:8092/remote.php/webdav/Documents/Human%20Resources%20Team/a.txt'", 2)
+    assert named_paths(calls, tmp_path) == ["Documents/Human Resources Team/a.txt"]

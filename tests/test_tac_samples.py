@@ -20,6 +20,7 @@ from eval.benchmarks.agentcompany import Config as AgentCompanyConfig
 from eval.config import JudgeConfig
 from eval.judges import make_judge
 from runners.core.messages import AssistantMessage
+from tests.tac_seven import slides
 from tests.test_eval_helpers import SAMPLES, FakeModel, bash_call, make_job
 
 TASKS = SAMPLES / "theagentcompany"
@@ -38,7 +39,7 @@ class EqualityJudge:
     name = "equality-judge"
 
     def complete(self, messages, tools) -> AssistantMessage:
-        m = re.match(r'Does the content """(.*)""" indicate (.*)\? Please answer', messages[0]["content"], re.S)
+        m = re.match(r'Does the content """(.*)""" indicate (.*)\? Please answer', messages[0]["content"][0]["text"], re.S)
         return AssistantMessage(content="yes" if m and m.group(1).strip() == m.group(2).strip() else "no")
 
 
@@ -182,41 +183,6 @@ def test_sde_create_sqlite_database_opens_it_from_workspace_cwd(tmp_path: Path, 
     assert [i["earned"] for i in empty["items"]] == [0, 0, 1, 0, 0, 0, 0, 0] and empty["final_score"] == {"total": 8, "result": 2}
 
 
-def _slides(tmp_path: Path) -> bytes:
-    """Five slides, one plot each (the five the task names), drawn from the task's own data."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import pandas as pd
-    from pptx import Presentation
-    from pptx.util import Inches
-
-    df = pd.read_csv(STOCK / "stock_data.csv")
-    close = df["Close"]
-    plots = {
-        "Closing Prices Over Time": lambda ax: ax.plot(close),
-        "Close Price with 50 and 200-Day Moving Averages": lambda ax: [ax.plot(close), ax.plot(close.rolling(50).mean()), ax.plot(close.rolling(200).mean())],
-        "Correlation Between Columns": lambda ax: ax.imshow(df[["Close", "Volume", "Open"]].corr()),
-        "Daily Return Distribution": lambda ax: ax.hist(close.pct_change().dropna(), bins=50),
-        "Volume Distribution": lambda ax: ax.hist(df["Volume"], bins=50),
-    }  # fmt: skip
-    deck = Presentation()
-    for i, (title, draw) in enumerate(plots.items()):
-        fig, ax = plt.subplots(figsize=(4, 3))
-        draw(ax)
-        ax.set_title(title)
-        png = tmp_path / f"plot{i}.png"
-        fig.savefig(png, dpi=50)
-        plt.close(fig)
-        slide = deck.slides.add_slide(deck.slide_layouts[5])
-        slide.shapes.title.text = title
-        slide.shapes.add_picture(str(png), Inches(1), Inches(1.5), width=Inches(6))
-    buf = io.BytesIO()
-    deck.save(buf)
-    return buf.getvalue()
-
-
 STOCK = TASKS / "ds-stock-analysis-slides"
 PRESENTATION = "Documents/Financials/stock_presentation"
 
@@ -226,14 +192,14 @@ def test_ds_stock_analysis_slides_saves_its_figures_under_utils(tmp_path: Path, 
     task = _task(export, "ds-stock-analysis-slides")
     files = {
         f"{PRESENTATION}/stock_cleaned.csv": (STOCK / "stock_data.csv").read_bytes(),
-        f"{PRESENTATION}/stock_analysis.pptx": _slides(tmp_path),
+        f"{PRESENTATION}/stock_analysis.pptx": slides(tmp_path),
         f"{PRESENTATION}/stock_analysis_script.md": "Good morning, board members. Slide 1 ... Thank you for being here.\n",
     }
     yes = FakeModel("yes")
     good = _score(tmp_path / "ok", task, files, model=yes)
     assert [i["earned"] for i in good["items"]] == [1, 5, 2], good["evaluator_log"]
     assert good["final_score"] == {"total": 8, "result": 8}
-    assert sum(1 for sent in yes.sent if isinstance(sent[0]["content"], list)) == 5  # one image question per slide
+    assert sum(1 for sent in yes.sent if len(sent[0]["content"]) == 2) == 5  # one image question per slide
     assert _score(tmp_path / "empty", task, model=FakeModel("yes"))["final_score"] == {"total": 8, "result": 0}
 
 
@@ -301,3 +267,82 @@ def test_checkpoint_texts_come_with_the_evaluators_checkpoints(tmp_path: Path, e
     assert [i["text"].split(" for ")[-1] for i in empty["items"][1:]] == [
         "Emily Johnson is included in the summary.csv file.", "Michael Davis is included in the summary.csv file.",
         "Sarah Thompson is included in the summary.csv file."]  # fmt: skip
+
+
+# --- Issue 26 (4): the seven task folders behind the defects, through the job and as in the image ---
+
+ORIGINAL = Path(__file__).resolve().parent / "fixtures" / "tac_original"
+# (task, file-server mode, deliverable) -> the original's score (points, total): correct deliverables get
+# full marks except a share link that a mounted workspace cannot make (link.txt holds the file's WebDAV
+# URL, which the benchmark fetches without credentials: 401, only "link.txt names the server" passes).
+SEVEN_CASES = {
+    **{(t, mode, "correct"): full for t, full in (
+        ("ds-stock-analysis-slides", (8, 8)), ("hr-populate-salary-increase-memo", (7, 7)), ("ds-coffee-shop-database-management", (10, 10)),
+        ("ds-answer-numerical-data-question", (6, 6)), ("hr-organize-talent-info", (4, 4))) for mode in ("mounted", "served")},
+    ("hr-new-grad-job-description", "served", "correct"): (3, 3), ("sde-copy-table-from-pdf-to-xlsx", "served", "correct"): (5, 5),
+    ("hr-new-grad-job-description", "mounted", "correct"): (1, 3), ("sde-copy-table-from-pdf-to-xlsx", "mounted", "correct"): (1, 5),
+    ("hr-new-grad-job-description", "served", "plain"): (1, 3), ("sde-copy-table-from-pdf-to-xlsx", "served", "plain"): (1, 5),
+    **{(t, "mounted", "empty"): (0, total) for t, total in (
+        ("ds-stock-analysis-slides", 8), ("hr-populate-salary-increase-memo", 7), ("hr-new-grad-job-description", 3),
+        ("sde-copy-table-from-pdf-to-xlsx", 5), ("ds-coffee-shop-database-management", 10), ("ds-answer-numerical-data-question", 6),
+        ("hr-organize-talent-info", 4))},
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def seven_export(tmp_path_factory) -> Path:
+    from tests.tac_seven import write_export
+
+    return write_export(tmp_path_factory.mktemp("export7"))
+
+
+def install_original(utils: Path, evaluator: Path) -> None:
+    """/utils as the benchmark's image has it: its own common/config/scoring (RT_TAC_BASE_IMAGE, a
+    checkout's workspaces/base_image, else the fixture built from them), the evaluator, our runner."""
+    import os
+
+    base = Path(os.environ.get("RT_TAC_BASE_IMAGE") or ORIGINAL)
+    shutil.copytree(ORIGINAL, utils, dirs_exist_ok=True)  # the stand-ins for litellm and rocketchat_API
+    for name in ("common.py", "config.py", "scoring.py"):
+        shutil.copyfile(base / name, utils / name)
+    shutil.copyfile(Path(__file__).resolve().parent.parent / "eval" / "tac" / "run_evaluator.py", utils / "run_evaluator.py")
+    shutil.copyfile(evaluator, utils / "evaluator.py")
+
+
+def _run_seven(tmp_path: Path, export: Path, name: str, mode: str, kind: str):
+    """The scripted agent's job through runners' job code, in its real sandbox; (cfg, task, job dir)."""
+    from runners.grid import job_id
+    from runners.job_runner import run_job
+    from tests.conftest import compose_root, write_script
+    from tests.tac_seven import Deliverable, agent_script, deliverable
+
+    d = Deliverable() if kind == "empty" else deliverable(name, tmp_path)
+    d.plain_link = kind == "plain"
+    script = write_script(tmp_path / "turns.jsonl", agent_script(d, mode == "served"))
+    cfg = compose_root(["benchmark=agentcompany", f"benchmark.tasks_dir={TASKS}", f"benchmark.export_dir={export}", f"benchmark.include=[{name}]",
+                        f"benchmark.file_server={mode}", "method=runningtab", "model=scripted", f"model.script={script}",
+                        f"judge.cache_dir={tmp_path / 'cache'}", "env.sandbox=bwrap"])  # fmt: skip
+    task = load_benchmark(cfg.benchmark).task(name)
+    jid = job_id(cfg, task.id)
+    result = run_job(cfg, task, tmp_path / jid, jid)
+    assert result.stop_reason == "finished", result.error
+    return cfg, task, tmp_path / jid
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "mode", "kind"), sorted(SEVEN_CASES))
+def test_the_seven_score_as_their_original_evaluators(tmp_path: Path, seven_export: Path, monkeypatch, name: str, mode: str, kind: str) -> None:
+    """Issue 26 (4): each task's deliverable, made by a scripted agent in its sandbox, scored by the
+    project's helpers and by the benchmark's own (as in its image): the same checkpoints, the same score."""
+    from eval.judges import agentcompany as judge_module
+    from eval.score import score_job
+    from tests.tac_seven import RuleJudge
+
+    cfg, task, job_dir = _run_seven(tmp_path, seven_export, name, mode, kind)
+    ours = score_job(job_dir, cfg.judge, task=task, model=RuleJudge())
+    monkeypatch.setattr(judge_module, "install_base_utils", install_original)
+    original = score_job(job_dir, cfg.judge, task=task, model=RuleJudge())
+    expected = dict(zip(("result", "total"), SEVEN_CASES[(name, mode, kind)], strict=True))
+    assert original["final_score"] == expected, original["evaluator_log"]
+    assert ours["final_score"] == original["final_score"], ours["evaluator_log"]
+    assert [i["earned"] for i in ours["items"]] == [i["earned"] for i in original["items"]]

@@ -13,6 +13,7 @@ address bar has them (`/` kept, a space as `%20`). A served file server's URLs i
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from urllib.parse import quote, unquote
@@ -20,6 +21,7 @@ from urllib.parse import quote, unquote
 from runners.core.job_record import JobRecord
 
 OWNCLOUD_URL = "http://the-agent-company.com:8092"
+MAX_TOKEN = 4096  # longer tokens of a call's arguments are not paths
 FILES_APP = f"{OWNCLOUD_URL}/index.php/apps/files/"
 
 
@@ -72,9 +74,19 @@ def _url_path(token: str) -> str:
 
 
 def _resolve(token: str, files: Path) -> str | None:
+    if len(token) > MAX_TOKEN:  # a script's text, not a path (and too long for one)
+        return None
     parts = [p for p in token.replace("\\", "/").split("/") if p not in ("", ".")]
     for i in range(min(len(parts), 20)):
         rel = "/".join(parts[i:])
-        if rel and ".." not in parts[i:] and (files / rel).exists():
+        if rel and ".." not in parts[i:] and _exists(files / rel):
             return rel
     return None
+
+
+def _exists(path: Path) -> bool:
+    """Whether the view has the path (links not followed); any name the agent wrote may be invalid."""
+    try:
+        return os.path.lexists(path)
+    except (OSError, ValueError):
+        return False

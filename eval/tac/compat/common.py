@@ -106,7 +106,7 @@ def evaluate_with_llm(content: str, predicate: str, additional_prompt: str = "",
             return False
         parts.append({"type": "image_url", "image_url": {"url": f"data:{image_type};base64,{b64}"}})
     try:
-        reply = llm_complete([{"role": "user", "content": parts if image_path else query}])
+        reply = llm_complete([{"role": "user", "content": parts}])  # a list of parts, image or not, as the benchmark sends
         answer = reply["choices"][0]["message"]["content"].lower().strip()
         return "yes" in answer
     except Exception as e:  # noqa: BLE001
