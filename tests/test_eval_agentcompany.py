@@ -193,3 +193,38 @@ def grade_checkpoints(trajectory=''):
     judge = make_judge(JudgeConfig(name="agentcompany", cache_dir=str(tmp_path / "c"), evaluator_timeout_s=30), "agentcompany")
     scores = judge.score(task, make_job(tmp_path / "a", job=job))
     assert [i["earned"] for i in scores["items"]] == [1, 1, 1], scores["evaluator_log"]
+
+
+def test_the_file_server_mode_is_checked(monkeypatch, tmp_path: Path) -> None:
+    with pytest.raises(BenchmarkError, match=r"benchmark.file_server='ftp': choose one of mounted, served"):
+        _bench(file_server="ftp")
+    from eval.benchmarks import agentcompany
+
+    monkeypatch.setattr(agentcompany, "bwrap_problem", lambda: "bwrap is not on PATH")
+    with pytest.raises(BenchmarkError, match=r"file_server=served runs the file server in the agent's bubblewrap sandbox, but bwrap is not on PATH"):
+        _bench(file_server="served")
+    assert [t.id for t in _bench(file_server="mounted").tasks()]
+
+
+def test_served_and_mounted_tasks(tmp_path: Path) -> None:
+    """Served: the workspace holds the task's local inputs, the server's files are staged under
+    .image/owncloud and the server runs beside the shell; both modes get the image's /data."""
+    samples = SAMPLES / "theagentcompany"
+    served = _bench(samples, file_server="served").task("ds-coffee-shop-database-management")
+    assert served.prompt.startswith("Note: the company's file server is ownCloud at http://the-agent-company.com:8092 (user theagentcompany")
+    assert not any(served.workspace.iterdir())
+    assert {rel for rel in served.stage if rel.startswith(".image/owncloud/")} == {
+        f".image/owncloud/{p.relative_to(TAC / 'export').as_posix()}" for p in (TAC / "export").rglob("*") if p.is_file()}
+    assert served.sandbox.binds == ((".image/data", "/data"),) and served.sandbox.hosts == ("the-agent-company.com",)
+    assert served.sandbox.service is not None and served.sandbox.service.port == 8092
+    mounted = _bench(samples).task("ds-coffee-shop-database-management")
+    assert mounted.workspace == TAC / "export" and mounted.sandbox.binds == ((".image/data", "/data"),) and mounted.sandbox.service is None
+    assert not any(rel.startswith(".image/owncloud") for rel in mounted.stage)
+    sql = _bench(samples, include=["ds-sql-exercise"]).task("ds-sql-exercise")  # /data/database.db from init.sql, for the agent too
+    (db,) = [p for rel, p in sql.stage.items() if rel == ".image/data/database.db"]
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM products").fetchone()[0] == 20
+    conn.close()
+    assert _bench(samples).task("hr-organize-talent-info").sandbox.binds == ()  # no /data in its image

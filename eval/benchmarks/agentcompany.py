@@ -21,6 +21,7 @@ from pathlib import Path
 
 import yaml
 
+from envs.sandbox import bwrap_problem
 from envs.sandbox_extras import SandboxExtras
 from eval.benchmarks.base import BenchmarkError
 from eval.benchmarks.task_texts import AGENTCOMPANY_PREFACE, AGENTCOMPANY_SERVED_PREFACE
@@ -144,6 +145,9 @@ def load(cfg: Config) -> list[Task]:
         raise BenchmarkError("agentcompany needs benchmark.export_dir (the file server's files: the folder holding Documents/)")
     if cfg.file_server not in agent_sandbox.MODES:
         raise BenchmarkError(f"benchmark.file_server={cfg.file_server!r}: choose one of {', '.join(agent_sandbox.MODES)}")
+    if cfg.file_server == "served" and (problem := bwrap_problem()) is not None:
+        raise BenchmarkError(f"benchmark.file_server=served runs the file server in the agent's bubblewrap sandbox, but {problem}; "
+                             "install bubblewrap or use benchmark.file_server=mounted")  # fmt: skip
     tasks_dir, export = Path(cfg.tasks_dir).expanduser(), Path(cfg.export_dir).expanduser()
     if not tasks_dir.is_dir():
         raise BenchmarkError(f"benchmark.tasks_dir={tasks_dir} does not exist")
