@@ -296,12 +296,20 @@ def seven_export(tmp_path_factory) -> Path:
     return write_export(tmp_path_factory.mktemp("export7"))
 
 
-def install_original(utils: Path, evaluator: Path) -> None:
-    """/utils as the benchmark's image has it: its own common/config/scoring (RT_TAC_BASE_IMAGE, a
-    checkout's workspaces/base_image, else the fixture built from them), the evaluator, our runner."""
+def original_base() -> Path | None:
+    """A checkout's `workspaces/base_image` (RT_TAC_BASE_IMAGE): the benchmark's own common.py, config.py
+    and scoring.py, which the project never copies; None when none is given."""
     import os
 
-    base = Path(os.environ.get("RT_TAC_BASE_IMAGE") or ORIGINAL)
+    base = os.environ.get("RT_TAC_BASE_IMAGE")
+    return Path(base) if base else None
+
+
+def install_original(utils: Path, evaluator: Path) -> None:
+    """/utils as the benchmark's image has it: its own common/config/scoring (from `original_base`),
+    the evaluator, our runner."""
+    base = original_base()
+    assert base is not None
     shutil.copytree(ORIGINAL, utils, dirs_exist_ok=True)  # the stand-ins for litellm and rocketchat_API
     for name in ("common.py", "config.py", "scoring.py"):
         shutil.copyfile(base / name, utils / name)
@@ -340,9 +348,11 @@ def test_the_seven_score_as_their_original_evaluators(tmp_path: Path, seven_expo
 
     cfg, task, job_dir = _run_seven(tmp_path, seven_export, name, mode, kind)
     ours = score_job(job_dir, cfg.judge, task=task, model=RuleJudge())
+    expected = dict(zip(("result", "total"), SEVEN_CASES[(name, mode, kind)], strict=True))
+    assert ours["final_score"] == expected, ours["evaluator_log"]  # the original's score, read off its evaluator
+    if original_base() is None:
+        return  # the benchmark's own helpers are not in the project: RT_TAC_BASE_IMAGE runs them too
     monkeypatch.setattr(judge_module, "install_base_utils", install_original)
     original = score_job(job_dir, cfg.judge, task=task, model=RuleJudge())
-    expected = dict(zip(("result", "total"), SEVEN_CASES[(name, mode, kind)], strict=True))
     assert original["final_score"] == expected, original["evaluator_log"]
-    assert ours["final_score"] == original["final_score"], ours["evaluator_log"]
     assert [i["earned"] for i in ours["items"]] == [i["earned"] for i in original["items"]]
