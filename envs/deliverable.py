@@ -27,11 +27,21 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from envs.safeio import UnsafePath, Walk, copy_sparse, lstat_inside, make_link, open_for_write, open_regular
+from envs.safeio import (
+    UnsafePath,
+    Walk,
+    copy_sparse,
+    lstat_inside,
+    make_dirs,
+    make_link,
+    open_for_write,
+    open_regular,
+)
 from envs.workspace import BOOKKEEPING_DIR, check_rel, source_files
 
 MAX_PATH_BYTES = 1024  # a delivered path's length: the record's folder + this stays under PATH_MAX
@@ -134,6 +144,16 @@ def copy_deliverable(workspace: Path, diff: Diff, dest: Path, max_files: int, ma
             copier.file(rel, target)
     out.files.sort()
     return out
+
+
+def copy_tree(src: Path, dest: Path, max_files: int, max_bytes: int, keep: Callable[[str], bool] = lambda rel: True) -> Delivery:
+    """A bounded copy of the folder `src` (a record, or a workspace without an origin) to `dest`, its
+    links kept as links, as the deliverable is copied; `keep` chooses by relative path."""
+    diff = diff_workspace(None, None, src, max_files)
+    diff.changed = [rel for rel in diff.changed if keep(rel)]
+    diff.links = {rel: target for rel, target in diff.links.items() if keep(rel)}
+    make_dirs(dest)
+    return copy_deliverable(src, diff, dest, max_files, max_bytes)
 
 
 class _Copier:

@@ -15,7 +15,8 @@ from envs.edit_tools import edit_file, edit_schema, write_file, write_schema
 from envs.paths import ToolError
 from envs.protocol import EnvPlugin, Observation, ToolCall, ToolResult
 from envs.read_tool import read_file, read_schema
-from envs.sandbox import Shell
+from envs.sandbox import NO_EXTRAS, Shell
+from envs.sandbox_extras import SandboxExtras
 from envs.tool_args import check_arguments, parse_arguments
 
 log = logging.getLogger(__name__)
@@ -31,7 +32,10 @@ class WorkspaceEnv:
     that fail the schema, paths outside the workspace become error results the model sees.
     """
 
-    def __init__(self, root: Path, config: EnvConfig, plugins: Sequence[EnvPlugin] = (), read_only: bool = False) -> None:
+    def __init__(
+        self, root: Path, config: EnvConfig, plugins: Sequence[EnvPlugin] = (), read_only: bool = False,
+        extras: SandboxExtras = NO_EXTRAS,
+    ) -> None:
         real = os.path.realpath(root)
         if not os.path.isdir(real):
             raise FileNotFoundError(f"workspace {root} is not a directory (materialize it first)")
@@ -48,7 +52,7 @@ class WorkspaceEnv:
         for plugin in self.plugins:
             for schema in plugin.tools():
                 self._register(schema, _plugin_handler(plugin, schema["function"]["name"]), owner=plugin.name)
-        self.shell = Shell(real, config, read_only)  # last: it owns a scratch directory that close() removes
+        self.shell = Shell(real, config, read_only, extras)  # last: it owns a scratch directory that close() removes
         self._bash = BashTool(real, config, self.shell)
 
     @property

@@ -97,7 +97,9 @@ def task_digests(tasks: list[Task]) -> dict[str, str]:
 def task_digest(task: Task, manifest: list[tuple[str, int, str]] | None = None) -> str:
     """A hash of the task's record (prompt, answer, rubrics, …) and of its workspace and staged files;
     `manifest`: the workspace's, when the caller already has it."""
-    record = {f.name: getattr(task, f.name) for f in dataclasses.fields(task) if f.name not in ("workspace", "stage")}
+    record = {f.name: getattr(task, f.name) for f in dataclasses.fields(task) if f.name not in ("workspace", "stage", "sandbox")}
+    if task.sandbox:  # a task that adds nothing to the sandbox keeps the id it had before the field
+        record["sandbox"] = task.sandbox.identity()
     record["workspace"] = workspace_manifest(task.workspace) if manifest is None else manifest
     record["stage"] = {dest: _file_digest(Path(src)) for dest, src in sorted(task.stage.items())}
     blob = json.dumps(record, sort_keys=True, default=_plain)

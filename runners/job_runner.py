@@ -153,8 +153,9 @@ def _environment(cfg: RootConfig, task: Task, job_dir: Path, meta: JobMeta, ws: 
     """The task's workspace, materialized, with the method's plugins in its environment; job.json
     then says which sandbox the agent actually runs in ("bwrap", or "none": unsandboxed)."""
     materialize(task.workspace, ws, task.stage, method=cfg.env.materialize)
-    plugins = build_plugins(cfg.method, ws, task.output, cfg.agent.context_level, agent_root(cfg.env, str(ws)))
-    env = WorkspaceEnv(ws, cfg.env, plugins)
+    urls = task.sandbox.service.urls if task.sandbox.service else ()
+    plugins = build_plugins(cfg.method, ws, task.output, cfg.agent.context_level, agent_root(cfg.env, str(ws)), urls)
+    env = WorkspaceEnv(ws, cfg.env, plugins, extras=task.sandbox)
     write_meta(job_dir, dataclasses.replace(meta, sandbox=env.sandbox_kind))
     return env, plugins
 

@@ -80,6 +80,7 @@ class PluginContext:
     output: str
     context_level: int = 0
     agent_root: str | None = None  # where the agent sees `root`, when not at its host path (a sandbox)
+    urls: tuple[tuple[str, str], ...] = ()  # (URL prefix, workspace folder) a server in the sandbox serves
 
     @property
     def aliases(self) -> tuple[str, ...]:
@@ -105,7 +106,7 @@ def _tab(method: MethodConfig, ctx: PluginContext) -> EnvPlugin:
     from tab.tab import Tab  # the tab is imported only by the methods that use it
 
     assert method.tab is not None
-    return Tab(ctx.root, method.tab, exclude=[ctx.output], cap=CAPS.get(ctx.context_level), aliases=ctx.aliases)
+    return Tab(ctx.root, method.tab, exclude=[ctx.output], cap=CAPS.get(ctx.context_level), aliases=ctx.aliases, urls=ctx.urls)
 
 
 def plugin_kinds(method: MethodConfig) -> list[str]:
@@ -115,12 +116,13 @@ def plugin_kinds(method: MethodConfig) -> list[str]:
 
 
 def build_plugins(
-    method: MethodConfig, root: Path, output: str, context_level: int = 0, agent_root: str | None = None
+    method: MethodConfig, root: Path, output: str, context_level: int = 0, agent_root: str | None = None,
+    urls: tuple[tuple[str, str], ...] = (),
 ) -> list[EnvPlugin]:
     """The plugins a method adds to a job's environment rooted at `root` (see PluginContext), then the
     shown log every job keeps whatever its method (`tab/shown.py`: what the analyses count as shown)."""
     from tab.shown import ShownLog
 
-    ctx = PluginContext(root, output, context_level, agent_root)
+    ctx = PluginContext(root, output, context_level, agent_root, urls)
     method_plugins = [PLUGINS.get(kind)(method, ctx) for kind in plugin_kinds(method)]
-    return [*method_plugins, ShownLog(root, [output], CAPS.get(context_level), ctx.aliases)]
+    return [*method_plugins, ShownLog(root, [output], CAPS.get(context_level), ctx.aliases, ctx.urls)]

@@ -23,8 +23,11 @@ class ShownLog:
 
     name = NAME
 
-    def __init__(self, root: str | Path, exclude: Iterable[str] = (), cap: int | None = None, aliases: Iterable[str] = ()) -> None:
-        self.reads = FileReads(root, exclude, cap, aliases)
+    def __init__(
+        self, root: str | Path, exclude: Iterable[str] = (), cap: int | None = None, aliases: Iterable[str] = (),
+        urls: Iterable[tuple[str, str]] = (),
+    ) -> None:
+        self.reads = FileReads(root, exclude, cap, aliases, urls)
         self.excerpts: list[dict[str, Any]] = []
         self._seen: set[tuple[str, str]] = set()
 

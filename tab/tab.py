@@ -29,7 +29,8 @@ from tab.tools import TOOL_NAMES, offered, schemas, system_block
 class Tab:
     """One job's tab. `exclude` names workspace paths never recorded (e.g. the deliverable's folder);
     `cap` is the context level's cap on a tool result (envs/context.py CAPS), None for no cap; `aliases`
-    are other absolute paths of the root (where the agent sees it: envs.sandbox.agent_root)."""
+    are other absolute paths of the root (where the agent sees it: envs.sandbox.agent_root); `urls`
+    (URL prefix, workspace folder) say which workspace files a server in the sandbox serves."""
 
     name = "tab"
 
@@ -40,12 +41,13 @@ class Tab:
         exclude: Iterable[str] = (),
         cap: int | None = None,
         aliases: Iterable[str] = (),
+        urls: Iterable[tuple[str, str]] = (),
     ) -> None:
         self.config = TabConfig.coerce(config)
         self.texts = Texts(self.config.texts)
         self.state = TabState()
         self.index = ExcerptIndex()
-        self.reads = FileReads(root, exclude, cap, aliases)
+        self.reads = FileReads(root, exclude, cap, aliases, urls)
         self.ops = Operations(self.state, self.index, self.config, self.texts)
         self._handlers = {"tab_add": self.ops.add, "tab_review": self.ops.review,
                           "tab_resolve": self.ops.resolve, "tab_show": self.ops.show}

@@ -305,3 +305,25 @@ def test_a_chart_with_nothing_to_draw_is_not_drawn(tmp_path: Path) -> None:
     assert grouped_bars(tmp_path / "none.png", "t", ["a", "b"], {"s": [None, None]}, "%") is None
     assert not (tmp_path / "none.png").exists()
     assert grouped_bars(tmp_path / "zeros.png", "t", ["a", "b"], {"s": [0.0, 0.0]}, "%") == tmp_path / "zeros.png"
+
+
+def test_table1_counts_evaluator_failures_on_agent_files_and_unscored_jobs(tmp_path: Path) -> None:
+    """Issue 25 (6): a job whose evaluator failed on the agent's files is a result (its unfinished
+    checkpoints count 0); one whose judge failed otherwise is unscored and left out; the note says both."""
+    from eval.report.table1 import build
+    from tests.test_report_data import write_job
+
+    def cp(result: int, failure: dict | None = None) -> dict:
+        doc = {"judge": "agentcompany", "metrics": {"success": float(result == 3), "score": result / 6},
+               "items": [{"kind": "checkpoint", "index": i, "points": 1, "earned": int(i < result)} for i in range(3)]}  # fmt: skip
+        return {**doc, "evaluator_failure": failure} if failure else doc
+
+    sdir = tmp_path / "s"
+    write_job(sdir, "tac", "t1", "dci", "m", 0, cp(3))
+    write_job(sdir, "tac", "t2", "dci", "m", 0, cp(1, {"limit": "timeout", "agent_files_read": ["a.xlsx"], "checkpoints_done": 1}))
+    write_job(sdir, "tac", "t3", "dci", "m", 0, None)  # finished, its judge failed (not on the agent's files)
+    section = build(load_sweep(sdir), tmp_path / "out")
+    notes = " ".join(section.tables[0].notes)
+    assert section.tables[0].rows[0][4] == 2  # jobs: t1 and t2 are results
+    assert "1 job(s) have no scores.json and are left out: 1 unscored (its judge failed, not on the agent's files" in notes
+    assert "1 scored job(s) whose evaluator failed on the agent's files (a limit hit while reading them; the checkpoints it did not finish count 0): tac · m · dci: 1" in notes

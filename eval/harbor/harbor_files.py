@@ -14,4 +14,7 @@ TRAJECTORY = "agent/trajectory.json"
 REWARD = "verifier/reward.json"
 SCORES = "verifier/scores.json"
 RECORD = "verifier/runningtab"
+# A job record copied into or out of a trial: its deliverable's caps (envs.config) and room for the rest.
+RECORD_MAX_FILES = 20_000
+RECORD_MAX_BYTES = 2 << 30
 TAB_ARTIFACT = "artifacts/runningtab"

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from envs.safeio import read_regular, walk_regular
-from envs.workspace import copy_files
+from envs.deliverable import copy_tree
+from envs.safeio import read_regular
 from eval.harbor import harbor_files as hf
 from eval.harbor.atif import messages
 from eval.harbor.verify import SANDBOX
@@ -121,9 +121,7 @@ def import_trials(paths: list[Path], out: Path) -> tuple[list[Path], list[str]]:
 
 def _write(t: Trial, meta: JobMeta, dest: Path) -> Path:
     src = t.dir / hf.RECORD
-    files = [rel for rel, _ in walk_regular(src) if rel not in (JOB, RESULT, SCORES, TRAJECTORY)]
-    dest.mkdir(parents=True, exist_ok=True)
-    copy_files(src, files, dest)
+    copy_tree(src, dest, hf.RECORD_MAX_FILES, hf.RECORD_MAX_BYTES, keep=lambda rel: rel not in (JOB, RESULT, SCORES, TRAJECTORY))
     write_meta(dest, meta)
     atif = _json(t.dir, hf.TRAJECTORY)
     if isinstance(atif, dict):

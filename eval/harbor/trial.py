@@ -11,8 +11,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from envs.safeio import walk_regular
-from envs.workspace import copy_files
+from envs.deliverable import copy_tree
 from eval.harbor import harbor_files as hf
 from eval.harbor.atif import AGENT_NAME, iso, to_atif
 from eval.harbor.rewards import rewards
@@ -50,8 +49,7 @@ def export_job(job_dir: Path, out: Path) -> Path:
     (trial / "agent").mkdir(parents=True, exist_ok=True)
     doc = to_atif(record.trajectory(), {**meta.to_json(), "config": None}, record.plugin("tab"), str(meta.model))
     write_json(trial / hf.TRAJECTORY, doc)
-    files = [rel for rel, _ in walk_regular(record.dir) if rel != TRAJECTORY]
-    copy_files(record.dir, files, trial / hf.RECORD)
+    copy_tree(record.dir, trial / hf.RECORD, hf.RECORD_MAX_FILES, hf.RECORD_MAX_BYTES, keep=lambda rel: rel != TRAJECTORY)
     reward = None
     if record.scores is not None:
         reward = rewards(dict(record.scores))

@@ -20,12 +20,20 @@ import logging
 import sys
 from pathlib import Path
 
+from envs.config import EnvConfig
+from envs.deliverable import diff_workspace
 from envs.safeio import read_regular
-from envs.workspace import copy_files, diff_workspace
 from eval.harbor import texts
 from eval.harbor.rewards import rewards
 from eval.harbor.spec import Spec, read_spec
-from runners.core.job_record import deliverable_dir, write_meta, write_plugin_record, write_result, write_view
+from runners.core.job_record import (
+    deliverable_dir,
+    write_deliverable,
+    write_meta,
+    write_plugin_record,
+    write_result,
+    write_view,
+)
 from runners.core.record_files import SCORES, TAB, write_json
 from runners.core.record_types import JobMeta, Result
 
@@ -66,8 +74,10 @@ def write_record(spec: Spec, workspace: Path, record: Path | None, job_dir: Path
     job_dir.mkdir(parents=True, exist_ok=True)
     task = spec.task
     write_meta(job_dir, JobMeta("harbor-trial", spec.benchmark, task.id, spec.method, "harbor", 0, job_config(spec), SANDBOX))
-    changed, deleted = diff_workspace(task.workspace, {}, workspace)
-    delivered = copy_files(workspace, changed, deliverable_dir(job_dir))
+    caps = EnvConfig()  # the deliverable's caps, as a job's record has them
+    diff = diff_workspace(task.workspace, {}, workspace, caps.deliverable_max_files)
+    got = write_deliverable(job_dir, workspace, diff, caps.deliverable_max_files, caps.deliverable_max_bytes)
+    delivered, deleted = got.files, diff.deleted
     answer = ""
     if task.kind == "answer" and texts.ANSWER_FILE in delivered:
         answer = (read_regular(deliverable_dir(job_dir), texts.ANSWER_FILE, limit=MAX_ANSWER_BYTES) or b"").decode("utf-8", "replace")
@@ -75,7 +85,8 @@ def write_record(spec: Spec, workspace: Path, record: Path | None, job_dir: Path
     if tab is not None:
         write_plugin_record(job_dir, "tab", tab)
     write_view(job_dir, {"task": task.prompt, "messages": [], "final_answer": answer})
-    write_result(job_dir, Result("harbor-trial", "finished", final_answer=answer, sandbox=SANDBOX, deliverable=delivered, deleted=deleted))
+    write_result(job_dir, Result("harbor-trial", "finished", final_answer=answer, sandbox=SANDBOX, deliverable=delivered, deleted=deleted,
+                                 left_out=got.left_out, left_out_rest=got.rest, limits_hit=got.limits_hit or None))
 
 
 def verify(spec_dir: Path, workspace: Path, record: Path | None, out: Path) -> dict[str, float]:

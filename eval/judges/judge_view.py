@@ -25,9 +25,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from envs.safeio import walk_regular, write_json
+from envs.deliverable import copy_tree
+from envs.safeio import write_json
 from envs.sandbox import SHELL_SCRATCH_PREFIX
-from envs.workspace import copy_files, materialize
+from envs.workspace import materialize
 from eval.judges.wb_protocol import shown, trace_summary
 from runners.core.job_record import JobRecord
 from runners.core.task import Task
@@ -42,15 +43,8 @@ def copy_deliverable(record: JobRecord, dest: Path) -> list[str]:
     dest.mkdir(parents=True, exist_ok=True)
     if not record.deliverable_dir.is_dir():
         return []
-    chosen, left, total = [], [], 0
-    for rel, st in walk_regular(record.deliverable_dir):
-        if len(chosen) >= MAX_FILES or total + st.st_size > MAX_BYTES:
-            left.append(shown(rel))
-            continue
-        chosen.append(rel)
-        total += st.st_size
-    copy_files(record.deliverable_dir, chosen, dest)
-    return left
+    got = copy_tree(record.deliverable_dir, dest, MAX_FILES, MAX_BYTES)
+    return [shown(rel) for rel in got.left_out] + ["…"] * got.rest
 
 
 def agent_run(record: JobRecord, left_out: list[str]) -> dict[str, Any]:

@@ -4,6 +4,8 @@ interval and paired permutation p-value, `paired.py`).
 
 Errored jobs (`result.json` `"errored": true`: an environment or model error after the retries) are
 not results: they are left out of every mean and interval, and each row says how many there were.
+So are jobs without scores (unfinished, or their judge failed); a job whose evaluator failed on the
+agent's own files is a result (counted in a note).
 Jobs whose shell ran without a sandbox are counted per row and in a note.
 """
 
@@ -72,6 +74,24 @@ def judged_notes(groups: dict[Key, list[Job]]) -> list[str]:
         if seeds:
             notes.append(f"{b} · {mo} · {me}: pass_rate over judged rubrics only {fmt(pct(sum(seeds) / len(seeds)))} "
                          f"(mean over {len(seeds)} seed(s); pass_rate counts the unjudged as failed)")  # fmt: skip
+    return notes
+
+
+def unscored_notes(jobs: Iterable[Job], groups: dict[Key, list[Job]]) -> list[str]:
+    """Jobs left out for want of scores (unfinished, or their judge failed: re-scorable), and results
+    whose evaluator failed on the agent's files (TheAgentCompany: scored, unfinished checkpoints 0)."""
+    notes = []
+    unscored = [j for j in jobs if j.scores is None and not j.errored]
+    if unscored:
+        failed = sum(j.result is not None for j in unscored)
+        parts = [f"{len(unscored) - failed} unfinished"] * (failed < len(unscored)) + [
+            f"{failed} unscored (its judge failed, not on the agent's files: an infrastructure failure; re-score with "
+            "python -m eval.score)"] * bool(failed)  # fmt: skip
+        notes.append(f"{len(unscored)} job(s) have no scores.json and are left out: {', '.join(parts)}")
+    on_files = {k: sum(bool(j.scores.get("evaluator_failure")) for j in js if j.scores) for k, js in groups.items()}
+    if sum(on_files.values()):
+        notes.append(f"{sum(on_files.values())} scored job(s) whose evaluator failed on the agent's files (a limit hit while "
+                     f"reading them; the checkpoints it did not finish count 0): {_per_cell(on_files)}")  # fmt: skip
     return notes
 
 
@@ -164,9 +184,7 @@ def build(sweep: Sweep, out: Path) -> Section:
     title = "Table 1: main results (%, mean ± std over seeds; the best per benchmark and model in bold, none on a tie; cost and tokens of the cell's jobs)"
     main = results_table("table1", title, groups, errored)
     section = Section("table1", "Table 1: main results", tables=[main])
-    unscored = [j for j in sweep.jobs if j.scores is None and not j.errored]
-    if unscored:
-        main.notes.append(f"{len(unscored)} job(s) have no scores.json and are left out")
+    main.notes += unscored_notes(sweep.jobs, groups)
     main.notes += record_notes(groups, errored)
     if not groups:
         main.notes.append("no job produced a result: every scored job errored")

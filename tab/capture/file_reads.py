@@ -17,11 +17,15 @@ from tab.capture.workspace_files import HARNESS_DIR, Workspace
 class FileReads:
     """Capture over one workspace. `exclude`: workspace paths never recorded (the deliverable's);
     `cap`: the context level's cap on a tool result (None: none), so that excerpts hold what the
-    model got; `aliases`: other absolute paths of the root (where the agent sees it in its sandbox)."""
+    model got; `aliases`: other absolute paths of the root (where the agent sees it in its sandbox);
+    `urls`: (URL prefix, workspace folder) a server in the sandbox serves (a fetch is a read)."""
 
-    def __init__(self, root: str | Path, exclude: Iterable[str] = (), cap: int | None = None, aliases: Iterable[str] = ()) -> None:
+    def __init__(
+        self, root: str | Path, exclude: Iterable[str] = (), cap: int | None = None, aliases: Iterable[str] = (),
+        urls: Iterable[tuple[str, str]] = (),
+    ) -> None:
         self.manifest = Manifest(root, frozenset({HARNESS_DIR}))
-        self.capture = Capture(Workspace(root, exclude, self.manifest, aliases))
+        self.capture = Capture(Workspace(root, exclude, self.manifest, aliases, urls))
         self.cap = cap
 
     def __call__(self, obs: Observation) -> Captured:
