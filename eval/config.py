@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from eval.extract_limits import ExtractLimits
 from runners.models.config import ApiModelConfig
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -47,6 +48,8 @@ class JudgeConfig:
       (llm_rubric; agentcompany's LLM checkpoints); None for the judges that call none.
     cache_dir: where judge calls are cached (default `<repo>/.cache/judge`).
     max_retries: extra attempts when the LLM's answer cannot be parsed.
+    extract: the bounds on reading the agent's files (eval/extract_limits.py); a file past one is
+      unreadable for every check and judge that reads it.
     """
 
     name: str = "auto"
@@ -57,6 +60,7 @@ class JudgeConfig:
     max_total_chars: int = 160_000
     max_trajectory_chars: int = 30_000
     evaluator_timeout_s: float = 600.0
+    extract: ExtractLimits = field(default_factory=ExtractLimits)
 
 
 def cache_root(configured: str | None) -> Path:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.config import JudgeConfig
-from eval.extract import file_text
+from eval.extraction import current
 from eval.judges import judge_prompts, wb_protocol
 from eval.judges.base import JudgeError, scores_doc
 from eval.judges.client import judge_llm
@@ -91,9 +91,9 @@ def deliverable_section(record: JobRecord, expected: list[str], per_file: int, t
         return judge_prompts.NO_FILES
     wanted = [e.strip("/") for e in expected if e.strip("/")]
     rels.sort(key=lambda r: (not any(r == w or r.startswith(w + "/") for w in wanted), r))
-    parts, used = [], 0
+    parts, used, files = [], 0, current()
     for rel in rels:
-        text = file_text(record.deliverable_dir / rel) or "(no readable text)"
+        text = files.get(record.deliverable_dir, rel).shown() or "(no readable text)"
         note = judge_prompts.TRUNCATED.format(n=per_file) if len(text) > per_file else ""
         text = text[:per_file]
         if used + len(text) > total:

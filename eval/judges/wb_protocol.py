@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from envs.safeio import lstat_inside, read_regular
-from eval.extract import file_text
+from eval.extraction import current
 from runners.core.job_record import JobRecord
 from runners.core.task import Task
 
@@ -62,7 +62,7 @@ def file_entry(root: Path, rel: str) -> dict[str, Any] | None:
         return None
     suffix = Path(rel).suffix.lower()
     is_image = suffix in IMAGE_SUFFIXES
-    text = "" if is_image else file_text(root / rel)
+    text = "" if is_image else current().get(root, rel).shown()
     return {
         "path": rel,
         "sizeBytes": st.st_size,
