@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from runners.core.record_files import EXTRACTED
 from tests import deliverable_bombs as bombs
 from tests.conftest import write_native
 from tests.test_eval_helpers import make_job
@@ -62,3 +63,52 @@ def test_a_bomb_in_the_deliverable_ends_scored_with_its_reason(name: str, bench:
     item = json.loads((job / "scores.json").read_text())["items"][0]
     assert item["passed"] is passes, item
     assert reason in item["reason"], item
+
+
+# ------------------------------------------------------------ through the single-job entry point
+E2E_RUBRICS = [  # (file the agent writes, its bytes, the check, passes?)
+    ("output/dim.xlsx", bombs.xlsx_dimension_bomb, {"type": "row", "cells": ["Name", 42]}, True),
+    ("output/notes.docx", lambda: bombs.docx_zip_bomb(100 << 20), {"type": "contains", "values": ["Summary"]}, False),
+    ("output/deck.pptx", lambda: bombs.pptx_zip_bomb(100 << 20), {"type": "headings", "values": ["Deck"]}, False),
+    ("output/big.xlsx", lambda: bombs.xlsx_zip_bomb(100 << 20), {"type": "contains", "values": ["Atlas"]}, False),
+    ("output/scan.pdf", bombs.pdf_page_bomb, {"type": "contains", "values": ["Page text"]}, False),
+    ("output/readme.md", lambda: bombs.redos_markdown().encode(), {"type": "headings", "values": ["Title"]}, True),
+    ("output/summary.md", lambda: b"# Summary\n\nDone: 3 files.\n", {"type": "contains", "values": ["Done", 3]}, True),
+]
+
+
+def bomb_turns(files: list[tuple[str, bytes]]) -> list[dict[str, Any]]:
+    """Scripted turns whose bash writes each file (base64 in a heredoc), then finish."""
+    import base64
+
+    turns = [{"tool_calls": [{"name": "bash", "arguments": {"command": "mkdir -p output"}}]}]
+    for rel, data in files:
+        body = base64.encodebytes(data).decode()
+        turns.append({"tool_calls": [{"name": "bash", "arguments": {"command": f"base64 -d > {rel} <<'B64'\n{body}B64\nls -l {rel}"}}]})
+    return [*turns, {"content": "Done."}]
+
+
+def test_a_job_whose_agent_writes_bombs_ends_scored_with_the_reasons(tmp_path: Path) -> None:
+    """`python -m runners.job` (scripted model, bash under bubblewrap) under a 2 GiB address space: the
+    job ends scored, the bombs' rubrics fail with their reasons, the real content is still judged."""
+    task = {"id": "bombs", "prompt": "Write the report.", "workspace": "w", "output": "output/",
+            "rubrics": [{"text": f"{rel} holds the content.", "check": {**check, "file": rel}} for rel, _, check, _ in E2E_RUBRICS]}  # fmt: skip
+    bench = write_native(tmp_path / "bench", [task], {"w/readme.txt": "inputs\n"})
+    script = tmp_path / "turns.jsonl"
+    script.write_text("".join(json.dumps(t) + "\n" for t in bomb_turns([(rel, make()) for rel, make, _, _ in E2E_RUBRICS])))
+    args = ["benchmark=native", f"benchmark.path={bench}", "task=bombs", "method=dci", "model=scripted", f"model.script={script}",
+            f"out={tmp_path / 'o'}", f"env.max_memory_bytes={1 << 30}"]  # fmt: skip
+    cmd = f'ulimit -S -H -v {2 * MEMORY_KB} && exec "$0" -m runners.job "$@"'
+    out = subprocess.run(["bash", "-c", cmd, sys.executable, *args], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    job = Path(out.stdout.strip().splitlines()[-1])
+    assert json.loads((job / "result.json").read_text())["stop_reason"] == "finished"
+    items = json.loads((job / "scores.json").read_text())["items"]
+    assert [it["passed"] for it in items] == [passes for *_, passes in E2E_RUBRICS], [it["reason"] for it in items]
+    reasons = {it["check"]["file"]: it["reason"] for it in items}
+    assert "word/document.xml' inflates to" in reasons["output/notes.docx"]
+    assert "ppt/slides/slide1.xml' inflates to" in reasons["output/deck.pptx"]
+    assert "xl/worksheets/sheet1.xml' inflates to" in reasons["output/big.xlsx"]
+    assert "more than 2,000 pages" in reasons["output/scan.pdf"]
+    kept = {f["path"]: f for f in json.loads((job / EXTRACTED).read_text())["files"]}
+    assert "Done: 3 files." in kept["output/summary.md"]["text"] and "inflates to" in kept["output/notes.docx"]["error"]
