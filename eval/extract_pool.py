@@ -3,7 +3,10 @@
 A file is read outside the process that judges it: a bomb costs its child's memory and time, never
 this process's (an episode actor hosting dozens of jobs, whose threads share one interpreter lock).
 At most `SLOTS` files are read at once per process; a caller waits for a free worker (each read is
-bounded by its wall time), and a worker that stops answering is killed and replaced. Workers live
+bounded by its wall time), and a worker that stops answering is killed and replaced. A worker never
+parses a file itself (its children do), so one that cannot start or answer twice in a row is a
+failure of the host, not of the file: `ExtractionFailed`, and the job stays unscored (re-scorable)
+rather than scoring 0. Workers live
 as long as this process (they exit when its end of their stdin closes) and are reused by every
 job, so a file costs a fork in a warm process, not a Python start and its imports.
 """
@@ -28,6 +31,10 @@ from eval.extracted import Extracted
 SLOTS = max(2, min(8, os.cpu_count() or 2))
 GRACE_S = 30.0  # beyond a file's wall time, for the worker itself to answer
 _SOURCE_ROOT = Path(__file__).resolve().parent.parent  # the worker imports this checkout's `eval`
+
+
+class ExtractionFailed(RuntimeError):
+    """The reading processes cannot be started or do not answer (the host's failure, not the file's)."""
 
 
 @dataclass(frozen=True)
@@ -78,17 +85,23 @@ class Pool:
         self._cond = threading.Condition()
 
     def read(self, root: Path, rel: str, limits: ExtractLimits) -> Read:
-        """`root/rel` read in a worker's child under `limits`; never raises."""
-        worker = self._take()
-        started = time.monotonic()
-        try:
-            reply = worker.ask(root, rel, limits)
-            read = Read(Extracted.from_json(reply["result"]), reply["wall_s"], reply["cpu_s"], reply["maxrss_kb"])
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            worker.close()
-            read = Read(Extracted(error=f"the reading process did not answer ({type(e).__name__}: {e})"), time.monotonic() - started)
-        self._give(worker)
-        return read
+        """`root/rel` read in a worker's child under `limits` (whatever the file, a `Read`; its
+        `extracted.error` says why it is unreadable). `ExtractionFailed` when no worker answers."""
+        for attempt in (1, 2):  # a worker may have ended since it was last used: one more, fresh
+            try:
+                worker = self._take()
+            except OSError as e:
+                raise ExtractionFailed(f"cannot start the reading process: {e}") from e
+            try:
+                reply = worker.ask(root, rel, limits)
+                return Read(Extracted.from_json(reply["result"]), reply["wall_s"], reply["cpu_s"], reply["maxrss_kb"])
+            except (OSError, ValueError, KeyError, TypeError) as e:
+                worker.close()
+                if attempt == 2:
+                    raise ExtractionFailed(f"the reading process did not answer for {rel!r}: {type(e).__name__}: {e}") from e
+            finally:
+                self._give(worker)
+        raise AssertionError("unreachable")
 
     def close(self) -> None:
         """Stop the idle workers (those reading finish and are stopped when handed back)."""

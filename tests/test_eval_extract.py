@@ -19,7 +19,7 @@ from eval.builtin import office
 from eval.config import JudgeConfig
 from eval.extract import extract_file
 from eval.extract_limits import ExtractLimits, MiB
-from eval.extract_pool import Pool
+from eval.extract_pool import ExtractionFailed, Pool
 from eval.extracted import markdown_headings
 from eval.extraction import Extractions, deliverable_texts
 from eval.score import judge_key, score_job
@@ -202,6 +202,14 @@ def test_a_worker_that_dies_is_replaced(tmp_path: Path, pool: Pool) -> None:
     worker.proc.kill()
     worker.proc.wait()
     assert pool.read(tmp_path, "a.md", ExtractLimits()).extracted.headings == ["A"]
+
+
+def test_no_reading_process_is_the_hosts_failure_not_the_files(tmp_path: Path, pool: Pool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The job stays unscored (re-scorable) instead of scoring 0 for a file nobody could read."""
+    (tmp_path / "a.md").write_text("# A\n")
+    monkeypatch.setattr("eval.extract_pool.sys.executable", str(tmp_path / "no-python"))
+    with pytest.raises(ExtractionFailed, match="cannot start the reading process"):
+        pool.read(tmp_path, "a.md", ExtractLimits())
 
 
 def test_a_job_reads_each_file_once_within_its_budget(tmp_path: Path, pool: Pool) -> None:
