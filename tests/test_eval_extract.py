@@ -244,3 +244,17 @@ def test_the_scores_keep_the_text_the_judges_read(tmp_path: Path, monkeypatch: p
 def test_the_limits_are_part_of_the_judge_only_when_set() -> None:
     assert judge_key(JudgeConfig(name="rule")) == judge_key(JudgeConfig(name="rule", extract=ExtractLimits()))
     assert judge_key(JudgeConfig(name="rule")) != judge_key(JudgeConfig(name="rule", extract=ExtractLimits(cells=10)))
+
+
+def test_the_llm_judges_see_why_a_file_is_unreadable(tmp_path: Path) -> None:
+    from eval.judges import wb_protocol
+    from eval.judges.llm_rubric import deliverable_section
+    from runners.core.task import Rubric, Task
+
+    job = make_job(tmp_path / "j", {"output/notes.docx": bombs.docx_zip_bomb(2 * MiB), "output/a.md": "# Alpha\n"})
+    task = Task(id="t", prompt="p", workspace=tmp_path, output="output/", rubrics=[Rubric("r")])
+    body, _ = wb_protocol.payload(task, JobRecord(job))
+    excerpts = {f["path"]: f["excerpt"] for f in body["outputs"]}
+    assert excerpts["output/a.md"] == "# Alpha\n"
+    assert excerpts["output/notes.docx"].startswith("(unreadable: zip member 'word/document.xml' inflates")
+    assert "(unreadable: zip member 'word/document.xml' inflates" in deliverable_section(JobRecord(job), ["output/"], 1000, 10_000)
