@@ -8,6 +8,7 @@ import dataclasses
 import datetime as dt
 import io
 import json
+import os
 import random
 import re
 import struct
@@ -21,7 +22,7 @@ from eval.extract import extract_file
 from eval.extract_limits import ExtractLimits, MiB
 from eval.extract_pool import ExtractionFailed, Pool
 from eval.extracted import markdown_headings
-from eval.extraction import Extractions, deliverable_texts
+from eval.extraction import Extractions, deliverable_texts, kept_doc
 from eval.score import judge_key, score_job
 from runners.core.job_record import JobRecord
 from runners.core.record_files import EXTRACTED
@@ -172,7 +173,9 @@ def test_text_that_is_not_unicode_is_made_valid(tmp_path: Path) -> None:
 def test_links_and_fifos_are_not_read(tmp_path: Path) -> None:
     (tmp_path / "real.md").write_text("secret")
     (tmp_path / "link.md").symlink_to(tmp_path / "real.md")
+    os.mkfifo(tmp_path / "fifo.md")
     assert "cannot open" in extract_file(tmp_path, "link.md", ExtractLimits()).error
+    assert "not a regular file" in extract_file(tmp_path, "fifo.md", ExtractLimits()).error  # and it did not block
 
 
 # ---------------------------------------------------------------- the reading process and its limits
@@ -237,6 +240,10 @@ def test_the_scores_keep_the_text_the_judges_read(tmp_path: Path, monkeypatch: p
     assert deliverable_texts(JobRecord(job)) == ["alpha " * 10, "", "[sheet S]\nName\nAtlas"]
     (job / EXTRACTED).unlink()  # a record scored before there was one: read now, the same way
     assert deliverable_texts(JobRecord(job)) == ["alpha " * 10, "", "[sheet S]\nName\nAtlas"]
+    (job / "deliverable" / "output").joinpath(os.fsdecode(b"b\xff.md")).write_text("# named in no encoding\n")
+    kept = kept_doc(Extractions(), JobRecord(job))  # read through the worker, its name kept escaped
+    assert {"path": "output/b\\xff.md", "text": "# named in no encoding\n"} in kept["files"]
+    json.dumps(kept, ensure_ascii=False).encode("utf-8")
     monkeypatch.setattr("eval.extraction.KEEP_CHARS", 25)
     assert deliverable_texts(JobRecord(job)) == [("alpha " * 10)[:25]]  # bounded: the rest left out
 
