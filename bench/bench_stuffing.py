@@ -34,7 +34,8 @@ from typing import Any
 
 from eval.builtin import SUITES
 from eval.builtin.solution import OFFICE_TEXT
-from eval.extract import file_text
+from eval.extract import extract_file
+from eval.extract_limits import ExtractLimits
 from runners.core.task import Task
 
 BASELINES = ("stuffing", "empty", "reference")
@@ -73,7 +74,7 @@ def stuffer_turns(task: Task) -> list[dict[str, Any]]:
     if task.kind == "answer":
         seen: dict[str, None] = {}
         for p in sorted(q for q in task.workspace.rglob("*") if q.is_file()):
-            seen.update(dict.fromkeys(m.replace(",", "") for m in _NUMBER.findall(file_text(p))))
+            seen.update(dict.fromkeys(m.replace(",", "") for m in _NUMBER.findall(extract_file(p.parent, p.name, ExtractLimits()).text)))
         final = f"<FINAL_ANSWER>{', '.join(seen)}</FINAL_ANSWER>"
         return [_bash("cat * > /dev/null"), {"content": final}, {"content": final}]
     return [_bash(f"python3 - {shlex.quote(task.output)} <<'RT_PY'\n{STUFFER}RT_PY"), {"content": "Done."}, {"content": "Done."}]

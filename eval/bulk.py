@@ -33,7 +33,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from eval.extract import file_text
+from eval.extract import extract_file
+from eval.extract_limits import ExtractLimits
 
 SEQUENCE_WORDS = 8
 MAX_SHARED_FILES = 2
@@ -89,12 +90,17 @@ def workspace_index(originals: dict[str, Path]) -> WorkspaceIndex:
     return _build(tuple(key))
 
 
+def _text(path: Path) -> str:
+    """A workspace file's text (the task's own, not the agent's: read in this process, within the bounds)."""
+    return extract_file(path.parent, path.name, ExtractLimits()).text
+
+
 @lru_cache(maxsize=2)
 def _build(files: tuple[tuple[str, str, int, int], ...]) -> WorkspaceIndex:
     per_file: dict[str, set[int]] = {}
     total = 0
     for rel, path, _size, _mtime in files:
-        seqs = set(sequences(file_text(Path(path))[:MAX_FILE_CHARS]))
+        seqs = set(sequences(_text(Path(path))[:MAX_FILE_CHARS]))
         if total + len(seqs) > MAX_INDEX_SEQUENCES:
             break
         per_file[rel], total = seqs, total + len(seqs)

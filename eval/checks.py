@@ -3,7 +3,9 @@
 A check is a JSON object with a `type`. Paths are workspace-relative and may be globs; a file is
 looked up in the agent's deliverable first, then in the original workspace (unless the agent
 deleted it). When `file` matches several files their text (or tables) are pooled; when `file` is
-left out, the task's `output` is used (a file, or every deliverable file under a folder).
+left out, the task's `output` is used (a file, or every deliverable file under a folder). Files are
+read through the job's extraction session (eval/extraction.py: out of process, within limits); a
+check that reads a file that is unreadable fails with the reason.
 
   contains  {file?, values: [..], case_sensitive?: false, tolerance?: 0}
             every value appears in the text. Numeric values ("55,000", 55000, "¥55,000", "12.5%")
@@ -39,7 +41,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from eval.bulk import MAX_COPIED_FILES, workspace_index
-from eval.extract import Table, file_headings, file_tables, file_text
+from eval.extracted import Extracted, Table
+from eval.extraction import Extractions, current
 from eval.final_files import FinalFiles
 from eval.matching import has_words, normalize, row_matches, text_has
 from eval.officeqa_reward import extract_final_answer, score_answer
@@ -63,6 +66,7 @@ class Context:
     output: str
     final_message: str
     copied: dict[tuple[str, ...], list[str]] = field(default_factory=dict, repr=False)
+    extractions: Extractions = field(default_factory=current)  # the scoring's session when there is one
 
 
 def _files(ctx: Context, check: dict[str, Any]) -> list[str]:
@@ -70,19 +74,24 @@ def _files(ctx: Context, check: dict[str, Any]) -> list[str]:
     return ctx.files.match(pattern)
 
 
-def _texts(ctx: Context, check: dict[str, Any]) -> tuple[str, str]:
-    """(pooled text, '' or a failure reason)."""
-    rels = _files(ctx, check)
-    if not rels:
-        return "", f"no file matches {check.get('file') or ctx.output!r}"
-    return "\n".join(file_text(ctx.files.path(r)) for r in rels), ""
-
-
-def _tables(ctx: Context, check: dict[str, Any]) -> tuple[list[Table], str]:
+def _read(ctx: Context, check: dict[str, Any]) -> tuple[list[Extracted], str]:
+    """(each matching file as read, '' or a failure reason: none matches, or one is unreadable)."""
     rels = _files(ctx, check)
     if not rels:
         return [], f"no file matches {check.get('file') or ctx.output!r}"
-    return [t for r in rels for t in file_tables(ctx.files.path(r))], ""
+    got = [ctx.extractions.get(*ctx.files.locate(r)) for r in rels]
+    return got, "; ".join(f"{r} is unreadable: {e.error}" for r, e in zip(rels, got, strict=True) if e.error)
+
+
+def _texts(ctx: Context, check: dict[str, Any]) -> tuple[str, str]:
+    """(pooled text, '' or a failure reason)."""
+    got, err = _read(ctx, check)
+    return "\n".join(e.text for e in got), err
+
+
+def _tables(ctx: Context, check: dict[str, Any]) -> tuple[list[Table], str]:
+    got, err = _read(ctx, check)
+    return [t for e in got for t in e.tables], err
 
 
 def _bulk(ctx: Context, check: dict[str, Any]) -> str:
@@ -143,12 +152,11 @@ def _order(ctx: Context, c: dict[str, Any]) -> Outcome:
 
 
 def _headings(ctx: Context, c: dict[str, Any]) -> Outcome:
-    rels = _files(ctx, c)
-    if not rels:
-        return Outcome(False, f"no file matches {c.get('file') or ctx.output!r}")
-    if bulk := _bulk(ctx, c):
-        return Outcome(False, bulk)
-    heads = [h for r in rels for h in file_headings(ctx.files.path(r))]
+    got, err = _read(ctx, c)
+    err = err or _bulk(ctx, c)
+    if err:
+        return Outcome(False, err)
+    heads = [h for e in got for h in e.headings]
     pos = 0
     for v in _values(c):
         idx = [i for i, h in enumerate(heads) if has_words(h, str(v))]

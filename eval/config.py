@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from eval.extract_limits import ExtractLimits
 from runners.models.config import ApiModelConfig
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -51,6 +52,8 @@ class JudgeConfig:
       wb_agent; llm_rubric makes one call, as Workspace-Bench's judge does).
     agent_max_turns, agent_time_limit_s, agent_max_cost: the budget of the wb_agent judge's run
       (turns, seconds, dollars at the judge model's prices); then it is asked for its verdict.
+    extract: the bounds on reading the agent's files (eval/extract_limits.py); a file past one is
+      unreadable for every check and judge that reads it.
     """
 
     name: str = "auto"
@@ -64,6 +67,7 @@ class JudgeConfig:
     agent_max_turns: int = 30
     agent_time_limit_s: float = 900.0
     agent_max_cost: float = 1.0
+    extract: ExtractLimits = field(default_factory=ExtractLimits)
 
 
 def cache_root(configured: str | None) -> Path:

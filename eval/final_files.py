@@ -62,6 +62,15 @@ class FinalFiles:
             raise FileNotFoundError(f"{rel} is not in the deliverable, and deleted, left out or not in the workspace")
         return p
 
+    def locate(self, rel: str) -> tuple[Path, str]:
+        """`path(rel)` as (a folder, a path below it) for reading without following links below the folder."""
+        if rel in self.delivered:
+            return self.deliverable, rel
+        if rel in self.task.stage:
+            src = Path(self.task.stage[rel])
+            return src.parent, src.name
+        return self.task.workspace, _clean(rel)
+
     def match(self, pattern: str) -> list[str]:
         """Final files matching a workspace-relative path, folder (trailing /) or glob, sorted.
 

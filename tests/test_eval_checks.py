@@ -11,7 +11,8 @@ import pytest
 from eval import bulk
 from eval.builtin import office
 from eval.checks import CheckError, Context, run_check, validate
-from eval.extract import file_headings, file_tables, file_text
+from eval.extract import extract_file
+from eval.extract_limits import ExtractLimits
 from eval.final_files import FinalFiles
 from eval.matching import normalize
 from runners.core.job_record import JobRecord
@@ -216,10 +217,12 @@ def test_extraction_from_office_files(tmp_path: Path) -> None:
     office.write_pptx(tmp_path / "d.pptx", [("Deck title", ["Presenter"]), ("Market outlook", ["Growth 4%"])])
     office.write_pdf(tmp_path / "r.pdf", [("title", "Operations Report"), ("table", [["Indicator", "Value"], ["Revenue (CNY)", "3,456,000"]])])
     office.write_docx(tmp_path / "p.docx", [("title", "Policy"), ("heading", "Chapter 1", 1), ("table", [["A", "B"], ["1", "2"]])])
-    assert file_headings(tmp_path / "d.pptx") == ["Deck title", "Market outlook"]
-    assert "Growth 4%" in file_text(tmp_path / "d.pptx")
-    assert "Revenue (CNY)" in file_text(tmp_path / "r.pdf") and "3,456,000" in file_text(tmp_path / "r.pdf")
-    assert file_tables(tmp_path / "p.docx") == [[["A", "B"], ["1", "2"]]]
-    assert file_headings(tmp_path / "p.docx") == ["Policy", "Chapter 1"]
+    read = lambda name: extract_file(tmp_path, name, ExtractLimits())  # noqa: E731
+    assert read("d.pptx").headings == ["Deck title", "Market outlook"]
+    assert "Growth 4%" in read("d.pptx").text
+    assert "Revenue (CNY)" in read("r.pdf").text and "3,456,000" in read("r.pdf").text
+    assert read("p.docx").tables == [[["A", "B"], ["1", "2"]]]
+    assert read("p.docx").headings == ["Policy", "Chapter 1"]
     (tmp_path / "broken.docx").write_bytes(b"not a zip")
-    assert file_text(tmp_path / "broken.docx") == "" and file_tables(tmp_path / "broken.docx") == []
+    broken = read("broken.docx")  # a broken file is unreadable, with the reason, not an exception
+    assert broken.text == "" and broken.tables == [] and "not a zip file" in broken.error

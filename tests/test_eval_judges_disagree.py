@@ -127,9 +127,10 @@ def test_where_the_two_protocols_disagree(tmp_path: Path, case: str) -> None:
 
 
 def test_the_xlsx_answer_is_really_past_the_excerpt(tmp_path: Path) -> None:
-    from eval.extract import file_text
+    from eval.extract import extract_file
+    from eval.extract_limits import ExtractLimits
     from eval.judges.wb_protocol import MAX_CHARS
 
     (tmp_path / "c.xlsx").write_bytes(_xlsx(tmp_path))
-    text = file_text(tmp_path / "c.xlsx")
+    text = extract_file(tmp_path, "c.xlsx", ExtractLimits()).text
     assert MAX_CHARS < text.index("churn 4.7%") and re.search(r"2024-08\tnorth\tchurn 4.7%", text)

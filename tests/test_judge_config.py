@@ -59,7 +59,7 @@ def recorded_before(tmp_path: Path, judge: dict) -> Path:
 def previous_judge_config() -> dict:
     """conf/judge/llm_rubric.yaml as the previous version recorded it: the model node as composed, and
     only the judge fields that existed then (those added since are not in its records)."""
-    judge = dataclasses.asdict(compose_root(["judge=llm_rubric"]).judge)
+    judge = {k: v for k, v in dataclasses.asdict(compose_root(["judge=llm_rubric"]).judge).items() if k in FROZEN_JUDGE}
     auto = OmegaConf.to_container(OmegaConf.load(CONF_DIR / "judge" / "auto.yaml"))
     return {**{k: v for k, v in judge.items() if k in FROZEN_JUDGE}, "model": auto["model"]}
 

@@ -113,7 +113,7 @@ def test_the_core_stands_on_nothing_above_it() -> None:
             assert not above, f"{name} imports {sorted(above)}"
 
 
-RECORD_NAMES = {"job.json", "result.json", "scores.json", "tab.json", "trajectory.jsonl", "evaluator_view.json"}
+RECORD_NAMES = {"job.json", "result.json", "scores.json", "tab.json", "trajectory.jsonl", "evaluator_view.json", "extracted.json"}
 # Files of other programs' records that happen to share a name: TheAgentCompany's evaluator writes its
 # own result.json; the MCP tab server (tab/, below runners/) keeps its own tab.json; a Harbor trial
 # directory has its own result.json (eval/harbor/harbor_files.py).

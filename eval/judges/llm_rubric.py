@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.config import JudgeConfig
-from eval.extract import file_text
+from eval.extraction import current
 from eval.judges import judge_prompts, wb_protocol
 from eval.judges.base import JudgeError
 from eval.judges.client import CachedLLM, judge_llm
@@ -55,9 +55,9 @@ def trajectory_summary(messages: list[dict[str, Any]], limit: int) -> str:
 
 def deliverable_files(record: JobRecord, expected: list[str], per_file: int, total: int) -> list[dict[str, Any]]:
     """The deliverable files as text, expected outputs first, within the character budget."""
-    out, used = [], 0
+    out, used, files = [], 0, current()
     for rel in wb_protocol.ordered_outputs(record.deliverable_files(), expected):
-        text = file_text(record.deliverable_dir / rel) or "(no readable text)"
+        text = files.get(record.deliverable_dir, rel).shown() or "(no readable text)"
         entry: dict[str, Any] = {"path": wb_protocol.shown(rel)}
         if used + min(len(text), per_file) > total:
             out.append({**entry, "note": judge_prompts.OMITTED})

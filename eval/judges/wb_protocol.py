@@ -29,7 +29,7 @@ from typing import Any
 
 from envs.safeio import lstat_inside, read_regular
 from eval.benchmarks.workspace_bench import record_task_text
-from eval.extract import file_text
+from eval.extraction import current
 from runners.core.job_record import JobRecord
 from runners.core.task import Task
 
@@ -109,10 +109,13 @@ def file_entry(root: Path, rel: str) -> dict[str, Any] | None:
         url = image_data_url(root, rel)
         entry.update(hasImage=url is not None, _imageDataUrl=url, note=None if url else NOTE_IMAGE)
     elif suffix in EXTRACTED:
-        text = file_text(root / rel)
-        entry.update(excerpt=clip(text)) if text else entry.update(note=NOTE_NO_TEXT.format(kind=suffix[1:]))
+        got = current().get(root, rel)
+        if got.text:
+            entry["excerpt"] = clip(got.text)
+        else:  # no text, or unreadable within the bounds: the note says which
+            entry["note"] = NOTE_NO_TEXT.format(kind=suffix[1:]) + (f" (unreadable: {got.error})" if got.error else "")
     elif suffix not in NO_TEXT:
-        entry["excerpt"] = clip(file_text(root / rel))
+        entry["excerpt"] = clip(current().get(root, rel).shown())
     return entry
 
 

@@ -19,6 +19,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from eval.extraction import deliverable_texts
 from eval.report.kept_results import KeptResults
 from runners.core.job_record import JobRecord, is_job_dir
 from runners.core.record_files import TAB
@@ -173,6 +174,10 @@ class Job:
     def is_ablation(self) -> bool:
         settings = self.tab_settings
         return settings is not None and not all(settings.values())
+
+    def deliverable_texts(self) -> list[str]:
+        """Each deliverable file's text as the judges read it (never parsed here: eval/extraction.py)."""
+        return self.held("deliverable_texts", lambda: deliverable_texts(JobRecord(self.dir)))
 
     def deliverable_files(self) -> list[Path]:
         def read() -> list[Path]:

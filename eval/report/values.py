@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Any
 
-from eval.extract import file_text
 from eval.matching import as_number, normalize, numbers_in
 from eval.report.load import Job
 
@@ -162,8 +161,9 @@ def observation(m: dict[str, Any]) -> str:
 
 
 def deliverable(job: Job) -> str:
-    """The deliverable as judges read it: every delivered file's text, and the final answer."""
-    texts = [file_text(p) for p in job.deliverable_files()]
+    """The deliverable as judges read it: every delivered file's text (as the judges kept it in the
+    record, eval/extraction.py), and the final answer."""
+    texts = job.deliverable_texts()
     texts.append((job.result.final_answer if job.result else "") or str(job.view.get("final_answer") or ""))
     return "\n".join(texts)
 

@@ -25,6 +25,7 @@ from envs.names import json_bytes
 from envs.safeio import make_dirs, open_append, walk_regular
 from runners.core.record_files import (
     DELIVERABLE,
+    EXTRACTED,
     JOB,
     RESULT,
     SCHEMA_VERSION,
@@ -126,6 +127,12 @@ class JobRecord:
     def scores(self) -> Scores | None:
         return read_scores_of(self.dir)
 
+    @property
+    def extracted(self) -> dict[str, Any] | None:
+        """The deliverable's text as the judges read it (`extracted.json`), None for a record without it."""
+        path = self.dir / EXTRACTED
+        return _document(path) if path.is_file() else None
+
     def plugin(self, name: str) -> dict[str, Any] | None:
         """A method plugin's record (`tab` for the tab), None when the job had no such plugin."""
         path = self.dir / plugin_file(name)
@@ -187,6 +194,11 @@ def write_scores(job_dir: Path, scores: dict[str, Any]) -> dict[str, Any]:
     doc = {**scores, "schema_version": SCHEMA_VERSION}
     _write(job_dir / SCORES, doc)
     return doc
+
+
+def write_extracted(job_dir: Path, doc: dict[str, Any]) -> None:
+    """Before the scores: a scored record always has the text its judges read."""
+    write_json(job_dir / EXTRACTED, doc)
 
 
 def write_view(job_dir: Path, view: dict[str, Any]) -> None:

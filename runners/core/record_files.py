@@ -4,7 +4,9 @@ A job directory holds `job.json` (what ran: `JobMeta`), `trajectory.jsonl` (ever
 as it happens), `<plugin>.json` (each plugin's record, `tab.json` for the tab; `shown.json`, the workspace content the agent
 was shown, for every job), `evaluator_view.json`
 (what judges may read), `deliverable/` (the files the agent created or changed), `result.json`
-(written last: `Result`) and `scores.json` (the judge's verdict).
+(written last: `Result`), `scores.json` (the judge's verdict) and `extracted.json` (the text the
+judges read out of each deliverable file, written with the scores: what the report reads instead of
+parsing the deliverable).
 
 `SCHEMA_VERSION` counts changes of these documents' shape. Version 1 is every record written before
 the field existed; readers fill what it lacks, so old sweeps stay readable.
@@ -22,6 +24,7 @@ SCHEMA_VERSION = 3  # 3: result.json's left_out and left_out_rest; names that ar
 JOB = "job.json"
 RESULT = "result.json"
 SCORES = "scores.json"
+EXTRACTED = "extracted.json"
 VIEW = "evaluator_view.json"
 TRAJECTORY = "trajectory.jsonl"
 DELIVERABLE = "deliverable"
