@@ -1,7 +1,8 @@
 """A model server as a subprocess: vLLM (GPUs, or its CPU build) or llama.cpp on CPU, one code path.
 
 A plain class (the sweep wraps it with `ray.remote`): `start()` launches the command built for
-the config's kind, waits until `/v1/models` answers 200 and a one-token chat completion succeeds,
+the config's kind under a lifeline (runners/models/lifeline.py: the server dies with the process
+that started it), waits until `/v1/models` answers 200 and a one-token chat completion succeeds,
 and returns the OpenAI-compatible URL; `stop()` ends the whole process group (SIGTERM, then
 SIGKILL after a grace period).
 """
@@ -23,6 +24,7 @@ from pathlib import Path
 
 import httpx
 
+from runners.models import lifeline
 from runners.models.config import ApiModelConfig
 from runners.models.embedded import embedded_gguf
 
@@ -146,12 +148,15 @@ def free_port(host: str) -> int:
 
 
 class ModelServer:
-    """One served model for the lifetime of a sweep (or of one job, see `served`)."""
+    """One served model for the lifetime of a sweep (or of one job, see `served`).
 
-    def __init__(self, cfg: ServedModelConfig):
+    `owner`: the label the server carries in its environment (`lifeline.owner_label`), by which a
+    sweep's start finds the servers of its own dead drivers."""
+
+    def __init__(self, cfg: ServedModelConfig, owner: str | None = None):
         if cfg.kind not in COMMANDS:
             raise ServerError(f"model.kind={cfg.kind!r} is not served; served kinds: {sorted(COMMANDS)}")
-        self.cfg = cfg
+        self.cfg, self.owner = cfg, owner
         self.proc: subprocess.Popen[bytes] | None = None
         self.url: str | None = None
         self.log_path = cfg.server.log_path
@@ -172,6 +177,8 @@ class ModelServer:
         if s.gpus:
             env["CUDA_VISIBLE_DEVICES"] = ",".join(str(g) for g in s.gpus)
         env.update(s.env)
+        if self.owner:
+            env[lifeline.OWNER_ENV] = self.owner
         if not self.log_path:
             fd, self.log_path = tempfile.mkstemp(prefix=f"{self.cfg.kind}-{port}-", suffix=".log")
             os.close(fd)
@@ -180,8 +187,8 @@ class ModelServer:
             log.write(f"$ {' '.join(cmd)}\n".encode())
             log.flush()
             self.proc = subprocess.Popen(
-                cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, start_new_session=True,
-                preexec_fn=_normal_priority,
+                lifeline.wrap(cmd, s.stop_grace_s), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                env=env, start_new_session=True, preexec_fn=_normal_priority,
             )
         self.url = f"http://{s.host}:{port}/v1"
         try:
