@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import time
 import uuid
 from pathlib import Path
@@ -62,8 +63,22 @@ def kill_session(sid: int) -> list[int]:
     return pids
 
 
+def kill_driver_session(driver: subprocess.Popen[bytes], mark: str, wait_s: float) -> list[int]:
+    """SIGKILL the driver's whole session mid-run (`kill_session`); the processes carrying `mark`
+    still alive `wait_s` later."""
+    kill_session(driver.pid)
+    driver.wait()
+    return wait_marked(mark, wait_s, gone=True)
+
+
+def clean_up(driver: subprocess.Popen[bytes], mark: str) -> None:
+    """After a test, passed or failed: its driver's session and its server's process groups."""
+    kill_session(driver.pid)
+    kill_group(marked(mark))
+
+
 def kill_group(pids: list[int]) -> None:
-    """Clean up after a failed test: SIGKILL the process groups of `pids`."""
+    """SIGKILL the process groups of `pids`."""
     for pid in pids:
         try:
             os.killpg(os.getpgid(pid), signal.SIGKILL)

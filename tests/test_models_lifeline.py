@@ -17,7 +17,16 @@ import pytest
 
 from runners.models.lifeline import owner_label, stop_orphans
 from tests.conftest import write_native
-from tests.server_procs import MARK, kill_group, kill_session, marked, new_mark, wait_marked
+from tests.server_procs import (
+    MARK,
+    clean_up,
+    kill_driver_session,
+    kill_group,
+    kill_session,
+    marked,
+    new_mark,
+    wait_marked,
+)
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parent.parent
@@ -92,13 +101,10 @@ def test_killed_sweep_leaves_no_server(bench: Path, tmp_path: Path) -> None:
     driver = start_sweep(sweep_cmd(bench, tmp_path / "out", mark), tmp_path / "out.log")
     try:
         serving = wait_serving(driver, mark, tmp_path / "out")
-        kill_session(driver.pid)
-        driver.wait()
-        left = wait_marked(mark, GRACE_S + 15, gone=True)
+        left = kill_driver_session(driver, mark, GRACE_S + 15)
         assert left == [], f"model server processes {left} (of {serving}) outlived their killed sweep"
     finally:
-        kill_session(driver.pid)
-        kill_group(marked(mark))
+        clean_up(driver, mark)
 
 
 def test_sweep_start_stops_the_servers_of_its_killed_drivers(bench: Path, tmp_path: Path) -> None:
@@ -123,8 +129,7 @@ def test_sweep_start_stops_the_servers_of_its_killed_drivers(bench: Path, tmp_pa
         assert marked(mark) == [], f"left: {marked(mark)}, orphans were {orphans}"  # the re-run's own server stopped too
         assert "orphaned model server" in again.stdout + again.stderr
     finally:
-        kill_session(driver.pid)
-        kill_group(marked(mark))
+        clean_up(driver, mark)
 
 
 def test_stop_orphans_spares_live_owners_and_other_sweeps(tmp_path: Path) -> None:

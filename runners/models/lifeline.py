@@ -51,7 +51,7 @@ def stop_orphans(scope: str, grace_s: float = 10.0) -> list[int]:
             pgid = os.getpgid(int(environ.parent.name)) if label else 0
         except (OSError, ValueError):
             continue
-        if label and label.rpartition(":")[0] == f"{scope}:{host}" and not _alive(int(label.rpartition(":")[2])):
+        if label and label.rpartition(":")[0] == f"{scope}:{host}" and not pid_alive(int(label.rpartition(":")[2])):
             groups.add(pgid)
     for pgid in groups:
         log.warning("stopping an orphaned model server (process group %d) left by a killed driver", pgid)
@@ -68,7 +68,8 @@ def _owner(environ: bytes) -> str | None:
     return None
 
 
-def _alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether process `pid` exists (one of another user's counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
