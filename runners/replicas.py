@@ -101,7 +101,7 @@ def _check_placeable(cfg: ServedModelConfig, count: int, gpus: float) -> None:
             raise ServerError(
                 f"model {cfg.name!r} needs {count} replica(s) × {amount:g} GPU(s), but the Ray cluster has {have:g} GPU(s): "
                 "request more GPUs (cluster.slurm.gpus_per_node, cluster.slurm.nodes) or lower model.server.replicas "
-                "or model.server.tensor_parallel_size"
+                "or model.server.tensor_parallel_size (vLLM's CPU build holds no GPU: cluster.server_gpus=0)"
             )
         raise ServerError(
             f"model {cfg.name!r} needs {count} replica(s) × {amount:g} {name!r}, but the Ray cluster has {have:g}: "

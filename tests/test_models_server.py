@@ -211,9 +211,12 @@ def test_readiness_needs_a_completion(tmp_path):
     cfg = ServedModelConfig(kind="vllm", name="m", server=ServerConfig(
         model_path="m", executable=[sys.executable, str(script)], startup_timeout_s=30, log_path=str(tmp_path / "log")))
     server = ModelServer(cfg)
-    with pytest.raises(ServerError, match=r"listed its model but failed a one-token completion .* exited with code 3") as e:
-        server.start()
-    assert "engine died" in str(e.value) and server.proc is None
+    try:
+        with pytest.raises(ServerError, match=r"listed its model but failed a one-token completion .* exited with code 3") as e:
+            server.start()
+    finally:
+        server.stop()  # a start that wrongly succeeds leaves no server behind
+    assert "engine died" in str(e.value)
 
 
 def test_vllm_needs_a_model_path(monkeypatch, tmp_path):
