@@ -48,6 +48,12 @@ def test_what_cannot_change_the_agent_is_not_in_the_id(tmp_path: Path) -> None:
     for o in ("model.max_retries=1", "model.timeout_s=5", "model.backoff_base_s=0.1"):
         assert _id(bench, o, model=api) == api_base, o
     assert _id(bench, "model.temperature=0.5", model=api) != api_base
+    served = ("model=vllm", "model.name=m", "model.server.model_path=org/m")
+    served_base = _id(bench, model=served)
+    for o in ("model.server.executable=[/opt/vllm/bin/vllm,serve]", "+model.server.env.VLLM_CPU_KVCACHE_SPACE=4",
+              "model.server.replicas=2", "model.server.startup_timeout_s=60"):  # how the server starts
+        assert _id(bench, o, model=served) == served_base, o
+    assert _id(bench, "model.server.ctx_size=8192", model=served) != served_base
 
 
 def test_same_content_elsewhere_is_the_same_job(tmp_path: Path) -> None:
