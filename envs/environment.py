@@ -33,8 +33,8 @@ class WorkspaceEnv:
     """
 
     def __init__(
-        self, root: Path, config: EnvConfig, plugins: Sequence[EnvPlugin] = (), read_only: bool = False,
-        extras: SandboxExtras = NO_EXTRAS,
+        self, root: Path, config: EnvConfig, plugins: Sequence[EnvPlugin] = (), extras: SandboxExtras = NO_EXTRAS,
+        *, read_only: bool = False,
     ) -> None:
         real = os.path.realpath(root)
         if not os.path.isdir(real):
@@ -52,7 +52,7 @@ class WorkspaceEnv:
         for plugin in self.plugins:
             for schema in plugin.tools():
                 self._register(schema, _plugin_handler(plugin, schema["function"]["name"]), owner=plugin.name)
-        self.shell = Shell(real, config, read_only, extras)  # last: it owns a scratch directory that close() removes
+        self.shell = Shell(real, config, extras, read_only=read_only)  # last: it owns a scratch directory that close() removes
         self._bash = BashTool(real, config, self.shell)
 
     @property

@@ -18,6 +18,7 @@ import errno
 import os
 import posixpath
 import secrets
+import shutil
 import stat
 import subprocess
 from collections.abc import Callable, Iterator
@@ -283,7 +284,8 @@ def remove_tree(path: str | os.PathLike[str], check: bool = False) -> None:
     `check`: raise OSError when something could not be removed."""
     if not os.path.lexists(path):
         return
-    proc = subprocess.run(["rm", "-rf", "--one-file-system", "--", os.fspath(path)], capture_output=True)
+    rm = shutil.which("rm", path=os.defpath) or "rm"  # the system's, whatever PATH the caller has
+    proc = subprocess.run([rm, "-rf", "--one-file-system", "--", os.fspath(path)], capture_output=True)
     if check and proc.returncode != 0:
         raise OSError(f"removing {os.fsdecode(path)} failed: {os.fsdecode(proc.stderr).strip()[-500:]}")
 

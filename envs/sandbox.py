@@ -227,7 +227,7 @@ class Shell:
     """Launch settings for one workspace: argv, environment, caps and the runner's output folder.
     `extras` are the task's additions to the sandbox (envs/sandbox_extras.py)."""
 
-    def __init__(self, workspace: str, cfg: EnvConfig, read_only: bool = False, extras: SandboxExtras = NO_EXTRAS) -> None:
+    def __init__(self, workspace: str, cfg: EnvConfig, extras: SandboxExtras = NO_EXTRAS, *, read_only: bool = False) -> None:
         self.mode = resolve_mode(cfg.sandbox)
         if read_only and self.mode != "bwrap":
             raise SandboxUnavailable("a read-only workspace needs bubblewrap (env.sandbox=bwrap where it runs)")
