@@ -68,8 +68,7 @@ def _run(cfg: RootConfig, task: Task) -> None:
 def _task(cfg: RootConfig) -> Task:
     """The task named by `task=`; a missing name, an unknown id or a benchmark that cannot load is a
     config error whose message lists the ids there are."""
-    from runners.grid import benchmark_tasks
-    from runners.preflight import ConfigError
+    from runners.preflight import ConfigError, benchmark_tasks
 
     tasks = benchmark_tasks(cfg)
     ids = [t.id for t in tasks]

@@ -32,9 +32,10 @@ log = logging.getLogger("runners.sweep")
 
 
 # Overrides that never change a job or its score: where records and scratch go, storage, tracking,
-# the cluster, the Slurm slice and the live report's refreshes. Adding or changing them resumes the same sweep.
+# the cluster, the Slurm slice, the live report's refreshes, where the prepared data is. Adding or
+# changing them resumes the same sweep.
 _NOT_IN_NAME = ("out", "sweep", "experiment", "storage", "tracker", "cluster", "hydra", "grid.slice", "agent.work_dir",
-               "report.live_every")
+               "report.live_every", "data")
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.=-]+")
 _DROPPED = str.maketrans("", "", "[]'\"")
 NAME_MAX = 100
