@@ -8,7 +8,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from eval.prepare import PREPARERS, check_data, module
+from eval.prepare import PREPARERS, DataError, check_data, module
 from eval.prepare.fetch import PrepareError
 from eval.prepare.manifest import ManifestError, read
 
@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
         out = Path(args.out).expanduser().resolve()
         out.mkdir(parents=True, exist_ok=True)
         root = module(args.command).prepare(args, out)
-    except (PrepareError, ManifestError) as e:
+    except (PrepareError, ManifestError, DataError) as e:
         print(f"eval.prepare: {e}", file=sys.stderr)
         return 1
     doc = read(root)

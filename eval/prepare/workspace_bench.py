@@ -60,6 +60,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tasks-from", metavar="DIR", help="a local copy of the tasks dataset (laid out as on the Hub) instead of downloading it")
     p.add_argument("--workspaces-from", metavar="PATH",
                    help=f"a local {ARCHIVE}, or a folder holding it or its unpacked role folders, instead of downloading it")
+    p.add_argument("--workspaces-revision", metavar="REV", help=f"the revision of {WORKSPACES} (--revision is the tasks dataset's)")
     p.add_argument("--role", action="append", default=[], metavar="PERSONA=FOLDER",
                    help="the role folder of a persona the known names do not cover")  # fmt: skip
 
@@ -81,7 +82,7 @@ def prepare(args: argparse.Namespace, out: Path) -> Path:
         tasks_src, commit = hub_download(repo, revision, out / ".sources" / repo.replace("/", "__"))
         sources.append({"dataset": repo, "split": split, "revision": revision, "commit": commit})
     records = read_records(tasks_src, split)
-    roles_root, ws_source = _workspaces(args, out, revision)
+    roles_root, ws_source = _workspaces(args, out, args.workspaces_revision or REVISION)
     sources.append(ws_source)
     roles = _role_folders(records, roles_root, dict(r.split("=", 1) for r in args.role))
     manifest = Manifest(NAME, variant, PARTS, sources, command=f"python -m eval.prepare {NAME} --{variant} --out {out}")
