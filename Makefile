@@ -8,8 +8,14 @@ PY := $(VENV)/bin/python
 # llama-cpp-python ships only an sdist; a native (-march=native) build crashes on some machines.
 CMAKE_ARGS := -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_CURL=OFF
 STAMP := $(VENV)/.installed
+# Harbor (tests/test_harbor_*.py check our exports with its own validators) needs Python >= 3.12.
+# The first Python >= 3.12 that runs: on PATH, else one pyenv installed (its shims refuse versions not selected).
+HARBOR_PYTHON ?= $(shell for p in python3.12 python3.13 $$(ls -d $$HOME/.pyenv/versions/3.1[2-9]*/bin/python3 2>/dev/null); do \
+	$$p -c 'import sys; assert sys.version_info >= (3, 12)' >/dev/null 2>&1 && { echo $$p; break; }; done)
+HARBOR_VENV := .venv-harbor
+HARBOR_STAMP := $(HARBOR_VENV)/.installed
 
-.PHONY: setup demo test lint bench clean
+.PHONY: setup demo test lint bench clean harbor-venv
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -20,10 +26,21 @@ $(STAMP): pyproject.toml constraints.txt
 
 setup: $(STAMP)
 
+$(HARBOR_STAMP): constraints.txt
+	$(HARBOR_PYTHON) -m venv $(HARBOR_VENV)
+	$(HARBOR_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(HARBOR_VENV)/bin/python -m pip install --quiet -c constraints.txt harbor
+	touch $(HARBOR_STAMP)
+
+# Optional: where no Python 3.12 is found, the Harbor validation tests skip (and say why).
+harbor-venv:
+	@if [ -n "$(HARBOR_PYTHON)" ]; then $(MAKE) --no-print-directory $(HARBOR_STAMP); \
+	else echo "note: no Python >= 3.12 found: the Harbor validation tests will skip (Harbor needs it)"; fi
+
 demo: $(STAMP)
 	$(PY) -m runners.sweep experiment=demo
 
-test: $(STAMP)
+test: $(STAMP) harbor-venv
 	$(PY) -m ruff check .
 	$(PY) -m pytest -q
 
@@ -31,4 +48,4 @@ lint: $(STAMP)
 	$(PY) -m ruff check .
 
 clean:
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(HARBOR_VENV)

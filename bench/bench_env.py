@@ -26,10 +26,11 @@ from pathlib import Path
 from envs import overlay
 from envs.config import EnvConfig
 from envs.context import manage_context
+from envs.deliverable import diff_workspace
 from envs.environment import WorkspaceEnv
 from envs.protocol import ToolCall
 from envs.sandbox import bwrap_problem
-from envs.workspace import diff_workspace, discard_workspace, materialize
+from envs.workspace import discard_workspace, materialize
 
 
 def median_ms(fn: Callable[[], object], n: int) -> float:

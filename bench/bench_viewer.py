@@ -49,8 +49,9 @@ def _call(turn: int, name: str, args: dict[str, Any], content: str, appendix: st
     ]  # fmt: skip
 
 
-def _script(turns: int, entries: int, tab: TabState | None, rng: random.Random) -> list[dict[str, Any]]:
-    """The trajectory; `tab` (when given) records what the environment would have captured."""
+def _script(turns: int, entries: int, tab: TabState | None, rng: random.Random, shown: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The trajectory; `tab` (when given) and `shown` (the shown log's excerpts) record what the
+    environment would have captured."""
     traj: list[dict[str, Any]] = [{"role": "system", "content": "You work over the organization's files.", "turn": 0},
                                   {"role": "user", "content": "Write output/report.md on the budget.", "turn": 0}]  # fmt: skip
     read_turns = set(rng.sample(range(2, turns), min(entries, turns - 2)))
@@ -65,6 +66,7 @@ def _script(turns: int, entries: int, tab: TabState | None, rng: random.Random) 
             path = f"docs/f{t}.md"
             size = 30_000 if t % 10 == 0 or t == min(read_turns) else rng.randint(1500, 4000)  # over the 20k cap
             content = (fact_turns.get(t, "") + "\n" + _text(rng, size)).strip()
+            shown.append({"turn": t, "path": path, "excerpt": content})
             line = ""
             if tab is not None:
                 entry = tab.add_read(path, f"cat {path}", t, content)
@@ -94,7 +96,9 @@ def write_scripted_job(sdir: Path, method: str, turns: int, entries: int, seed: 
     d = sdir / jid
     d.mkdir(parents=True)
     tab = TabState() if method != "dci" else None
-    traj = _script(turns, entries, tab, random.Random(f"{seed}{task}"))
+    shown: list[dict[str, Any]] = []
+    traj = _script(turns, entries, tab, random.Random(f"{seed}{task}"), shown)
+    (d / "shown.json").write_text(json.dumps({"excerpts": shown}))
     config: dict[str, Any] = {"method": {"name": method, "tab": FULL if tab else None}, "seed": seed}
     if context_level is not None:
         config["agent"] = {"context_level": context_level}

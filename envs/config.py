@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass, field
 
 SANDBOX_MODES = ("auto", "bwrap", "none")
 CONTEXT_LEVELS = (0, 1, 2, 3)
+# Top-level folders of the sandbox that the agent's workspace may not be bound over.
+_SYSTEM_DIRS = ("", "usr", "etc", "tmp", "proc", "dev", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "runningtab")
 MATERIALIZE_METHODS = ("copy", "overlay", "auto")
 
 # A variable whose name looks like a credential never reaches the agent's shell, even if listed.
@@ -40,6 +43,11 @@ class EnvConfig:
     max_memory_bytes: int = 4 * 1024 * 1024 * 1024
     max_processes: int = 512
     max_file_bytes: int = 1024 * 1024 * 1024
+    # The record's copy of what the agent created or changed (envs/deliverable.py): at most this many
+    # files and links, holding at most this many bytes as a reader sees them; the rest is left out,
+    # listed in result.json and judged missing.
+    deliverable_max_files: int = 10_000
+    deliverable_max_bytes: int = 256 * 1024 * 1024
     # How workspaces are made (envs/workspace.py): copy | overlay | auto. overlay/auto need root and
     # discard_workspace() at the end of each job.
     materialize: str = "copy"
@@ -53,6 +61,10 @@ class EnvConfig:
     agent_python: str = ""
     # Host paths bound read-only into the bubblewrap sandbox besides /usr and a few /etc files.
     extra_ro_binds: list[str] = field(default_factory=list)
+    # Where the agent sees its workspace under bubblewrap, whatever the scratch folder on the host, so
+    # that the same job is sent the same prompt every time; null: at its host path (the MCP server, whose
+    # agent knows the workspace by that path). Without bubblewrap the agent always sees the host path.
+    agent_root: str | None = "/workspace"
 
     def __post_init__(self) -> None:
         self.validate()
@@ -67,12 +79,20 @@ class EnvConfig:
             )
         for name in ("bash_timeout", "bash_timeout_max", "read_max_lines", "read_max_bytes",
                      "bash_max_lines", "bash_max_bytes", "bash_output_max_bytes", "saved_output_max_bytes",
-                     "max_memory_bytes", "max_processes", "max_file_bytes"):
+                     "max_memory_bytes", "max_processes", "max_file_bytes", "deliverable_max_files",
+                     "deliverable_max_bytes"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"env.{name} must be a positive integer, got {getattr(self, name)!r}")
         if self.bash_timeout > self.bash_timeout_max:
             raise ValueError(
                 f"env.bash_timeout={self.bash_timeout} exceeds env.bash_timeout_max={self.bash_timeout_max}"
+            )
+        root = self.agent_root
+        if root is not None and (not root.startswith("/") or root != posixpath.normpath(root)
+                                 or root.split("/")[1] in _SYSTEM_DIRS):
+            raise ValueError(
+                f"env.agent_root={root!r}: give a normalized absolute path of its own, e.g. /workspace, "
+                "outside the sandbox's system folders (/usr, /etc, /tmp, /proc, /dev, /runningtab ...), or null for the host path"
             )
         leaked = [n for n in [*self.env_passthrough, *self.env_set] if SECRET_NAME.search(n)]
         if leaked:

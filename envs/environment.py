@@ -15,7 +15,8 @@ from envs.edit_tools import edit_file, edit_schema, write_file, write_schema
 from envs.paths import ToolError
 from envs.protocol import EnvPlugin, Observation, ToolCall, ToolResult
 from envs.read_tool import read_file, read_schema
-from envs.sandbox import Shell
+from envs.sandbox import NO_EXTRAS, Shell
+from envs.sandbox_extras import SandboxExtras
 from envs.tool_args import check_arguments, parse_arguments
 
 log = logging.getLogger(__name__)
@@ -25,12 +26,16 @@ Handler = Callable[[dict[str, Any], int], ToolResult]
 
 class WorkspaceEnv:
     """One job's workspace with `read`, `bash` (optionally `write`/`edit`) and the plugins' tools.
+    `read_only`: bash sees the workspace read-only (bubblewrap only), for a judge's inspection.
 
     `execute` never raises for anything the model did: unknown tools, malformed JSON, arguments
     that fail the schema, paths outside the workspace become error results the model sees.
     """
 
-    def __init__(self, root: Path, config: EnvConfig, plugins: Sequence[EnvPlugin] = ()) -> None:
+    def __init__(
+        self, root: Path, config: EnvConfig, plugins: Sequence[EnvPlugin] = (), read_only: bool = False,
+        extras: SandboxExtras = NO_EXTRAS,
+    ) -> None:
         real = os.path.realpath(root)
         if not os.path.isdir(real):
             raise FileNotFoundError(f"workspace {root} is not a directory (materialize it first)")
@@ -42,13 +47,18 @@ class WorkspaceEnv:
         self._register(read_schema(config.read_max_lines, config.read_max_bytes), self._read)
         self._register(bash_schema(config), self._run_bash)
         if config.write_tool:
-            self._register(write_schema(), lambda a, t: write_file(self.root, a["path"], a["content"]))
-            self._register(edit_schema(), lambda a, t: edit_file(self.root, a["path"], a["old_text"], a["new_text"]))
+            self._register(write_schema(), lambda a, t: write_file(self.root, self._host(a["path"]), a["content"]))
+            self._register(edit_schema(), lambda a, t: edit_file(self.root, self._host(a["path"]), a["old_text"], a["new_text"]))
         for plugin in self.plugins:
             for schema in plugin.tools():
                 self._register(schema, _plugin_handler(plugin, schema["function"]["name"]), owner=plugin.name)
-        self.shell = Shell(real, config)  # last: it owns a scratch directory that close() removes
+        self.shell = Shell(real, config, read_only, extras)  # last: it owns a scratch directory that close() removes
         self._bash = BashTool(real, config, self.shell)
+
+    @property
+    def agent_root(self) -> str:
+        """Where the agent sees the workspace (a fixed path under bubblewrap: `env.agent_root`)."""
+        return self.shell.view.agent_root
 
     @property
     def sandboxed(self) -> bool:
@@ -66,7 +76,7 @@ class WorkspaceEnv:
 
     def system_prompt(self) -> str:
         lines = "\n".join(harness_texts.TOOL_LINES.get(n, f"- {n}") for n in self._handlers if n in harness_texts.TOOL_LINES)
-        base = harness_texts.SYSTEM_PROMPT.format(root=self.root, tool_lines=lines)
+        base = harness_texts.SYSTEM_PROMPT.format(root=self.agent_root, tool_lines=lines)
         blocks = [p.system_prompt() for p in self.plugins]
         return "\n\n".join([base, *[b.strip() for b in blocks if b and b.strip()]])
 
@@ -90,7 +100,7 @@ class WorkspaceEnv:
         except Exception as e:  # a tool's own failure must not end the run
             log.exception("tool %s failed", call.name)
             result = ToolResult(f"Tool '{call.name}' failed: {type(e).__name__}: {e}", is_error=True)
-        own = result.content
+        own = self.shell.view.to_agent(result.content)
         obs = Observation(tool=call.name, arguments=args, output=own, is_error=result.is_error, turn=turn)
         appended = [text for text in (self._observe(p, obs) for p in self.plugins) if text]
         appendix = "\n".join(appended)
@@ -127,13 +137,17 @@ class WorkspaceEnv:
 
     def _read(self, args: dict[str, Any], turn: int) -> ToolResult:
         """`read` in the workspace, or of a saved bash output (the runner's folder the notices name)."""
-        path = args["path"].strip().removeprefix("@")
+        path = self._host(args["path"])
         outputs = self.shell.outputs
         root = outputs if os.path.normpath(path).startswith(outputs + os.sep) else self.root
         return read_file(
-            root, args["path"], args.get("offset"), args.get("limit"),
+            root, path, args.get("offset"), args.get("limit"),
             self.config.read_max_lines, self.config.read_max_bytes,
         )
+
+    def _host(self, path: str) -> str:
+        """A path argument of a host-side file tool, with the agent's view of the folders made the host's."""
+        return self.shell.view.to_host(path.strip().removeprefix("@"))
 
     def _run_bash(self, args: dict[str, Any], turn: int) -> ToolResult:
         return self._bash.run(args["command"], args.get("timeout"))

@@ -23,8 +23,9 @@ CGROUP_ROOT = "/sys/fs/cgroup"
 
 # Joins the cgroups named by the leading arguments, sets the limits, execs the rest.
 _PREFIX = (
-    'v=$1 f=$2 u=$3 n=$4; shift 4; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; '
-    'ulimit -S -H -v "$v" -f "$f" || exit 125; if [ "$u" != 0 ]; then ulimit -S -H -u "$u" || exit 125; fi; exec "$@"'
+    'v=$1 f=$2 u=$3 t=$4 n=$5; shift 5; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; '
+    'ulimit -S -H -v "$v" -f "$f" || exit 125; if [ "$u" != 0 ]; then ulimit -S -H -u "$u" || exit 125; fi; '
+    'if [ "$t" != 0 ]; then ulimit -S -H -t "$t" || exit 125; fi; exec "$@"'
 )
 
 _MEMORY = re.compile(r"MemoryError|Cannot allocate memory|std::bad_alloc|out of memory|memory exhausted", re.IGNORECASE)
@@ -33,10 +34,14 @@ _FILE_SIZE = re.compile(r"File size limit exceeded|File too large")
 
 
 class Caps:
-    """The caps of one environment: the launch prefix, its cgroup, and the caps hit so far."""
+    """The caps of one environment: the launch prefix, its cgroup, and the caps hit so far.
 
-    def __init__(self, cfg: EnvConfig) -> None:
+    `cpu_seconds` also caps each process's CPU time (RLIMIT_CPU; TheAgentCompany's evaluators get
+    one, the agent's shell has its per-call wall-clock timeout instead)."""
+
+    def __init__(self, cfg: EnvConfig, cpu_seconds: int | None = None) -> None:
         self.cfg = cfg
+        self.cpu_seconds = cpu_seconds
         self.hit: list[str] = []
         self.cgroup = _make_pids_cgroup(cfg.max_processes)
         self._pids_max_events = _max_events(self.cgroup)
@@ -46,8 +51,9 @@ class Caps:
         nproc = 0 if self.cgroup else _uid_processes() + self.cfg.max_processes
         procs = [f"{self.cgroup}/cgroup.procs"] if self.cgroup else []
         kb = lambda n: str(max(n // 1024, 1))  # noqa: E731 - bash's ulimit counts KB for -v and -f
+        cpu = str(max(int(self.cpu_seconds), 1)) if self.cpu_seconds else "0"  # 0: left as it is
         return ["/bin/bash", "-c", _PREFIX, "runningtab-limits", kb(self.cfg.max_memory_bytes),
-                kb(self.cfg.max_file_bytes), str(nproc), str(len(procs)), *procs]
+                kb(self.cfg.max_file_bytes), str(nproc), cpu, str(len(procs)), *procs]
 
     def note(self, name: str) -> None:
         if name not in self.hit:

@@ -16,6 +16,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from envs.safeio import remove_tree
+
 
 def layers_dir(dest: Path) -> Path:
     """Where the upper and work layers of the overlay mounted at `dest` live (beside it)."""
@@ -54,7 +56,7 @@ def unmount(dest: Path) -> None:
     proc = subprocess.run(["umount", str(dest)], capture_output=True, text=True)
     if proc.returncode != 0:  # busy (a process still inside): detach now, the kernel frees it later
         subprocess.run(["umount", "-l", str(dest)], capture_output=True, text=True, check=True)
-    shutil.rmtree(layers_dir(dest), ignore_errors=True)
+    remove_tree(layers_dir(dest))
 
 
 @functools.cache

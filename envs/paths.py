@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 
 class ToolError(Exception):
@@ -34,3 +35,29 @@ def resolve_inside(root: str, path: str) -> str:
 
 def _inside(root: str, path: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+@dataclass(frozen=True)
+class PathView:
+    """Where the agent sees the workspace and the runner's saved outputs, and where they are on the
+    host. Under bubblewrap the two differ (a fixed path for every job); host-side tools take the
+    agent's paths in and give the agent's paths back, never the host's scratch path."""
+
+    host_root: str
+    agent_root: str
+    host_outputs: str
+    agent_outputs: str
+
+    def to_host(self, path: str) -> str:
+        """An absolute path the agent gave, as the host path it names (other paths unchanged)."""
+        for agent, host in ((self.agent_outputs, self.host_outputs), (self.agent_root, self.host_root)):
+            if path == agent or path.startswith(agent + "/"):
+                return host + path[len(agent):]
+        return path
+
+    def to_agent(self, text: str) -> str:
+        """`text` (a host-side tool's result) with the host folders written as the agent sees them."""
+        for host, agent in ((self.host_outputs, self.agent_outputs), (self.host_root, self.agent_root)):
+            if host != agent:
+                text = text.replace(host, agent)
+        return text

@@ -1,7 +1,7 @@
 """How the agent's bash commands are launched: a bubblewrap sandbox where it works, else a plain subprocess.
 
-Under bubblewrap the command sees the workspace (writable, at its host path so paths agree with
-`read`), /usr and the agent's Python read-only, a few /etc files programs need, a private /tmp,
+Under bubblewrap the command sees the workspace (writable, at `env.agent_root`, /workspace: the
+same path for every job, which host-side tools translate, `envs.paths.PathView`), /usr and the agent's Python read-only, a few /etc files programs need, a private /tmp,
 the runner's saved outputs read-only, no network, no capabilities, nothing else of the host.
 Without bubblewrap the command runs under `envs/reaper.py`: clean environment, workspace as cwd,
 everything it started killed when it returns, but the host's files and network are reachable (a
@@ -15,6 +15,7 @@ import functools
 import logging
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -23,6 +24,9 @@ from pathlib import Path
 
 from envs.config import SECRET_NAME, EnvConfig
 from envs.limits import Caps
+from envs.paths import PathView
+from envs.safeio import remove_tree
+from envs.sandbox_extras import SandboxExtras
 from envs.shell_session import ShellSession
 
 log = logging.getLogger(__name__)
@@ -33,6 +37,7 @@ ETC_FILES = (
     "nsswitch.conf", "mime.types", "magic", "papersize", "ImageMagick-6",
 )
 ROOT_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+NO_EXTRAS = SandboxExtras()
 
 
 class SandboxUnavailable(RuntimeError):
@@ -63,6 +68,12 @@ def python_prefixes(agent_python: str) -> list[str]:
     return out
 
 
+def agent_root(cfg: EnvConfig, workspace: str) -> str:
+    """Where the agent will see `workspace`: `env.agent_root` under bubblewrap, else its real path."""
+    mode = resolve_mode(cfg.sandbox)
+    return cfg.agent_root if mode == "bwrap" and cfg.agent_root else os.path.realpath(workspace)
+
+
 def agent_env(cfg: EnvConfig, home: str, tmpdir: str) -> dict[str, str]:
     """The agent's whole environment: an allow-list, never the runner's secrets."""
     prefix = os.path.abspath(cfg.agent_python or sys.prefix)
@@ -79,8 +90,18 @@ def agent_env(cfg: EnvConfig, home: str, tmpdir: str) -> dict[str, str]:
     return env
 
 
-def bwrap_argv(workspace: str, scratch: str, ro_paths: list[str]) -> list[str]:
-    """The bubblewrap command line up to the command to run inside the sandbox."""
+# Where the runner's saved bash outputs appear inside the sandbox (read-only).
+AGENT_OUTPUTS = "/runningtab/bash-output"
+
+
+def bwrap_argv(
+    workspace: str, scratch: str, ro_paths: list[str], agent_root: str | None = None, read_only: bool = False,
+    extras: SandboxExtras = NO_EXTRAS,
+) -> list[str]:
+    """The bubblewrap command line up to the command to run inside the sandbox; the workspace is
+    bound at `agent_root` (and the saved outputs at AGENT_OUTPUTS), or at its host path when None;
+    `read_only`: the workspace bound read-only, for a judge that inspects what an agent left; the
+    task's `extras`: its workspace folders at their paths, its host names in /etc/hosts, its service's code."""
     argv = [shutil.which("bwrap") or "bwrap", "--unshare-all", "--die-with-parent", "--cap-drop", "ALL", "--hostname", "sandbox",
             "--ro-bind", "/usr", "/usr"]
     for name in ROOT_LINKS:
@@ -92,12 +113,20 @@ def bwrap_argv(workspace: str, scratch: str, ro_paths: list[str]) -> list[str]:
     argv += ["--proc", "/proc", "--dev", "/dev"]
     for name in ETC_FILES:
         argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
-    for name in ("passwd", "group"):
+    for name in ("passwd", "group", *(["hosts"] if extras.hosts else [])):
         argv += ["--ro-bind", f"{scratch}/etc/{name}", f"/etc/{name}"]
     argv += ["--bind", f"{scratch}/tmp", "/tmp"]
-    for path in [*ro_paths, outputs_dir(scratch), commands_dir(scratch)]:
+    for path in [*ro_paths, commands_dir(scratch)]:
         argv += ["--ro-bind", path, path]
-    argv += ["--bind", workspace, workspace, "--chdir", workspace, "--remount-ro", "/"]
+    outputs = outputs_dir(scratch)
+    argv += ["--ro-bind", outputs, outputs if agent_root is None else AGENT_OUTPUTS]
+    for host, target in extras.service.ro_binds if extras.service else ():
+        argv += ["--ro-bind", host, target]
+    root = agent_root or workspace
+    argv += ["--ro-bind" if read_only else "--bind", workspace, root]
+    for rel, target in extras.binds:
+        argv += ["--bind", os.path.join(workspace, rel), target]
+    argv += ["--chdir", root, "--remount-ro", "/"]
     return argv
 
 
@@ -122,9 +151,10 @@ def run_from_fd(fd: int) -> list[str]:
 SHELL_SCRATCH_PREFIX = "runningtab-shell-"
 
 
-def make_scratch() -> str:
-    """A private per-environment directory: the sandbox's /tmp (and HOME) and its /etc/passwd.
-    Named `runningtab-shell-<pid>-…` so that what a killed process left can be found and removed."""
+def make_scratch(hosts: tuple[str, ...] = ()) -> str:
+    """A private per-environment directory: the sandbox's /tmp (and HOME), its /etc/passwd (and
+    /etc/hosts with `hosts` on loopback). Named `runningtab-shell-<pid>-…` so that what a killed
+    process left can be found and removed."""
     scratch = tempfile.mkdtemp(prefix=f"{SHELL_SCRATCH_PREFIX}{os.getpid()}-")
     os.makedirs(f"{scratch}/tmp/home")
     os.makedirs(f"{scratch}/etc")
@@ -134,6 +164,8 @@ def make_scratch() -> str:
         "root:x:0:0:agent:/tmp/home:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
     )
     Path(scratch, "etc", "group").write_text("root:x:0:\nnogroup:x:65534:\n")
+    if hosts:
+        Path(scratch, "etc", "hosts").write_text(f"127.0.0.1\tlocalhost {' '.join(hosts)}\n::1\tlocalhost\n")
     return scratch
 
 
@@ -154,7 +186,7 @@ def bwrap_problem() -> str | None:
     except (OSError, subprocess.TimeoutExpired) as e:
         return f"a trial bwrap sandbox failed: {e}"
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        remove_tree(scratch)
 
 
 def resolve_mode(sandbox: str) -> str:
@@ -192,26 +224,37 @@ def _warn_fallback(problem: str) -> None:
 
 
 class Shell:
-    """Launch settings for one workspace: argv, environment, caps and the runner's output folder."""
+    """Launch settings for one workspace: argv, environment, caps and the runner's output folder.
+    `extras` are the task's additions to the sandbox (envs/sandbox_extras.py)."""
 
-    def __init__(self, workspace: str, cfg: EnvConfig) -> None:
+    def __init__(self, workspace: str, cfg: EnvConfig, read_only: bool = False, extras: SandboxExtras = NO_EXTRAS) -> None:
         self.mode = resolve_mode(cfg.sandbox)
+        if read_only and self.mode != "bwrap":
+            raise SandboxUnavailable("a read-only workspace needs bubblewrap (env.sandbox=bwrap where it runs)")
         self.workspace = workspace
-        self.scratch = os.path.realpath(make_scratch())
+        extras = _usable(extras, self.mode, cfg.shell_session)
+        self.scratch = os.path.realpath(make_scratch(extras.hosts))
         self.outputs = outputs_dir(self.scratch)
         # A descriptor of the output folder: the runner writes there by name relative to it, never
         # through a path the agent could swap (without bubblewrap the agent can reach the folder).
         self.outputs_fd = os.open(self.outputs, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         self.caps = Caps(cfg)
+        self._binds: list[str] = []
         self.session: ShellSession | None = None
+        seen_at = agent_root(cfg, workspace)
+        fixed = seen_at if seen_at != workspace else None  # bound elsewhere in the sandbox
+        self.view = PathView(workspace, seen_at, self.outputs, AGENT_OUTPUTS if fixed else self.outputs)
         if self.mode == "bwrap":
             self.env = agent_env(cfg, "/tmp/home", "/tmp")
             ro = [p for p in [*python_prefixes(cfg.agent_python), *cfg.extra_ro_binds] if os.path.exists(p)]
-            self._launcher = bwrap_argv(workspace, self.scratch, ro)
+            self._binds = [rel for rel, _ in extras.binds]
+            real_folders(workspace, self._binds)
+            self._launcher = bwrap_argv(workspace, self.scratch, ro, fixed, read_only, extras)
             if cfg.shell_session:
                 launcher = [*self._launcher[:1], "--as-pid-1", *self._launcher[1:]]
                 self.session = ShellSession([*self.caps.prefix(), *launcher], self.env, workspace,
-                                            commands_dir(self.scratch))  # fmt: skip
+                                            commands_dir(self.scratch), extras.service,
+                                            before_start=lambda: real_folders(workspace, self._binds), seen_at=seen_at)  # fmt: skip
         else:
             self.env = agent_env(cfg, f"{self.scratch}/tmp/home", f"{self.scratch}/tmp")
             self._launcher = [sys.executable, "-I", "-S", str(Path(__file__).with_name("reaper.py"))]
@@ -219,10 +262,47 @@ class Shell:
 
     def argv(self, command_fd: int) -> list[str]:
         """The command line running the command that descriptor `command_fd` holds."""
+        if self.mode == "bwrap":
+            real_folders(self.workspace, self._binds)
         return [*self.caps.prefix(), *self._launcher, *run_from_fd(command_fd)]
 
     def close(self) -> None:
         self._cleanup()
+
+
+def real_folders(workspace: str, rels: list[str]) -> None:
+    """Make each workspace folder bound into the sandbox a real folder all the way down, before a
+    sandbox starts (when nothing of the agent runs): bubblewrap follows links in a bind's source,
+    so a `.image/data` the agent made a link to `/` would mount the host's root. A link or file in
+    the way is removed (the agent put it there) and the folder made again."""
+    for rel in rels:
+        path = workspace
+        for part in rel.split("/"):
+            path = os.path.join(path, part)
+            try:
+                st = os.lstat(path)
+            except FileNotFoundError:
+                os.mkdir(path)
+                continue
+            if not stat.S_ISDIR(st.st_mode):
+                log.warning("%s was not a folder (a link or a file the agent made); made a folder again", path)
+                os.unlink(path)
+                os.mkdir(path)
+
+
+def _usable(extras: SandboxExtras, mode: str, session: bool) -> SandboxExtras:
+    """The extras this shell can give: a service needs a bubblewrap session (an error otherwise);
+    folders and host names need bubblewrap (dropped with a warning otherwise)."""
+    if extras.service is not None and (mode != "bwrap" or not session):
+        raise SandboxUnavailable(
+            "this task runs a service beside the agent's shell (TheAgentCompany's file server, "
+            "benchmark.file_server=served), which needs bubblewrap and env.shell_session=true; install bubblewrap "
+            "and keep env.shell_session=true, or use benchmark.file_server=mounted"
+        )
+    if extras and mode != "bwrap":
+        log.warning("the task's sandbox folders %s are not given without bubblewrap", [t for _, t in extras.binds])
+        return NO_EXTRAS
+    return extras
 
 
 def _cleanup(scratch: str, fd: int, caps: Caps, session: ShellSession | None) -> None:
@@ -233,4 +313,4 @@ def _cleanup(scratch: str, fd: int, caps: Caps, session: ShellSession | None) ->
         os.close(fd)
     except OSError:
         pass
-    shutil.rmtree(scratch, ignore_errors=True)
+    remove_tree(scratch)

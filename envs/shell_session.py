@@ -9,7 +9,9 @@ pipe), waits for it, kills every other process of the sandbox (what the command 
 writes the exit code on its status pipe. A call past its timeout, or interrupted, ends the whole
 sandbox; the next call starts a new one. The supervisor is the sandbox's PID 1 (bubblewrap's
 `--as-pid-1`), which its commands cannot signal; it shares their uid, so a command could still
-disturb it, which only costs that command its own results (the runner reads nothing else).
+disturb it, which only costs that command its own results (the runner reads nothing else). A task's
+service (a benchmark's server, envs/sandbox_extras.py) runs beside the commands, spared by the
+killing and started again when a command killed it.
 """
 
 from __future__ import annotations
@@ -22,18 +24,38 @@ import time
 from collections.abc import Callable
 
 from envs.safeio import create_in
+from envs.sandbox_extras import Service
 
 # The supervisor (POSIX sh, the sandbox's PID 1 so that commands cannot kill it): fd 0 command
-# numbers, fd 1 its status pipe, fd 2 the output pipe, $1 the commands folder.
+# numbers, fd 1 its status pipe, fd 2 the output pipe, $1 the commands folder. With a service
+# ($2 its script in that folder, $3 its port, $4 how many 50 ms waits for it to listen) it runs
+# under bash, which can `disown` the service so that `wait` never waits for it; the service is
+# never reaped, and started again before a command when it has died.
 SUPERVISOR = r"""
-dir=$1
+dir=$1 svc=$2 port=$3 tries=$4 spid=
 exec 4>&2 2>/dev/null
+up() {
+  [ -n "$spid" ] || return 1
+  v=
+  while read -r k v; do [ "$k" = State: ] && break; done < "/proc/$spid/status" || return 1
+  case $v in Z*|"") return 1 ;; esac
+}
+serve() {
+  up && return
+  /bin/sh "$dir/$svc" </dev/null >/dev/null 2>&1 4>&- &
+  spid=$!
+  disown "$spid"
+  hex=$(printf ':%04X [0-9A-F]*:0000 0A' "$port")
+  i=0
+  while [ $i -lt "$tries" ] && up && ! grep -q "$hex" /proc/net/tcp /proc/net/tcp6; do sleep 0.05; i=$((i+1)); done
+}
 reap() {
   for n in 1 2 3 4 5 6 7 8; do
     live=0
     for d in /proc/[0-9]*; do
       p=${d#/proc/}
       [ "$p" = 1 ] && continue
+      [ "$p" = "$spid" ] && continue
       v=
       while read -r k v; do [ "$k" = State: ] && break; done < "$d/status"
       case $v in Z*|"") continue ;; esac
@@ -44,6 +66,7 @@ reap() {
   done
 }
 while IFS= read -r n; do
+  [ -n "$svc" ] && serve
   /bin/bash -c 'eval "$(</dev/fd/9)" 9<&-' 9<"$dir/$n" </dev/null >&4 2>&4 4>&- &
   wait $!
   code=$?
@@ -51,6 +74,8 @@ while IFS= read -r n; do
   echo "$code"
 done
 """
+SERVICE_FILE = "service"  # the service's script, in the commands folder
+POLL_S = 0.05
 
 
 DRAIN_S = 2.0  # how long to read what is left in the pipe once a call is over
@@ -63,21 +88,34 @@ class SessionGone(RuntimeError):
 class ShellSession:
     """The long-lived sandbox of one workspace's shell; `run` is one bash call in it."""
 
-    def __init__(self, argv_prefix: list[str], env: dict[str, str], workspace: str, commands_dir: str) -> None:
+    def __init__(
+        self, argv_prefix: list[str], env: dict[str, str], workspace: str, commands_dir: str, service: Service | None = None,
+        before_start: Callable[[], None] | None = None, seen_at: str | None = None,
+    ) -> None:
+        """`workspace`: the host folder; `seen_at`: where the sandbox shows it (its service's paths), default the same."""
         self._prefix, self._env, self._workspace = argv_prefix, env, workspace
+        self._before_start = before_start
         self.commands_dir = commands_dir
+        self._service: list[str] = []
+        if service is not None:
+            with open(os.path.join(commands_dir, SERVICE_FILE), "w", encoding="utf-8") as f:
+                f.write(service.command(seen_at or workspace) + "\n")
+            self._service = [SERVICE_FILE, str(service.port), str(max(int(service.start_s / POLL_S), 1))]
         self._dir_fd = os.open(commands_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         self._count = 0
         self._name = ""
         self.proc: subprocess.Popen | None = None
 
     def _start(self) -> None:
+        if self._before_start is not None:
+            self._before_start()
         ctl_r, self._ctl = os.pipe()
         self._out, out_w = os.pipe()
         self._status, st_w = os.pipe()
         try:
+            shell = "/bin/bash" if self._service else "/bin/sh"
             self.proc = subprocess.Popen(
-                [*self._prefix, "/bin/sh", "-c", SUPERVISOR, "supervisor", self.commands_dir],
+                [*self._prefix, shell, "-c", SUPERVISOR, "supervisor", self.commands_dir, *self._service],
                 cwd=self._workspace, env=self._env, stdin=ctl_r, stdout=st_w, stderr=out_w,
                 start_new_session=True, close_fds=True,
             )  # fmt: skip

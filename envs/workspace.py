@@ -1,4 +1,5 @@
-"""Per-job workspaces: a fresh view of the source folder that the agent may change, and what it changed.
+"""Per-job workspaces: a fresh view of the source folder that the agent may change (what it changed:
+`envs/deliverable.py`).
 
 Two ways, same result for everything downstream (a real directory on the host):
 - `copy` (default): `cp -L --reflink=auto` (copy-on-write on XFS/btrfs, a plain copy on ext4).
@@ -15,20 +16,16 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
-import stat
 import subprocess
 from pathlib import Path, PurePosixPath
 
 from envs import overlay
 from envs.config import MATERIALIZE_METHODS
-from envs.safeio import UnsafePath, lstat_inside, open_regular, walk_regular
+from envs.safeio import remove_tree
 
 log = logging.getLogger(__name__)
 
 BOOKKEEPING_DIR = ".runningtab"  # the harness's own files in a workspace (saved bash outputs); never a deliverable
-
-
 
 
 def materialize(
@@ -38,7 +35,7 @@ def materialize(
 
     `stage` maps workspace-relative destinations to files (e.g. Workspace-Bench inputs stored as
     `data/<hash>_<name>`, staged under their original names); a staged file wins over a source file
-    at the same path. Modes and modification times are kept (diff_workspace relies on them).
+    at the same path. Modes and modification times are kept (envs/deliverable.diff_workspace relies on them).
     `method` (EnvConfig.materialize): copy | overlay | auto (overlay where possible, else copy).
     An overlay stays mounted until `discard_workspace(dest)`: callers that pick it must call that
     (a plain rmtree of the parent leaves the mount behind), hence copy as the default.
@@ -57,7 +54,7 @@ def materialize(
         if not _overlaid(Path(source), dest, method):
             _cp(["-R", f"{source}/.", str(dest)])
     for rel, src in (stage or {}).items():
-        target = dest / _check_rel(rel)
+        target = dest / check_rel(rel)
         if not Path(src).is_file():
             raise FileNotFoundError(f"staged file {src} (for {rel}) does not exist or is not a file")
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -72,7 +69,7 @@ def discard_workspace(dest: Path) -> None:
     dest = Path(dest)
     if overlay.is_overlay(dest):
         overlay.unmount(dest)
-    shutil.rmtree(dest, ignore_errors=True)
+    remove_tree(dest)
 
 
 def _overlaid(source: Path, dest: Path, method: str) -> bool:
@@ -96,52 +93,6 @@ def _overlaid(source: Path, dest: Path, method: str) -> bool:
     return False
 
 
-def diff_workspace(
-    source: Path | None, stage: dict[str, Path] | None, workspace: Path
-) -> tuple[list[str], list[str]]:
-    """(created or modified, deleted) workspace-relative file paths, sorted.
-
-    A file is unchanged when size and mtime match its origin (the staged file or the source file at
-    the same path); when only the mtime differs the contents decide. `.runningtab/` is ignored.
-    The workspace is read through `envs/safeio.py`: links are never followed out, FIFOs never opened.
-    """
-    origin = dict(_walk(Path(source))) if source is not None else {}
-    for rel, src in (stage or {}).items():
-        origin[str(_check_rel(rel))] = Path(src)
-    current = _workspace_files(os.path.realpath(workspace))
-    changed = [rel for rel, target in current.items() if rel not in origin or _differs(workspace, target, origin[rel])]
-    deleted = [rel for rel in origin if rel not in current]
-    return sorted(changed), sorted(deleted)
-
-
-def copy_files(workspace: Path, rels: list[str], dest: Path) -> list[str]:
-    """Copy workspace files (e.g. diff_workspace's changed list) to `dest` at their relative paths.
-
-    A link counts as the file it points to when that is a regular file inside the workspace; the
-    file is opened through `envs/safeio.py`, so a folder swapped for a link meanwhile is skipped.
-    """
-    root = os.path.realpath(workspace)
-    copied = []
-    for rel in rels:
-        target = _inside_target(root, rel)
-        try:
-            if target is None:
-                raise UnsafePath(rel)
-            src = open_regular(root, target)
-        except UnsafePath:
-            log.warning("not copying %s: not a regular file inside the workspace", rel)
-            continue
-        out = Path(dest) / _check_rel(rel)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        with src, open(out, "wb") as f:
-            shutil.copyfileobj(src, f)
-            st = os.fstat(src.fileno())
-        os.chmod(out, stat.S_IMODE(st.st_mode))
-        os.utime(out, ns=(st.st_atime_ns, st.st_mtime_ns))
-        copied.append(rel)
-    return copied
-
-
 def _cp(args: list[str]) -> None:
     cmd = ["cp", "-L", "--preserve=mode,timestamps", "--reflink=auto", *args]
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -149,14 +100,14 @@ def _cp(args: list[str]) -> None:
         raise OSError(f"copying the workspace failed ({' '.join(cmd)}): {proc.stderr.strip()[:1000]}")
 
 
-def _check_rel(rel: str) -> PurePosixPath:
+def check_rel(rel: str) -> PurePosixPath:
     p = PurePosixPath(rel)
     if p.is_absolute() or ".." in p.parts or not p.parts or p.parts[0] == BOOKKEEPING_DIR:
         raise ValueError(f"{rel!r} is not a plain workspace-relative path (no leading /, no .., not {BOOKKEEPING_DIR}/)")
     return p
 
 
-def _walk(root: Path) -> list[tuple[str, Path]]:
+def source_files(root: Path) -> list[tuple[str, Path]]:
     """(relative path, path) of every file under a source folder (ours, not the agent's: links followed)."""
     out: list[tuple[str, Path]] = []
     seen: set[tuple[int, int]] = set()
@@ -177,42 +128,3 @@ def _walk(root: Path) -> list[tuple[str, Path]]:
 
     visit(str(root), "")
     return out
-
-
-def _workspace_files(root: str) -> dict[str, str]:
-    """Workspace-relative path -> the link-free relative path of the regular file it is (a link inside counts)."""
-    files: dict[str, str] = {}
-    for rel, st in walk_regular(root, skip=frozenset({BOOKKEEPING_DIR}), links=True):
-        target = _inside_target(root, rel) if stat.S_ISLNK(st.st_mode) else rel
-        if target is not None:
-            files[rel] = target
-    return files
-
-
-def _inside_target(root: str, rel: str) -> str | None:
-    """The link-free relative path of the regular file `rel` resolves to inside root, else None."""
-    real = os.path.realpath(os.path.join(root, rel))
-    if not real.startswith(root + os.sep):
-        return None
-    target = os.path.relpath(real, root)
-    st = lstat_inside(root, target)
-    return target if st is not None and stat.S_ISREG(st.st_mode) else None
-
-
-def _differs(workspace: Path, target: str, origin: Path) -> bool:
-    root = os.path.realpath(workspace)
-    a, b = lstat_inside(root, target), origin.stat()
-    if a is None or a.st_size != b.st_size:
-        return True
-    if a.st_mtime_ns == b.st_mtime_ns:
-        return False
-    try:
-        with open_regular(root, target) as f, open(origin, "rb") as g:
-            while True:
-                x, y = f.read(1 << 20), g.read(1 << 20)
-                if x != y:
-                    return True
-                if not x:
-                    return False
-    except UnsafePath:
-        return True

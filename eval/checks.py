@@ -3,7 +3,9 @@
 A check is a JSON object with a `type`. Paths are workspace-relative and may be globs; a file is
 looked up in the agent's deliverable first, then in the original workspace (unless the agent
 deleted it). When `file` matches several files their text (or tables) are pooled; when `file` is
-left out, the task's `output` is used (a file, or every deliverable file under a folder).
+left out, the task's `output` is used (a file, or every deliverable file under a folder). Files are
+read through the job's extraction session (eval/extraction.py: out of process, within limits); a
+check that reads a file that is unreadable fails with the reason.
 
   contains  {file?, values: [..], case_sensitive?: false, tolerance?: 0}
             every value appears in the text. Numeric values ("55,000", 55000, "¥55,000", "12.5%")
@@ -14,7 +16,9 @@ left out, the task's `output` is used (a file, or every deliverable file under a
   headings  {file?, values: [..], ordered?: true}
             each value is part of a heading (markdown `#`, docx Title/Heading, pptx slide title).
   row       {file?, cells: [..], tolerance?: 0}
-            one table row holds every cell (text: the cell contains it; numbers: equal).
+            one table row holds every value, each in a cell of its own: a number must be the
+            cell's number (`eval.matching.cell_number`), text must be words of a cell that holds
+            little else (`eval.matching.cell_matches`).
   row_count {file?, equals?: n, min?: n, max?: n}    data rows (header excluded) of the largest table.
   columns   {file?, names: [..]}         a table header holds every name (case-insensitive).
   exists    {path, min_bytes?: 0}        a file exists in the final workspace.
@@ -22,18 +26,25 @@ left out, the task's `output` is used (a file, or every deliverable file under a
   file_count {dir, equals?: n, min?: n, max?: n, pattern?: "*"}  files under `dir` (recursive).
   answer    {value, tolerance?: 0}       the final answer matches (OfficeQA reward rule).
   all / any {checks: [..]}               every / at least one sub-check passes.
+
+The checks that read content (contains, absent, order, headings, row, row_count, columns) also
+take `max_copied_files` (default 20): they fail when the deliverable files they read reproduce
+more workspace files than that, which is a dump of the workspace, not an answer (eval/bulk.py).
 """
 
 from __future__ import annotations
 
+import glob
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from eval.extract import Table, file_headings, file_tables, file_text
+from eval.bulk import MAX_COPIED_FILES, workspace_index
+from eval.extracted import Extracted, Table
+from eval.extraction import Extractions, current
 from eval.final_files import FinalFiles
-from eval.matching import cell_matches, has_words, normalize, text_has
+from eval.matching import has_words, normalize, row_matches, text_has
 from eval.officeqa_reward import extract_final_answer, score_answer
 
 
@@ -54,6 +65,8 @@ class Context:
     files: FinalFiles
     output: str
     final_message: str
+    copied: dict[tuple[str, ...], list[str]] = field(default_factory=dict, repr=False)
+    extractions: Extractions = field(default_factory=current)  # the scoring's session when there is one
 
 
 def _files(ctx: Context, check: dict[str, Any]) -> list[str]:
@@ -61,19 +74,40 @@ def _files(ctx: Context, check: dict[str, Any]) -> list[str]:
     return ctx.files.match(pattern)
 
 
-def _texts(ctx: Context, check: dict[str, Any]) -> tuple[str, str]:
-    """(pooled text, '' or a failure reason)."""
-    rels = _files(ctx, check)
-    if not rels:
-        return "", f"no file matches {check.get('file') or ctx.output!r}"
-    return "\n".join(file_text(ctx.files.path(r)) for r in rels), ""
-
-
-def _tables(ctx: Context, check: dict[str, Any]) -> tuple[list[Table], str]:
+def _read(ctx: Context, check: dict[str, Any]) -> tuple[list[Extracted], str]:
+    """(each matching file as read, '' or a failure reason: none matches, or one is unreadable)."""
     rels = _files(ctx, check)
     if not rels:
         return [], f"no file matches {check.get('file') or ctx.output!r}"
-    return [t for r in rels for t in file_tables(ctx.files.path(r))], ""
+    got = [ctx.extractions.get(*ctx.files.locate(r)) for r in rels]
+    return got, "; ".join(f"{r} is unreadable: {e.error}" for r, e in zip(rels, got, strict=True) if e.error)
+
+
+def _texts(ctx: Context, check: dict[str, Any]) -> tuple[str, str]:
+    """(pooled text, '' or a failure reason)."""
+    got, err = _read(ctx, check)
+    return "\n".join(e.text for e in got), err
+
+
+def _tables(ctx: Context, check: dict[str, Any]) -> tuple[list[Table], str]:
+    got, err = _read(ctx, check)
+    return [t for e in got for t in e.tables], err
+
+
+def _bulk(ctx: Context, check: dict[str, Any]) -> str:
+    """'' or why the deliverable files this check reads are a dump of the workspace: they reproduce
+    more than `max_copied_files` workspace files (eval/bulk.py). Files the agent left untouched
+    are the workspace's own and are not judged for copying."""
+    rels = tuple(r for r in _files(ctx, check) if r in ctx.files.delivered)
+    if not rels:
+        return ""
+    if rels not in ctx.copied:
+        text = "\n".join(_texts(ctx, {"file": glob.escape(r)})[0] for r in rels)
+        ctx.copied[rels] = workspace_index(ctx.files.originals()).copied(text)
+    copied, limit = ctx.copied[rels], int(check.get("max_copied_files", MAX_COPIED_FILES))
+    if len(copied) <= limit:
+        return ""
+    return f"bulk copy: the deliverable reproduces {len(copied)} workspace files (more than {limit}), e.g. {copied[:3]}"
 
 
 def _values(check: dict[str, Any], key: str = "values") -> list[Any]:
@@ -85,6 +119,7 @@ def _values(check: dict[str, Any], key: str = "values") -> list[Any]:
 
 def _contains(ctx: Context, c: dict[str, Any]) -> Outcome:
     text, err = _texts(ctx, c)
+    err = err or _bulk(ctx, c)
     if err:
         return Outcome(False, err)
     cs, tol = bool(c.get("case_sensitive", False)), float(c.get("tolerance", 0.0))
@@ -94,6 +129,7 @@ def _contains(ctx: Context, c: dict[str, Any]) -> Outcome:
 
 def _absent(ctx: Context, c: dict[str, Any]) -> Outcome:
     text, err = _texts(ctx, c)
+    err = err or _bulk(ctx, c)
     if err:
         return Outcome(False, err)
     found = [v for v in _values(c) if text_has(text, v, bool(c.get("case_sensitive", False)))]
@@ -102,6 +138,7 @@ def _absent(ctx: Context, c: dict[str, Any]) -> Outcome:
 
 def _order(ctx: Context, c: dict[str, Any]) -> Outcome:
     text, err = _texts(ctx, c)
+    err = err or _bulk(ctx, c)
     if err:
         return Outcome(False, err)
     norm, pos = f" {normalize(text)} ", 0
@@ -115,10 +152,11 @@ def _order(ctx: Context, c: dict[str, Any]) -> Outcome:
 
 
 def _headings(ctx: Context, c: dict[str, Any]) -> Outcome:
-    rels = _files(ctx, c)
-    if not rels:
-        return Outcome(False, f"no file matches {c.get('file') or ctx.output!r}")
-    heads = [h for r in rels for h in file_headings(ctx.files.path(r))]
+    got, err = _read(ctx, c)
+    err = err or _bulk(ctx, c)
+    if err:
+        return Outcome(False, err)
+    heads = [h for e in got for h in e.headings]
     pos = 0
     for v in _values(c):
         idx = [i for i, h in enumerate(heads) if has_words(h, str(v))]
@@ -134,12 +172,13 @@ def _headings(ctx: Context, c: dict[str, Any]) -> Outcome:
 
 def _row(ctx: Context, c: dict[str, Any]) -> Outcome:
     tables, err = _tables(ctx, c)
+    err = err or _bulk(ctx, c)
     if err:
         return Outcome(False, err)
     cells, tol = _values(c, "cells"), float(c.get("tolerance", 0.0))
     for table in tables:
         for row in table:
-            if all(any(cell_matches(cell, v, tol) for cell in row) for v in cells):
+            if row_matches(row, cells, tol):
                 return Outcome(True, f"row {row}")
     return Outcome(False, f"no row holds {cells}" + ("" if tables else " (no table found)"))
 
@@ -156,6 +195,7 @@ def _bounds(n: int, c: dict[str, Any], what: str) -> Outcome:
 
 def _row_count(ctx: Context, c: dict[str, Any]) -> Outcome:
     tables, err = _tables(ctx, c)
+    err = err or _bulk(ctx, c)
     if err:
         return Outcome(False, err)
     return _bounds(max((len(t) - 1 for t in tables if t), default=0), c, "data rows")
@@ -163,6 +203,7 @@ def _row_count(ctx: Context, c: dict[str, Any]) -> Outcome:
 
 def _columns(ctx: Context, c: dict[str, Any]) -> Outcome:
     tables, err = _tables(ctx, c)
+    err = err or _bulk(ctx, c)
     if err:
         return Outcome(False, err)
     names = [normalize(str(n)) for n in _values(c, "names")]
@@ -257,6 +298,9 @@ def validate(check: dict[str, Any]) -> None:
             validate(sub)
     if "tolerance" in check and not (isinstance(check["tolerance"], int | float) and math.isfinite(check["tolerance"])):
         raise CheckError(f"check {kind!r}: 'tolerance' must be a number")
+    limit = check.get("max_copied_files", 0)
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+        raise CheckError(f"check {kind!r}: 'max_copied_files' must be a whole number >= 0, got {limit!r}")
 
 
 def run_check(ctx: Context, check: dict[str, Any]) -> Outcome:

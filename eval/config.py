@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from eval.extract_limits import ExtractLimits
 from runners.models.config import ApiModelConfig
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -56,11 +57,17 @@ class DataConfig:
 class JudgeConfig:
     """How jobs are scored.
 
-    name: auto (the benchmark's own judge) | rule | llm_rubric | agentcompany | officeqa | none.
+    name: auto (the benchmark's own judge) | rule | llm_rubric | llm_rubric_fulltext | wb_agent |
+      agentcompany | officeqa | none.
     model: the judge LLM (an `ApiModelConfig`: judges call a model over the OpenAI-compatible API) for the judges that call one
-      (llm_rubric; agentcompany's LLM checkpoints); None for the judges that call none.
+      (llm_rubric, wb_agent; agentcompany's LLM checkpoints); None for the judges that call none.
     cache_dir: where judge calls are cached (default `<repo>/.cache/judge`).
-    max_retries: extra attempts when the LLM's answer cannot be parsed.
+    max_retries: extra attempts when the LLM's answer has no verdict object (llm_rubric_fulltext,
+      wb_agent; llm_rubric makes one call, as Workspace-Bench's judge does).
+    agent_max_turns, agent_time_limit_s, agent_max_cost: the budget of the wb_agent judge's run
+      (turns, seconds, dollars at the judge model's prices); then it is asked for its verdict.
+    extract: the bounds on reading the agent's files (eval/extract_limits.py); a file past one is
+      unreadable for every check and judge that reads it.
     """
 
     name: str = "auto"
@@ -71,6 +78,10 @@ class JudgeConfig:
     max_total_chars: int = 160_000
     max_trajectory_chars: int = 30_000
     evaluator_timeout_s: float = 600.0
+    agent_max_turns: int = 30
+    agent_time_limit_s: float = 900.0
+    agent_max_cost: float = 1.0
+    extract: ExtractLimits = field(default_factory=ExtractLimits)
 
 
 def cache_root(configured: str | None) -> Path:

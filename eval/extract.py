@@ -1,188 +1,124 @@
-"""Text, tables and headings out of deliverable files (docx, xlsx, pptx, pdf, csv, md, txt, json).
+"""Text, tables and headings out of one deliverable file (docx, xlsx, pptx, pdf, csv, md, txt, json),
+within the bounds of `ExtractLimits`.
 
 Judges read office files as text, the way Workspace-Bench's judge does; the rule judge's checks
-also need their tables and headings. Unreadable files give empty results, never an exception:
-a broken deliverable fails its checks instead of crashing the scoring.
+also need their tables and headings. Every file is hostile input, so each format is read within
+bounds (eval/extract_limits.py) and a file past one is `Unreadable`, with the bound as the reason:
+checks that read it fail with that reason instead of the scoring failing or running away. This
+module reads in the calling process; judging calls it only inside the bounded extraction process
+(eval/extract_worker.py, through eval/extraction.py), which adds the memory, CPU and wall limits
+that no parser can promise by itself.
 """
 
 from __future__ import annotations
 
 import csv
-import datetime as dt
 import io
 import json
-import logging
-import re
+import os
 from pathlib import Path
+from typing import BinaryIO
 
-log = logging.getLogger(__name__)
+from envs.safeio import UnsafePath, open_regular
+from eval import extract_office
+from eval.extract_limits import ExtractLimits
+from eval.extracted import (
+    Budget,
+    Extracted,
+    Table,
+    Unreadable,
+    cell_str,
+    check_chars,
+    markdown_headings,
+    markdown_tables,
+)
 
-Table = list[list[str]]
 TEXT_SUFFIXES = {".md", ".txt", ".csv", ".tsv", ".json", ".jsonl", ".yaml", ".yml", ".html", ".xml", ".log", ".py"}
+OFFICE_SUFFIXES = {".docx": "docx", ".xlsx": "openpyxl", ".xlsm": "openpyxl", ".pptx": "pptx", ".pdf": "pypdf"}  # -> the library that reads it
 
 
-def cell_str(value: object) -> str:
-    """A spreadsheet cell as text: integers without '.0', dates as ISO dates."""
-    if value is None:
-        return ""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    if isinstance(value, dt.datetime):
-        return value.date().isoformat() if value.time() == dt.time() else value.isoformat(sep=" ")
-    if isinstance(value, dt.date):
-        return value.isoformat()
-    return str(value)
-
-
-def file_text(path: Path) -> str:
-    """The readable text of a file; office formats extracted, others decoded as UTF-8."""
-    suffix = path.suffix.lower()
+def extract_file(root: Path, rel: str, limits: ExtractLimits) -> Extracted:
+    """`root/rel` read within `limits` (reached without links, a regular file); never raises."""
     try:
-        if suffix == ".docx":
-            return _docx_text(path)
-        if suffix in (".xlsx", ".xlsm"):
-            return "\n\n".join(f"[sheet {name}]\n" + "\n".join("\t".join(r) for r in rows) for name, rows in _xlsx_sheets(path))
-        if suffix == ".pptx":
-            return _pptx_text(path)
-        if suffix == ".pdf":
-            return _pdf_text(path)
-        data = path.read_bytes()
-    except Exception as e:  # noqa: BLE001 - a broken deliverable is scored, not fatal
-        log.warning("cannot extract text from %s: %s", path, e)
-        return ""
-    if suffix not in TEXT_SUFFIXES and b"\x00" in data[:4096]:
-        return ""
-    return data.decode("utf-8", errors="replace")
+        with open_regular(root, rel) as f:
+            return _valid(extract(f, rel, limits), limits)
+    except UnsafePath as e:
+        return Extracted(error=str(e))
+    except Unreadable as e:
+        return Extracted(error=str(e))
+    except RecursionError:
+        return Extracted(error="nested too deeply to read")
+    except MemoryError:
+        raise  # the process's memory limit: its caller reports it
+    except Exception as e:  # noqa: BLE001 - a broken file is unreadable, not a crash of the scoring
+        return Extracted(error=f"cannot be read as {Path(rel).suffix or 'text'}: {type(e).__name__}: {str(e)[:300]}")
 
 
-def file_tables(path: Path) -> list[Table]:
-    """Every table in a file: csv/tsv, xlsx sheets, docx/pptx tables, markdown pipe tables, JSON records."""
-    suffix = path.suffix.lower()
+def extract(f: BinaryIO, name: str, limits: ExtractLimits) -> Extracted:
+    """Text, tables and headings of the open file `f` (its format from `name`'s suffix), in one read."""
+    suffix = Path(name).suffix.lower()
+    size = os.fstat(f.fileno()).st_size
+    if suffix in OFFICE_SUFFIXES:
+        if size > limits.file_bytes:
+            raise Unreadable(f"{size:,} bytes; files over {limits.file_bytes:,} bytes are not read")
+        return extract_office.read(f, suffix, limits)
+    head = f.read(4096)
+    if suffix not in TEXT_SUFFIXES and b"\x00" in head:
+        return Extracted()  # binary of a kind no judge reads: no text, not an error
+    if size > limits.text_bytes:
+        raise Unreadable(f"{size:,} bytes; text files over {limits.text_bytes:,} bytes are not read")
+    data = head + f.read(limits.text_bytes + 1 - len(head))
+    if len(data) > limits.text_bytes:
+        raise Unreadable(f"grew past {limits.text_bytes:,} bytes while read")
+    text = data.decode("utf-8", errors="replace")
+    check_chars(text, limits)
+    budget = Budget(limits)
+    if suffix in (".csv", ".tsv"):
+        tables = _csv_tables(data, "\t" if suffix == ".tsv" else ",", budget)
+    elif suffix == ".json":
+        tables = _json_file_tables(data, budget)
+    else:
+        tables = markdown_tables(text, budget)
+    return Extracted(text, tables, markdown_headings(text))
+
+
+def _csv_tables(data: bytes, delimiter: str, budget: Budget) -> list[Table]:
+    rows: Table = []
     try:
-        if suffix in (".csv", ".tsv"):
-            text = path.read_text(encoding="utf-8-sig", errors="replace")
-            rows = [r for r in csv.reader(io.StringIO(text), delimiter="\t" if suffix == ".tsv" else ",")]
-            return [[r for r in rows if any(c.strip() for c in r)]]
-        if suffix in (".xlsx", ".xlsm"):
-            return [rows for _, rows in _xlsx_sheets(path)]
-        if suffix == ".docx":
-            import docx
-
-            return [[[c.text for c in row.cells] for row in t.rows] for t in docx.Document(str(path)).tables]
-        if suffix == ".pptx":
-            return _pptx_tables(path)
-        if suffix == ".json":
-            return _json_tables(json.loads(path.read_text(encoding="utf-8")))
-        if suffix == ".pdf":
-            return markdown_tables(_pdf_text(path))
-    except Exception as e:  # noqa: BLE001
-        log.warning("cannot read tables from %s: %s", path, e)
-        return []
-    return markdown_tables(file_text(path))
+        text = data.decode("utf-8-sig", errors="replace").replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads it
+        for r in csv.reader(io.StringIO(text), delimiter=delimiter):
+            if any(c.strip() for c in r):
+                budget.take(len(r))
+                rows.append(r)
+    except csv.Error:
+        return []  # not a table: its text is still read
+    return [rows]
 
 
-def file_headings(path: Path) -> list[str]:
-    """Headings in document order: markdown `#` lines, docx Title/Heading paragraphs, pptx slide titles."""
-    suffix = path.suffix.lower()
+def _json_file_tables(data: bytes, budget: Budget) -> list[Table]:
     try:
-        if suffix == ".docx":
-            import docx
-
-            return [
-                p.text.strip()
-                for p in docx.Document(str(path)).paragraphs
-                if p.text.strip() and (p.style.name.startswith("Heading") or p.style.name == "Title")
-            ]
-        if suffix == ".pptx":
-            from pptx import Presentation
-
-            titles = []
-            for slide in Presentation(str(path)).slides:
-                title = slide.shapes.title
-                if title is not None and title.text.strip():
-                    titles.append(title.text.strip())
-            return titles
-    except Exception as e:  # noqa: BLE001
-        log.warning("cannot read headings from %s: %s", path, e)
-        return []
-    return [m.group(2).strip() for m in re.finditer(r"^(#{1,6})\s+(.+?)\s*#*\s*$", file_text(path), re.M)]
+        obj = json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return []  # not JSON: its text is still read
+    return _json_tables(obj, budget)
 
 
-def markdown_tables(text: str) -> list[Table]:
-    """Pipe tables (`| a | b |`) in markdown text; the `|---|` separator row is dropped."""
-    tables: list[Table] = []
-    current: Table = []
-    for line in text.splitlines() + [""]:
-        s = line.strip()
-        if s.startswith("|") or (s.count("|") >= 2 and current):
-            cells = [c.strip() for c in s.strip("|").split("|")]
-            if not all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c) or not any(cells):
-                current.append(cells)
-        elif current:
-            tables.append(current)
-            current = []
-    return tables
-
-
-def _docx_text(path: Path) -> str:
-    import docx
-
-    d = docx.Document(str(path))
-    parts = [p.text for p in d.paragraphs]
-    for t in d.tables:
-        parts.extend("\t".join(c.text for c in row.cells) for row in t.rows)
-    return "\n".join(parts)
-
-
-def _xlsx_sheets(path: Path) -> list[tuple[str, Table]]:
-    import openpyxl
-
-    wb = openpyxl.load_workbook(str(path), read_only=True, data_only=True)
-    try:
-        sheets = []
-        for ws in wb.worksheets:
-            rows = [[cell_str(v) for v in row] for row in ws.iter_rows(values_only=True)]
-            sheets.append((ws.title, [r for r in rows if any(c.strip() for c in r)]))
-        return sheets
-    finally:
-        wb.close()
-
-
-def _pptx_text(path: Path) -> str:
-    from pptx import Presentation
-
-    out = []
-    for i, slide in enumerate(Presentation(str(path)).slides, start=1):
-        out.append(f"[slide {i}]")
-        for shape in slide.shapes:
-            if shape.has_text_frame:
-                out.append(shape.text_frame.text)
-            elif getattr(shape, "has_table", False) and shape.has_table:
-                out.extend("\t".join(c.text for c in row.cells) for row in shape.table.rows)
-    return "\n".join(out)
-
-
-def _pptx_tables(path: Path) -> list[Table]:
-    from pptx import Presentation
-
-    return [
-        [[c.text for c in row.cells] for row in shape.table.rows]
-        for slide in Presentation(str(path)).slides
-        for shape in slide.shapes
-        if getattr(shape, "has_table", False) and shape.has_table
-    ]
-
-
-def _pdf_text(path: Path) -> str:
-    from pypdf import PdfReader
-
-    return "\n".join(page.extract_text() or "" for page in PdfReader(str(path)).pages)
-
-
-def _json_tables(obj: object) -> list[Table]:
+def _json_tables(obj: object, budget: Budget) -> list[Table]:
     if isinstance(obj, list) and obj and all(isinstance(r, dict) for r in obj):
         header = list(dict.fromkeys(k for r in obj for k in r))
+        budget.take(len(header) * (len(obj) + 1), len(obj) + 1)
         return [[header] + [[cell_str(r.get(k)) for k in header] for r in obj]]
     if isinstance(obj, dict):
-        return [t for v in obj.values() for t in _json_tables(v)]
+        return [t for v in obj.values() for t in _json_tables(v, budget)]
     return []
+
+
+def _valid(e: Extracted, limits: ExtractLimits) -> Extracted:
+    """`e` with every string valid UTF-8 (a lone surrogate, which a PDF or a JSON escape can carry,
+    would stop the scores from being written), the text within its bound."""
+    check_chars(e.text, limits)
+    return Extracted(_utf8(e.text), [[[_utf8(c) for c in row] for row in t] for t in e.tables], [_utf8(h) for h in e.headings])
+
+
+def _utf8(s: str) -> str:
+    return s if s.isascii() else s.encode("utf-8", errors="replace").decode("utf-8")

@@ -4,8 +4,10 @@ Metric names and meanings (each a number in [0, 1]):
   pass_rate  rubric share; over tasks it is *pooled* over all rubrics (not a mean of task rates),
              a rubric the judge never judged counting as failed ("unjudged as failed": the
              paper's denominator, 1,850 instances over Workspace-Bench-Lite's 100 tasks)
-  pass_rate_judged  the same pooled share over judged rubrics only ("over judged"), which is how
-             the benchmark's site pools in some settings; reported beside pass_rate, never instead
+  pass_rate_judged  the same share over judged rubrics only ("over judged"): per task from the
+             LLM rubric judges (Workspace-Bench's own judge counts a task's rubrics that way), pooled
+             over tasks for every judge, which is how the benchmark's site pools in some settings;
+             reported beside pass_rate, never instead
   tcr70      1 if a task passes at least 70% of its rubrics; over tasks, the share of such tasks
   success    1 if a checkpoint task's final result equals its total; over tasks, the mean
   score      0.5 * result / total + 0.5 * success (TheAgentCompany); over tasks, the mean
@@ -22,9 +24,14 @@ TCR_THRESHOLD = 0.7
 METRICS = ("pass_rate", "tcr70", "success", "score", "acc0", "acc1")
 
 
-def rubric_metrics(passed: list[bool]) -> dict[str, float]:
+def rubric_metrics(passed: list[bool], judged: list[bool] | None = None) -> dict[str, float]:
+    """Pass rate and TCR@70 over all rubrics; with `judged` (one flag per rubric), also the pass rate
+    over the judged ones when there are any."""
     share = sum(passed) / len(passed) if passed else 0.0
-    return {"pass_rate": share, "tcr70": 1.0 if passed and share >= TCR_THRESHOLD - 1e-12 else 0.0}
+    out = {"pass_rate": share, "tcr70": 1.0 if passed and share >= TCR_THRESHOLD - 1e-12 else 0.0}
+    if judged is not None and any(judged):
+        out["pass_rate_judged"] = sum(p for p, j in zip(passed, judged, strict=True) if j) / sum(judged)
+    return out
 
 
 def checkpoint_metrics(result: float, total: float) -> dict[str, float]:

@@ -21,10 +21,11 @@ from typing import Any
 
 from eval.benchmarks import Benchmark, benchmark_config, default_judge, load_benchmark
 from eval.config import REPO_ROOT, JudgeConfig
+from eval.extraction import kept_doc, scoring
 from eval.judges import make_judge
 from eval.metrics import aggregate, counts
 from runners.core.frozen_fields import FROZEN_JUDGE, defaults_of, drop_new_defaults
-from runners.core.job_record import JobRecord, is_job_dir, write_scores
+from runners.core.job_record import JobRecord, is_job_dir, write_extracted, write_scores
 from runners.core.messages import Model
 from runners.core.record_files import JOB
 from runners.core.task import Task
@@ -121,7 +122,9 @@ def score_job(job_dir: Path, judge: JudgeConfig | None = None, task: Task | None
         return None
     if task is None:
         task = _benchmark(bench_node).task(meta.task_id)
-    scores = scorer.score(task, record.dir)
+    with scoring(jc.extract) as files:  # every file read once, out of process, under jc.extract
+        scores = scorer.score(task, record.dir)
+        write_extracted(record.dir, kept_doc(files, record))
     scores["job_id"] = meta.job_id
     scores["judge_key"] = judge_key(jc)
     scores["benchmark"] = meta.benchmark  # the job's own label (`builtin-workspace`): one spelling

@@ -10,10 +10,10 @@ rerun.
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
+from envs.safeio import make_dirs, remove_tree
 from runners.core.job_record import read_result
 from runners.core.record_files import RESULT, SCORES
 from runners.core.record_types import Result
@@ -69,6 +69,6 @@ def fresh_job_dir(job_dir: Path) -> list[dict[str, Any]]:
             if not result.errored:
                 raise FileExistsError(f"{job_dir} already holds a finished job; refusing to overwrite it")
             earlier = [*result.earlier_errors, result.error_entry()]
-        shutil.rmtree(job_dir)
-    job_dir.mkdir(parents=True)
+        remove_tree(job_dir, check=True)
+    make_dirs(job_dir)
     return earlier

@@ -21,7 +21,7 @@ from omegaconf.errors import OmegaConfBaseException
 from eval.benchmarks import load_benchmark
 from runners.core.task import Task
 from runners.identity import CellDigest, identity_digest, task_digests
-from runners.preflight import benchmark_tasks, check_configs
+from runners.preflight import benchmark_tasks, check_configs, check_tasks
 from runners.schema import AXES, ConfigError, RootConfig, check_choice, listed_axes, to_root
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -153,6 +153,7 @@ def expand(root: RootConfig, overrides: list[str], experiment: str | None) -> li
             found = _tasks(cfg, root.grid.tasks)
             tasks[key] = (found, task_digests(found))
         found, digests = tasks[key]
+        check_tasks(cfg, [t.id for t in found])
         cell = CellDigest(cfg)  # the config part once per cell: the same for all its tasks
         specs.extend(JobSpec(_readable_id(cfg, t.id, cell(digests[t.id])), cfg, t.id) for t in found)
     return specs

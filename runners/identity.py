@@ -28,7 +28,7 @@ from runners.schema import RootConfig, job_record_config
 _MODEL_RUNTIME = ("price_in_per_mtok", "price_out_per_mtok", "max_retries", "backoff_base_s", "backoff_max_s",
                   "timeout_s", "concurrency")  # fmt: skip
 _SERVER_RUNTIME = ("host", "port", "gpus", "startup_timeout_s", "stop_grace_s", "log_path", "replicas",
-                   "resources")  # fmt: skip
+                   "resources", "executable", "env")  # fmt: skip
 _FULL_HASH_MAX = 1 << 20  # larger files are identified by size plus their first and last 256 KiB
 _EDGE = 256 * 1024
 _file_digests: dict[tuple[str, int, int, int], str] = {}
@@ -45,6 +45,7 @@ def config_identity(cfg: RootConfig) -> dict[str, Any]:
     d.pop("judge")
     d["benchmark"] = {"name": cfg.benchmark.name}  # where and which tasks: the task digest covers content
     d["model"] = flat_model(cfg.model)  # every kind's fields, as before each kind had its class: ids stay
+    d["task"] = None  # which task: the task digest says; `runners.job` names it here, a sweep's cell does not
     d["agent"].pop("work_dir")
     d["env"].pop("shell_session")  # how bash calls are launched, not what they see
     for k in _MODEL_RUNTIME:
@@ -53,6 +54,8 @@ def config_identity(cfg: RootConfig) -> dict[str, Any]:
         d["model"]["server"].pop(k)
     if isinstance(cfg.model, ScriptedModelConfig) and cfg.model.script:
         d["model"]["script"] = _script_digest(cfg.model.script)
+    if isinstance(cfg.model, ScriptedModelConfig) and cfg.model.script_dir:  # its scripts, wherever the folder is
+        d["model"]["script_dir"] = _folder_digest(cfg.model.script_dir)
     defaults = defaults_of(cfg)
     defaults["model"] = flat_defaults(cfg.model)
     return drop_new_defaults(d, defaults, FROZEN_JOB)
@@ -94,7 +97,9 @@ def task_digests(tasks: list[Task]) -> dict[str, str]:
 def task_digest(task: Task, manifest: list[tuple[str, int, str]] | None = None) -> str:
     """A hash of the task's record (prompt, answer, rubrics, …) and of its workspace and staged files;
     `manifest`: the workspace's, when the caller already has it."""
-    record = {f.name: getattr(task, f.name) for f in dataclasses.fields(task) if f.name not in ("workspace", "stage")}
+    record = {f.name: getattr(task, f.name) for f in dataclasses.fields(task) if f.name not in ("workspace", "stage", "sandbox")}
+    if task.sandbox:  # a task that adds nothing to the sandbox keeps the id it had before the field
+        record["sandbox"] = task.sandbox.identity()
     record["workspace"] = workspace_manifest(task.workspace) if manifest is None else manifest
     record["stage"] = {dest: _file_digest(Path(src)) for dest, src in sorted(task.stage.items())}
     blob = json.dumps(record, sort_keys=True, default=_plain)
@@ -127,6 +132,11 @@ def _file_digest(path: Path, root: Path | None = None, rel: str | None = None, s
 def _script_digest(script: str) -> str:
     p = Path(script)
     return hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else script
+
+
+def _folder_digest(folder: str) -> str:
+    blob = json.dumps(workspace_manifest(Path(folder)))
+    return hashlib.sha256(blob.encode()).hexdigest()
 
 
 def _plain(obj: Any) -> Any:

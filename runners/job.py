@@ -9,6 +9,7 @@ writes the job directory under `out` (default `outputs/`), scores it, and prints
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from pathlib import Path
 
@@ -22,19 +23,24 @@ from runners.schema import RootConfig, to_root
 
 @hydra.main(config_path="../conf", config_name="config", version_base=None)
 def main(dcfg: DictConfig) -> None:
+    from runners.core.job_record import RecordWriteError
     from runners.core.record_types import RecordError
-    from runners.preflight import ConfigError, check_config
+    from runners.preflight import ConfigError, check_config, check_tasks
 
+    _logs_to_stderr()
     try:
         cfg = to_root(dcfg)
         task = _task(cfg)
         check_config(cfg)  # before anything is written
+        check_tasks(cfg, [task.id])
     except ConfigError as e:
         sys.exit(f"error: {e}")
     try:
         _run(cfg, task)
     except RecordError as e:  # a record this version cannot read: left as it is
         sys.exit(f"error: {e}")
+    except RecordWriteError as e:  # a full disk: the job is left unfinished, nothing torn
+        sys.exit(f"error: {e.strerror}")
 
 
 def _run(cfg: RootConfig, task: Task) -> None:
@@ -63,6 +69,14 @@ def _run(cfg: RootConfig, task: Task) -> None:
     print(job_dir)
     if r.errored:
         sys.exit(f"error: the job ended in {r.stop_reason}: {r.error} (a re-run retries it)")
+
+
+def _logs_to_stderr() -> None:
+    """stdout is what the command returns, the job directory (`dir=$(python -m runners.job ...)`):
+    the log lines (Hydra sends them to stdout, as the sweep wants) go to stderr here."""
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, logging.StreamHandler) and handler.stream is sys.stdout:
+            handler.setStream(sys.stderr)
 
 
 def _task(cfg: RootConfig) -> Task:

@@ -16,15 +16,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from envs.deliverable import diff_workspace
 from envs.environment import WorkspaceEnv
-from envs.workspace import copy_files, diff_workspace, materialize
+from envs.sandbox import agent_root
+from envs.workspace import materialize
 from runners.completion import fresh_job_dir
 from runners.core.job_record import (
     JobRecord,
+    RecordWriteError,
     Trajectory,
-    deliverable_dir,
     is_job_dir,
     read_result,
+    write_deliverable,
     write_meta,
     write_plugin_record,
     write_result,
@@ -65,13 +68,17 @@ async def run_job_async(
 ) -> Result:
     """Run `task` under `cfg` and write its complete record to `job_dir`; returns its result.
 
-    Cancelled (the sweep's limit), it leaves the trajectory so far and no result: the caller says why."""
+    Cancelled (the sweep's limit), it leaves the trajectory so far and no result: the caller says why.
+    A record that cannot be written (a full disk) raises `RecordWriteError`: no result, so a resume
+    runs the job again."""
     meta, earlier = await asyncio.to_thread(_start_record, cfg, task, job_dir, job_id)
+    traj = Trajectory(job_dir)
     started = time.time()
     ws_parent = job_scratch(job_id, cfg.agent.work_dir)
-    traj = Trajectory(job_dir)
     try:
         res, extra = await _episode(cfg, task, job_dir, meta, ws_parent / "workspace", model_url, traj)
+    except RecordWriteError:
+        raise
     except Exception as e:  # setting up the job failed: the record says so instead of vanishing
         log.exception("job %s failed outside the episode", job_id)
         res, extra = EpisodeResult(stop_reason="env_error", error=f"{type(e).__name__}: {e}"), {}
@@ -130,8 +137,8 @@ async def _episode(
     cfg: RootConfig, task: Task, job_dir: Path, meta: JobMeta, ws: Path, model_url: str | None, traj: Trajectory
 ) -> tuple[EpisodeResult, dict[str, Any]]:
     env, plugins = await asyncio.to_thread(_environment, cfg, task, job_dir, meta, ws)
-    model = build_model(seeded(cfg.model, cfg.seed), model_url)
-    prompt = task_message(task, str(env.root), cfg.method.texts)
+    model = build_model(seeded(cfg.model, cfg.seed).for_task(task.id), model_url)
+    prompt = task_message(task, env.agent_root, cfg.method.texts)
     try:
         res = await run_episode_async(model, env, prompt, cfg.agent, on_message=traj)
     finally:
@@ -146,8 +153,9 @@ def _environment(cfg: RootConfig, task: Task, job_dir: Path, meta: JobMeta, ws: 
     """The task's workspace, materialized, with the method's plugins in its environment; job.json
     then says which sandbox the agent actually runs in ("bwrap", or "none": unsandboxed)."""
     materialize(task.workspace, ws, task.stage, method=cfg.env.materialize)
-    plugins = build_plugins(cfg.method, ws, task.output, cfg.agent.context_level)
-    env = WorkspaceEnv(ws, cfg.env, plugins)
+    urls = task.sandbox.service.urls if task.sandbox.service else ()
+    plugins = build_plugins(cfg.method, ws, task.output, cfg.agent.context_level, agent_root(cfg.env, str(ws)), urls)
+    env = WorkspaceEnv(ws, cfg.env, plugins, extras=task.sandbox)
     write_meta(job_dir, dataclasses.replace(meta, sandbox=env.sandbox_kind))
     return env, plugins
 
@@ -169,9 +177,11 @@ def _deliver(
         if record is not None:
             write_plugin_record(job_dir, p.name, record)
     write_view(job_dir, {"task": task.prompt, "messages": view, "final_answer": res.final_answer})
-    changed, deleted = diff_workspace(task.workspace, task.stage, ws)
-    copied = copy_files(ws, changed, deliverable_dir(job_dir))
-    return {"deliverable": copied, "deleted": deleted, "sandbox": env.sandbox_kind, "limits_hit": env.limits_hit}
+    caps = cfg.env.deliverable_max_files, cfg.env.deliverable_max_bytes
+    diff = diff_workspace(task.workspace, task.stage, ws, max_files=caps[0])
+    got = write_deliverable(job_dir, ws, diff, *caps)
+    return {"deliverable": got.files, "deleted": diff.deleted, "left_out": got.left_out, "left_out_rest": got.rest,
+            "sandbox": env.sandbox_kind, "limits_hit": [*env.limits_hit, *got.limits_hit]}  # fmt: skip
 
 
 def score(cfg: RootConfig, job_dir: Path, task: Task | None = None) -> dict[str, Any] | None:

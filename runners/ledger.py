@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from envs.safeio import open_append
+
 
 class Ledger:
     """`<sweep>/jobs.jsonl`, appended line by line and read as a stream."""
@@ -21,8 +23,8 @@ class Ledger:
         self.path = sweep_dir / "jobs.jsonl"
 
     def append(self, entry: dict[str, Any]) -> None:
-        with open(self.path, "a") as f:
-            f.write(json.dumps({**entry, "time": time.time()}, default=str) + "\n")
+        with open_append(self.path) as f:  # 0644 under the user's umask, like every record file
+            f.write((json.dumps({**entry, "time": time.time()}, default=str) + "\n").encode())
 
     def entries(self) -> list[dict[str, Any]]:
         return list(self.iter_entries())

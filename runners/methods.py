@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from envs.context import CAPS
 from envs.protocol import EnvPlugin, Observation, ToolResult
 from runners.config import MethodConfig
 from runners.core.registry import Registry
@@ -78,6 +79,12 @@ class PluginContext:
     root: Path
     output: str
     context_level: int = 0
+    agent_root: str | None = None  # where the agent sees `root`, when not at its host path (a sandbox)
+    urls: tuple[tuple[str, str], ...] = ()  # (URL prefix, workspace folder) a server in the sandbox serves
+
+    @property
+    def aliases(self) -> tuple[str, ...]:
+        return (self.agent_root,) if self.agent_root else ()
 
 
 PluginFactory = Callable[[MethodConfig, PluginContext], EnvPlugin]
@@ -96,11 +103,10 @@ def _self_refine(method: MethodConfig, ctx: PluginContext) -> EnvPlugin:
 
 @PLUGINS.register("tab")
 def _tab(method: MethodConfig, ctx: PluginContext) -> EnvPlugin:
-    from envs.context import CAPS
     from tab.tab import Tab  # the tab is imported only by the methods that use it
 
     assert method.tab is not None
-    return Tab(ctx.root, method.tab, exclude=[ctx.output], cap=CAPS.get(ctx.context_level))
+    return Tab(ctx.root, method.tab, exclude=[ctx.output], cap=CAPS.get(ctx.context_level), aliases=ctx.aliases, urls=ctx.urls)
 
 
 def plugin_kinds(method: MethodConfig) -> list[str]:
@@ -109,7 +115,14 @@ def plugin_kinds(method: MethodConfig) -> list[str]:
     return [kind for kind, on in switches.items() if on] + list(method.plugins)
 
 
-def build_plugins(method: MethodConfig, root: Path, output: str, context_level: int = 0) -> list[EnvPlugin]:
-    """The plugins a method adds to a job's environment rooted at `root` (see PluginContext)."""
-    ctx = PluginContext(root, output, context_level)
-    return [PLUGINS.get(kind)(method, ctx) for kind in plugin_kinds(method)]
+def build_plugins(
+    method: MethodConfig, root: Path, output: str, context_level: int = 0, agent_root: str | None = None,
+    urls: tuple[tuple[str, str], ...] = (),
+) -> list[EnvPlugin]:
+    """The plugins a method adds to a job's environment rooted at `root` (see PluginContext), then the
+    shown log every job keeps whatever its method (`tab/shown.py`: what the analyses count as shown)."""
+    from tab.shown import ShownLog
+
+    ctx = PluginContext(root, output, context_level, agent_root, urls)
+    method_plugins = [PLUGINS.get(kind)(method, ctx) for kind in plugin_kinds(method)]
+    return [*method_plugins, ShownLog(root, [output], CAPS.get(context_level), ctx.aliases, ctx.urls)]

@@ -81,7 +81,7 @@ def _check_agent(cfg: RootConfig) -> None:
 
 def _check_model(model: ModelConfig) -> None:
     from runners.models.registry import KINDS, config_class
-    from runners.models.scripted import ScriptedModelConfig, ScriptError, load_script
+    from runners.models.scripted import ScriptedModelConfig
 
     try:
         KINDS.check(model.kind)  # a registered kind, or a dotted path that imports
@@ -89,12 +89,7 @@ def _check_model(model: ModelConfig) -> None:
         raise ConfigError(f"model.kind: {e}") from None
     _check_kind_class("model", model.kind, model, config_class(model.kind) if model.kind in KINDS else None)
     if isinstance(model, ScriptedModelConfig) and model.kind == "scripted":
-        if not model.script:
-            raise ConfigError("model=scripted needs model.script=PATH (a JSONL file, one assistant turn a line)")
-        try:
-            load_script(model.script)
-        except ScriptError as e:
-            raise ConfigError(f"model.script: {e}") from None
+        _check_script(model)
     _require_key(getattr(model, "api_key_env", None), f"model {model.id!r}")
     _check_backend(model)
 
@@ -140,6 +135,44 @@ def _check_data(cfg: RootConfig, checked: set[tuple[str, str]]) -> None:
         except ManifestError as e:
             raise ConfigError(f"data.{cfg.benchmark.name}: {e}") from None
         checked.add((cfg.benchmark.name, root))
+
+
+def _check_script(model: ModelConfig) -> None:
+    from runners.models.scripted import ScriptedModelConfig, ScriptError, load_script
+
+    assert isinstance(model, ScriptedModelConfig)
+    if bool(model.script) == bool(model.script_dir):
+        raise ConfigError("model=scripted needs one of model.script=PATH (a JSONL file, one assistant turn a line) "
+                          "and model.script_dir=DIR (one <task_id>.jsonl per task)")  # fmt: skip
+    if model.script_dir:
+        if not os.path.isdir(model.script_dir):
+            raise ConfigError(f"model.script_dir={model.script_dir}: not a folder (it holds one <task_id>.jsonl per task)")
+        return  # each task's script: `check_tasks`, once the tasks are known
+    try:
+        load_script(str(model.script))
+    except ScriptError as e:
+        raise ConfigError(f"model.script: {e}") from None
+
+
+def check_tasks(cfg: RootConfig, task_ids: list[str]) -> None:
+    """The checks that need the tasks: a scripted model's `script_dir` holds a valid script for each."""
+    from runners.models.scripted import ScriptedModelConfig, ScriptError, load_script
+
+    model = cfg.model
+    if not (isinstance(model, ScriptedModelConfig) and model.script_dir):
+        return
+    missing = [t for t in task_ids if not os.path.isfile(os.path.join(model.script_dir, f"{t}.jsonl"))]
+    if missing:
+        raise ConfigError(
+            f"model.script_dir={model.script_dir} has no script for {len(missing)} of {len(task_ids)} task(s) "
+            f"({', '.join(missing[:10])}{' …' if len(missing) > 10 else ''}): add <task_id>.jsonl for each, "
+            "or run fewer tasks (grid.tasks=[...] or task=ID)"
+        )
+    for t in task_ids:
+        try:
+            load_script(str(model.for_task(t).script))
+        except ScriptError as e:
+            raise ConfigError(f"model.script_dir: {e}") from None
 
 
 def _check_kind_class(group: str, kind: str, cfg: object, cls: type | None) -> None:

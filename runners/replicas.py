@@ -29,8 +29,8 @@ WILDCARD = "0.0.0.0"
 class ClusterModelServer(ModelServer):
     """A `ModelServer` reachable from other nodes: binds all interfaces, advertises this node's IP."""
 
-    def __init__(self, cfg: ServedModelConfig) -> None:
-        super().__init__(dataclasses.replace(cfg, server=dataclasses.replace(cfg.server, host=WILDCARD)))
+    def __init__(self, cfg: ServedModelConfig, owner: str | None = None) -> None:
+        super().__init__(dataclasses.replace(cfg, server=dataclasses.replace(cfg.server, host=WILDCARD)), owner)
 
     def start(self) -> str:
         url = super().start()
@@ -57,11 +57,12 @@ def replica_gpus(cfg: ServedModelConfig, server_gpus: float) -> float:
     return server_gpus * cfg.server.tensor_parallel_size if cfg.kind == "vllm" else 0.0
 
 
-def start_replicas(cfg: ServedModelConfig, count: int, server_gpus: float, public: bool) -> list[Replica]:
+def start_replicas(cfg: ServedModelConfig, count: int, server_gpus: float, public: bool,
+                   owner: str | None = None) -> list[Replica]:
     """Start `count` servers of `cfg` as Ray actors and wait until all are healthy.
 
     `public`: bind all interfaces and advertise the node IP (a multi-node cluster); otherwise
-    127.0.0.1 as in a local sweep. Fails at once, not after a scheduling hang, when the cluster
+    127.0.0.1 as in a local sweep. `owner`: the label each server carries (`ModelServer`). Fails at once, not after a scheduling hang, when the cluster
     lacks the GPUs or custom resources, or no single node holds what one replica needs; stops the
     others when one fails to start.
     """
@@ -77,7 +78,7 @@ def start_replicas(cfg: ServedModelConfig, count: int, server_gpus: float, publi
         "max_restarts": 0,
         "scheduling_strategy": "SPREAD" if count > 1 else "DEFAULT",
     }
-    actors = [cls.options(**options).remote(cfg) for _ in range(count)]
+    actors = [cls.options(**options).remote(cfg, owner) for _ in range(count)]
     try:
         urls = ray.get([a.start.remote() for a in actors])
     except BaseException:
@@ -100,7 +101,7 @@ def _check_placeable(cfg: ServedModelConfig, count: int, gpus: float) -> None:
             raise ServerError(
                 f"model {cfg.name!r} needs {count} replica(s) × {amount:g} GPU(s), but the Ray cluster has {have:g} GPU(s): "
                 "request more GPUs (cluster.slurm.gpus_per_node, cluster.slurm.nodes) or lower model.server.replicas "
-                "or model.server.tensor_parallel_size"
+                "or model.server.tensor_parallel_size (vLLM's CPU build holds no GPU: cluster.server_gpus=0)"
             )
         raise ServerError(
             f"model {cfg.name!r} needs {count} replica(s) × {amount:g} {name!r}, but the Ray cluster has {have:g}: "

@@ -24,6 +24,7 @@ from ray.exceptions import GetTimeoutError, RayActorError, RayError
 
 from runners.actors import EpisodeActor
 from runners.config import ClusterConfig
+from runners.core.job_record import RecordWriteError
 from runners.core.record_types import Result
 from runners.grid import JobSpec
 
@@ -244,7 +245,9 @@ def _collect(ref: Any, job: _Running, cluster: ClusterConfig) -> tuple[Outcome |
             job.spec, "failed", job.attempt, wall, error=f"actor died: {e}"[:2000], node=job.actor.node
         ), True
     except RayError as e:  # the job raised outside its own record keeping; its actor is fine
-        return Outcome(job.spec, "failed", job.attempt, wall, error=str(e)[:2000], node=job.actor.node), False
+        cause = getattr(e, "cause", None)  # a record that could not be written (a full disk): its one line
+        error = cause.strerror if isinstance(cause, RecordWriteError) else str(e)
+        return Outcome(job.spec, "failed", job.attempt, wall, error=error[:2000], node=job.actor.node), False
     result = out.result
     status = "timeout" if out.timed_out else "error" if result.errored else "ok"
     error = result.error if status != "ok" else None  # errored: counted apart, retried on resume

@@ -12,12 +12,13 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import shutil
 import tempfile
 from pathlib import Path
 
+from envs.safeio import remove_tree
 from envs.sandbox import SHELL_SCRATCH_PREFIX
 from envs.workspace import discard_workspace
+from runners.models.lifeline import pid_alive
 
 log = logging.getLogger(__name__)
 PREFIX = "rt-ws-"
@@ -37,7 +38,7 @@ def job_scratch(job_id: str, work_dir: str | None) -> Path:
 
 def remove_scratch(parent: Path) -> None:
     discard_workspace(parent / "workspace")
-    shutil.rmtree(parent, ignore_errors=True)
+    remove_tree(parent)
 
 
 def clean_stale(job_ids: list[str], work_dirs: set[str | None]) -> list[Path]:
@@ -49,7 +50,7 @@ def clean_stale(job_ids: list[str], work_dirs: set[str | None]) -> list[Path]:
         for p in base.glob(f"{PREFIX}*-*-*") if base.is_dir() else []:
             t, _, rest = p.name[len(PREFIX):].partition("-")
             pid = rest.partition("-")[0]
-            if t in tags and pid.isdigit() and not _alive(int(pid)) and p.is_dir() and not p.is_symlink():
+            if t in tags and pid.isdigit() and not pid_alive(int(pid)) and p.is_dir() and not p.is_symlink():
                 remove_scratch(p)
                 removed.append(p)
     removed += _stale_shell_scratch(Path(tempfile.gettempdir()))
@@ -63,17 +64,7 @@ def _stale_shell_scratch(base: Path) -> list[Path]:
     removed = []
     for p in base.glob(f"{SHELL_SCRATCH_PREFIX}*-*"):
         pid = p.name[len(SHELL_SCRATCH_PREFIX):].partition("-")[0]
-        if pid.isdigit() and not _alive(int(pid)) and p.is_dir() and not p.is_symlink():
-            shutil.rmtree(p, ignore_errors=True)
+        if pid.isdigit() and not pid_alive(int(pid)) and p.is_dir() and not p.is_symlink():
+            remove_tree(p)
             removed.append(p)
     return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

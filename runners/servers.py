@@ -17,10 +17,11 @@ log = logging.getLogger(__name__)
 
 class ModelServers:
     """Context manager: `urls` maps a model id to its replicas' URLs, or to `model.base_url`
-    (None for scripted models) when nothing is served."""
+    (None for scripted models) when nothing is served. `owner`: the label every server carries
+    (runners/models/lifeline.py), by which a later start of the sweep stops what a killed driver left."""
 
-    def __init__(self, models: dict[str, ModelConfig], cluster: ClusterConfig) -> None:
-        self.models, self.cluster = models, cluster
+    def __init__(self, models: dict[str, ModelConfig], cluster: ClusterConfig, owner: str | None = None) -> None:
+        self.models, self.cluster, self.owner = models, cluster, owner
         self.actors: dict[str, Any] = {}
         self.urls: dict[str, list[str] | str | None] = {}
 
@@ -34,7 +35,7 @@ class ModelServers:
                     self.urls[mid] = endpoint(cfg)
                     continue
                 assert isinstance(cfg, ServedModelConfig)
-                self.actors[mid] = start_replicas(cfg, cfg.server.replicas, self.cluster.server_gpus, public)
+                self.actors[mid] = start_replicas(cfg, cfg.server.replicas, self.cluster.server_gpus, public, self.owner)
                 self.urls[mid] = [r.url for r in self.actors[mid]]
         except BaseException:
             self.__exit__(None, None, None)

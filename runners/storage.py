@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from envs.names import shown
 from runners.config import StorageConfig
 from runners.core.record_files import RESULT, SCORES
 from runners.core.registry import Registry
@@ -126,6 +127,8 @@ class S3Storage:
         return {job for job, names in files.items() if job != INDEX and need <= names}
 
     def upload(self, sweep: str, job_dir: Path) -> str | None:
+        # The record's copy of the deliverable is bounded (envs/deliverable.py), so is this; a name
+        # that is not UTF-8 gets the key it is shown as (`bad\xff.md`).
         # result.json and scores.json last, then their index entries: a partial upload never looks complete.
         paths = sorted((p for p in job_dir.rglob("*") if p.is_file()), key=lambda p: p.name in (RESULT, SCORES))
         indexed = [f"{self._prefix(sweep)}{INDEX}/{name}/{job_dir.name}" for name in (RESULT, SCORES) if (job_dir / name).is_file()]
@@ -133,7 +136,7 @@ class S3Storage:
         for attempt in range(self.cfg.retries + 1):
             try:
                 for p in paths:
-                    key = self._prefix(sweep) + job_dir.name + "/" + p.relative_to(job_dir).as_posix()
+                    key = self._prefix(sweep) + job_dir.name + "/" + shown(p.relative_to(job_dir).as_posix())  # keys are UTF-8
                     self.client.upload_file(str(p), self.cfg.bucket, key)
                 for key in indexed:
                     self.client.put_object(Bucket=self.cfg.bucket, Key=key, Body=b"")

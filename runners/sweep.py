@@ -22,6 +22,7 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
+from envs.safeio import make_dirs, write_bytes
 from runners.cli import run_cli
 from runners.schema import RootConfig, listed_axes, to_root
 
@@ -78,11 +79,12 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
 
     from runners.ledger import Ledger
     from runners.live_report import LiveReport
+    from runners.models.lifeline import owner_label, stop_orphans
     from runners.progress import Progress
     from runners.reconcile import reconcile
     from runners.rescore import resume_scan
     from runners.scheduler import run_all
-    from runners.scratch import clean_stale
+    from runners.scratch import clean_stale, tag
     from runners.servers import ModelServers
     from runners.storage import build_storage
     from runners.tracking import build_tracker
@@ -100,6 +102,8 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
     tracker = build_tracker(root.tracker, name, sdir, specs)
     uploader = Uploader(storage, name)
     clean_stale([s.job_id for s in specs], {s.cfg.agent.work_dir for s in specs})  # none of them runs yet
+    servers_scope = tag(str(sdir.resolve()))
+    stop_orphans(servers_scope)  # the model servers of this sweep's killed drivers
     reconcile([s for s in specs if s.job_id in local], sdir, stored, uploader, tracker, ledger)
     for spec in rescored:  # the bucket gets the new scores.json
         uploader.submit(sdir / spec.job_id, lambda error, job=spec.job_id: error and log.warning("upload of %s failed: %s", job, error))
@@ -122,7 +126,7 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
             if not ray.is_initialized():
                 ray.init(address=root.cluster.address, num_cpus=root.cluster.num_cpus, log_to_driver=False,
                          include_dashboard=False, runtime_env=_runtime_env())  # fmt: skip
-            with ModelServers({s.cfg.model.id: s.cfg.model for s in todo}, root.cluster) as servers, Progress(todo, skipped) as progress:
+            with ModelServers({s.cfg.model.id: s.cfg.model for s in todo}, root.cluster, owner_label(servers_scope)) as servers, Progress(todo, skipped) as progress:
                 run_all(todo, sdir, root.cluster, servers.urls, progress.start, done)
     finally:
         uploader.drain()
@@ -143,8 +147,8 @@ def _specs_and_dir(root: RootConfig, overrides: list[str], experiment: str | Non
 
         specs = slice_specs(specs, *parse_slice(root.grid.slice))
     sdir = sweep_dir_for(root, experiment, overrides)
-    sdir.mkdir(parents=True, exist_ok=True)
-    (sdir / "sweep.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(root)))
+    make_dirs(sdir)
+    write_bytes(sdir / "sweep.yaml", OmegaConf.to_yaml(OmegaConf.structured(root)).encode())
     return specs, sdir
 
 

@@ -10,14 +10,11 @@ once, and removes all of it from what judges read.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from envs.protocol import Observation, ToolResult
-from tab.capture.manifest import Manifest
-from tab.capture.observe import Capture
-from tab.capture.workspace_files import HARNESS_DIR, Workspace
+from tab.capture.file_reads import FileReads
 from tab.config import TabConfig
 from tab.evaluator import evaluator_view
 from tab.finish import finish_message
@@ -31,7 +28,9 @@ from tab.tools import TOOL_NAMES, offered, schemas, system_block
 
 class Tab:
     """One job's tab. `exclude` names workspace paths never recorded (e.g. the deliverable's folder);
-    `cap` is the context level's cap on a tool result (envs/context.py CAPS), None for no cap."""
+    `cap` is the context level's cap on a tool result (envs/context.py CAPS), None for no cap; `aliases`
+    are other absolute paths of the root (where the agent sees it: envs.sandbox.agent_root); `urls`
+    (URL prefix, workspace folder) say which workspace files a server in the sandbox serves."""
 
     name = "tab"
 
@@ -41,14 +40,14 @@ class Tab:
         config: TabConfig | Mapping[str, Any] | None = None,
         exclude: Iterable[str] = (),
         cap: int | None = None,
+        aliases: Iterable[str] = (),
+        urls: Iterable[tuple[str, str]] = (),
     ) -> None:
         self.config = TabConfig.coerce(config)
         self.texts = Texts(self.config.texts)
         self.state = TabState()
         self.index = ExcerptIndex()
-        self.cap = cap  # the context level's cap on a tool result: entries hold what the model got
-        self.manifest = Manifest(root, frozenset({HARNESS_DIR}))
-        self.capture = Capture(Workspace(root, exclude, self.manifest))
+        self.reads = FileReads(root, exclude, cap, aliases, urls)
         self.ops = Operations(self.state, self.index, self.config, self.texts)
         self._handlers = {"tab_add": self.ops.add, "tab_review": self.ops.review,
                           "tab_resolve": self.ops.resolve, "tab_show": self.ops.show}
@@ -71,18 +70,14 @@ class Tab:
 
     def observe(self, obs: Observation) -> str:
         if self.config.capture and obs.tool not in TOOL_NAMES:
-            if self.cap is not None and len(obs.output) > self.cap:
-                obs = replace(obs, output=obs.output[: self.cap])
-            captured = self.capture(obs)
+            captured = self.reads(obs)
             for path, excerpt in captured.reads:
-                if not self.manifest.original(path):
-                    continue  # the agent's own writing (created or changed this episode) is not evidence
                 entry = self.state.add_read(path, captured.command, obs.turn, excerpt)
                 if entry is not None:
                     self.index.add(entry)
             self.state.add_unattributed(captured.unattributed, captured.command, obs.turn)
             known = self.state.files.union(self.state.candidates)  # checked once, when first listed
-            listed = [p for p in captured.listed if p not in known and self.manifest.original(p)]
+            listed = [p for p in captured.listed if p not in known and self.reads.manifest.original(p)]
             self.state.add_candidates(listed, captured.command, obs.turn)
         return status_line(self.state, self.state.take_changes(), self.config, self.texts)
 

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from envs.config import EnvConfig
+from envs.deliverable import copy_deliverable, diff_workspace
 from envs.environment import WorkspaceEnv
 from envs.protocol import ToolCall
 from envs.sandbox import bwrap_problem
-from envs.workspace import copy_files, diff_workspace
 
 needs_bwrap = pytest.mark.skipif(bwrap_problem() is not None, reason=f"bubblewrap unusable: {bwrap_problem()}")
 MODES = ["none", pytest.param("bwrap", marks=needs_bwrap)]
@@ -84,11 +84,12 @@ def test_symlinked_output_file_or_folder_never_redirects_the_runners_write(ws, t
         assert victim.read_text() == "original\n" and os.listdir(victim_dir) == []
         full = r.meta["full_output"]
         assert full and not full.startswith(str(ws)), full  # the runner's files live outside the workspace
-        assert f"Full output: {full}" in r.content
-        shown = call(e, "read", path=full, limit=2)
+        seen_as = e.shell.view.to_agent(full)  # where the agent finds it (a fixed path under bubblewrap)
+        assert f"Full output: {seen_as}" in r.content
+        shown = call(e, "read", path=seen_as, limit=2)
         assert not shown.is_error and shown.content.startswith("1\n2"), shown.content
-        assert call(e, "bash", command=f"sed -n 3000p {full}").content == "3000"
-        assert call(e, "bash", command=f"echo x > {full}").is_error or mode == "none"
+        assert call(e, "bash", command=f"sed -n 3000p {seen_as}").content == "3000"
+        assert call(e, "bash", command=f"echo x > {seen_as}").is_error or mode == "none"
     finally:
         e.close()
 
@@ -113,9 +114,12 @@ def test_fifos_and_special_files_never_hang_host_side_code(ws, tmp_path):
         r = bounded(lambda: call(e, "write", path="f", content="x"), 5, unblock)
         assert r.is_error, r.content
         assert call(e, "read", path="/dev/zero").is_error
-        changed, _ = bounded(lambda: diff_workspace(None, None, ws), 5, unblock)
-        assert changed == ["notes.txt"]
-        assert bounded(lambda: copy_files(ws, ["f", "notes.txt"], tmp_path / "d"), 5, unblock) == ["notes.txt"]
+        diff = bounded(lambda: diff_workspace(None, None, ws), 5, unblock)
+        assert diff.changed == ["notes.txt"]
+        diff.changed = ["f", "notes.txt"]  # as if the FIFO had been a file at the diff
+        (tmp_path / "d").mkdir()
+        got = bounded(lambda: copy_deliverable(ws, diff, tmp_path / "d", 10, 1 << 20), 5, unblock)
+        assert got.files == ["notes.txt"] and got.left_out == ["f"]
     finally:
         e.close()
 
@@ -137,16 +141,18 @@ def test_write_and_edit_never_follow_a_link_out(ws, tmp_path):
         e.close()
 
 
-def test_copy_files_never_follows_a_swapped_folder(ws, tmp_path):
+def test_the_deliverable_copy_never_follows_a_swapped_folder(ws, tmp_path):
     secret = tmp_path / "host" / "notes.txt"
     secret.parent.mkdir()
     secret.write_text("host secret\n")
     (ws / "out").mkdir()
     (ws / "out" / "notes.txt").write_text("deliverable\n")
-    changed, _ = diff_workspace(None, None, ws)
+    diff = diff_workspace(None, None, ws)
     os.rename(ws / "out", ws / "out.old")
     os.symlink(secret.parent, ws / "out")  # swapped between the diff and the copy
-    assert copy_files(ws, changed, tmp_path / "d") == ["notes.txt"]
+    (tmp_path / "d").mkdir()
+    got = copy_deliverable(ws, diff, tmp_path / "d", 10, 1 << 20)
+    assert got.files == ["notes.txt"] and got.left_out == ["out/notes.txt"]  # judged missing, never the host's file
     assert not (tmp_path / "d" / "out").exists()
 
 

@@ -84,10 +84,10 @@ def test_sandbox_bwrap_without_bubblewrap_is_a_clear_error(ws, monkeypatch):
 @needs_bwrap
 def test_bwrap_hides_the_host(boxed, ws):
     assert boxed.sandboxed
-    for command in ["cat /etc/hostname", "ls /work/shared", f"cat {ws.parent / 'secret.txt'}", "ls /root/.ssh /home"]:
+    for command in ["cat /etc/hostname", "ls /work/shared", f"cat {ws.parent / 'secret.txt'}", "ls /root/.ssh /home", f"ls {ws}"]:
         r = call(boxed, "bash", command=command)
         assert r.is_error and "No such file or directory" in r.content, (command, r.content)
-    assert call(boxed, "bash", command="pwd").content == str(ws)
+    assert call(boxed, "bash", command="pwd").content == boxed.agent_root == "/workspace"  # not the host's scratch path
     assert call(boxed, "bash", command="cat notes.txt").content == "inside"
 
 

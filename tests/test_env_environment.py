@@ -164,3 +164,17 @@ def test_schemas_are_openai_function_tools(ws):
         assert set(tool["function"]["parameters"]["required"]) <= set(tool["function"]["parameters"]["properties"])
     assert [t["function"]["name"] for t in env.tools()] == ["read", "bash", "write", "edit"]
     env.close()
+
+
+def test_a_read_only_workspace_is_read_only_to_bash_and_needs_bubblewrap(ws):
+    from envs.sandbox import SandboxUnavailable
+
+    env = WorkspaceEnv(ws, EnvConfig(sandbox="bwrap"), read_only=True)
+    try:
+        out = execute(env, "bash", json.dumps({"command": "cat a.txt; echo x >> a.txt; mkdir d; touch /tmp/t && echo tmp-ok"})).content
+    finally:
+        env.close()
+    assert "hello" in out and out.count("Read-only file system") == 2 and "tmp-ok" in out
+    assert (ws / "a.txt").read_text() == "hello\n" and not (ws / "d").exists()
+    with pytest.raises(SandboxUnavailable, match="read-only workspace needs bubblewrap"):
+        WorkspaceEnv(ws, EnvConfig(sandbox="none"), read_only=True)

@@ -93,3 +93,81 @@ def test_the_tab_imports_nothing_of_the_runner():
     code = "import sys, tab.mcp.session, tab.tab; print(sorted(m for m in sys.modules if m.split('.')[0] in ('runners', 'eval')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_walk_and_the_removal_take_any_depth(tmp_path):
+    """Python's own walks recurse and stopped at ~1,000 levels (issue 25): these never do."""
+    from envs.safeio import Walk, remove_tree
+
+    here = tmp_path / "t"
+    here.mkdir()
+    fd = os.open(here, os.O_RDONLY)
+    for _ in range(3000):  # deeper than PATH_MAX allows naming from the top: made with dir fds
+        os.mkdir("d", dir_fd=fd)
+        nxt = os.open("d", os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = nxt
+    os.close(os.open("x.txt", os.O_CREAT | os.O_WRONLY, dir_fd=fd))
+    os.close(fd)
+    assert [r for r, _ in walk_regular(here)] == ["d/" * 3000 + "x.txt"]
+    walk = Walk(here, enter=lambda rel, st: rel.count("/") < 9)
+    assert len(list(walk)) == 10 and not walk.truncated
+    remove_tree(here, check=True)
+    assert not here.exists()
+
+
+def test_a_walk_reads_at_most_max_names_of_a_folder(tmp_path):
+    from envs.safeio import Walk
+
+    for i in range(50):
+        (tmp_path / f"f{i}").write_text("x")
+    walk = Walk(tmp_path, max_names=10)
+    assert len(list(walk)) == 10 and walk.truncated
+
+
+def test_a_sparse_copy_keeps_the_holes(tmp_path):
+    from envs.safeio import copy_sparse
+
+    src = tmp_path / "sparse"
+    with open(src, "wb") as f:
+        f.truncate(64 * 2**20)
+        f.seek(32 * 2**20)
+        f.write(b"middle")
+    with open(src, "rb") as f, open(tmp_path / "copy", "wb") as g:
+        copy_sparse(f, g, os.fstat(f.fileno()).st_size)
+    copy = tmp_path / "copy"
+    assert copy.stat().st_size == 64 * 2**20 and copy.stat().st_blocks * 512 <= 1 << 20
+    with open(copy, "rb") as g:
+        g.seek(32 * 2**20 - 2)
+        assert g.read(8) == b"\0\0middle"
+
+
+def test_names_that_are_not_utf8_round_trip_through_json_and_show_escaped(tmp_path):
+    from envs.names import shown
+    from envs.safeio import write_json
+
+    name = os.fsdecode(b"out/bad\xff\xfe.md")
+    write_json(tmp_path / "r.json", {"files": [name, "caf\u00e9"], "model": "\ud800"})
+    raw = (tmp_path / "r.json").read_bytes()
+    raw.decode("utf-8")  # valid UTF-8
+    doc = json.loads(raw)
+    assert os.fsencode(doc["files"][0]) == b"out/bad\xff\xfe.md" and doc["files"][1] == "caf\u00e9"
+    assert doc["model"] == "\ud800" and b"caf\xc3\xa9" in raw  # other text stays as it is
+    assert shown(name) == "out/bad\\xff\\xfe.md" and shown("\ud800") == "\\ud800" and shown("caf\u00e9") == "caf\u00e9"
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
+def test_what_the_runner_writes_takes_the_umask_and_never_more_than_0644(tmp_path, umask):
+    from envs.safeio import make_dirs, open_append, write_json
+
+    old = os.umask(umask)
+    try:
+        write_json(tmp_path / "a" / "b" / "r.json", {})
+        with open_append(tmp_path / "a" / "t.jsonl") as f:
+            f.write(b"{}\n")
+        make_dirs(tmp_path / "c" / "d")
+    finally:
+        os.umask(old)
+    modes = {p.relative_to(tmp_path).as_posix(): p.stat().st_mode & 0o7777 for p in tmp_path.rglob("*")}
+    want = {p: (0o755 if (tmp_path / p).is_dir() else 0o644) & ~umask for p in modes}
+    assert modes == want  # before: r.json 0600 (mkstemp), folders 0777 & ~umask

@@ -57,7 +57,7 @@ def test_calls_share_one_sandbox_but_nothing_a_call_starts_outlives_it(env: Work
 def test_each_call_is_a_fresh_shell_with_bash_as_dollar_zero(env: WorkspaceEnv) -> None:
     bash(env, "export X=1; cd /tmp; f() { :; }")
     assert bash(env, 'echo "[$X] $(pwd) $0"; type f >/dev/null 2>&1 || echo no-f') == (
-        f"[] {env.root} /bin/bash\nno-f",
+        f"[] {env.agent_root} /bin/bash\nno-f",
         0,
     )
     assert bash(env, "exit 7")[1] == 7
@@ -99,3 +99,48 @@ def test_close_ends_the_sandbox(env: WorkspaceEnv) -> None:
     env.close()
     time.sleep(0.2)
     assert not os.path.exists(f"/proc/{pid}") or "zombie" in Path(f"/proc/{pid}/status").read_text()
+
+
+def _extras_env(tmp_path: Path, extras, **cfg) -> WorkspaceEnv:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    return WorkspaceEnv(ws, dataclasses.replace(EnvConfig(), sandbox="bwrap", **cfg), [], extras)
+
+
+def test_a_service_runs_beside_the_shell_and_comes_back_when_killed(tmp_path: Path) -> None:
+    """A task's service (a server on the sandbox's loopback, under a host name of its own) survives
+    the killing after each call, and a call that killed it gets it started again before the next."""
+    import sys
+
+    from envs.sandbox_extras import SandboxExtras, Service
+
+    service = Service("http", (sys.executable, "-m", "http.server", "8099", "--bind", "127.0.0.1", "--directory", "{workspace}"), 8099)
+    env = _extras_env(tmp_path, SandboxExtras(hosts=("files.example",), service=service))
+    try:
+        bash(env, "echo served > page.txt")
+        assert bash(env, "curl -s http://files.example:8099/page.txt") == ("served", 0)
+        assert bash(env, "curl -s http://files.example:8099/page.txt") == ("served", 0)  # still there after the reaping
+        bash(env, "pkill -f http.server; sleep 0.3")
+        assert bash(env, "curl -s http://files.example:8099/page.txt") == ("served", 0)
+        assert bash(env, "curl -s -m 2 http://example.com/ >/dev/null; echo $?")[0] != "0"  # still no network beyond loopback
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("session", [True, False])
+def test_a_bound_folder_swapped_for_a_link_never_mounts_what_it_points_to(tmp_path: Path, session: bool) -> None:
+    """Bubblewrap follows links in a bind's source: a `.image/data` the agent made a link to / would
+    bind the host's root at /data when the next sandbox starts. It is made a folder again first."""
+    from envs.sandbox_extras import SandboxExtras
+
+    env = _extras_env(tmp_path, SandboxExtras(binds=((".image/data", "/data"),)), shell_session=session)
+    try:
+        bash(env, "echo mine > /data/a.txt")
+        assert (env.root and Path(env.root, ".image", "data", "a.txt").read_text()) == "mine\n"
+        bash(env, "rm -rf .image/data && ln -s / .image/data")
+        if session:
+            bash(env, "sleep 5", timeout=1)  # a timeout ends the sandbox: the next call starts a new one
+        out, _ = bash(env, "ls /data; ls -ld .image/data")
+        assert "etc" not in out.split() and "usr" not in out.split() and out.startswith("drwx")
+    finally:
+        env.close()

@@ -126,9 +126,10 @@ def test_bash_tail_line_limit_saves_full_output_readable_by_read(env, ws):
     body, notice = r.content.split("\n\n")
     assert body.splitlines() == [str(i) for i in range(1001, 3001)]
     saved = ws / r.meta["full_output"]
-    assert notice == f"[Showing lines 1001-3000 of 3000. Full output: {saved}]"
+    seen_as = env.shell.view.to_agent(str(saved))  # where the agent finds it (a fixed path under bubblewrap)
+    assert notice == f"[Showing lines 1001-3000 of 3000. Full output: {seen_as}]"
     assert saved.read_text().splitlines() == [str(i) for i in range(1, 3001)]
-    head = call(env, "read", path=str(saved), limit=2)
+    head = call(env, "read", path=seen_as, limit=2)
     assert head.content.startswith("1\n2\n\n[2998 more lines")
 
 

@@ -11,10 +11,11 @@ import pytest
 
 from envs import overlay
 from envs.config import EnvConfig
+from envs.deliverable import Diff, copy_deliverable, diff_workspace
 from envs.environment import WorkspaceEnv
 from envs.protocol import ToolCall
 from envs.sandbox import bwrap_problem
-from envs.workspace import copy_files, diff_workspace, discard_workspace, materialize
+from envs.workspace import discard_workspace, materialize
 
 BWRAP = pytest.mark.skipif(bwrap_problem() is not None, reason=f"{bwrap_problem()}")
 OVERLAY = pytest.mark.skipif(not overlay.can_mount(), reason="this process may not mount overlayfs")
@@ -81,13 +82,14 @@ def test_agent_edits_never_reach_the_source(tmp_path, source, staged, mode, meth
     assert snapshot(source) == before
     assert snapshot(staged["inputs/budget.txt"].parent) == staged_before
 
-    changed, deleted = diff_workspace(source, staged, ws)
-    assert changed == ["edit_sed.txt", "inputs/budget.txt", "out/report.md", "readonly.txt", "sub/append.txt"]
-    assert deleted == ["delete_me.txt"]
+    diff = diff_workspace(source, staged, ws)
+    changed = ["edit_sed.txt", "inputs/budget.txt", "out/report.md", "readonly.txt", "sub/append.txt"]
+    assert diff.changed == changed and diff.deleted == ["delete_me.txt"] and diff.links == {}
     assert r.meta["full_output"] and not (ws / ".runningtab").exists()  # saved outputs live outside the workspace
 
     deliverable = tmp_path / "job" / "deliverable"
-    assert copy_files(ws, changed, deliverable) == changed
+    deliverable.mkdir()
+    assert copy_deliverable(ws, diff, deliverable, 100, 1 << 20).files == changed
     assert (deliverable / "out/report.md").read_text() == "report\n"
     assert (deliverable / "edit_sed.txt").read_text() == "beta\n"
     discard_workspace(ws)
@@ -101,7 +103,7 @@ def test_materialize_copies_contents_modes_and_times(tmp_path, source):
     for rel, (digest, mode, mtime) in snapshot(source).items():
         assert snapshot(ws)[rel] == (digest, mode, mtime), rel
     assert not (ws / "alias.csv").is_symlink()  # links are followed: the workspace is self-contained
-    assert diff_workspace(source, None, ws) == ([], [])
+    assert diff_workspace(source, None, ws) == Diff()
 
 
 def test_diff_compares_contents_when_only_the_mtime_differs(tmp_path, source):
@@ -110,9 +112,11 @@ def test_diff_compares_contents_when_only_the_mtime_differs(tmp_path, source):
     (ws / "edit_sed.txt").write_text("gamma\n")  # same size, new bytes
     os.symlink("/etc/passwd", ws / "leak.txt")  # a link out of the workspace is never a deliverable
     os.symlink("kept.csv", ws / "inner_link.csv")
-    changed, deleted = diff_workspace(source, None, ws)
-    assert changed == ["edit_sed.txt", "inner_link.csv"] and deleted == []
-    assert copy_files(ws, ["leak.txt", "inner_link.csv"], tmp_path / "d") == ["inner_link.csv"]
+    diff = diff_workspace(source, None, ws)
+    assert diff == Diff(changed=["edit_sed.txt"], links={"inner_link.csv": "kept.csv"})
+    (tmp_path / "d").mkdir()
+    assert copy_deliverable(ws, diff, tmp_path / "d", 100, 1 << 20).files == ["edit_sed.txt", "inner_link.csv"]
+    assert (tmp_path / "d" / "inner_link.csv").read_text() == "a,b\n1,2\n"  # an unchanged file's bytes, once
 
 
 def test_materialize_rejects_bad_input(tmp_path, source, staged):
@@ -139,7 +143,7 @@ def test_auto_overlays_where_it_can_and_copies_otherwise(tmp_path, source):
     assert not os.path.ismount(linked) and (linked / "alias.csv").read_text() == "a,b\n1,2\n"
     (source / "alias.csv").unlink()
     plain = materialize(source, tmp_path / "b" / "ws", method="auto")
-    assert os.path.ismount(plain) and diff_workspace(source, None, plain) == ([], [])
+    assert os.path.ismount(plain) and diff_workspace(source, None, plain) == Diff()
     discard_workspace(plain)
     discard_workspace(linked)
     assert not plain.exists() and not linked.exists() and not os.path.ismount(plain)
@@ -149,4 +153,4 @@ def test_stage_only_workspace(tmp_path, staged):
     ws = materialize(None, tmp_path / "ws", staged)
     assert [p.name for p in ws.rglob("*") if p.is_file()] == ["budget.txt"]
     (ws / "inputs/budget.txt").unlink()
-    assert diff_workspace(None, staged, ws) == ([], ["inputs/budget.txt"])
+    assert diff_workspace(None, staged, ws) == Diff(deleted=["inputs/budget.txt"])

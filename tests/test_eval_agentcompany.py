@@ -28,8 +28,10 @@ def _judge(tmp_path: Path, model: FakeModel | None = None):
 def test_loader_on_the_real_samples() -> None:
     bench = _bench(SAMPLES / "theagentcompany")
     assert [t.id for t in bench.tasks()] == [
-        "admin-make-spreadsheet", "admin-remove-pages-pdf", "ds-fix-table-values-and-missing-answers", "finance-budget-variance",
-        "hr-check-attendance-one-day", "research-answer-questions-on-paper", "sde-create-sqlite-database",
+        "admin-make-spreadsheet", "admin-remove-pages-pdf", "ds-answer-numerical-data-question", "ds-coffee-shop-database-management",
+        "ds-fix-table-values-and-missing-answers", "ds-stock-analysis-slides", "finance-budget-variance", "hr-check-attendance-one-day",
+        "hr-new-grad-job-description", "hr-organize-talent-info", "hr-populate-salary-increase-memo", "research-answer-questions-on-paper",
+        "sde-copy-table-from-pdf-to-xlsx", "sde-create-sqlite-database",
     ] and bench.default_judge == "agentcompany"  # fmt: skip  (ds-sql-exercise has no dependencies: only by name)
     drinks = bench.task("admin-make-spreadsheet")
     assert [c.points for c in drinks.checkpoints] == [2, 1, 1, 1]
@@ -72,7 +74,8 @@ def test_file_server_llm_checkpoint_and_strategy(tmp_path: Path) -> None:
     yes = FakeModel("Yes, it does.")
     full = _judge(tmp_path, yes).score(task, make_job(tmp_path / "a", deliverable, messages=read))
     assert [i["earned"] for i in full["items"]] == [1, 1, 2] and full["metrics"] == {"success": 1.0, "score": 1.0}
-    prompt = yes.sent[0][0]["content"]
+    (part,) = yes.sent[0][0]["content"]  # one text part, as the benchmark's evaluate_with_llm sends it
+    prompt = part["text"]
     assert prompt.startswith('Does the content """Total expenses: 1234""" indicate the total expenses of the quarter?')
     assert 'Please answer "yes" if it does, or "no" if it does not.' in prompt
     no = _judge(tmp_path, FakeModel("No.", name="judge-says-no")).score(task, make_job(tmp_path / "b", deliverable, messages=read))
@@ -123,3 +126,105 @@ def test_paper_preset_drops_the_two_tasks_with_services(compose_cfg, tmp_path: P
     for name in ("fs-drinks-count", "ds-format-excel-sheets", "ml-generate-gradcam"):
         shutil.copytree(TAC / "tasks" / "fs-drinks-count", tmp_path / "tasks" / name)
     assert [t.id for t in load_benchmark(cfg.benchmark).tasks()] == ["fs-drinks-count"]
+
+
+def _fixture_task(tmp_path: Path, name: str, evaluator: str):
+    tasks = tmp_path / "tasks"
+    shutil.copytree(TAC / "tasks" / "fs-drinks-count", tasks / name)
+    (tasks / name / "evaluator.py").write_text(evaluator)
+    return _bench(tasks).task(name)
+
+
+SPIN = """
+from scoring import Result, Checkpoint
+from common import grader, evaluate_with_llm
+
+def grade_checkpoints(trajectory=''):
+    checkpoints = [Checkpoint(2, 2)]
+    result = Result(checkpoints)
+    {read}
+    while True:
+        pass
+"""
+
+
+def test_an_evaluator_stopped_by_a_limit_before_reading_agent_files_leaves_the_job_unscored(tmp_path: Path) -> None:
+    """Issue 25 (6): a limit hit is the agent's doing only once the evaluator read what the agent made."""
+    judge = make_judge(JudgeConfig(name="agentcompany", cache_dir=str(tmp_path / "c"), evaluator_timeout_s=3), "agentcompany")
+    task = _fixture_task(tmp_path, "fs-spin", SPIN.format(read="open('/workspace/drinks.csv').read()"))
+    with pytest.raises(JudgeError, match=r"evaluator.py failed \(it hit its (timeout|cpu_time) limit before reading any file the agent made\)"):
+        judge.score(task, make_job(tmp_path / "a"))  # drinks.csv is the staged input, not the agent's
+    scores = judge.score(task, make_job(tmp_path / "b", {"drinks.csv": "drink,quantity\n"}))  # now the agent's
+    assert scores["evaluator_failure"]["limit"] in ("timeout", "cpu_time") and scores["evaluator_failure"]["agent_files_read"] == ["drinks.csv"]
+    assert [(i["points"], i["earned"]) for i in scores["items"]] == [(2, 2), (1, 0)]  # checkpoints.md: 2 + 1 points
+    assert scores["final_score"] == {"total": 3, "result": 2}
+
+
+class SlowJudge(FakeModel):
+    def complete(self, messages, tools):
+        import time
+
+        time.sleep(6)
+        return super().complete(messages, tools)
+
+
+def test_an_evaluator_stopped_while_the_judge_model_answers_leaves_the_job_unscored(tmp_path: Path) -> None:
+    judge = make_judge(JudgeConfig(name="agentcompany", cache_dir=str(tmp_path / "c"), evaluator_timeout_s=3), "agentcompany", SlowJudge("yes"))
+    task = _fixture_task(tmp_path, "fs-slow-judge", SPIN.format(read="open('/workspace/drinks.csv').read(); evaluate_with_llm('x', 'y')"))
+    with pytest.raises(JudgeError, match=r"hit its timeout limit while waiting for the judge model"):
+        judge.score(task, make_job(tmp_path / "a", {"drinks.csv": "drink,quantity\n"}))
+
+
+def test_the_evaluator_gets_the_agents_caps(tmp_path: Path) -> None:
+    """Memory (RLIMIT_AS), file size and CPU time as the job's env settings give them."""
+    probe = """
+import resource
+from scoring import Result, Checkpoint
+
+def grade_checkpoints(trajectory=''):
+    mem = resource.getrlimit(resource.RLIMIT_AS)[0]
+    fsize = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    cpu = resource.getrlimit(resource.RLIMIT_CPU)[0]
+    return Result([Checkpoint(1, int(mem == 512 * 1024 * 1024)), Checkpoint(1, int(fsize == 8 * 1024 * 1024)), Checkpoint(1, int(0 < cpu <= 31))])
+"""
+    task = _fixture_task(tmp_path, "fs-caps", probe)
+    job = {"job_id": "j", "benchmark": "agentcompany", "task_id": "fs-caps", "method": "dci", "model": "m", "seed": 0,
+           "config": {"env": {"max_memory_bytes": 512 * 1024 * 1024, "max_file_bytes": 8 * 1024 * 1024}}}  # fmt: skip
+    judge = make_judge(JudgeConfig(name="agentcompany", cache_dir=str(tmp_path / "c"), evaluator_timeout_s=30), "agentcompany")
+    scores = judge.score(task, make_job(tmp_path / "a", job=job))
+    assert [i["earned"] for i in scores["items"]] == [1, 1, 1], scores["evaluator_log"]
+
+
+def test_the_file_server_mode_is_checked(monkeypatch, tmp_path: Path) -> None:
+    with pytest.raises(BenchmarkError, match=r"benchmark.file_server='ftp': choose one of mounted, served"):
+        _bench(file_server="ftp")
+    from eval.benchmarks import agentcompany
+
+    monkeypatch.setattr(agentcompany, "bwrap_problem", lambda: "bwrap is not on PATH")
+    with pytest.raises(BenchmarkError, match=r"file_server=served runs the file server in the agent's bubblewrap sandbox, but bwrap is not on PATH"):
+        _bench(file_server="served")
+    assert [t.id for t in _bench(file_server="mounted").tasks()]
+
+
+def test_served_and_mounted_tasks(tmp_path: Path) -> None:
+    """Served: the workspace holds the task's local inputs, the server's files are staged under
+    .image/owncloud and the server runs beside the shell; both modes get the image's /data."""
+    samples = SAMPLES / "theagentcompany"
+    served = _bench(samples, file_server="served").task("ds-coffee-shop-database-management")
+    assert served.prompt.startswith("Note: the company's file server is ownCloud at http://the-agent-company.com:8092 (user theagentcompany")
+    assert not any(served.workspace.iterdir())
+    assert {rel for rel in served.stage if rel.startswith(".image/owncloud/")} == {
+        f".image/owncloud/{p.relative_to(TAC / 'export').as_posix()}" for p in (TAC / "export").rglob("*") if p.is_file()}
+    assert served.sandbox.binds == ((".image/data", "/data"),) and served.sandbox.hosts == ("the-agent-company.com",)
+    assert served.sandbox.service is not None and served.sandbox.service.port == 8092
+    mounted = _bench(samples).task("ds-coffee-shop-database-management")
+    assert mounted.workspace == TAC / "export" and mounted.sandbox.binds == ((".image/data", "/data"),) and mounted.sandbox.service is None
+    assert not any(rel.startswith(".image/owncloud") for rel in mounted.stage)
+    sql = _bench(samples, include=["ds-sql-exercise"]).task("ds-sql-exercise")  # /data/database.db from init.sql, for the agent too
+    (db,) = [p for rel, p in sql.stage.items() if rel == ".image/data/database.db"]
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM products").fetchone()[0] == 20
+    conn.close()
+    assert _bench(samples).task("hr-organize-talent-info").sandbox.binds == ()  # no /data in its image

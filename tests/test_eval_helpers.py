@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -61,3 +62,19 @@ class FakeModel:
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantMessage:
         self.sent.append(messages)
         return AssistantMessage(content=self.answers[min(len(self.sent), len(self.answers)) - 1])
+
+
+def split_fence(text: str) -> tuple[str, str]:
+    """(the text outside, the payload inside) the one fence of a judge prompt around the agent's data:
+    a line that is just its start marker, the payload, a line that is just its end marker."""
+    starts = re.findall(r"^<(untrusted-[0-9a-f]{16,})>$", text, flags=re.M)
+    assert len(starts) == 1, f"expected one fence, found {starts}"
+    start, end = f"\n<{starts[0]}>\n", f"\n</{starts[0]}>"
+    assert text.count(start) == 1 and len(re.findall(f"^</{starts[0]}>$", text, flags=re.M)) == 1
+    before, rest = text.split(start)
+    payload, after = rest.split(end)
+    return before + after, payload
+
+
+def fenced_payload(text: str) -> str:
+    return split_fence(text)[1]

@@ -12,7 +12,7 @@ from eval.benchmarks import BenchmarkError, load_benchmark
 from eval.benchmarks.workspace_bench import Config as WorkspaceBenchConfig
 from eval.config import BenchmarkConfig, JudgeConfig
 from eval.judges import make_judge
-from tests.test_eval_helpers import SAMPLES, FakeModel, make_job
+from tests.test_eval_helpers import SAMPLES, FakeModel, fenced_payload, make_job
 
 SAMPLE = SAMPLES / "workspace-bench" / "lite_task_7.json"
 RECORD = json.loads(SAMPLE.read_text())[0]
@@ -118,5 +118,34 @@ def test_auto_judge_is_the_llm_rubric_protocol(root: Path, tmp_path: Path) -> No
     task = load_benchmark(_cfg(root)).task("7")
     answer = json.dumps({"rubrics": [{"index": i, "passed": i < 7} for i in range(10)]})
     scores = make_judge(JudgeConfig(name="auto", cache_dir=str(tmp_path / "c")), "llm_rubric", FakeModel(answer)).score(task, make_job(tmp_path / "j"))
-    assert scores["judge"] == "llm_rubric" and scores["metrics"] == {"pass_rate": pytest.approx(0.7), "tcr70": 1.0}
+    assert scores["judge"] == "llm_rubric"
+    assert scores["metrics"] == {"pass_rate": pytest.approx(0.7), "tcr70": 1.0, "pass_rate_judged": pytest.approx(0.7)}
     assert [i["type"] for i in scores["items"][:2]] == ["Basic Evaluation", "Outcome Evaluation"]
+
+
+def test_the_judge_is_shown_the_records_own_task_text(root: Path, tmp_path: Path) -> None:
+    """The agent's prompt names the outputs at its end; the benchmark's judge is shown the record's `task`
+    as it is, with `steps` and each rubric's `rubricDiff` when the record has them (null otherwise)."""
+    task = load_benchmark(_cfg(root)).task("7")
+    model = FakeModel(json.dumps({"rubrics": []}))
+    make_judge(JudgeConfig(name="llm_rubric", cache_dir=str(tmp_path / "c")), "llm_rubric", model).score(task, make_job(tmp_path / "j"))
+    body = json.loads(fenced_payload(model.sent[0][1]["content"]))
+    assert body["task"] == RECORD["task"] and task.prompt != RECORD["task"]
+    assert body["steps"] is None and body["rubrics"][0]["rubricDiff"] is None and body["expectedOutputs"] == ["output.md"]
+    richer = tmp_path / "richer.json"
+    richer.write_text(json.dumps([{**RECORD, "steps": ["find the minutes", "copy them"], "rubric_diffs": ["easy"] * 10}]))
+    task = load_benchmark(_cfg(root, path=str(richer))).task("7")
+    model = FakeModel(json.dumps({"rubrics": []}))
+    make_judge(JudgeConfig(name="llm_rubric", cache_dir=str(tmp_path / "c")), "llm_rubric", model).score(task, make_job(tmp_path / "j2"))
+    body = json.loads(fenced_payload(model.sent[0][1]["content"]))
+    assert body["steps"] == ["find the minutes", "copy them"] and body["rubrics"][3]["rubricDiff"] == "easy"
+
+
+def test_a_record_without_steps_keeps_its_task_and_job_ids(root: Path) -> None:
+    """Only records that have `steps`/`rubric_diffs` carry them, so every earlier task digest holds."""
+    from runners.identity import task_digest
+
+    task = load_benchmark(_cfg(root)).task("7")
+    assert "steps" not in task.extra and "rubric_diffs" not in task.extra
+    assert set(task.extra) == {"output_files", "persona", "difficulty", "rubric_types", "file_dep_graph"}
+    assert task_digest(task) == "cf756abd8db5e15a2b23268f9391fac4d4b1313fb74fcbd8f55d58a34f716281"  # as before the evidence change

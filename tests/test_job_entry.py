@@ -113,7 +113,8 @@ def test_embedded_model_short_episode(tmp_path: Path) -> None:
         cwd=REPO, capture_output=True, text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(REPO)},
     )  # fmt: skip
     assert r.returncode == 0, r.stderr[-3000:]
-    job = Path(r.stdout.strip().splitlines()[-1])
+    assert len(r.stdout.splitlines()) == 1, r.stdout  # what the command returns; logs (the health check's) on stderr
+    job = Path(r.stdout.strip())
     result = read_json(job / "result.json")
     assert result["stop_reason"] in ("finished", "turn_budget"), result
     assistant = [m for m in JobRecord(job).trajectory() if m["role"] == "assistant"]

@@ -48,6 +48,12 @@ def test_what_cannot_change_the_agent_is_not_in_the_id(tmp_path: Path) -> None:
     for o in ("model.max_retries=1", "model.timeout_s=5", "model.backoff_base_s=0.1"):
         assert _id(bench, o, model=api) == api_base, o
     assert _id(bench, "model.temperature=0.5", model=api) != api_base
+    served = ("model=vllm", "model.name=m", "model.server.model_path=org/m")
+    served_base = _id(bench, model=served)
+    for o in ("model.server.executable=[/opt/vllm/bin/vllm,serve]", "+model.server.env.VLLM_CPU_KVCACHE_SPACE=4",
+              "model.server.replicas=2", "model.server.startup_timeout_s=60"):  # how the server starts
+        assert _id(bench, o, model=served) == served_base, o
+    assert _id(bench, "model.server.ctx_size=8192", model=served) != served_base
 
 
 def test_same_content_elsewhere_is_the_same_job(tmp_path: Path) -> None:
@@ -66,3 +72,10 @@ def test_a_later_field_at_its_default_leaves_ids_unchanged() -> None:
     base = ["benchmark=builtin", "method=dci", "model=scripted", "model.script=x.jsonl"]
     assert "plugins" not in config_identity(compose_root(base))["method"]
     assert config_identity(compose_root([*base, "method.plugins=[mypkg.hooks:make]"]))["method"]["plugins"] == ["mypkg.hooks:make"]
+
+
+def test_runners_job_and_the_sweep_give_the_same_job_the_same_id(tmp_path: Path) -> None:
+    """`runners.job` names the task in the config (`task=ID`), a sweep's cell does not: same job, same id."""
+    bench = write_native(tmp_path / "b", [TASK], {"w/data.csv": "a\n1\n"})
+    base = ["benchmark=native", f"benchmark.path={bench}", "method=dci", "model=scripted", "model.script=x.jsonl"]
+    assert job_id(compose_root([*base, f"task={TASK['id']}"]), TASK["id"]) == job_id(compose_root(base), TASK["id"])

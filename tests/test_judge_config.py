@@ -11,6 +11,7 @@ import pytest
 from omegaconf import OmegaConf
 
 from eval.score import judge_key
+from runners.core.frozen_fields import FROZEN_JUDGE
 from runners.grid import JobSpec
 from runners.models.config import ModelConfig
 from runners.rescore import stale
@@ -56,10 +57,11 @@ def recorded_before(tmp_path: Path, judge: dict) -> Path:
 
 
 def previous_judge_config() -> dict:
-    """conf/judge/llm_rubric.yaml as the previous version recorded it: the model node as composed."""
-    judge = dataclasses.asdict(compose_root(["judge=llm_rubric"]).judge)
+    """conf/judge/llm_rubric.yaml as the previous version recorded it: the model node as composed, and
+    only the judge fields that existed then (those added since are not in its records)."""
+    judge = {k: v for k, v in dataclasses.asdict(compose_root(["judge=llm_rubric"]).judge).items() if k in FROZEN_JUDGE}
     auto = OmegaConf.to_container(OmegaConf.load(CONF_DIR / "judge" / "auto.yaml"))
-    return {**judge, "model": auto["model"]}
+    return {**{k: v for k, v in judge.items() if k in FROZEN_JUDGE}, "model": auto["model"]}
 
 
 def test_a_record_judged_before_by_the_same_judge_is_not_rescored(tmp_path: Path) -> None:

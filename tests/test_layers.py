@@ -113,10 +113,11 @@ def test_the_core_stands_on_nothing_above_it() -> None:
             assert not above, f"{name} imports {sorted(above)}"
 
 
-RECORD_NAMES = {"job.json", "result.json", "scores.json", "tab.json", "trajectory.jsonl", "evaluator_view.json"}
+RECORD_NAMES = {"job.json", "result.json", "scores.json", "tab.json", "trajectory.jsonl", "evaluator_view.json", "extracted.json"}
 # Files of other programs' records that happen to share a name: TheAgentCompany's evaluator writes its
-# own result.json; the MCP tab server (tab/, below runners/) keeps its own tab.json.
-NOT_OURS = ("eval/judges/agentcompany.py", "tab/mcp/")
+# own result.json; the MCP tab server (tab/, below runners/) keeps its own tab.json; a Harbor trial
+# directory has its own result.json (eval/harbor/harbor_files.py).
+NOT_OURS = ("eval/judges/agentcompany.py", "eval/tac/evaluation.py", "tab/mcp/", "eval/harbor/harbor_files.py")
 
 
 def test_the_record_file_names_are_spelled_only_in_record_files() -> None:
@@ -132,8 +133,11 @@ def test_the_record_file_names_are_spelled_only_in_record_files() -> None:
 
 
 # What eval/ may use of runners/ besides the core: the model stack (judges and the probe call LLMs
-# through it), the run settings the probe replays, and the tracker the report logs to.
-EVAL_MAY_USE = ("runners.core", "runners.models", "runners.config", "runners.tracking")
+# through it), the run settings the probe replays, the tracker the report logs to, and the agent
+# loop, in which the wb_agent judge runs its judge model (one loop for agents and judges, not a copy).
+EVAL_MAY_USE = ("runners.core", "runners.models", "runners.config", "runners.tracking", "runners.loop")
+# The loop is a service eval may use only while it stands on the layers below the runner's jobs.
+LOOP_MAY_IMPORT = ("envs", "runners.core", "runners.config")
 
 
 def test_eval_uses_of_the_runner_only_the_core_and_its_services() -> None:
@@ -142,3 +146,9 @@ def test_eval_uses_of_the_runner_only_the_core_and_its_services() -> None:
         if name.startswith("eval"):
             runner = {m for m in imports(path, known) if m.startswith("runners") and not m.startswith(EVAL_MAY_USE)}
             assert not runner, f"{name} imports {sorted(runner)}"
+
+
+def test_the_loop_eval_uses_stands_on_nothing_of_the_runners_jobs() -> None:
+    known = modules()
+    above = {m for m in imports(known["runners.loop"], known) if not m.startswith(LOOP_MAY_IMPORT)}
+    assert not above, f"runners.loop imports {sorted(above)}: eval may use it only while it imports {LOOP_MAY_IMPORT}"

@@ -31,8 +31,9 @@ IDS_BEFORE = {
     "openai": (["model=openai", "model.name=m-1", "model.base_url=http://127.0.0.1:9/v1", "model.temperature=0.3"],
                "bef09cfcb7e6ae0269a648f253966286c27e79cba22a7cc2c7cad2c14d28d5b5"),
     "smollm2": (["model=smollm2"], "c13fc780d84593d6fb773b7c73bc1c76d2eceff9314bf5bb7c159457b1edc725"),
-    "vllm": (["model=vllm", "model.name=q", "model.server.model_path=Qwen/Qwen3-32B"],
-             "956635c4387a516be3287a50cd2044ac76d64e303186ac0c63739f14f4306553"),
+    # conf/model/vllm.yaml's defaults then (issue 31 set max_tokens and left ctx_size to the model)
+    "vllm": (["model=vllm", "model.name=q", "model.server.model_path=Qwen/Qwen3-32B", "model.max_tokens=null",
+              "model.server.ctx_size=32768"], "956635c4387a516be3287a50cd2044ac76d64e303186ac0c63739f14f4306553"),
     "gpt54_nano": (["model=gpt54_nano"], "e41a03dc846621fd2a66d3759c2915cfca55eacf1ad728e4afdab04950f37f63"),
 }  # fmt: skip
 JUDGE_KEYS_BEFORE = {

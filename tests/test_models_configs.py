@@ -14,7 +14,7 @@ from tests.conftest import compose_root
 
 CONF = Path(__file__).resolve().parents[1] / "conf" / "model"
 YAMLS = sorted(CONF.glob("*.yaml"))
-NEEDS_USER_VALUES = {"openai", "vllm"}  # generic configs: the user sets name/base_url/model_path
+NEEDS_USER_VALUES = {"openai", "vllm", "vllm_cpu"}  # generic configs: the user sets name/base_url/model_path
 
 
 def test_the_expected_configs_exist():

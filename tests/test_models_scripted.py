@@ -77,3 +77,58 @@ def test_script_directory_and_bad_encoding(tmp_path):
     bad.write_bytes(b'{"content": "caf\xe9"}\n')
     with pytest.raises(ScriptError, match="not valid UTF-8"):
         scripted(str(bad))
+
+
+# --------------------------------------------------------------------------- one script per task
+def _tasks_and_scripts(tmp_path):
+    from tests.conftest import write_native, write_script
+
+    tasks = [{"id": t, "prompt": f"Write {t}.", "workspace": "w", "output": f"output/{t}.md",
+              "rubrics": [{"text": f"{t} is written", "check": {"type": "contains", "values": [t]}}]} for t in ("a1", "b2")]  # fmt: skip
+    bench = write_native(tmp_path / "bench", tasks, {"w/x.txt": "x\n"})
+    scripts = tmp_path / "solutions"
+    scripts.mkdir()
+    for t in ("a1", "b2"):
+        write_script(scripts / f"{t}.jsonl", [
+            {"tool_calls": [{"name": "bash", "arguments": {"command": f"mkdir -p output && echo {t} > output/{t}.md"}}]},
+            {"content": "done"}])  # fmt: skip
+    return bench, scripts
+
+
+def test_a_script_dir_drives_each_task_with_its_own_script(tmp_path):
+    """`model.script_dir` holds `<task_id>.jsonl`: a sweep over a built-in benchmark's reference
+    `solutions/` runs each task's own solution."""
+    from runners.grid import job_id
+    from runners.job_runner import run_and_score
+    from tests.conftest import compose_root
+
+    bench, scripts = _tasks_and_scripts(tmp_path)
+    cfg = compose_root(["benchmark=native", f"benchmark.path={bench}", "model=scripted", f"model.script_dir={scripts}",
+                        "judge=rule", "tracker=none"])  # fmt: skip
+    for t in ("a1", "b2"):
+        jid = job_id(cfg, t)
+        done = run_and_score(cfg, t, tmp_path / "out" / jid, jid, None)
+        assert done.scores["metrics"]["pass_rate"] == 1.0, t
+    # the scripts' content is in the id (wherever the folder is), so a changed solution is a new job
+    before = job_id(cfg, "a1")
+    (scripts / "b2.jsonl").write_text('{"content": "nothing"}\n')
+    assert job_id(cfg, "a1") != before
+
+
+def test_a_script_dir_without_a_tasks_script_is_refused_before_any_job(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    bench, scripts = _tasks_and_scripts(tmp_path)
+    (scripts / "b2.jsonl").unlink()
+    cmd = [sys.executable, "-m", "runners.sweep", "benchmark=native", f"benchmark.path={bench}", "model=scripted",
+           f"model.script_dir={scripts}", f"out={tmp_path / 'out'}", "sweep=s", "tracker=none"]  # fmt: skip
+    r = subprocess.run(cmd, cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True, timeout=300)
+    assert r.returncode != 0 and "no script for 1 of 2 task(s) (b2)" in r.stderr.splitlines()[-1], r.stderr[-2000:]
+    assert not list((tmp_path / "out").glob("s/native__*")), "no job ran"
+    from runners.preflight import ConfigError, check_config
+    from tests.conftest import compose_root
+
+    with pytest.raises(ConfigError, match="one of model.script=PATH"):
+        check_config(compose_root(["model=scripted", "model.script=x.jsonl", f"model.script_dir={scripts}"]))

@@ -1,5 +1,5 @@
-"""The model-server component: the real llama.cpp server on the embedded SmolLM2, and vLLM's
-command line (vLLM itself needs a GPU and is not installed here)."""
+"""The model-server component: the real llama.cpp server on the embedded SmolLM2, vLLM's command
+line, and the launcher's checks (readiness, executable). A real vLLM (its CPU build): tests/test_models_vllm.py."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import importlib.util
 import os
 import socket
 import stat
+import sys
+import textwrap
 from pathlib import Path
 
 import httpx
@@ -15,7 +17,8 @@ import pytest
 from runners.core.messages import AssistantMessage, ContextLengthError
 from runners.models import ApiModelConfig, ServedModelConfig, ServerConfig, build_model, served
 from runners.models.embedded import embedded_gguf
-from runners.models.server import ModelServer, ServerError, vllm_command
+from runners.models.server import ModelServer, ServerError, llamacpp_command, vllm_command
+from tests.conftest import compose_root
 
 TOOLS = [{
     "type": "function",
@@ -41,17 +44,27 @@ def port_open(url: str) -> bool:
 
 
 def llama_children() -> list[int]:
-    """Our child processes running llama.cpp's server (from /proc, so reaped ones do not count)."""
-    found = []
+    """Our descendants running llama.cpp's server (from /proc, so reaped ones do not count)."""
+    parents, found = {}, []
     for stat_file in Path("/proc").glob("[0-9]*/stat"):
         try:
-            ppid = int(stat_file.read_text().rsplit(")", 1)[1].split()[1])
+            fields = stat_file.read_text().rsplit(")", 1)[1].split()
+            pid = int(stat_file.parent.name)
+            parents[pid] = int(fields[1])
             cmdline = (stat_file.parent / "cmdline").read_bytes()
+            if fields[0] != "Z" and b"runners.models.llamacpp_serve" in cmdline and b"lifeline.py" not in cmdline:
+                found.append(pid)
         except (OSError, IndexError, ValueError):
             continue
-        if ppid == os.getpid() and b"runners.models.llamacpp_serve" in cmdline:
-            found.append(int(stat_file.parent.name))
-    return found
+
+    def ours(pid: int) -> bool:
+        while pid > 1:
+            pid = parents.get(pid, 0)
+            if pid == os.getpid():
+                return True
+        return False
+
+    return [p for p in found if ours(p)]
 
 
 def test_embedded_gguf_found_without_import():
@@ -161,25 +174,78 @@ def _fake_vllm_on_path(monkeypatch, tmp_path) -> str:
 
 
 def test_vllm_command_line(monkeypatch, tmp_path):
-    if importlib.util.find_spec("vllm") is not None:
-        pytest.skip("a real vLLM is installed")
     exe = _fake_vllm_on_path(monkeypatch, tmp_path)
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "no-venv" / "python"))  # no `vllm` beside it
     cfg = ServedModelConfig(kind="vllm", name="qwen3-32b", server=ServerConfig(
         model_path="Qwen/Qwen3-32B", tool_call_parser="hermes", tensor_parallel_size=2, ctx_size=32768,
         extra_args=["--gpu-memory-utilization", "0.9"]))
     assert vllm_command(cfg, 8123) == [
-        exe, "serve", "Qwen/Qwen3-32B", "--host", "127.0.0.1", "--port", "8123",
+        exe, "serve", "--model", "Qwen/Qwen3-32B", "--host", "127.0.0.1", "--port", "8123",
         "--served-model-name", "qwen3-32b", "--enable-auto-tool-choice", "--tool-call-parser", "hermes",
         "--tensor-parallel-size", "2", "--max-model-len", "32768", "--gpu-memory-utilization", "0.9"]
 
 
-def test_vllm_missing_is_a_clear_error(monkeypatch, tmp_path):
-    if importlib.util.find_spec("vllm") is not None:
-        pytest.skip("a real vLLM is installed")
-    monkeypatch.setenv("PATH", str(tmp_path))
-    cfg = ServedModelConfig(kind="vllm", name="m", server=ServerConfig(model_path="some/model"))
-    with pytest.raises(ServerError, match=r"pip install 'runningtab\[gpu\]'"):
+def test_vllm_in_its_own_environment_with_the_models_own_length():
+    """`model.server.executable` names vLLM where it lives; `ctx_size: null` sends no --max-model-len
+    (vLLM refuses one longer than the model's own), llama.cpp gets --n_ctx 0 (the model's own)."""
+    cfg = compose_root(["model=vllm", "model.name=smol", "model.server.model_path=HuggingFaceTB/SmolLM2-360M-Instruct",
+                        "model.server.executable=[/opt/vllm/bin/python,-m,vllm.entrypoints.openai.api_server]"]).model  # fmt: skip
+    assert cfg.server.ctx_size is None and cfg.max_tokens == 4096
+    cmd = vllm_command(cfg, 8123)
+    assert cmd[:5] == ["/opt/vllm/bin/python", "-m", "vllm.entrypoints.openai.api_server", "--model",
+                       "HuggingFaceTB/SmolLM2-360M-Instruct"]  # fmt: skip
+    assert "--max-model-len" not in cmd
+    llama = compose_root(["model=smollm2", "model.server.ctx_size=null"]).model
+    assert llamacpp_command(llama, 8123)[llamacpp_command(llama, 8123).index("--n_ctx") + 1] == "0"
+
+
+def test_a_missing_executable_is_a_clear_error(tmp_path):
+    cfg = ServedModelConfig(kind="vllm", name="m", server=ServerConfig(
+        model_path="some/model", executable=[str(tmp_path / "venv" / "bin" / "python"), "-m", "vllm"]))
+    with pytest.raises(ServerError, match=r"venv/bin/python' is not an executable file .*\(model.server.executable\)"):
         ModelServer(cfg).start()
+
+
+def test_vllm_missing_is_a_clear_error(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "no-venv" / "python"))
+    cfg = ServedModelConfig(kind="vllm", name="m", server=ServerConfig(model_path="some/model"))
+    with pytest.raises(ServerError, match=r"vLLM was not found .* model.server.executable \(docs/models.md#vllm"):
+        ModelServer(cfg).start()
+
+
+# Lists its model, then dies on the first completion, as vLLM's CPU build does on a head size of 16.
+DIES_ON_FIRST_COMPLETION = textwrap.dedent("""
+    import json, os, sys
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+    args = sys.argv[1:]
+    opt = lambda name: args[args.index(name) + 1]
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = json.dumps({"object": "list", "data": [{"id": opt("--served-model-name")}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        def do_POST(self):
+            print("engine died", flush=True)
+            os._exit(3)
+    HTTPServer((opt("--host"), int(opt("--port"))), Handler).serve_forever()
+""")
+
+
+def test_readiness_needs_a_completion(tmp_path):
+    script = tmp_path / "server.py"
+    script.write_text(DIES_ON_FIRST_COMPLETION)
+    cfg = ServedModelConfig(kind="vllm", name="m", server=ServerConfig(
+        model_path="m", executable=[sys.executable, str(script)], startup_timeout_s=30, log_path=str(tmp_path / "log")))
+    server = ModelServer(cfg)
+    try:
+        with pytest.raises(ServerError, match=r"listed its model but failed a one-token completion .* exited with code 3") as e:
+            server.start()
+    finally:
+        server.stop()  # a start that wrongly succeeds leaves no server behind
+    assert "engine died" in str(e.value)
 
 
 def test_vllm_needs_a_model_path(monkeypatch, tmp_path):

@@ -50,7 +50,8 @@ MARKER = "RT_TEST_RAY_NODE"
 TASKS = ["ws-01-resource-saving-manual", "ws-02-purchase-order-summary", "ws-03-business-travel-guide",
          "ws-04-atlas-action-items"]  # fmt: skip
 
-# Stands in for `vllm serve MODEL --host H --port P --served-model-name N ...`: answers /v1/models.
+# Stands in for `vllm serve --model MODEL --host H --port P --served-model-name N ...`: answers
+# /v1/models and the readiness check's one-token chat completion.
 SHIM = """#!{python}
 import json, sys
 from http.server import BaseHTTPRequestHandler, HTTPServer
@@ -58,8 +59,14 @@ args = sys.argv[1:]
 opt = lambda name: args[args.index(name) + 1]
 class Models(BaseHTTPRequestHandler):
     def do_GET(self):
-        body = json.dumps({{"object": "list", "data": [{{"id": opt("--served-model-name"), "object": "model"}}]}}).encode()
-        self.send_response(200 if self.path == "/v1/models" else 404)
+        self.reply(self.path == "/v1/models", {{"object": "list", "data": [{{"id": opt("--served-model-name"), "object": "model"}}]}})
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.reply(self.path == "/v1/chat/completions", {{"object": "chat.completion", "choices": [
+            {{"index": 0, "message": {{"role": "assistant", "content": "H"}}, "finish_reason": "length"}}]}})
+    def reply(self, found, payload):
+        body = json.dumps(payload).encode()
+        self.send_response(200 if found else 404)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()

@@ -61,7 +61,10 @@ def write_job(
     deliverable: dict[str, str] | None = None,
     final_answer: str = "",
     model_cfg: dict[str, Any] | None = None,
+    shown: list[tuple[int, str, str]] | None = None,
 ) -> Path:
+    """One constructed job record; `shown`: its shown log as (turn, path, excerpt), the workspace content
+    the agent received (none: a record from before the shown log existed)."""
     jid = job_id(benchmark, task, method, model, seed)
     d = sdir / jid
     d.mkdir(parents=True)
@@ -82,6 +85,9 @@ def write_job(
         (d / "deliverable" / rel).write_text(text)
     if tab is not None:
         (d / "tab.json").write_text(json.dumps(tab))
+    if shown is not None:
+        excerpts = [{"turn": t, "path": p, "excerpt": e} for t, p, e in shown]
+        (d / "shown.json").write_text(json.dumps({"excerpts": excerpts}))
     result = {"job_id": jid, "stop_reason": "finished", "turns": 1, "tokens_in": 0, "tokens_out": 0, "cost": 0.0,
               "chars_read": chars_read, "final_answer": final_answer, "wall_s": 0.1, "error": None,
               "deliverable": sorted(deliverable or {}), "deleted": []}  # fmt: skip
@@ -173,7 +179,7 @@ def build_sweep_a(sdir: Path) -> Path:
             elif method == "runningtab_no_review":
                 tab = simple_tab(1, [], 0, settings).to_record(settings)
             write_job(sdir, "wb", task, method, model, seed, rubric_scores(texts, passed), chars_read=chars,
-                      tab=tab, tab_settings=settings)  # fmt: skip
+                      tab=tab, tab_settings=settings, shown=[])  # fmt: skip
     # An answer benchmark with two tasks, DCI and RunningTab, m1, one seed.
     for method, accs in {"dci": [(1, 1), (0, 1)], "runningtab": [(1, 1), (1, 1)]}.items():
         for k, (a0, a1) in enumerate(accs):
@@ -219,15 +225,16 @@ def build_sweep_b(sdir: Path, model_cfg: dict[str, Any] | None = None) -> Path:
     """One DCI and one RunningTab job of task t9 (model m1, seed 0) with constructed observations.
 
     DCI saw 55,000, 12.5%, North, Oslo, Bergen and 140 in one read; its deliverable keeps 55000,
-    12.5%, 140 and Oslo. RunningTab read a.md, b.md and c.md (the read log), saw Bergen only in a
-    listing and 140 only in a status line; its deliverable keeps none of the values.
+    12.5%, 140 and Oslo. RunningTab read a.md, b.md and c.md (the read log and the shown log), saw
+    Bergen only in a listing and 140 only in a status line, neither of which is workspace content it
+    was shown; its deliverable keeps none of the values.
     """
     head = [{"role": "system", "content": "sys", "turn": 0}, {"role": "user", "content": "Write the report.", "turn": 0}]
     dci_obs = "Budget total: 55,000 NOK\nGrowth: 12.5%\nRegion: North\nOffices: Oslo, Bergen\nHeadcount 140"
     write_job(sdir, "wb", "t9", "dci", "m1", 0, rubric_scores(RUBRICS_B, "000010", CHECKS_B),
               trajectory=head + _tool(1, "read", dci_obs) + [{"role": "assistant", "content": "done", "turn": 2}],
               deliverable={"output/report.md": "Total budget 55000. Growth 12.5%. Headcount 140. Offices: Oslo."},
-              model_cfg=model_cfg)  # fmt: skip
+              model_cfg=model_cfg, shown=[(1, "data.md", dci_obs)])  # fmt: skip
     st = TabState()
     st.add_requirement("Total budget", 1)
     st.event(1, "add", ids=["r1"], texts=["Total budget"])
@@ -239,5 +246,6 @@ def build_sweep_b(sdir: Path, model_cfg: dict[str, Any] | None = None) -> Path:
     traj += _tool(5, "bash", "Bergen/\nc.md") + _tool(6, "bash", "999") + [{"role": "assistant", "content": "done", "turn": 7}]
     write_job(sdir, "wb", "t9", "runningtab", "m1", 0, rubric_scores(RUBRICS_B, "001010", CHECKS_B),
               tab=st.to_record(FULL), tab_settings=FULL, trajectory=traj,
-              deliverable={"output/report.md": "The total is 999."}, model_cfg=model_cfg)  # fmt: skip
+              deliverable={"output/report.md": "The total is 999."}, model_cfg=model_cfg,
+              shown=[(turn, path, text) for turn, (path, text) in enumerate(EXCERPTS_B.items(), start=2)])  # fmt: skip
     return sdir

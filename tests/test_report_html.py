@@ -86,3 +86,18 @@ def test_job_page_shows_trajectory_tab_and_scores(report: Path, tmp_path: Path) 
     full, view = dom.split("Trajectory and tab, turn by turn")[1].split("Evaluator view: tab traces removed")
     assert "Supplier list: Acme Corp" in view and "tab_add" not in view and "tab_add" in full
     assert "55,000: shown t2 · read L1 · lost" in dom  # where a failed rubric's value went
+
+
+def test_headings_say_a_thing_once_and_the_jobs_table_fits(report: Path) -> None:
+    """A table under its section is not headed by the section's words again; metrics are in % on every
+    page (as in Table 1); the jobs table names a job by its id's last part (the rest are its columns)."""
+    index = (report / "index.html").read_text()
+    assert index.count("Table 1: main results") == 1
+    heads = re.findall(r"<h([23])>([^<]*)</h\1>", index)
+    for (level, text), (next_level, next_text) in zip(heads, heads[1:], strict=False):
+        if level == "2" and next_level == "3":
+            assert not next_text.startswith(text), (text, next_text)
+    links = re.findall(r'<a href="jobs/([^"]+)\.html" title="([^"]+)">([^<]+)</a>', index)
+    assert links and all(title == job and len(text) < len(job) for job, title, text in links)
+    page = (report / "jobs" / "wb__t9__runningtab__m1__s0.html").read_text()
+    assert re.search(r"pass_rate \d+\.\d%", page) and "pass_rate 0." not in page

@@ -100,7 +100,7 @@ def test_table1_leaves_errored_jobs_out_and_counts_them(tmp_path: Path) -> None:
     assert t[("m2", "runningtab")]["best"] == "pass_rate;tcr70"
     md = (out / "table1.md").read_text()
     (dci_m2,) = [line for line in md.splitlines() if line.startswith("| wb | m2 | dci |")]
-    assert dci_m2 == "| wb | m2 | dci | 0 | 0 | 2 | 0 |  |  |"  # seeds, jobs, errored, unsandboxed; no numbers, no bold
+    assert dci_m2 == "| wb | m2 | dci | 0 | 0 | 2 | 0 |  |  |  |  |"  # seeds, jobs, errored, unsandboxed; no numbers, no bold, no spend
     assert "3 errored job(s)" in md and "wb · m2 · dci: 2" in md
     paired = {(r["model"], r["method"], r["metric"]): r for r in csv_rows(out, "table1_vs_dci")}
     # the m1 pair on t2 is gone (its runningtab job errored); m2 has no DCI result to pair with

@@ -71,7 +71,8 @@ def test_table1_means_stds_and_best(report: Path) -> None:
     best = {k: r["best"] for k, r in t.items()}
     assert best[("wb", "m1", "runningtab")] == "pass_rate;tcr70" and best[("wb", "m1", "dci")] == ""
     assert best[("wb", "m2", "runningtab")] == "pass_rate;tcr70"
-    assert best[("qa", "m1", "dci")] == "acc1" and best[("qa", "m1", "runningtab")] == "acc0;acc1"  # a tie marks both
+    assert best[("qa", "m1", "dci")] == "" and best[("qa", "m1", "runningtab")] == "acc0"  # a tie (acc1) marks none
+    assert num(t[("qa", "m1", "dci")]["cost_usd"]) == 0.0 and num(t[("qa", "m1", "dci")]["tokens_per_job"]) == 0.0
     md = (report / "table1.md").read_text()
     assert "**75.00 ± 7.07**" in md and "| 45.00 ± 21.21 |" in md
     assert "1 job(s) have no scores.json" in md  # the unfinished m3 job
@@ -265,3 +266,64 @@ def test_cli_writes_the_report_and_a_tab_view(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "no job 'nope'" in bad.stderr
     missing = subprocess.run([sys.executable, "-m", "eval.report", str(tmp_path / "absent")], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert missing.returncode == 2 and "is not a directory" in missing.stderr
+
+
+def test_table1_shows_the_judged_denominator_where_rubrics_went_unjudged(tmp_path: Path) -> None:
+    """A Workspace-Bench judge left a rubric out (not judged): Table 1's pass_rate counts it as failed,
+    and its note gives the pass rate over the judged rubrics beside it."""
+    from eval.report import table1
+    from tests.test_report_data import rubric_scores, write_job
+
+    sdir = tmp_path / "s"
+    for seed, passed in ((0, "1100"), (1, "1110")):
+        scores = rubric_scores(["a", "b", "c", "d"], passed)
+        scores["items"][3]["judged"] = False  # left out of the judge's answer
+        write_job(sdir, "wb", "t1", "dci", "m1", seed, scores)
+    write_job(sdir, "wb", "t1", "runningtab", "m1", 0, rubric_scores(["a", "b", "c", "d"], "1111"))
+    main = table1.build(load_sweep(sdir), tmp_path / "out").tables[0]
+    assert "wb: 2 of 12 rubrics never judged (counted as failed), 0 failed judge call(s)" in main.notes
+    assert "wb · m1 · dci: pass_rate over judged rubrics only 83.33 (mean over 2 seed(s); pass_rate counts the unjudged as failed)" in main.notes
+    assert not any("runningtab: pass_rate over judged" in n for n in main.notes)
+
+
+def test_the_rubrics_that_fail_most_across_tasks(tmp_path: Path) -> None:
+    from tests.test_report_data import build_sweep_b
+
+    out = write_report(build_sweep_b(tmp_path / "b"))
+    with open(out / "failing.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    # sweep B: DCI passes rubric 4 only, RunningTab rubrics 2 and 4; every other rubric fails under both
+    got = {int(r["index"]): (r["dci_failed"], r["runningtab_failed"]) for r in rows}
+    assert got == {0: ("1", "1"), 1: ("1", "1"), 2: ("1", "0"), 3: ("1", "1"), 5: ("1", "1")}
+    assert [int(r["index"]) for r in rows][-1] == 2  # failing under one method of two: last
+    assert float(rows[0]["dci_failed_pct"]) == 100.0 and rows[0]["dci_runs"] == "1"
+
+
+def test_a_chart_with_nothing_to_draw_is_not_drawn(tmp_path: Path) -> None:
+    from eval.report.plots import grouped_bars
+
+    assert grouped_bars(tmp_path / "none.png", "t", ["a", "b"], {"s": [None, None]}, "%") is None
+    assert not (tmp_path / "none.png").exists()
+    assert grouped_bars(tmp_path / "zeros.png", "t", ["a", "b"], {"s": [0.0, 0.0]}, "%") == tmp_path / "zeros.png"
+
+
+def test_table1_counts_evaluator_failures_on_agent_files_and_unscored_jobs(tmp_path: Path) -> None:
+    """Issue 25 (6): a job whose evaluator failed on the agent's files is a result (its unfinished
+    checkpoints count 0); one whose judge failed otherwise is unscored and left out; the note says both."""
+    from eval.report.table1 import build
+    from tests.test_report_data import write_job
+
+    def cp(result: int, failure: dict | None = None) -> dict:
+        doc = {"judge": "agentcompany", "metrics": {"success": float(result == 3), "score": result / 6},
+               "items": [{"kind": "checkpoint", "index": i, "points": 1, "earned": int(i < result)} for i in range(3)]}  # fmt: skip
+        return {**doc, "evaluator_failure": failure} if failure else doc
+
+    sdir = tmp_path / "s"
+    write_job(sdir, "tac", "t1", "dci", "m", 0, cp(3))
+    write_job(sdir, "tac", "t2", "dci", "m", 0, cp(1, {"limit": "timeout", "agent_files_read": ["a.xlsx"], "checkpoints_done": 1}))
+    write_job(sdir, "tac", "t3", "dci", "m", 0, None)  # finished, its judge failed (not on the agent's files)
+    section = build(load_sweep(sdir), tmp_path / "out")
+    notes = " ".join(section.tables[0].notes)
+    assert section.tables[0].rows[0][4] == 2  # jobs: t1 and t2 are results
+    assert "1 job(s) have no scores.json and are left out: 1 unscored (its judge failed, not on the agent's files" in notes
+    assert "1 scored job(s) whose evaluator failed on the agent's files (a limit hit while reading them; the checkpoints it did not finish count 0): tac · m · dci: 1" in notes

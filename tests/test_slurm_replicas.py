@@ -23,7 +23,7 @@ from runners.models.server import ServerError
 from runners.replicas import ReplicaPool, start_replicas, stop_replicas
 
 SHIM = """#!{python}
-# Stands in for `vllm serve MODEL --host H --port P --served-model-name N ...`.
+# Stands in for `vllm serve --model MODEL --host H --port P --served-model-name N ...`.
 import json, os, sys
 args = sys.argv[1:]
 with open({log!r}, "a") as f:
@@ -32,7 +32,7 @@ assert args[0] == "serve", args
 opt = lambda name: args[args.index(name) + 1]
 if opt("--served-model-name") == "flaky" and open({log!r}).read().count('"flaky"') > 1:
     sys.exit(3)  # the second replica of "flaky" fails to start
-os.execv(sys.executable, [sys.executable, "-m", "llama_cpp.server", "--model", args[1],
+os.execv(sys.executable, [sys.executable, "-m", "llama_cpp.server", "--model", opt("--model"),
          "--model_alias", opt("--served-model-name"), "--host", opt("--host"), "--port", opt("--port"),
          "--n_ctx", opt("--max-model-len"), "--chat_format", "chatml-function-calling", "--n_threads", "1"])
 """
@@ -104,7 +104,7 @@ def test_vllm_replicas_on_gpus_reachable_spread_and_stopped(gpu_ray, shim):
         assert len(calls) == 2
         assert sorted(c["cuda"] for c in calls) == ["0", "1"]  # one GPU each, from Ray
         argv = calls[0]["argv"]
-        assert argv[:2] == ["serve", embedded_gguf()]
+        assert argv[:3] == ["serve", "--model", embedded_gguf()]
         for flag, value in [("--host", "0.0.0.0"), ("--served-model-name", "smol-vllm"),
                             ("--tool-call-parser", "hermes"), ("--tensor-parallel-size", "1"), ("--max-model-len", "1024")]:  # fmt: skip
             assert argv[argv.index(flag) + 1] == value

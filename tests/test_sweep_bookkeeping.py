@@ -77,3 +77,16 @@ def test_shell_scratch_of_killed_processes_is_removed_at_sweep_start(tmp_path: P
     mine = Path(make_scratch())  # this live process's own
     removed = clean_stale([], {None})
     assert removed == [left] and not left.exists() and mine.is_dir()
+
+
+def test_the_ledger_is_0644_under_a_group_writable_umask(tmp_path: Path) -> None:
+    import os
+
+    from runners.ledger import Ledger
+
+    old = os.umask(0o002)
+    try:
+        Ledger(tmp_path).append({"job_id": "j", "status": "ok"})
+    finally:
+        os.umask(old)
+    assert oct((tmp_path / "jobs.jsonl").stat().st_mode & 0o777) == oct(0o644)  # was 0664: never more than 0644

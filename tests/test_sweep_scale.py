@@ -175,7 +175,7 @@ def test_report_at_scale(scale, tmp_path: Path) -> None:
 
     out = write_report(sdir)
     index = (out / "index.html").read_text()
-    assert f"Jobs ({len(specs)})" in index and sum(1 for _ in (out / "jobs").iterdir()) == len(specs)
+    assert f"<p>{len(specs)} jobs.</p>" in index and sum(1 for _ in (out / "jobs").iterdir()) == len(specs)
     table1 = (out / "table1.md").read_text()
     assert "dci" in table1 and "runningtab" in table1
 

@@ -133,7 +133,7 @@ def test_the_runner_gives_the_tab_its_context_level_cap(tmp_path: Path) -> None:
     from runners.methods import build_plugins
 
     write_files(tmp_path, {"huge.txt": "".join(f"clause {i} of the contract text here\n" for i in range(1500))})
-    (tab,) = build_plugins(MethodConfig(name="tab", tab=TabConfig()), tmp_path, "output", 2)
+    tab, _shown = build_plugins(MethodConfig(name="tab", tab=TabConfig()), tmp_path, "output", 2)
     env = WorkspaceEnv(tmp_path, EnvConfig(sandbox="none"), [tab])
     env.execute(ToolCall("c1", "read", '{"path": "huge.txt"}'), 1)
     (entry,) = tab.record()["read_log"]

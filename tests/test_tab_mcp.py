@@ -197,12 +197,13 @@ def test_bash_is_sandboxed_like_a_job(workspace: Path, tmp_path: Path) -> None:
     async def main() -> str:
         with anyio.fail_after(LIMIT_S):
             async with Client(params, read_timeout_seconds=30) as client:
-                cmd = f"test -e {record}/tab.json && echo VISIBLE || echo HIDDEN; cat policies/hotel.md | head -1"
+                cmd = f"test -e {record}/tab.json && echo VISIBLE || echo HIDDEN; cat policies/hotel.md | head -1; pwd"
                 return (await client.call_tool("bash", {"command": cmd})).content[0].text
 
     out = anyio.run(main)
     assert (record / "tab.json").is_file()
-    assert out.splitlines()[:2] == ["HIDDEN", "Article 7 Hotel"]
+    # the foreign agent knows the workspace by its host path, and its wrapped bash finds it there
+    assert out.splitlines()[:3] == ["HIDDEN", "Article 7 Hotel", os.path.realpath(workspace)]
 
 
 @pytest.mark.parametrize("case", ["record_inside", "no_tab", "not_a_folder", "foreign_override", "open_host"])

@@ -10,7 +10,7 @@ import pytest
 
 from eval.benchmarks import load_benchmark
 from eval.benchmarks.agentcompany import Config as AgentCompanyConfig
-from eval.benchmarks.agentcompany import parse_checkpoints
+from eval.benchmarks.agentcompany import checkpoint_texts, parse_checkpoints
 from eval.config import JudgeConfig
 from eval.judges import make_judge
 from eval.tac import dockerfile
@@ -37,7 +37,7 @@ def grade_checkpoints(trajectory=""):
         rows == 20,
         os.path.isfile("/data/init.sql"),
         shutil.which("java") is None and not os.path.exists("/usr/bin/java") and not os.listdir("/usr/lib/jvm") if os.path.isdir("/usr/lib/jvm") else shutil.which("java") is None,
-        not utils_writable,
+        utils_writable,  # as in the image (ds-stock-analysis-slides saves figures there)
         os.path.isfile("/utils/scoring.py") and os.path.isfile("/utils/evaluator.py"),
         not os.path.exists("/work/main/eval") and not os.path.exists("/etc/shadow") and not os.path.exists("/usr/local/bin"),
         ran != 0,
@@ -113,6 +113,9 @@ def test_file_server_urls_follow_owncloud() -> None:
         ("## Checkpoint 1 (1pts)\nA\n\n## Checkpoint 2 (11pt)\nB", [1, 11]),
         ("## Checkpoint 1: (3 pts)\nA", [3]),
         ("# Checkpoints\nno points here", []),
+        # the benchmark's own typos (ds-answer-numerical-data-question, hr-organize-talent-info)
+        ("## Checkpoing 1 (2pts)\nA\n## Checkpoint 2 (2pts)\nB", [2, 2]),
+        ("## Checkpoint 2 (1pt)\nB\n## Checkpint 3 (1pt)\nC", [1, 1]),
     ],
 )
 def test_checkpoint_formats(text: str, points: list[int]) -> None:
@@ -133,6 +136,44 @@ def test_a_python_installed_under_tmp_is_visible_to_the_evaluator(tmp_path: Path
     monkeypatch.setattr(sandbox, "python_prefixes", lambda agent_python: [*real(agent_python), str(venv)])
     (tmp_path / "ws").mkdir()
     (tmp_path / "sock").mkdir()
-    argv = sandbox.bwrap_argv({"workspace": tmp_path / "ws"}, tmp_path / "sock", ["/usr/bin/cat", str(venv / "bin" / "marker")])
+    (tmp_path / "hosts").write_text(sandbox.HOSTS)
+    argv = sandbox.bwrap_argv({"workspace": tmp_path / "ws"}, tmp_path / "sock", tmp_path / "hosts", ["/usr/bin/cat", str(venv / "bin" / "marker")])
     r = subprocess.run(argv, capture_output=True, text=True, timeout=30, env=sandbox.sandbox_env())
     assert r.returncode == 0 and r.stdout == "interpreter here\n", r.stderr
+
+
+def test_checkpoint_counts_of_the_samples_agree_with_their_evaluators() -> None:
+    """Issue 26 (3): checkpoints.md as parsed gave 2 for 3 and 2 for 4 checkpoints of the evaluators."""
+    texts = {t: parse_checkpoints((TASKS / t / "checkpoints.md").read_text()) for t in ("ds-answer-numerical-data-question", "hr-organize-talent-info")}
+    assert [c.points for c in texts["ds-answer-numerical-data-question"]] == [2, 2, 2]
+    assert texts["ds-answer-numerical-data-question"][0].text == "The agent correctly answers the question 1 (Tea (including ice tea))."
+    assert [c.points for c in texts["hr-organize-talent-info"]] == [1, 1, 1, 1]
+    assert texts["hr-organize-talent-info"][3].text.startswith("Check all required information for Sarah Thompson")
+
+
+@pytest.mark.parametrize(
+    ("md", "evaluator", "texts"),
+    [
+        # numbered headings: the evaluator's list, a text where the number and the points agree
+        ("## Checkpoint 2 (2pts)\nB\n## Checkpoint 3 (2pts)\nC", [2, 2, 2], ["", "B", "C"]),
+        ("## Checkpoint 1 (1pt)\nA\n## Checkpoint 2 (3pt)\nB", [1, 1], ["A", ""]),
+        ("## Checkpoint 1 (1pt)\nA", [1, 1, 1], ["A", "", ""]),
+        # unnumbered items: by position
+        ("- [1pt] A\n- [2pts] B", [1, 2], ["A", "B"]),
+    ],
+)
+def test_checkpoint_texts_line_up_with_the_evaluators_list(md: str, evaluator: list[int], texts: list[str]) -> None:
+    assert checkpoint_texts(md, evaluator) == texts
+
+
+def test_trajectory_paths_survive_any_argument_text(tmp_path: Path) -> None:
+    """A heredoc of a script in a bash call is one long token: it is no path (it made the judge crash
+    with 'File name too long'); a file-server URL names the file it serves."""
+    from eval.tac.trajectory import named_paths
+    from tests.test_eval_helpers import bash_call
+
+    (tmp_path / "Documents" / "Human Resources Team").mkdir(parents=True)
+    (tmp_path / "Documents" / "Human Resources Team" / "a.txt").write_text("x")
+    calls = bash_call("python -c '" + "x = 1  # a script, not a path " * 200 + "'")
+    calls += bash_call("curl -s -u u:p 'http://the-agent-company.com:8092/remote.php/webdav/Documents/Human%20Resources%20Team/a.txt'", 2)
+    assert named_paths(calls, tmp_path) == ["Documents/Human Resources Team/a.txt"]

@@ -20,12 +20,14 @@ from eval.benchmarks.agentcompany import Config as AgentCompanyConfig
 from eval.config import JudgeConfig
 from eval.judges import make_judge
 from runners.core.messages import AssistantMessage
-from tests.test_eval_helpers import SAMPLES, bash_call, make_job
+from tests.tac_seven import slides
+from tests.test_eval_helpers import SAMPLES, FakeModel, bash_call, make_job
 
 TASKS = SAMPLES / "theagentcompany"
 SAMPLE_TASKS = (
     "admin-remove-pages-pdf", "ds-fix-table-values-and-missing-answers", "ds-sql-exercise",
     "hr-check-attendance-one-day", "research-answer-questions-on-paper", "sde-create-sqlite-database",
+    "ds-stock-analysis-slides", "hr-organize-talent-info",
 )  # fmt: skip
 ATTENDANCE = "Documents/Human Resources Team/Attendance"
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="the agentcompany judge needs bubblewrap (CI installs it)")
@@ -37,7 +39,7 @@ class EqualityJudge:
     name = "equality-judge"
 
     def complete(self, messages, tools) -> AssistantMessage:
-        m = re.match(r'Does the content """(.*)""" indicate (.*)\? Please answer', messages[0]["content"], re.S)
+        m = re.match(r'Does the content """(.*)""" indicate (.*)\? Please answer', messages[0]["content"][0]["text"], re.S)
         return AssistantMessage(content="yes" if m and m.group(1).strip() == m.group(2).strip() else "no")
 
 
@@ -179,3 +181,178 @@ def test_sde_create_sqlite_database_opens_it_from_workspace_cwd(tmp_path: Path, 
     # Checkpoint 3 (`import sqlite3`) passes in any image; bonus_for_completing_any then grants checkpoint 1.
     empty = _score(tmp_path / "empty", task)
     assert [i["earned"] for i in empty["items"]] == [0, 0, 1, 0, 0, 0, 0, 0] and empty["final_score"] == {"total": 8, "result": 2}
+
+
+STOCK = TASKS / "ds-stock-analysis-slides"
+PRESENTATION = "Documents/Financials/stock_presentation"
+
+
+def test_ds_stock_analysis_slides_saves_its_figures_under_utils(tmp_path: Path, export: Path) -> None:
+    """The evaluator writes slide images to /utils/figs, as the benchmark's image lets it."""
+    task = _task(export, "ds-stock-analysis-slides")
+    files = {
+        f"{PRESENTATION}/stock_cleaned.csv": (STOCK / "stock_data.csv").read_bytes(),
+        f"{PRESENTATION}/stock_analysis.pptx": slides(tmp_path),
+        f"{PRESENTATION}/stock_analysis_script.md": "Good morning, board members. Slide 1 ... Thank you for being here.\n",
+    }
+    yes = FakeModel("yes")
+    good = _score(tmp_path / "ok", task, files, model=yes)
+    assert [i["earned"] for i in good["items"]] == [1, 5, 2], good["evaluator_log"]
+    assert good["final_score"] == {"total": 8, "result": 8}
+    assert sum(1 for sent in yes.sent if len(sent[0]["content"]) == 2) == 5  # one image question per slide
+    assert _score(tmp_path / "empty", task, model=FakeModel("yes"))["final_score"] == {"total": 8, "result": 0}
+
+
+def _xlsx_bomb() -> bytes:
+    """Issue 25's bomb: ~1.5 KB, a sheet claiming A1:XFD1048576 and holding two cells, the second at
+    the far corner (reading it pads a million rows of 16,384 cells: gigabytes, minutes)."""
+    import zipfile
+
+    ns = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
+    rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+    parts = {
+        "[Content_Types].xml": '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
+        '<Default Extension="xml" ContentType="application/xml"/>'
+        '<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>'
+        '<Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>',
+        "_rels/.rels": '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+        f'<Relationship Id="rId1" Type="{rel}/officeDocument" Target="xl/workbook.xml"/></Relationships>',
+        "xl/workbook.xml": f'<workbook {ns} xmlns:r="{rel}"><sheets><sheet name="Sheet1" sheetId="1" r:id="rId1"/></sheets></workbook>',
+        "xl/_rels/workbook.xml.rels": '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+        f'<Relationship Id="rId1" Type="{rel}/worksheet" Target="worksheets/sheet1.xml"/></Relationships>',
+        "xl/worksheets/sheet1.xml": f'<worksheet {ns}><dimension ref="A1:XFD1048576"/><sheetData>'
+        '<row r="1"><c r="A1" t="inlineStr"><is><t>Name</t></is></c></row>'
+        '<row r="1048576"><c r="XFD1048576" t="inlineStr"><is><t>x</t></is></c></row></sheetData></worksheet>',
+    }
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, text in parts.items():
+            z.writestr(name, text)
+    return buf.getvalue()
+
+
+def _bomb_job(tmp_path: Path, memory: int) -> Path:
+    job = {"job_id": "bomb", "benchmark": "agentcompany", "task_id": "hr-check-attendance-one-day", "method": "dci", "model": "m",
+           "seed": 0, "config": {"env": {"max_memory_bytes": memory}}}  # fmt: skip
+    read = bash_call(f'head "{ATTENDANCE}/attendance-2024-03-01.csv"')
+    return make_job(tmp_path, {"2024-03-attendance-summary.xlsx": _xlsx_bomb()}, messages=read, job=job)
+
+
+def test_an_xlsx_bomb_under_the_memory_cap_scores_zero(tmp_path: Path, export: Path) -> None:
+    """Issue 25 (6): under the agent's 1 GiB memory cap the bomb's reads fail inside the evaluator's
+    graders, which score them 0: the job is scored (it ran to the timeout, unscored, before)."""
+    task = _task(export, "hr-check-attendance-one-day")
+    judge = make_judge(JudgeConfig(name="agentcompany", cache_dir=str(tmp_path / "c"), evaluator_timeout_s=60), "agentcompany")
+    scores = judge.score(task, _bomb_job(tmp_path / "job", 1 << 30))
+    assert [i["earned"] for i in scores["items"]] == [1, 0, 0] and scores["final_score"] == {"total": 3, "result": 1}
+    assert "evaluator_failure" not in scores
+
+
+def test_an_xlsx_bomb_past_the_timeout_scores_its_unfinished_checkpoints_zero(tmp_path: Path, export: Path) -> None:
+    """Issue 25 (6): stopped by its timeout while reading the agent's xlsx, the evaluator has failed on
+    the agent's files: checkpoint 1 (done) keeps its point, the two it never finished score 0."""
+    task = _task(export, "hr-check-attendance-one-day")
+    judge = make_judge(JudgeConfig(name="agentcompany", cache_dir=str(tmp_path / "c"), evaluator_timeout_s=8), "agentcompany")
+    scores = judge.score(task, _bomb_job(tmp_path / "job", 8 << 30))
+    assert [i["earned"] for i in scores["items"]] == [1, 0, 0] and scores["final_score"] == {"total": 3, "result": 1}
+    assert scores["evaluator_failure"] == {"limit": "timeout", "agent_files_read": ["2024-03-attendance-summary.xlsx"], "checkpoints_done": 1}
+
+
+def test_checkpoint_texts_come_with_the_evaluators_checkpoints(tmp_path: Path, export: Path) -> None:
+    """Issue 26 (3): the evaluator returns 4 checkpoints; checkpoints.md names them (two as "Checkpint")."""
+    task = _task(export, "hr-organize-talent-info")
+    empty = _score(tmp_path / "empty", task)
+    assert [i["points"] for i in empty["items"]] == [1, 1, 1, 1] and empty["final_score"] == {"total": 4, "result": 0}
+    assert [i["text"].split(" for ")[-1] for i in empty["items"][1:]] == [
+        "Emily Johnson is included in the summary.csv file.", "Michael Davis is included in the summary.csv file.",
+        "Sarah Thompson is included in the summary.csv file."]  # fmt: skip
+
+
+# --- Issue 26 (4): the seven task folders behind the defects, through the job and as in the image ---
+
+ORIGINAL = Path(__file__).resolve().parent / "fixtures" / "tac_original"
+# (task, file-server mode, deliverable) -> the original's score (points, total): correct deliverables get
+# full marks except a share link that a mounted workspace cannot make (link.txt holds the file's WebDAV
+# URL, which the benchmark fetches without credentials: 401, only "link.txt names the server" passes).
+SEVEN_CASES = {
+    **{(t, mode, "correct"): full for t, full in (
+        ("ds-stock-analysis-slides", (8, 8)), ("hr-populate-salary-increase-memo", (7, 7)), ("ds-coffee-shop-database-management", (10, 10)),
+        ("ds-answer-numerical-data-question", (6, 6)), ("hr-organize-talent-info", (4, 4))) for mode in ("mounted", "served")},
+    ("hr-new-grad-job-description", "served", "correct"): (3, 3), ("sde-copy-table-from-pdf-to-xlsx", "served", "correct"): (5, 5),
+    ("hr-new-grad-job-description", "mounted", "correct"): (1, 3), ("sde-copy-table-from-pdf-to-xlsx", "mounted", "correct"): (1, 5),
+    ("hr-new-grad-job-description", "served", "plain"): (1, 3), ("sde-copy-table-from-pdf-to-xlsx", "served", "plain"): (1, 5),
+    **{(t, "mounted", "empty"): (0, total) for t, total in (
+        ("ds-stock-analysis-slides", 8), ("hr-populate-salary-increase-memo", 7), ("hr-new-grad-job-description", 3),
+        ("sde-copy-table-from-pdf-to-xlsx", 5), ("ds-coffee-shop-database-management", 10), ("ds-answer-numerical-data-question", 6),
+        ("hr-organize-talent-info", 4))},
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def seven_export(tmp_path_factory) -> Path:
+    from tests.tac_seven import write_export
+
+    return write_export(tmp_path_factory.mktemp("export7"))
+
+
+def original_base() -> Path | None:
+    """A checkout's `workspaces/base_image` (RT_TAC_BASE_IMAGE): the benchmark's own common.py, config.py
+    and scoring.py, which the project never copies; None when none is given."""
+    import os
+
+    base = os.environ.get("RT_TAC_BASE_IMAGE")
+    return Path(base) if base else None
+
+
+def install_original(utils: Path, evaluator: Path) -> None:
+    """/utils as the benchmark's image has it: its own common/config/scoring (from `original_base`),
+    the evaluator, our runner."""
+    base = original_base()
+    assert base is not None
+    shutil.copytree(ORIGINAL, utils, dirs_exist_ok=True)  # the stand-ins for litellm and rocketchat_API
+    for name in ("common.py", "config.py", "scoring.py"):
+        shutil.copyfile(base / name, utils / name)
+    shutil.copyfile(Path(__file__).resolve().parent.parent / "eval" / "tac" / "run_evaluator.py", utils / "run_evaluator.py")
+    shutil.copyfile(evaluator, utils / "evaluator.py")
+
+
+def _run_seven(tmp_path: Path, export: Path, name: str, mode: str, kind: str):
+    """The scripted agent's job through runners' job code, in its real sandbox; (cfg, task, job dir)."""
+    from runners.grid import job_id
+    from runners.job_runner import run_job
+    from tests.conftest import compose_root, write_script
+    from tests.tac_seven import Deliverable, agent_script, deliverable
+
+    d = Deliverable() if kind == "empty" else deliverable(name, tmp_path)
+    d.plain_link = kind == "plain"
+    script = write_script(tmp_path / "turns.jsonl", agent_script(d, mode == "served"))
+    cfg = compose_root(["benchmark=agentcompany", f"benchmark.tasks_dir={TASKS}", f"benchmark.export_dir={export}", f"benchmark.include=[{name}]",
+                        f"benchmark.file_server={mode}", "method=runningtab", "model=scripted", f"model.script={script}",
+                        f"judge.cache_dir={tmp_path / 'cache'}", "env.sandbox=bwrap"])  # fmt: skip
+    task = load_benchmark(cfg.benchmark).task(name)
+    jid = job_id(cfg, task.id)
+    result = run_job(cfg, task, tmp_path / jid, jid)
+    assert result.stop_reason == "finished", result.error
+    return cfg, task, tmp_path / jid
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "mode", "kind"), sorted(SEVEN_CASES))
+def test_the_seven_score_as_their_original_evaluators(tmp_path: Path, seven_export: Path, monkeypatch, name: str, mode: str, kind: str) -> None:
+    """Issue 26 (4): each task's deliverable, made by a scripted agent in its sandbox, scored by the
+    project's helpers and by the benchmark's own (as in its image): the same checkpoints, the same score."""
+    from eval.judges import agentcompany as judge_module
+    from eval.score import score_job
+    from tests.tac_seven import RuleJudge
+
+    cfg, task, job_dir = _run_seven(tmp_path, seven_export, name, mode, kind)
+    ours = score_job(job_dir, cfg.judge, task=task, model=RuleJudge())
+    expected = dict(zip(("result", "total"), SEVEN_CASES[(name, mode, kind)], strict=True))
+    assert ours["final_score"] == expected, ours["evaluator_log"]  # the original's score, read off its evaluator
+    if original_base() is None:
+        return  # the benchmark's own helpers are not in the project: RT_TAC_BASE_IMAGE runs them too
+    monkeypatch.setattr(judge_module, "install_base_utils", install_original)
+    original = score_job(job_dir, cfg.judge, task=task, model=RuleJudge())
+    assert original["final_score"] == expected, original["evaluator_log"]
+    assert [i["earned"] for i in ours["items"]] == [i["earned"] for i in original["items"]]

@@ -12,6 +12,13 @@ AGENTCOMPANY_PREFACE = (
     "corresponding workspace path.\n\n"
 )
 
+# TheAgentCompany with benchmark.file_server=served: the server runs, as in the benchmark; the
+# browser the benchmark logs in beforehand is replaced by the credentials.
+AGENTCOMPANY_SERVED_PREFACE = (
+    "Note: the company's file server is ownCloud at http://the-agent-company.com:8092 (user "
+    "theagentcompany, password theagentcompany). /workspace is your workspace root.\n\n"
+)
+
 # OfficeQA Pro: where the corpus is and how to give the answer (the reward reads the last tag).
 OFFICEQA_SUFFIX = (
     "\n\nThe U.S. Treasury Bulletins are the files of your workspace (treasury_bulletin_YYYY_MM.*). "

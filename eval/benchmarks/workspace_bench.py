@@ -116,9 +116,12 @@ def record_to_task(rec: dict[str, Any], cfg: Config, root: Path, names_cache: di
     if all(_already_there(src, name, present) for name, src in stage.items()):
         stage = {}
     outputs = list(rec["output_files"] or [])
+    # steps and rubric_diffs go to the judge's evidence; only records that have them carry them, so
+    # that the task (and the id of every job of it) stays as it was for records without
+    optional = {key: rec[key] for key in ("steps", "rubric_diffs") if rec.get(key) is not None}
     return Task(
         id=str(rec["absolute_id"]),
-        prompt=rec["task"] + (WORKSPACE_BENCH_OUTPUTS.format(files=", ".join(outputs)) if outputs else ""),
+        prompt=rec["task"] + _outputs_line(outputs),
         workspace=ws,
         output=outputs[0] if len(outputs) == 1 else "./",
         rubrics=tuple(Rubric(text=r) for r in rec["rubrics"]),
@@ -129,8 +132,20 @@ def record_to_task(rec: dict[str, Any], cfg: Config, root: Path, names_cache: di
             "difficulty": rec.get("task_diff"),
             "rubric_types": list(rec.get("rubric_types") or []),
             "file_dep_graph": list(rec.get("file_dep_graph") or []),
+            **optional,
         },
     )
+
+
+def _outputs_line(outputs: list[str]) -> str:
+    return WORKSPACE_BENCH_OUTPUTS.format(files=", ".join(outputs)) if outputs else ""
+
+
+def record_task_text(task: Task) -> str:
+    """The record's own task text (what the benchmark's judge is shown): the prompt without the line
+    naming the outputs that the loader adds for the agent. Any other task: its prompt."""
+    line = _outputs_line(list(task.extra.get("output_files") or []))
+    return task.prompt.removesuffix(line) if line else task.prompt
 
 
 def load(cfg: Config) -> list[Task]:

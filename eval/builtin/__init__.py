@@ -15,7 +15,7 @@ from pathlib import Path
 from eval.builtin.writer import SuiteWriter
 
 # Bump when generated content changes, so that cached copies are regenerated.
-GENERATOR_VERSION = "v2"
+GENERATOR_VERSION = "v3"
 SUITES = ("workspace", "company", "qa")
 _MODULES = {"workspace": "eval.builtin.workspace_suite", "company": "eval.builtin.company_suite", "qa": "eval.builtin.qa_suite"}
 

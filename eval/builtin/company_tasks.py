@@ -10,6 +10,7 @@ from eval.builtin import solution as sol
 from eval.builtin import words
 from eval.builtin.office import csv_text
 from eval.builtin.writer import SuiteWriter
+from eval.builtin.ws_common import absent
 
 WS = "fileserver"
 
@@ -48,8 +49,9 @@ def drinks(w: SuiteWriter, rng: random.Random) -> None:
     out = w.text(WS, "Documents/Admin/drinks_survey.csv", "drink,quantity")
     rows = [[d, counts[d]] for d in names]
     checkpoints = [
-        cp(f"All {len(names)} drinks are listed, one row each (the trick: Diet Coke is on its own line).", 2,
-           {"type": "all", "checks": [{"type": "row_count", "file": out, "equals": len(names)}, {"type": "contains", "file": out, "values": names}]}),
+        cp(f"All {len(names)} drinks are listed, one row each (the trick: Diet Coke is on its own line), and nothing of the closed 2023 survey.", 2,
+           {"type": "all", "checks": [{"type": "row_count", "file": out, "equals": len(names)}, {"type": "contains", "file": out, "values": names},
+                                      absent(out, ["2023", "votes", "closed"], csv_text([["drink", "quantity"]] + rows))]}),
         cp(f"Count correctly that {counts['Apple Juice']} people like Apple Juice.", 1, {"type": "row", "file": out, "cells": ["Apple Juice", counts["Apple Juice"]]}),
         cp("Identify Vita Coco, Talking Rain and Milk.", 1, _rows(out, [[d] for d in rare])),
         cp(f"Count correctly that demand for Vita Coco is {counts['Vita Coco']} and for Diet Coke {counts['Diet Coke']}.", 1,
@@ -85,7 +87,9 @@ def budget_variance(w: SuiteWriter, rng: random.Random) -> None:
            {"type": "columns", "file": out, "names": ["Flagged_Variances"]}),
         cp("All variances exceeding both 10% of the budget and $5,000 are flagged as Department_Category_YYYYMM.", 2,
            {"type": "contains", "file": out, "values": flagged}),
-        cp("Nothing else is flagged.", 1, {"type": "row_count", "file": out, "equals": len(flagged)}),
+        cp("Nothing else is flagged, and nothing of the 2022 budget.", 1,
+           {"type": "all", "checks": [{"type": "row_count", "file": out, "equals": len(flagged)},
+                                      absent(out, ["2022-01", "2022"], csv_text([["Flagged_Variances"]] + [[f] for f in flagged]))]}),
     ]  # fmt: skip
     prompt = (f"Analyze actual spending against budgeted amounts across all departments and categories. {fb} holds the "
               f"budgeted amounts by department, category and month; {fa} the actual spending. For each department/category/"
@@ -117,8 +121,8 @@ def attendance(w: SuiteWriter, rng: random.Random) -> None:
     out = "Documents/HR/april-attendance-report.csv"
     report = [["Name", "Average Work Length", "On-time Departure Count", "Late Arrival Count"]] + [[p, *stats[p]] for p in staff]
     checkpoints = [
-        cp("The report has the columns Name, Average Work Length, On-time Departure Count, Late Arrival Count.", 1,
-           {"type": "columns", "file": out, "names": report[0]}),
+        cp("The report has the columns Name, Average Work Length, On-time Departure Count, Late Arrival Count, and no March data.", 1,
+           {"type": "all", "checks": [{"type": "columns", "file": out, "names": report[0]}, absent(out, ["2024-03-04", "08:55"], csv_text(report))]}),
         cp("Average work length (hours) is right for every employee.", 2, _rows(out, [[p, float(stats[p][0])] for p in staff], 0.002)),
         cp("On-time departure and late arrival counts are right for every employee.", 2, _rows(out, [[p, float(stats[p][0]), stats[p][1], stats[p][2]] for p in staff], 0.002)),
     ]  # fmt: skip
@@ -142,7 +146,9 @@ def salaries(w: SuiteWriter, rng: random.Random) -> None:
     out = "Documents/HR/salary_summary.csv"
     header = ["Department", "Average Salary", "Highest Salary", "Lowest Salary"]
     checkpoints = [
-        cp("salary_summary.csv has the columns Department, Average Salary, Highest Salary, Lowest Salary.", 1, {"type": "columns", "file": out, "names": header}),
+        cp("salary_summary.csv has the columns Department, Average Salary, Highest Salary, Lowest Salary, and no 2023 salary.", 1,
+           {"type": "all", "checks": [{"type": "columns", "file": out, "names": header},
+                                      absent(out, [s - 3000 for _, s in list(pay.values())[:10]], csv_text([header] + summary))]}),
         cp("Departments are sorted by average salary, highest first.", 1, {"type": "order", "file": out, "values": [r[0] for r in summary]}),
         cp("Average, highest and lowest salary are right for every department.", 2, _rows(out, [[r[0], float(r[1]), r[2], r[3]] for r in summary], 0.0005)),
     ]  # fmt: skip
@@ -237,7 +243,8 @@ def expenses(w: SuiteWriter, rng: random.Random) -> None:
     out = "Documents/Financials/q1_expense_totals.csv"
     result = [["Category", "Total"]] + [[c, f"{totals[c]:.2f}"] for c in cats] + [["Grand Total", f"{sum(totals.values()):.2f}"]]
     checkpoints = [
-        cp("q1_expense_totals.csv has the columns Category and Total.", 1, {"type": "columns", "file": out, "names": ["Category", "Total"]}),
+        cp("q1_expense_totals.csv has the columns Category and Total, and nothing of the 2023 claims.", 1,
+           {"type": "all", "checks": [{"type": "columns", "file": out, "names": ["Category", "Total"]}, absent(out, ["2023-12-04", 812.40], csv_text(result))]}),
         cp("Every category's Q1 total is right.", 2, _rows(out, [[c, round(totals[c], 2)] for c in cats], 0.00001)),
         cp("The grand total row is right.", 1, {"type": "row", "file": out, "cells": ["Grand Total", round(sum(totals.values()), 2)], "tolerance": 0.00001}),
     ]  # fmt: skip
@@ -302,8 +309,10 @@ def contacts(w: SuiteWriter, rng: random.Random) -> None:
     changes.sort(key=lambda r: (order[r[0]], r[1]))
     checkpoints = [
         cp("Every employee whose phone or email differs between the two sources is listed with both values.", 2, _rows(out, changes)),
-        cp("Only the differing entries are listed.", 1, {"type": "row_count", "file": out, "equals": len(changes)}),
-    ]
+        cp("Only the differing entries are listed.", 1,
+           {"type": "all", "checks": [{"type": "row_count", "file": out, "equals": len(changes)},
+                                      absent(out, [hr[p][0] for p in staff if hr[p] == listed[p]], csv_text([header] + changes))]}),
+    ]  # fmt: skip
     prompt = (f"HR keeps contact details in {src}; the office phone list is {lst}. Compare them and write {out} with one row "
               "per differing value and the columns Name, Field (Phone or Email), HR Record and Phone List.")
     _task(w, "co-09-contact-reconciliation", prompt, out, checkpoints,
@@ -326,7 +335,8 @@ def campaigns(w: SuiteWriter, rng: random.Random) -> None:
     out = "Documents/Marketing/campaign_summary.md"
     table = ["| Campaign | CTR (%) | Cost per Conversion |", "|---|---|---|"] + [f"| {n} | {c} | {k} |" for n, c, k in stats]
     checkpoints = [
-        cp("All six 2024 campaigns are in the summary table.", 1, {"type": "row_count", "file": out, "equals": len(names)}),
+        cp("All six 2024 campaigns are in the summary table, and not the 2023 Winter Promo.", 1,
+           {"type": "all", "checks": [{"type": "row_count", "file": out, "equals": len(names)}, absent(out, ["Winter Promo"], "\n".join(table))]}),
         cp("CTR (clicks / impressions, in %) and cost per conversion are right for every campaign.", 2,
            _rows(out, [[n, float(c), float(k)] for n, c, k in stats], 0.005)),
         cp(f"The summary names {best[0]} as the best campaign by CTR.", 1, {"type": "contains", "file": out, "values": [f"Best campaign: {best[0]}"]}),

@@ -13,8 +13,8 @@ from typing import Any
 Turn = dict[str, Any]
 TEXT_SUFFIXES = (".md", ".txt", ".csv", ".json", ".tsv", ".log")
 
-# Prints each file as `==> path <==` then its text, like `head` does for several files.
-READER = r"""import html, re, sys, zipfile, zlib
+# Text of docx/pptx/xlsx/pdf files with the standard library only: one function per suffix.
+OFFICE_TEXT = r"""import html, re, sys, zipfile, zlib
 def txt(x, p):
     return html.unescape(re.sub(r'<[^>]+>', '', re.sub(r'</%s>' % p, '\n', x)))
 def docx(f):
@@ -49,7 +49,9 @@ def pdf(f):
             pass
         out += [t.decode('latin-1').replace('\\(', '(').replace('\\)', ')') for t in re.findall(rb'\((.*?)(?<!\\)\) Tj', s)]
     return '\n'.join(out)
-for f in sys.argv[1:]:
+"""
+# Prints each file as `==> path <==` then its text, like `head` does for several files.
+READER = OFFICE_TEXT + r"""for f in sys.argv[1:]:
     ext = f.rsplit('.', 1)[-1].lower()
     print('==> %s <==' % f)
     print(globals()[ext](f) if ext in ('docx', 'pptx', 'xlsx', 'pdf') else open(f, encoding='utf-8').read())

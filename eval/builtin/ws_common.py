@@ -1,10 +1,12 @@
-"""Shared pieces of the *workspace* suite: rubric helpers and policy documents."""
+"""Shared pieces of the *workspace* suite: rubric helpers and policy documents (the *company*
+suite uses `absent` too)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from eval.builtin.office import Block
+from eval.matching import text_has
 
 
 def rb(text: str, check: dict[str, Any]) -> dict[str, Any]:
@@ -21,6 +23,16 @@ def contains(file: str, values: list[Any], tol: float = 0.0) -> dict[str, Any]:
 
 def row(file: str, cells: list[Any], tol: float = 0.0) -> dict[str, Any]:
     return {"type": "row", "file": file, "cells": cells, **({"tolerance": tol} if tol else {})}
+
+
+def absent(file: str, values: list[Any], reference: str) -> dict[str, Any]:
+    """An `absent` check for values that only distractors and superseded files hold. A value the
+    reference deliverable itself holds (a distractor's figure can equal one of the answer's) is
+    left out, so that the reference solution passes whatever the seed."""
+    keep = list(dict.fromkeys(v for v in values if not text_has(reference, v)))
+    if not keep:
+        raise ValueError(f"every distractor value of {file} is also in the reference deliverable: {values}")
+    return {"type": "absent", "file": file, "values": keep}
 
 
 class Policy:

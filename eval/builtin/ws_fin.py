@@ -8,7 +8,7 @@ import random
 from eval.builtin import office, words
 from eval.builtin import solution as sol
 from eval.builtin.writer import SuiteWriter
-from eval.builtin.ws_common import Policy, contains, exists, rb, row
+from eval.builtin.ws_common import Policy, absent, contains, exists, rb, row
 
 WS = "finance_analyst"
 
@@ -40,6 +40,8 @@ def variance_memo(w: SuiteWriter, rng: random.Random) -> None:
     table = [header] + [[d, f"{b:,}", f"{a:,}", f"{o:,}", p] for d, b, a, o, p in over]
     body = office.markdown([("title", "2024 budget variance memo"), ("para", "Departments whose 2024 spending exceeded the annual budget by more than 5%:"),
                             ("table", table), ("para", f"Total overrun: {sum(o[3] for o in over):,} CNY")])  # fmt: skip
+    stale = [x for d, *_ in over for x in (int(budget[d] * 0.9), int(budget[d] * 1.1))]
+    rubrics.append(rb("No figure of the 2023 budgets or of the draft 2025 budgets is used.", absent(out, stale, body)))
     prompt = ("Write a short memo on the 2024 budget variance: compare each department's annual budget with its actual "
               "spending (the sum of the four quarterly actuals under expenses/) and list, in a markdown table with the columns Department, Budget, "
               "Actual, Overrun and Overrun %, only the departments that spent more than 5% over budget; then give the total "
@@ -88,7 +90,8 @@ def deck_outline(w: SuiteWriter, rng: random.Random) -> None:
         rel = w.slides(WS, f"presentations/{words.slug(title)}.pptx", [(title, [words.person(rng), "Board meeting, March 2024"])] + [(s, [words.filler(rng, 1)]) for s in slides])
         files.append(rel)
         decks.append((title, slides))
-    for title in ["2023 Strategy Review", "Team Offsite 2024", "Audit Findings 2023", "Treasury Update Q2"]:
+    archived = ["2023 Strategy Review", "Team Offsite 2024", "Audit Findings 2023", "Treasury Update Q2"]
+    for title in archived:
         w.slides(WS, f"presentations/archive/{words.slug(title)}.pptx", [(title, [])] + [(s, []) for s in rng.sample(["Agenda", "Results", "Outlook", "Risks", "Decisions"], 3)])
     out = "output/deck_outline.md"
     rubrics = [rb(f"The outline is saved as {out}.", exists(out)),
@@ -96,10 +99,10 @@ def deck_outline(w: SuiteWriter, rng: random.Random) -> None:
     for title, slides in decks:
         rubrics.append(rb(f"Under '{title}', every slide title appears in slide order.", {"type": "order", "file": out, "values": [title] + slides}))
     rubrics += [rb(f"'{title}' lists its slide '{slides[-1]}' (the last one).", contains(out, [slides[-1]])) for title, slides in decks]
-    rubrics.append(rb("Archived decks are not included.", {"type": "absent", "file": out, "values": ["2023 Strategy Review", "Audit Findings 2023"]}))
     body: list = [("title", "Deck outline")]
     for title, slides in decks:
         body += [("heading", title, 1), ("bullets", [f"Slide {i + 2}: {s}" for i, s in enumerate(slides)])]
+    rubrics.append(rb("Archived decks are not included.", absent(out, archived, office.markdown(body))))
     prompt = (f"Outline the three 2024 decks in presentations/ ({', '.join(themes)}). Write {out} with one markdown heading per "
               "deck (its title), in that order, and under each heading the titles of its content slides in slide order.")
     w.task([sol.find("ls presentations"), sol.read(files), sol.write(out, office.markdown(body)), sol.finish("Outline written.")],
@@ -128,6 +131,7 @@ def over_limit_claims(w: SuiteWriter, rng: random.Random) -> None:
                 over.append([mine[-1][0], mine[-1][1], cat, f"{amt:.2f}", limits[cat], f"{amt - limits[cat]:.2f}"])
         fc.append(w.sheet(WS, f"expenses/claims/2024-Q3/claims_{name}.csv", [header_in] + mine))
     w.sheet(WS, "expenses/claims/2024-Q2/claims_june.csv", [header_in] + [[f"CLM-Q2-{i:03d}", rng.choice(staff), "Meals", "120.00", "2024-06-10"] for i in range(1, 6)])
+    q2 = [f"CLM-Q2-{i:03d}" for i in range(1, 6)] + ["2024-06-10"]
     out = "output/over_limit_claims_q3.csv"
     header = ["Claim ID", "Employee", "Category", "Amount", "Limit", "Excess"]
     ok = [r[0] for r in rows if r[0] not in {o[0] for o in over}]
@@ -136,6 +140,7 @@ def over_limit_claims(w: SuiteWriter, rng: random.Random) -> None:
                rb(f"It lists exactly the {len(over)} Q3 claims above their category limit.", {"type": "row_count", "file": out, "equals": len(over)})]
     rubrics += [rb(f"Claim {c} ({e}, {cat}, {a}) exceeds the {lim} limit by {x}.", row(out, [c, e, cat, float(a), lim, float(x)])) for c, e, cat, a, lim, x in over]
     rubrics.append(rb("Claims within their limits are not listed.", {"type": "absent", "file": out, "values": ok}))
+    rubrics.append(rb("The June (Q2) claims are not listed.", absent(out, q2, office.csv_text([header] + over))))
     prompt = ("Check the Q3 2024 expense claims (expenses/claims/2024-Q3/) against the category limits of the current employee expense "
               f"policy, and list every claim above its limit in {out} with the columns Claim ID, Employee, Category, Amount, "
               "Limit and Excess (amount minus limit).")

@@ -8,7 +8,7 @@ import random
 from eval.builtin import office, words
 from eval.builtin import solution as sol
 from eval.builtin.writer import SuiteWriter
-from eval.builtin.ws_common import Policy, contains, exists, rb, row
+from eval.builtin.ws_common import Policy, absent, contains, exists, rb, row
 
 WS = "operations_manager"
 
@@ -71,6 +71,7 @@ def resource_manual(w: SuiteWriter, rng: random.Random) -> None:
     for ch, arts in all_chapters:
         manual.append(("heading", ch, 1))
         manual += [b for a, t in arts for b in (("heading", a, 2), ("para", t))]
+    rubrics.append(rb("Does not copy the superseded 2019 draft (its title or status).", absent(out, ["DRAFT 2019", "superseded"], office.markdown(manual))))
     prompt = ("Compile a water and electricity saving manual for staff from the company's current resource conservation "
               "policy, which is split over several files in the workspace. Keep every chapter and article of the policy, "
               f"with their numbers and titles, in their original order, as markdown headings. Save it as {out}.")  # fmt: skip
@@ -96,7 +97,10 @@ def purchase_orders(w: SuiteWriter, rng: random.Random) -> None:
         if ours:
             mine.append([sup, num, status, total])
             files.append(rel)
+    ours_nums = {r[1] for r in mine}
+    others_nums = [f"PO-2024-{i + 1:03d}" for i in range(40) if f"PO-2024-{i + 1:03d}" not in ours_nums]
     for i in range(20):
+        others_nums.append(f"PO-2023-{i + 1:03d}")
         w.sheet(WS, f"procurement/purchase_orders/2023/PO-2023-{i + 1:03d}.csv",
                 [["Purchase Order", f"PO-2023-{i + 1:03d}"], ["Supplier", rng.choice(sups)], ["Project", rng.choice(others)], ["Total (CNY)", rng.randint(800, 60000)]])  # fmt: skip
     big = max(mine, key=lambda r: r[3])
@@ -107,6 +111,7 @@ def purchase_orders(w: SuiteWriter, rng: random.Random) -> None:
                rb("The table has one row for each of the ten orders, and no other rows.", {"type": "row_count", "file": out, "equals": 10})]
     rubrics += [rb(f"A row gives {s}: {n}, status {st}, amount ¥{a:,}.", row(out, [s, n, st, a])) for s, n, st, a in mine]
     rubrics.append(rb(f"The largest order ({big[0]}, ¥{big[3]:,}) is included.", row(out, [big[0], big[3]])))
+    rubrics.append(rb("Orders of other projects and the 2023 orders are left out.", absent(out, others + others_nums, office.csv_text([header] + mine))))
     prompt = (f"Summarize the ten purchase orders of the {project} project (the 2024 orders are in procurement/purchase_orders/2024/) "
               f"in a table saved as {out}, one row per supplier, with the columns Supplier, PO Number, Status and Amount (CNY).")
     w.task([sol.find("ls procurement/purchase_orders/2024 | head -n 50"), sol.read(files, "These are the Atlas orders."),
@@ -163,6 +168,7 @@ def travel_guide(w: SuiteWriter, rng: random.Random) -> None:
     guide: list = [("title", "Business Travel and Reimbursement Guide")]
     for k, topic in enumerate(TOPICS):
         guide += [("heading", topic, 1), ("bullets", [text for kk, text, _ in facts if kk == k])]
+    rubrics.append(rb("Does not copy the withdrawn 2018 travel rules.", absent(out, ["Business Travel Rules 2018", "withdrawn"], office.markdown(guide))))
     prompt = ("Write a guide for employees on business travel and reimbursement, based on the company's current travel "
               "policies in the workspace. It must have five sections, as markdown headings in this order: "
               f"{', '.join(TOPICS)}. Give the concrete rules, limits and amounts in each. Save it as {out}.")
@@ -188,12 +194,15 @@ def action_items(w: SuiteWriter, rng: random.Random) -> None:
         text = [f"# Atlas weekly sync — {date}", "", f"Attendees: {', '.join(rng.sample(team, 4))}", "", "## Discussion", words.filler(rng, 3), "", "## Action items"]
         text += [f"- [ ] {o}: {a} (due {d})" for o, a, d in mine]
         files.append(w.text(WS, f"meetings/2024/{date}-atlas-weekly-sync.md", "\n".join(text)))
+    elsewhere = ["Beacon", "Cobalt", "Delta"]
     for i in range(10):
         date, proj = words.date(rng, 2024), rng.choice(["Beacon", "Cobalt", "Delta"])
+        elsewhere.append(date)
         w.text(WS, f"meetings/2024/{date}-{proj.lower()}-status-meeting-{i}.md",
                f"# {proj} status meeting — {date}\n\n{words.filler(rng, 3)}\n\n## Action items\n- [ ] {rng.choice(team)}: {rng.choice(actions)} (due {words.date(rng, 2024)})")  # fmt: skip
     for i in range(8):
         date = words.date(rng, 2023)
+        elsewhere.append(date)
         w.text(WS, f"meetings/2023/{date}-atlas-planning-{i}.md", f"# Atlas planning (2023) — {date}\n\n{words.filler(rng, 2)}\n\n## Action items\n- [ ] {rng.choice(team)}: {rng.choice(actions)} (due {words.date(rng, 2023)})")
     out = "output/atlas_action_items.csv"
     header = ["Meeting Date", "Owner", "Action", "Due Date"]
@@ -201,6 +210,8 @@ def action_items(w: SuiteWriter, rng: random.Random) -> None:
                rb("The tracker has the columns Meeting Date, Owner, Action, Due Date.", {"type": "columns", "file": out, "names": header}),
                rb(f"It lists all {len(items)} action items of the 2024 Atlas weekly syncs and nothing else.", {"type": "row_count", "file": out, "equals": len(items)})]
     rubrics += [rb(f"{o} must {a} by {d} (meeting of {m}).", row(out, [m, o, a, d])) for m, o, a, d in items]
+    rubrics.append(rb("Meetings of other projects and the 2023 Atlas planning meetings are left out.",
+                      absent(out, elsewhere, office.csv_text([header] + items))))  # fmt: skip
     prompt = ("Collect every action item from the 2024 Atlas weekly sync meetings (minutes are under meetings/) into a tracker "
               f"saved as {out}, one row per action item, with the columns Meeting Date, Owner, Action and Due Date (dates as YYYY-MM-DD).")
     w.task([sol.find("ls meetings/2024 | grep -i atlas"), sol.read(files), sol.write(out, office.csv_text([header] + items)), sol.finish("Tracker written.")],
@@ -222,6 +233,8 @@ def kickoff_archive(w: SuiteWriter, rng: random.Random) -> None:
                rb(f"project_kickoff_archive holds exactly {len(sources)} files.", {"type": "file_count", "dir": out, "equals": len(sources)})]
     rubrics += [rb(f"project_kickoff_archive contains {n} under its original name.", exists(out + n)) for n in names]
     rubrics += [rb(f"The copy of {n} is identical to the original.", {"type": "same_as", "path": out + n, "source": s}) for n, s in zip(names, sources, strict=True)]
+    rubrics.append(rb("The budget review minutes and the minutes template are not copied.",
+                      absent(out, ["Budget review", "Meeting title"], "\n".join(w.path(WS, s).read_text() for s in sources))))  # fmt: skip
     prompt = ("Copy the December 2024 project kickoff minutes (under meetings/2024) and the January 2025 technical review "
               "minutes (under meetings/2025), together with all documents under docs/project/, into a new folder "
               "project_kickoff_archive at the root of the workspace. Keep the original file names and contents; add nothing else.")
@@ -231,7 +244,7 @@ def kickoff_archive(w: SuiteWriter, rng: random.Random) -> None:
 
 
 def kpi_summary(w: SuiteWriter, rng: random.Random) -> None:
-    rows, files = [], []
+    rows, files, earlier = [], [], ["Incident report", "2023"]
     for year in (2023, 2024):
         for q in range(1, 5):
             rev, cost = rng.randrange(3_200_000, 5_800_000, 1000), rng.randrange(2_100_000, 3_900_000, 1000)
@@ -244,6 +257,8 @@ def kpi_summary(w: SuiteWriter, rng: random.Random) -> None:
             if year == 2024:
                 rows.append([f"Q{q}", rev, cost, head, csat])
                 files.append(rel)
+            else:
+                earlier += [rev, cost]
     for i in range(6):
         w.doc(WS, f"reports/incidents/incident_report_2024_{i + 1:02d}.pdf", [("title", f"Incident report 2024-{i + 1:02d}"), ("para", words.filler(rng, 4))])
     out = "output/kpi_summary_2024.md"
@@ -256,6 +271,7 @@ def kpi_summary(w: SuiteWriter, rng: random.Random) -> None:
                 rb(f"States the full-year operating cost of {cost_total:,}.", contains(out, [cost_total]))]
     table = [header] + [[q, f"{r:,}", f"{c:,}", h, s] for q, r, c, h, s in rows]
     body = office.markdown([("title", "2024 KPI summary"), ("table", table), ("para", f"Full-year revenue: {rev_total:,}"), ("para", f"Full-year operating cost: {cost_total:,}")])
+    rubrics.append(rb("Uses no 2023 report and no incident report (none of their figures or titles).", absent(out, earlier, body)))
     prompt = ("From the 2024 quarterly operations reports (reports/quarterly/), write a KPI summary as a markdown table with "
               "the columns Quarter, Revenue, Operating Cost, Headcount and Customer Satisfaction (one row per quarter), followed by "
               f"the full-year revenue and the full-year operating cost. Save it as {out}.")

@@ -3,6 +3,8 @@
     rule          native checks (rubrics, checkpoints) and the OfficeQA rule (answers); no LLM
     llm_rubric    Workspace-Bench's own LLM judge protocol
     llm_rubric_fulltext  RunningTab's earlier, stricter full-text rubric judge
+    wb_agent      the judge model as a sandboxed agent inspecting the files (Workspace-Bench's current
+                  agent-as-a-judge, reconstructed)
     agentcompany  TheAgentCompany's own evaluator.py per task
     officeqa      OfficeQA Pro's reward rule (Acc@0%, Acc@1%)
 
@@ -33,6 +35,7 @@ def _rule(cfg: JudgeConfig, model: Model | None) -> Judge:
 
 JUDGES.add("llm_rubric", "eval.judges.llm_rubric:LLMRubricJudge")
 JUDGES.add("llm_rubric_fulltext", "eval.judges.llm_rubric:FullTextRubricJudge")
+JUDGES.add("wb_agent", "eval.judges.wb_agent:WBAgentJudge")
 JUDGES.add("agentcompany", "eval.judges.agentcompany:AgentCompanyJudge")
 
 
@@ -62,9 +65,14 @@ def uses_model(name: str) -> bool:
 
 
 def check_judge(cfg: JudgeConfig) -> None:
-    """Fail before any job runs (listing the judges) when `judge.name` names no judge."""
-    if cfg.name not in JUDGES.reserved:
-        JUDGES.check(cfg.name)
+    """Fail before any job runs (listing the judges) when `judge.name` names no judge, or (ValueError
+    from the judge's own `preflight(cfg)`, when it has one) when the judge cannot run here."""
+    if cfg.name in JUDGES.reserved:
+        return
+    JUDGES.check(cfg.name)
+    preflight = getattr(JUDGES.get(cfg.name), "preflight", None)
+    if preflight is not None:
+        preflight(cfg)
 
 
 def make_judge(cfg: JudgeConfig, benchmark_default: str, model: Model | None = None) -> Judge | None:

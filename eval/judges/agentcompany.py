@@ -5,26 +5,30 @@ The evaluator runs unchanged in a bubblewrap sandbox shaped like the task's Dock
 the host's tools hidden, no network, no secrets), with stand-ins for the benchmark's
 `common`/`scoring`/`config` modules (eval/tac/compat): file-server reads come from the final
 workspace, LLM checkpoints go through our cached judge client over a Unix socket. The final
-score is the evaluator's scoring strategy's (`Result.final_score`), not the sum of its checkpoints.
-Dockerfile steps that were not replayed are listed in scores.json (`image_skipped`).
+score is the evaluator's scoring strategy's (`Result.final_score`), not the sum of its checkpoints;
+the checkpoints are the evaluator's, named by checkpoints.md where they line up.
+Dockerfile steps that were not replayed are listed in scores.json (`image_skipped`). The evaluator
+runs under the agent's caps (eval/tac/evaluation.py); one that a limit stops while reading the
+agent's files scores 0 on the checkpoints it had not finished, anything else that stops it leaves
+the job unscored (eval/tac/outcome.py).
 """
 
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from eval.benchmarks.agentcompany import checkpoint_texts
 from eval.config import JudgeConfig
 from eval.judges.base import JudgeError, scores_doc
 from eval.judges.client import CachedLLM, judge_llm
 from eval.metrics import checkpoint_metrics
-from eval.tac import dockerfile
+from eval.tac import dockerfile, evaluation, outcome
+from eval.tac.image_state import OWNCLOUD, take_state
 from eval.tac.llm_server import LLMProxy
-from eval.tac.sandbox import SandboxError, build_files_view, bwrap_argv, install_base_utils, sandbox_env
+from eval.tac.sandbox import SandboxError, build_files_view, install_base_utils
 from eval.tac.trajectory import trajectory_text
 from runners.core.job_record import JobRecord
 from runners.core.messages import Model
@@ -50,21 +54,38 @@ class AgentCompanyJudge:
             plan = dockerfile.plan(task_dir)
         except dockerfile.DockerfileError as e:
             raise JudgeError(f"task {task.id!r}: {e}") from e
+        record = JobRecord(job_dir)
         with tempfile.TemporaryDirectory(prefix="rt-tac-") as tmp:
-            result, stderr, llm_errors = self._run(task, JobRecord(job_dir), evaluator, task_dir, plan, Path(tmp))
+            done, llm_errors = self._run(task, record, evaluator, task_dir, plan, Path(tmp))
+        result, failure = self._outcome(task, record, done)
         final = result["final_score"]
         checkpoints = result["checkpoints"]
-        texts = [c.text for c in task.checkpoints] if len(task.checkpoints) == len(checkpoints) else []
+        md = task_dir / "checkpoints.md"
+        texts = checkpoint_texts(md.read_text(encoding="utf-8") if md.is_file() else "", [c["total"] for c in checkpoints])
         items = [
-            {"kind": "checkpoint", "index": i, "text": texts[i] if texts else "", "points": c["total"], "earned": c["result"],
+            {"kind": "checkpoint", "index": i, "text": texts[i], "points": c["total"], "earned": c["result"],
              "passed": c["result"] == c["total"]}
             for i, c in enumerate(checkpoints)
         ]  # fmt: skip
+        extra = {"evaluator_failure": failure} if failure else {}
         return scores_doc(
             self.name, task, checkpoint_metrics(final["result"], final["total"]), items,
-            judge_failures=llm_errors, final_score=final, evaluator_log=stderr[-4000:],
-            image_skipped=[{"step": line, "reason": why} for line, why in plan.skipped],
+            judge_failures=llm_errors, final_score=final, evaluator_log=done.end.stderr[-4000:],
+            image_skipped=[{"step": line, "reason": why} for line, why in plan.skipped], **extra,
         )  # fmt: skip
+
+    @staticmethod
+    def _outcome(task: Task, record: JobRecord, done: evaluation.Run) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """The evaluator's result, or (it failed on the agent's files) the unfinished checkpoints at 0;
+        a JudgeError for an infrastructure failure (the job stays unscored, re-scorable)."""
+        if done.end.returncode == 0 and not done.end.timed_out and done.result is not None:
+            return done.result, None
+        failure = outcome.failure_on_agent_files(done.end, done.progress, set(record.deliverable_files()))
+        if failure is None:
+            why = outcome.why_infrastructure(done.end, done.progress)
+            raise JudgeError(f"task {task.id!r}: evaluator.py failed ({why}); the job stays unscored (re-score it with "
+                             f"python -m eval.score):\n{done.end.stderr[-3000:]}")  # fmt: skip
+        return outcome.unfinished_result(done.progress, [c.points for c in task.checkpoints]), failure
 
     def _image(self, task: Task, record: JobRecord, evaluator: Path, task_dir: Path, plan: dockerfile.Plan, tmp: Path) -> dict[str, Path]:
         """The image's top-level folders on the host, built for this job."""
@@ -75,27 +96,23 @@ class AgentCompanyJudge:
             shutil.copyfile(task_dir / "task.md", root / "instruction" / "task.md")
         image = {top: root / top for top in tops if top != "workspace"}
         image["workspace"] = build_files_view(task, record, tmp / "workspace")
+        image["srv"] = tmp / "srv"
+        take_state(image["workspace"], image, tmp / "agent-image")
+        served = image["srv"] / OWNCLOUD  # the file server's files, when the agent had them served
         image["outputs"] = tmp / "outputs"
         image["outputs"].mkdir()
-        (image["outputs"] / "trajectory").write_text(trajectory_text(record, image["workspace"]), encoding="utf-8")
+        files = served if served.is_dir() else image["workspace"]
+        (image["outputs"] / "trajectory").write_text(trajectory_text(record, files), encoding="utf-8")
         return image
 
-    def _run(self, task: Task, record: JobRecord, evaluator: Path, task_dir: Path, plan: dockerfile.Plan, tmp: Path) -> tuple[dict, str, int]:
+    def _run(self, task: Task, record: JobRecord, evaluator: Path, task_dir: Path, plan: dockerfile.Plan, tmp: Path) -> tuple[evaluation.Run, int]:
         image = self._image(task, record, evaluator, task_dir, plan, tmp)
         sock_dir = tmp / "sock"
         sock_dir.mkdir()
-        result = image["outputs"] / "result.json"
-        command = ["python", "/utils/run_evaluator.py", "/utils/evaluator.py", "/outputs/trajectory", "/outputs/result.json"]
+        env = evaluation.recorded_env(record.meta.config)
         with LLMProxy(self.llm, sock_dir / "llm.sock") as proxy:
             try:
-                argv = bwrap_argv(image, sock_dir, command)
+                done = evaluation.run(image, sock_dir, tmp / "evaluator.log", env, self.cfg.evaluator_timeout_s, lambda: proxy.in_flight)
             except SandboxError as e:
                 raise JudgeError(f"task {task.id!r}: {e}") from e
-            try:
-                proc = subprocess.run(argv, env=sandbox_env(), capture_output=True, text=True, timeout=self.cfg.evaluator_timeout_s)
-            except subprocess.TimeoutExpired as e:
-                raise JudgeError(f"task {task.id!r}: evaluator timed out after {self.cfg.evaluator_timeout_s}s") from e
-            errors = proxy.errors
-        if proc.returncode != 0 or not result.is_file():
-            raise JudgeError(f"task {task.id!r}: evaluator.py failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
-        return json.loads(result.read_text()), proc.stderr, errors
+            return done, proxy.errors

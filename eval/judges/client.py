@@ -15,6 +15,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from envs.names import json_utf8
 from envs.protocol import ToolCall
 from envs.safeio import write_json
 from eval.config import DEFAULT_CACHE, JudgeConfig
@@ -53,7 +54,7 @@ class CachedLLM:
         if tools:
             inputs["tools"] = tools
         blob = json.dumps(inputs, sort_keys=True, ensure_ascii=False)
-        return hashlib.sha256(blob.encode()).hexdigest()
+        return hashlib.sha256(json_utf8(blob)).hexdigest()  # a lone surrogate as its escape; valid text as before
 
     def complete(self, messages: list[dict[str, Any]]) -> str:
         return self.reply(messages, []).content or ""
@@ -75,6 +76,8 @@ class CachedLLM:
         record: dict[str, Any] = {"content": reply.content or "", "model": self.identity.get("name"), "usage": asdict(reply.usage)}
         if reply.tool_calls:
             record["tool_calls"] = [asdict(c) for c in reply.tool_calls]
+        if reply.extra:
+            record["extra"] = reply.extra  # an agent judge's next turn sends it back: a replay must too
         write_json(path, record)
         return reply
 
@@ -82,7 +85,8 @@ class CachedLLM:
 def _message(d: dict[str, Any]) -> AssistantMessage:
     """A cached reply (judge entries have no `tool_calls`)."""
     calls = [ToolCall(**c) for c in d.get("tool_calls", [])]
-    return AssistantMessage(content=d["content"] if d["content"] or not calls else None, tool_calls=calls, usage=Usage(**d["usage"]))
+    return AssistantMessage(content=d["content"] if d["content"] or not calls else None, tool_calls=calls, usage=Usage(**d["usage"]),
+                            extra=d.get("extra", {}))  # fmt: skip
 
 
 def model_identity(mc: ModelConfig) -> dict[str, Any]:

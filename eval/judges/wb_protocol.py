@@ -1,45 +1,79 @@
 """What Workspace-Bench's own judge is shown, rebuilt from our job record (the default `llm_rubric`).
 
-The benchmark's judge sends one user message: its instructions, then a JSON object with the task,
-the expected output names, the candidate output files (path, size in bytes, MIME type, a text
-excerpt of at most 2,000 characters; at most 10 files), a trace summary (the first 30 events,
-strings clipped to 2,000 characters) and the rubrics with their types; up to 3 image outputs are
-attached as images. Its instructions ask for evidence-only judging, with some leniency for small
-mistakes in naming or finding files. Here the candidate files are the deliverable (what the agent
-created or changed), ordered so that the expected outputs come first: the exact expected path,
-then a file with the expected name elsewhere, then the rest by path.
+The benchmark's judge (`evaluation/src/agent_eval.py`) sends one user message: its instructions,
+then a JSON object with the fields, in order, `taskId`, `task` (the record's own task text),
+`steps`, `expectedOutputs` (the record's output names, sorted, once each), `workDir`, `outputs`,
+`traceSummary` and `rubrics` (`index`, `rubric`, `rubricType`, `rubricDiff`). Each entry of
+`outputs` has `path`, `relToWorkDir`, `sizeBytes`, `excerpt` (at most 2,000 characters), `mime`,
+`hasImage`, `_imageDataUrl` and `note`; at most 10 entries, then a note of how many more there were
+(of at most 50). Images up to 2 MB are also attached, at most 3; their data URL is in their entry
+as well, as the benchmark's JSON has it.
+
+The values follow the benchmark's rules: a MIME type only for images, pdf, the Office formats and
+zip; for an image, no excerpt and a note when it is too large to attach; for pdf and the Office
+formats, the extracted text, or no excerpt and a note when none came out; for other files, the
+text (possibly empty). Adapted (docs/benchmarks.md, "Fidelity"): the files are the deliverable,
+expected outputs first (the exact expected path, then the same name elsewhere, then by path); the
+work folder is the record's `deliverable/` folder, and paths are given relative to the record
+rather than as host paths, so the judge's input is the same on every machine; office text comes
+from eval/extract.py; the trace summary is our evaluator view's (the first 30 events).
 """
 
 from __future__ import annotations
 
 import base64
-import mimetypes
 import re
 import stat
 from pathlib import Path
 from typing import Any
 
 from envs.safeio import lstat_inside, read_regular
-from eval.extract import file_text
+from eval.benchmarks.workspace_bench import record_task_text
+from eval.extraction import current
 from runners.core.job_record import JobRecord
 from runners.core.task import Task
 
 MAX_FILES = 10
+MAX_CANDIDATES = 50
 MAX_CHARS = 2_000
 MAX_TRACE_ITEMS = 30
 MAX_IMAGES = 3
 MAX_IMAGE_BYTES = 2_000_000
-IMAGE_SUFFIXES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp"}
+WORK_DIR = "deliverable"
+IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp"}
+MIME_TYPES = {
+    **IMAGE_TYPES,
+    ".pdf": "application/pdf",
+    ".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    ".xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    ".pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    ".zip": "application/zip",
+}
+EXTRACTED = {".pdf", ".docx", ".xlsx", ".pptx", ".xls", ".doc", ".zip"}  # text comes from a parser, else a note
+NO_TEXT = {".heic", ".heif"}  # images the judge neither reads nor attaches
 TRUNCATED = "...[truncated]"
+NOTE_IMAGE = "image over 2 MB or unreadable: not attached"
+NOTE_NO_TEXT = "no text could be extracted from this {kind} file"
 
 
 def clip(text: str, n: int = MAX_CHARS) -> str:
     return text if len(text) <= n else text[:n] + TRUNCATED
 
 
+def shown(rel: str) -> str:
+    """A deliverable path as text: bytes that are not UTF-8 (an agent-made name) shown escaped."""
+    return rel.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def name_key(name: str) -> str:
     """A file name compared loosely (case, spaces, quotes and brackets ignored), as the benchmark matches outputs."""
     return re.sub(r"[\s'\"‘’“”()（）\u3000]", "", name).lower()
+
+
+def expected_outputs(task: Task) -> list[str]:
+    """The output names the judge is told: the record's, sorted and once each (the task's output otherwise)."""
+    names = task.extra.get("output_files") or [task.output]
+    return sorted({n.strip() for n in names if isinstance(n, str) and n.strip()})
 
 
 def ordered_outputs(files: list[str], expected: list[str]) -> list[str]:
@@ -55,35 +89,48 @@ def ordered_outputs(files: list[str], expected: list[str]) -> list[str]:
     return sorted(files, key=rank)
 
 
+def image_data_url(root: Path, rel: str) -> str | None:
+    """The image as a data URL, None when it is over 2 MB or cannot be read as a regular file."""
+    data = read_regular(root, rel, limit=MAX_IMAGE_BYTES + 1)
+    if data is None or len(data) > MAX_IMAGE_BYTES:
+        return None
+    return f"data:{IMAGE_TYPES[Path(rel).suffix.lower()]};base64,{base64.b64encode(data).decode('ascii')}"
+
+
 def file_entry(root: Path, rel: str) -> dict[str, Any] | None:
     """One output file as the judge sees it (None unless it is a regular file reached without links)."""
     st = lstat_inside(root, rel)
     if st is None or not stat.S_ISREG(st.st_mode):
         return None
     suffix = Path(rel).suffix.lower()
-    is_image = suffix in IMAGE_SUFFIXES
-    text = "" if is_image else file_text(root / rel)
-    return {
-        "path": rel,
-        "sizeBytes": st.st_size,
-        "mime": IMAGE_SUFFIXES.get(suffix) or mimetypes.guess_type(rel)[0],
-        "excerpt": clip(text) if text else None,
-        "hasImage": is_image and st.st_size <= MAX_IMAGE_BYTES,
-    }
+    entry: dict[str, Any] = {"path": f"{WORK_DIR}/{shown(rel)}", "relToWorkDir": shown(rel), "sizeBytes": st.st_size,
+                             "excerpt": None, "mime": MIME_TYPES.get(suffix), "hasImage": False, "_imageDataUrl": None, "note": None}  # fmt: skip
+    if suffix in IMAGE_TYPES:
+        url = image_data_url(root, rel)
+        entry.update(hasImage=url is not None, _imageDataUrl=url, note=None if url else NOTE_IMAGE)
+    elif suffix in EXTRACTED:
+        got = current().get(root, rel)
+        if got.text:
+            entry["excerpt"] = clip(got.text)
+        else:  # no text, or unreadable within the bounds: the note says which
+            entry["note"] = NOTE_NO_TEXT.format(kind=suffix[1:]) + (f" (unreadable: {got.error})" if got.error else "")
+    elif suffix not in NO_TEXT:
+        entry["excerpt"] = clip(current().get(root, rel).shown())
+    return entry
 
 
-def outputs(record: JobRecord, expected: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
-    """The file entries the judge sees (with a note when some are left out) and the image files to attach."""
-    rels = ordered_outputs(record.deliverable_files(), expected)
+def outputs(record: JobRecord, expected: list[str]) -> list[dict[str, Any]]:
+    """The file entries the judge sees, with a note when some are left out."""
+    rels = ordered_outputs(record.deliverable_files(), expected)[:MAX_CANDIDATES]
     entries = [e for e in (file_entry(record.deliverable_dir, rel) for rel in rels[:MAX_FILES]) if e is not None]
     if len(rels) > MAX_FILES:
         entries.append({"note": f"...[truncated {len(rels) - MAX_FILES} more files]"})
-    images = [e["path"] for e in entries if e.get("hasImage")][:MAX_IMAGES]
-    return entries, images
+    return entries
 
 
-def trace_summary(messages: list[dict[str, Any]]) -> list[Any]:
-    """The agent's texts and tool calls with their results, in order: the first 30 events."""
+def trace_summary(messages: list[dict[str, Any]], final_answer: str = "", max_items: int | None = MAX_TRACE_ITEMS) -> list[Any]:
+    """The agent's texts and tool calls with their results, in order (the first `max_items` events,
+    all for None), then its final message."""
     events: list[Any] = []
     results = {m.get("tool_call_id"): m for m in messages if m.get("role") == "tool"}
     for m in messages:
@@ -96,31 +143,32 @@ def trace_summary(messages: list[dict[str, Any]]) -> list[Any]:
             out = results.get(call.get("id")) or {}
             events.append({"type": "tool", "tool": fn.get("name"), "input": clip(str(fn.get("arguments") or "")),
                            "output": clip(str(out.get("content") or "")), "isError": bool(out.get("is_error"))})  # fmt: skip
-    if len(events) > MAX_TRACE_ITEMS:
-        return [*events[:MAX_TRACE_ITEMS], f"...[truncated {len(events) - MAX_TRACE_ITEMS} more items]"]
-    return events
+    if max_items is not None and len(events) > max_items:
+        events = [*events[:max_items], f"...[truncated {len(events) - max_items} more items]"]
+    return [*events, {"type": "final", "text": clip(final_answer)}] if final_answer else events
 
 
-def payload(task: Task, record: JobRecord) -> tuple[dict[str, Any], list[str]]:
-    """The JSON evidence object and the image files to attach."""
-    expected = list(task.extra.get("output_files") or [task.output])
-    files, images = outputs(record, expected)
-    types = list(task.extra.get("rubric_types") or [])
-    rubrics = [{"index": i, "rubric": r.text, "rubricType": types[i] if i < len(types) else None} for i, r in enumerate(task.rubrics)]
-    trace = trace_summary(record.view.get("messages") or [])
-    if record.final_answer:
-        trace = [*trace, {"type": "final", "text": clip(record.final_answer)}]
-    body = {"taskId": task.id, "task": task.prompt, "expectedOutputs": expected, "outputs": files, "traceSummary": trace,
+def task_fields(task: Task) -> dict[str, Any]:
+    """The task part of the evidence (what the benchmark's record says; nothing the agent wrote)."""
+    types, diffs = list(task.extra.get("rubric_types") or []), list(task.extra.get("rubric_diffs") or [])
+
+    def text_at(values: list[Any], i: int) -> str | None:
+        return values[i] if i < len(values) and isinstance(values[i], str) else None
+
+    rubrics = [{"index": i, "rubric": r.text, "rubricType": text_at(types, i), "rubricDiff": text_at(diffs, i)} for i, r in enumerate(task.rubrics)]
+    return {"taskId": task.id, "task": record_task_text(task), "steps": task.extra.get("steps"), "expectedOutputs": expected_outputs(task),
             "rubrics": rubrics}  # fmt: skip
-    return body, images
 
 
-def image_parts(record: JobRecord, images: list[str]) -> list[dict[str, Any]]:
-    """The image outputs as OpenAI-style image parts (data URLs)."""
-    parts = []
-    for rel in images:
-        data = read_regular(record.deliverable_dir, rel, limit=MAX_IMAGE_BYTES)
-        if data is not None:
-            url = f"data:{IMAGE_SUFFIXES[Path(rel).suffix.lower()]};base64,{base64.b64encode(data).decode('ascii')}"
-            parts.append({"type": "image_url", "image_url": {"url": url}})
-    return parts
+def payload(task: Task, record: JobRecord) -> dict[str, Any]:
+    """The JSON evidence object, its fields in the benchmark's order."""
+    fields = task_fields(task)
+    trace = trace_summary(record.view.get("messages") or [], record.final_answer)
+    return {"taskId": fields["taskId"], "task": fields["task"], "steps": fields["steps"], "expectedOutputs": fields["expectedOutputs"],
+            "workDir": WORK_DIR, "outputs": outputs(record, fields["expectedOutputs"]), "traceSummary": trace, "rubrics": fields["rubrics"]}  # fmt: skip
+
+
+def image_parts(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The first 3 image outputs of the evidence as OpenAI-style image parts."""
+    urls = [f["_imageDataUrl"] for f in body["outputs"] if f.get("_imageDataUrl")][:MAX_IMAGES]
+    return [{"type": "image_url", "image_url": {"url": u}} for u in urls]

@@ -18,7 +18,7 @@ from pathlib import Path
 from stat import S_IFLNK, S_IFREG
 from typing import Any
 
-from eval.report import figure2, figure4, figure5, table1, table3, table4
+from eval.report import failing, figure2, figure4, figure5, table1, table3, table4
 from eval.report.load import Sweep, header_notes, read_job, roles
 from eval.report.manifest import MANIFEST, Manifest, Settled, Untrusted, code_version, stamp, sweep_subdirs
 from eval.report.section import Section, Skip
@@ -35,6 +35,7 @@ ANALYSES: dict[str, tuple[str, Callable[[Sweep, Path], Section]]] = {
     "figure4": ("Figure 4: what the read log holds and gives back", figure4.build),
     "figure5": ("Figure 5: gain over DCI by reading volume", figure5.build),
     "table4": ("Table 4: ablations", table4.build),
+    "failing": ("Rubrics that fail most", failing.build),
 }
 
 
@@ -62,10 +63,9 @@ def write_markdown(sweep: Sweep, sections: list[Section], out: Path) -> Path:
             parts.append(f"Skipped: {s.skipped}\n")
         parts += [f"- {n}" for n in s.notes] + ([""] if s.notes else [])
         for t in s.tables:
-            md = t.markdown()
-            (out / f"{t.name}.md").write_text(md, encoding="utf-8")
+            (out / f"{t.name}.md").write_text(t.markdown(), encoding="utf-8")  # alone: its whole title
             t.write_csv(out / f"{t.name}.csv")
-            parts.append(md)
+            parts.append(t.markdown(under=s.title))
         parts += [f"![{f.title}]({f.path.name})\n" for f in s.figures]
     path = out / "report.md"
     path.write_text("\n".join(parts), encoding="utf-8")

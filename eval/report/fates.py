@@ -2,10 +2,13 @@
 held in the read log. Figure 2, Figure 4 and the recovery probe all read these.
 
 A failed rubric with expected values falls in exactly one category:
-  never_shown     none of its values appeared in any tool output the agent received;
-  shown_missing   some value that appeared in a tool output is absent from the deliverable;
+  never_shown     none of its values appeared in workspace content the agent received;
+  shown_missing   some value that appeared there is absent from the deliverable;
   present_wrong   every value that appeared is in the deliverable, yet the rubric failed.
-A failed rubric without expected values is counted as `no_values`.
+A failed rubric without expected values is counted as `no_values`. "Shown" is the shown log's rule
+(`tab/shown.py`): excerpts of workspace files as the tab's capture finds them, for every method, never
+harness text, paths, error messages, listings or the prompt. A record without a shown log (written
+before it existed) has no fates: the analyses leave it out and say how many they left out.
 """
 
 from __future__ import annotations
@@ -18,10 +21,10 @@ from eval.report.values import (
     Haystack,
     Value,
     deliverable,
-    observations,
     read_log,
     rubric_items,
     rubric_values,
+    shown,
 )
 
 CATEGORIES = ("never_shown", "shown_missing", "present_wrong")
@@ -66,15 +69,17 @@ class Fate:
 
 
 def fates(job: Job) -> list[Fate]:
-    """Every rubric item of a scored job with where its values went (computed once per job)."""
+    """Every rubric item of a scored job with where its values went (computed once per job); none for
+    a job without rubric items or without a shown log."""
     return job.derived("fates", lambda: _fates(job))
 
 
 def _fates(job: Job) -> list[Fate]:
     items = rubric_items(job)
-    if not items:
+    shown_text = shown(job) if items else None
+    if shown_text is None:
         return []
-    obs, out = Haystack(observations(job)), Haystack(deliverable(job))
+    obs, out = Haystack(shown_text), Haystack(deliverable(job))
     log = Haystack(read_log(job)) if (job.tab or {}).get("read_log") else None
     result = []
     for item in items:
@@ -89,3 +94,14 @@ def _fates(job: Job) -> list[Fate]:
             )
         )
     return result
+
+
+def unshown(jobs: list[Job]) -> int:
+    """How many of these scored jobs with rubric items have no shown log (recorded before it existed),
+    so that no analysis of what was shown can count them."""
+    return sum(1 for j in jobs if rubric_items(j) and not fates(j))
+
+
+def unshown_note(n: int) -> str:
+    return (f"{n} job(s) recorded without a shown log (shown.json, written by every job since the rule that "
+            "counts only workspace content as shown) are left out: run them again to count them")

@@ -1,13 +1,14 @@
 """Figure 2: for DCI and RunningTab, failed rubrics by where their expected values went (never shown,
 shown but missing from the deliverable, present but judged wrong), and, over all rubrics, the share
-of values shown to the agent that the deliverable lacks."""
+of values shown to the agent that the deliverable lacks. Shown means in workspace content the agent
+received (the shown log: `eval/report/fates.py`)."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
 
-from eval.report.fates import CATEGORIES, LABELS, Fate, fates
+from eval.report.fates import CATEGORIES, LABELS, Fate, fates, unshown, unshown_note
 from eval.report.load import Job, Sweep
 from eval.report.method_names import label, method_key
 from eval.report.plots import stacked_bars
@@ -56,10 +57,15 @@ def value_shares(g: dict[tuple[str, str, str], list[Job]]) -> Table:
 
 def build(sweep: Sweep, out: Path) -> Section:
     g = groups(sweep)
+    methods = (sweep.baseline, sweep.treatment)
+    left_out = unshown([j for j in sweep.jobs if j.method in methods and j.scores is not None and not j.errored])
     if not g:
-        raise Skip(f"no scored {label(sweep.baseline)} or {label(sweep.treatment)} jobs with rubric items (Figure 2 needs rubric benchmarks)")
+        why = f"no scored {label(sweep.baseline)} or {label(sweep.treatment)} jobs with rubric items (Figure 2 needs rubric benchmarks)"
+        raise Skip(f"{why}; {unshown_note(left_out)}" if left_out else why)
     table = classification(g)
     section = Section("figure2", "Figure 2: where the expected values of failed rubrics went", tables=[table, value_shares(g)])
+    if left_out:
+        section.notes.append(unshown_note(left_out))
     plotted = [r for r in table.rows if r[5]]
     if plotted:
         labels = [f"{r[0]} · {r[1]} · {r[2]}" for r in plotted]

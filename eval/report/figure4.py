@@ -9,7 +9,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from eval.report.fates import fates
+from eval.report.fates import fates, unshown, unshown_note
 from eval.report.load import Job, Sweep
 from eval.report.method_names import method_key
 from eval.report.plots import grouped_bars
@@ -21,12 +21,21 @@ CONDITIONS = ("none", "review", "read_log")
 CONDITION_LABELS = {"none": "nothing more", "review": "review + tab_show", "read_log": "whole read log"}
 
 
-def captured(sweep: Sweep) -> dict[tuple[str, str, str], list[Job]]:
-    """Scored jobs whose tab captured a read log, by (benchmark, method, model)."""
-    out: dict[tuple[str, str, str], list[Job]] = defaultdict(list)
+def with_read_log(sweep: Sweep) -> list[Job]:
+    """Scored jobs whose tab captured a read log."""
+    out = []
     for j in sweep.jobs:
         settings = j.tab_settings
-        if j.scores is not None and not j.errored and j.has_tab and settings and settings["capture"] and fates(j):
+        if j.scores is not None and not j.errored and j.has_tab and settings and settings["capture"]:
+            out.append(j)
+    return out
+
+
+def captured(sweep: Sweep) -> dict[tuple[str, str, str], list[Job]]:
+    """Scored jobs whose tab captured a read log and that have fates, by (benchmark, method, model)."""
+    out: dict[tuple[str, str, str], list[Job]] = defaultdict(list)
+    for j in with_read_log(sweep):
+        if fates(j):
             out[(j.benchmark, j.method, j.model)].append(j)
     return dict(sorted(out.items(), key=lambda kv: (kv[0][0], method_key(kv[0][1]), kv[0][2])))
 
@@ -86,6 +95,9 @@ def probe_table(records: list[dict[str, Any]]) -> Table:
 def build(sweep: Sweep, out: Path) -> Section:
     section = Section("figure4", "Figure 4: does the tab hold, and give back, what the deliverable missed?")
     g = captured(sweep)
+    left_out = unshown(with_read_log(sweep))
+    if left_out:
+        section.notes.append(f"left part: {unshown_note(left_out)}")
     if g:
         left = held_table(g)
         section.tables.append(left)
@@ -94,7 +106,8 @@ def build(sweep: Sweep, out: Path) -> Section:
             path = grouped_bars(out / "figure4_left.png", "Shown-but-missing values held by the read log",
                                 [f"{r[2]}\n{r[1]}" for r in rows], {"all values": [r[5] for r in rows],
                                 "numeric values": [r[8] for r in rows]}, "% held by the read log")  # fmt: skip
-            section.figures.append(Figure("figure4_left", "Figure 4 (left)", path))
+            if path is not None:
+                section.figures.append(Figure("figure4_left", "Figure 4 (left)", path))
     else:
         section.notes.append("left part skipped: no scored job with a captured read log and rubric items")
     loaded = load_probe(sweep)
@@ -109,7 +122,10 @@ def build(sweep: Sweep, out: Path) -> Section:
         series = {CONDITION_LABELS[c]: [by.get((*m, c)) for m in models] for c in CONDITIONS}
         path = grouped_bars(out / "figure4_right.png", "Recovery probe: masked values recovered",
                             [f"{m[2]}\n{m[1]}" for m in models], series, "% of values recovered")  # fmt: skip
-        section.figures.append(Figure("figure4_right", "Figure 4 (right)", path))
+        if path is None:
+            section.notes.append("right part: no probed value to draw (every condition probed none)")
+        else:
+            section.figures.append(Figure("figure4_right", "Figure 4 (right)", path))
     else:
         section.notes.append(f"right part skipped: no probe results ({PROBE_FILE}); run `python -m eval.probe {sweep.dir}`")
     if not section.tables:

@@ -36,10 +36,11 @@ def page(title: str, body: str, script: str = "") -> str:
     )
 
 
-def table_html(t: Table, links: dict[str, str] | None = None) -> str:
-    """A table; cells equal to a key of `links` become links."""
+def table_html(t: Table, links: dict[str, str] | None = None, under: str = "") -> str:
+    """A table; cells equal to a key of `links` become links; `under`: the heading it is shown under
+    (`Table.heading`)."""
     cols, cells = t.shown()
-    out = [f"<h3>{html.escape(t.title)}</h3>", f'<div class="wide"><table id="{html.escape(t.name)}"><thead><tr>']
+    out = [f"<h3>{html.escape(t.heading(under))}</h3>", f'<div class="wide"><table id="{html.escape(t.name)}"><thead><tr>']
     out += [f"<th>{html.escape(str(c))}</th>" for c in cols]
     out.append("</tr></thead><tbody>")
     for i, row in enumerate(cells):
@@ -65,7 +66,7 @@ def section_html(s: Section) -> str:
     if s.skipped:
         out.append(f'<p class="skip">Skipped: {html.escape(s.skipped)}</p>')
     out += [f'<p class="note">{html.escape(n)}</p>' for n in s.notes]
-    out += [table_html(t) for t in s.tables]
+    out += [table_html(t, under=s.title) for t in s.tables]
     out += [image(f.path, f.title) + (f'<p class="note">{html.escape(f.caption)}</p>' if f.caption else "") for f in s.figures]
     out.append("</section>")
     return "\n".join(out)

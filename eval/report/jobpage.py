@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import html
 import json
+import os
 from typing import Any
 from urllib.parse import quote
 
+from envs.names import shown
 from eval.report.html import job_title, kv_table, page, table_html
 from eval.report.load import Job
 from eval.report.relink import side_by_side_html
-from eval.report.section import Table, fmt
+from eval.report.section import Table, fmt, percent
 from eval.report.tabview import snapshots, timeline
 from eval.report.viewer_assets import script_tag
 from eval.report.viewer_fates import summary
@@ -36,7 +38,8 @@ def _scores(job: Job) -> str:
     if job.scores is None:
         return "<p>Not scored (no scores.json).</p>"
     s = job.scores
-    out = [f"<p>Judge: {html.escape(str(s.get('judge', '?')))}</p>", kv_table(sorted(s.get("metrics", {}).items()))]
+    metrics = [(k, percent(v)) for k, v in sorted(s.get("metrics", {}).items())]
+    out = [f"<p>Judge: {html.escape(str(s.get('judge', '?')))}</p>", kv_table(metrics)]
     items = s.get("items", [])
     if items:
         keys = [k for k in ("index", "kind", "text", "passed", "judged", "confidence", "evidence", "reason", "points", "result") if any(k in i for i in items)]
@@ -88,7 +91,7 @@ def job_html(job: Job, compare: list[tuple[str, str]] | None = None) -> str:
     ]
     body.append(side_by_side_html(compare))  # marked: a re-build replaces the links in place (`relink.py`)
     facts = [f"{k} {fmt(fields[k], 4)}" for k in ("stop_reason", "turns", "chars_read", "sandbox") if fields.get(k) is not None]
-    metrics = [f"{k} {fmt(v, 3)}" for k, v in sorted((job.scores or {}).get("metrics", {}).items())]
+    metrics = [f"{k} {percent(v)}" for k, v in sorted((job.scores or {}).get("metrics", {}).items())]
     body.append(f"<p><b>{html.escape(' · '.join(facts + metrics) or 'unfinished')}</b></p>")
     body.append(_viewer(job, ts))
     body += [
@@ -99,8 +102,11 @@ def job_html(job: Job, compare: list[tuple[str, str]] | None = None) -> str:
         _fates(job, ts),
     ]
     files = [p.relative_to(job.dir / DELIVERABLE).as_posix() for p in job.deliverable_files()]
-    links = [f'<a href="../../{quote(job.dir.name)}/{DELIVERABLE}/{quote(f)}">{html.escape(f)}</a>' for f in files]
+    links = [f'<a href="../../{quote(job.dir.name)}/{DELIVERABLE}/{quote(os.fsencode(f))}">{html.escape(shown(f))}</a>' for f in files]
     body.append(f"<h2>Deliverable</h2><p>{' · '.join(links) or '(no files)'}</p>")
+    if result is not None and (result.left_out or result.left_out_rest):
+        left = [html.escape(shown(f)) for f in result.left_out] + (["and every other file not above"] if result.left_out_rest else [])
+        body.append(f"<p>Left out of the record (judged missing; {html.escape(', '.join(result.limits_hit or []))}): {' · '.join(left)}</p>")
     if result is not None and result.final_answer:
         body.append(f"<pre>{html.escape(result.final_answer)}</pre>")
     if job.tab is not None:

@@ -19,11 +19,13 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from eval.extraction import deliverable_texts
 from eval.report.kept_results import KeptResults
 from runners.core.job_record import JobRecord, is_job_dir
 from runners.core.record_files import TAB
 from runners.core.record_types import RecordError, Result, Scores, tab_config_of
 from tab.config import SWITCHES as TAB_SWITCHES
+from tab.shown import NAME as SHOWN_LOG
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +106,17 @@ class Job:
         return _TABS.get(self.dir / TAB)
 
     @property
+    def shown(self) -> list[dict[str, Any]] | None:
+        """The shown log's excerpts (`tab/shown.py`); None for a record written before it existed.
+        Read on every use (but within `reading`): analyses keep what they derive from it."""
+
+        def read() -> list[dict[str, Any]] | None:
+            doc = _readable(lambda: JobRecord(self.dir).plugin(SHOWN_LOG), None)
+            return None if doc is None else list(doc.get("excerpts", []))
+
+        return self.held("shown", read)
+
+    @property
     def view(self) -> dict[str, Any]:
         """Read on every use (but within `reading`): trajectories run to megabytes."""
         return self.held("view", lambda: _readable(lambda: JobRecord(self.dir).view, {}))
@@ -161,6 +174,10 @@ class Job:
     def is_ablation(self) -> bool:
         settings = self.tab_settings
         return settings is not None and not all(settings.values())
+
+    def deliverable_texts(self) -> list[str]:
+        """Each deliverable file's text as the judges read it (never parsed here: eval/extraction.py)."""
+        return self.held("deliverable_texts", lambda: deliverable_texts(JobRecord(self.dir)))
 
     def deliverable_files(self) -> list[Path]:
         def read() -> list[Path]:

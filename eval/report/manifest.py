@@ -30,16 +30,26 @@ from eval.report.fates import Fate
 from eval.report.kept_results import KeptResults, Untrusted
 from eval.report.load import Job, Kept, shared_config
 from eval.report.values import Value
-from runners.core.record_files import DELIVERABLE, JOB, RESULT, SCORES, TAB, TRAJECTORY, VIEW
+from runners.core.record_files import (
+    DELIVERABLE,
+    EXTRACTED,
+    JOB,
+    RESULT,
+    SCORES,
+    SHOWN,
+    TAB,
+    TRAJECTORY,
+    VIEW,
+)
 from runners.core.record_types import Result
 
 log = logging.getLogger(__name__)
 
 MANIFEST = "manifest.jsonl"
 FORMAT = 2  # the manifest's own shape (1: one JSON document, manifest.json)
-STAMPED = (JOB, RESULT, SCORES, TAB, TRAJECTORY, VIEW)
+STAMPED = (JOB, RESULT, SCORES, TAB, SHOWN, TRAJECTORY, VIEW, EXTRACTED)
 # Modules outside eval/report whose code shapes the report (their source is part of the version).
-DEPENDS = ("eval.matching", "eval.extract", "eval.metrics", "envs.context", "envs.harness_texts", "tab.config", "tab.render",
+DEPENDS = ("eval.matching", "eval.extract", "eval.extracted", "eval.extract_office", "eval.extraction", "eval.metrics", "envs.context", "envs.harness_texts", "tab.config", "tab.render",
            "tab.stats", "runners.core.record_types", "runners.core.job_record", "runners.config")  # fmt: skip
 
 Stamp = list[Any]
@@ -122,6 +132,8 @@ def _fates_to(fs: list[Fate]) -> list[Any]:
 
 
 def _fates_from(doc: list[Any], job: Job) -> list[Fate]:
+    if not doc:
+        return []  # a job without rubric items or without a shown log (the stamp says which file it had)
     items = [i for i in (job.scores or {}).get("items", []) if i.get("kind") == "rubric"]
     if len(items) != len(doc):
         raise Untrusted(f"{job.job_id}: the kept rubric fates do not match its scores")

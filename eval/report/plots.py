@@ -26,8 +26,16 @@ def stacked_bars(path: Path, title: str, labels: list[str], series: dict[str, li
     return _save(fig, path)
 
 
-def grouped_bars(path: Path, title: str, groups: list[str], series: dict[str, list[float | None]], ylabel: str) -> Path:
-    """Bars per group, one per series (missing values left out)."""
+def grouped_bars(
+    path: Path, title: str, groups: list[str], series: dict[str, list[float | None]], ylabel: str,
+    scale: tuple[float, float] = (0.0, 100.0),
+) -> Path | None:
+    """Bars per group, one per series (missing values left out); None, and no file, when there is no
+    value to draw. The y axis spans at least `scale` (its units: a % or points axis never shrinks to
+    matplotlib's ±0.04 around bars that are all 0)."""
+    values = [v for vals in series.values() for v in vals if v is not None]
+    if not values:
+        return None
     fig, ax = _pyplot().subplots(figsize=(max(5.0, 1.2 * len(groups) * max(1, len(series)) ** 0.5 + 2), 3.6))
     width = 0.8 / max(1, len(series))
     for k, ((name, vals), color) in enumerate(zip(series.items(), COLORS, strict=False)):
@@ -37,6 +45,7 @@ def grouped_bars(path: Path, title: str, groups: list[str], series: dict[str, li
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels(groups, fontsize=8)
     ax.axhline(0, color="black", linewidth=0.6)
+    ax.set_ylim(min(scale[0], *values), max(scale[1], *values) * 1.05)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
     if len(series) > 1:

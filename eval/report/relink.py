@@ -50,9 +50,11 @@ def relinked_page(path: Path, compare: list[tuple[str, str]] | None, render: Cal
 
 def write_page(path: Path, text: str) -> None:
     """Written whole under a temporary name, then renamed over the page (a link in its place is
-    replaced, never followed)."""
+    replaced, never followed). Text the agent made that is not valid Unicode (a lone surrogate: a
+    name that is not UTF-8) is written as its escape, `\\udcff`: a JSON escape inside the page's
+    data, visible text elsewhere; names are shown as `\\xff` where the page shows them (`shown`)."""
     tmp = path.with_name(f".{path.name}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
+    with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as f:
         f.write(text)
     os.replace(tmp, path)

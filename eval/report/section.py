@@ -35,14 +35,22 @@ class Table:
             return self.display
         return self.columns, [[fmt(v) for v in r] for r in self.rows]
 
-    def markdown(self) -> str:
+    def markdown(self, under: str = "") -> str:
+        """The table as Markdown; `under`: the heading it is written under, which its own does not repeat."""
         cols, cells = self.shown()
-        lines = [f"### {self.title}", "", "| " + " | ".join(_md(c) for c in cols) + " |", "|" + "---|" * len(cols)]
+        lines = [f"### {self.heading(under)}", "", "| " + " | ".join(_md(c) for c in cols) + " |", "|" + "---|" * len(cols)]
         for i, row in enumerate(cells):
             out = [f"**{_md(c)}**" if (i, j) in self.best and c else _md(c) for j, c in enumerate(row)]
             lines.append("| " + " | ".join(out) + " |")
         lines += [""] + [f"- {n}" for n in self.notes]
         return "\n".join(lines).rstrip() + "\n"
+
+    def heading(self, under: str = "") -> str:
+        """The title, less the words of the section heading `under` that it starts with: under "Table 1: main
+        results", "Table 1: main results (%, …)" is headed "(%, …)", not the same words twice."""
+        if under and self.title.startswith(under) and self.title != under:
+            return self.title[len(under) :].strip(" :;,—-")
+        return self.title
 
     def write_csv(self, path: Path) -> None:
         with open(path, "w", newline="", encoding="utf-8") as f:
@@ -83,6 +91,11 @@ def fmt(v: Any, digits: int = 2) -> str:
 def pct(v: float | None) -> float | None:
     """A share in [0, 1] as percent, kept unrounded for the CSV."""
     return None if v is None else 100.0 * v
+
+
+def percent(v: Any) -> str:
+    """A job's metric (a share) as the tables show every metric: in %."""
+    return f"{fmt(pct(v), 1)}%" if isinstance(v, int | float) else fmt(v)
 
 
 def signed(v: float | None, digits: int = 2) -> str:

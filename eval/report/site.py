@@ -55,7 +55,7 @@ def write_site(sweep: Sweep, sections: list[Section], out: Path, manifest: Manif
 
 def write_index(sweep: Sweep, sections: list[Section], out: Path, compare: dict[str, list[tuple[str, str]]]) -> Path:
     index = out / "index.html"
-    index.write_text(index_html(sweep, sections, compare), encoding="utf-8")
+    write_page(index, index_html(sweep, sections, compare))
     return index
 
 

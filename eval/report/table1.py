@@ -4,6 +4,8 @@ interval and paired permutation p-value, `paired.py`).
 
 Errored jobs (`result.json` `"errored": true`: an environment or model error after the retries) are
 not results: they are left out of every mean and interval, and each row says how many there were.
+So are jobs without scores (unfinished, or their judge failed); a job whose evaluator failed on the
+agent's own files is a result (counted in a note).
 Jobs whose shell ran without a sandbox are counted per row and in a note.
 """
 
@@ -19,7 +21,7 @@ from eval.report.kept_results import KeptResults
 from eval.report.load import Job, Sweep
 from eval.report.method_names import label, method_key
 from eval.report.section import Section, Skip, Table, fmt, p_text, pct, signed
-from eval.report.stats import metric_names, over_seeds
+from eval.report.stats import metric_names, over_seeds, per_seed
 
 Key = tuple[str, str, str]
 
@@ -61,21 +63,55 @@ def record_notes(groups: dict[Key, list[Job]], errored: dict[Key, list[Job]]) ->
     return notes
 
 
+def judged_notes(groups: dict[Key, list[Job]]) -> list[str]:
+    """pass_rate over the judged rubrics only, for the cells where some rubric was never judged (the
+    table's pass_rate counts those as failed): the other denominator, mean over seeds as in the table."""
+    notes = []
+    for (b, mo, me), js in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1], method_key(kv[0][2]))):
+        if not counts([j.scores for j in js])["unjudged"]:
+            continue
+        seeds = [s["pass_rate_judged"] for s in per_seed(js).values() if "pass_rate_judged" in s]
+        if seeds:
+            notes.append(f"{b} · {mo} · {me}: pass_rate over judged rubrics only {fmt(pct(sum(seeds) / len(seeds)))} "
+                         f"(mean over {len(seeds)} seed(s); pass_rate counts the unjudged as failed)")  # fmt: skip
+    return notes
+
+
+def unscored_notes(jobs: Iterable[Job], groups: dict[Key, list[Job]]) -> list[str]:
+    """Jobs left out for want of scores (unfinished, or their judge failed: re-scorable), and results
+    whose evaluator failed on the agent's files (TheAgentCompany: scored, unfinished checkpoints 0)."""
+    notes = []
+    unscored = [j for j in jobs if j.scores is None and not j.errored]
+    if unscored:
+        failed = sum(j.result is not None for j in unscored)
+        parts = [f"{len(unscored) - failed} unfinished"] * (failed < len(unscored)) + [
+            f"{failed} unscored (its judge failed, not on the agent's files: an infrastructure failure; re-score with "
+            "python -m eval.score)"] * bool(failed)  # fmt: skip
+        notes.append(f"{len(unscored)} job(s) have no scores.json and are left out: {', '.join(parts)}")
+    on_files = {k: sum(bool(j.scores.get("evaluator_failure")) for j in js if j.scores) for k, js in groups.items()}
+    if sum(on_files.values()):
+        notes.append(f"{sum(on_files.values())} scored job(s) whose evaluator failed on the agent's files (a limit hit while "
+                     f"reading them; the checkpoints it did not finish count 0): {_per_cell(on_files)}")  # fmt: skip
+    return notes
+
+
 def results_table(name: str, title: str, groups: dict[Key, list[Job]], errored: dict[Key, list[Job]] | None = None) -> Table:
-    """Mean ± std over seeds per group, the best mean of each metric per (benchmark, model) in bold;
-    a group whose jobs all errored has a row with its count and no numbers."""
+    """Mean ± std over seeds per group, the best mean of each metric per (benchmark, model) in bold when
+    one group alone has it (a tie marks none); what the group's jobs cost: total USD and tokens per job.
+    A group whose jobs all errored has a row with its count and no numbers."""
     errored = errored or {}
     keys = sorted(set(groups) | set(errored), key=lambda k: (k[0], k[1], method_key(k[2])))
     metrics = metric_names([j for js in groups.values() for j in js])
     columns = ["benchmark", "model", "method", "seeds", "jobs", "errored", "unsandboxed"]
     for m in metrics:
         columns += [m, f"{m}_std"]
-    columns.append("best")
+    columns += ["best", "cost_usd", "tokens_per_job"]
     stats = {k: over_seeds(groups.get(k, [])) for k in keys}
-    best_of: dict[tuple[str, str, str], float] = {}
+    means: dict[tuple[str, str, str], list[float]] = defaultdict(list)
     for (b, mo, _), st in stats.items():
         for m, s in st.items():
-            best_of[(b, mo, m)] = max(best_of.get((b, mo, m), s.mean), s.mean)
+            means[(b, mo, m)].append(s.mean)
+    unique_best = {bm: max(vs) for bm, vs in means.items() if sum(abs(v - max(vs)) < 1e-12 for v in vs) == 1}
     show_err = any(errored.get(k) for k in keys)
     show_open = any(j.unsandboxed for js in groups.values() for j in js)
     head = ["benchmark", "model", "method", "seeds", "jobs"] + ["errored"] * show_err + ["unsandboxed"] * show_open
@@ -90,13 +126,23 @@ def results_table(name: str, title: str, groups: dict[Key, list[Job]], errored: 
             s = st.get(m)
             row += [pct(s.mean), pct(s.std)] if s else [None, None]
             cells_.append(f"{fmt(pct(s.mean))} ± {fmt(pct(s.std))}" if s else "")
-            if s and abs(s.mean - best_of[(k[0], k[1], m)]) < 1e-12:
+            top = unique_best.get((k[0], k[1], m))
+            if s and top is not None and abs(s.mean - top) < 1e-12:
                 winners.append(m)
                 best.add((i, len(head) + metrics.index(m)))
-        row.append(";".join(winners))
+        cost, tokens = spend(jobs)
+        row += [";".join(winners), cost, tokens]
         rows.append(row)
-        shown.append(cells_)
-    return Table(name, title, columns, rows, display=([*head, *metrics], shown), best=best)
+        shown.append([*cells_, f"${cost:.4f}" if jobs else "", f"{tokens:,.0f}" if tokens is not None else ""])
+    return Table(name, title, columns, rows, display=([*head, *metrics, "cost (USD)", "tokens/job"], shown), best=best)
+
+
+def spend(jobs: list[Job]) -> tuple[float, float | None]:
+    """What a group's jobs cost in all (USD), and their mean tokens (in + out) per job."""
+    results = [j.result for j in jobs if j.result is not None]
+    cost = sum(r.cost for r in results)
+    tokens = sum(r.tokens_in + r.tokens_out for r in results) / len(results) if results else None
+    return cost, tokens
 
 
 def paired_table(groups: dict[Key, list[Job]], reference: str = "dci", kept: KeptResults | None = None) -> Table:
@@ -135,12 +181,10 @@ def build(sweep: Sweep, out: Path) -> Section:
     groups, errored = cells(sweep.jobs), errored_cells(sweep.jobs)
     if not groups and not errored:
         raise Skip("no scored jobs (no scores.json in any job directory)")
-    title = "Table 1: main results (%, mean ± std over seeds; best per benchmark and model in bold)"
+    title = "Table 1: main results (%, mean ± std over seeds; the best per benchmark and model in bold, none on a tie; cost and tokens of the cell's jobs)"
     main = results_table("table1", title, groups, errored)
     section = Section("table1", "Table 1: main results", tables=[main])
-    unscored = [j for j in sweep.jobs if j.scores is None and not j.errored]
-    if unscored:
-        main.notes.append(f"{len(unscored)} job(s) have no scores.json and are left out")
+    main.notes += unscored_notes(sweep.jobs, groups)
     main.notes += record_notes(groups, errored)
     if not groups:
         main.notes.append("no job produced a result: every scored job errored")
@@ -153,6 +197,7 @@ def build(sweep: Sweep, out: Path) -> Section:
         c = counts([j.scores for k, js in groups.items() if k[0] == b for j in js])
         if c["unjudged"] or c["judge_failures"]:
             main.notes.append(f"{b}: {c['unjudged']} of {c['rubrics']} rubrics never judged (counted as failed), {c['judge_failures']} failed judge call(s)")
+    main.notes += judged_notes(groups)
     rules = sorted({j.scores["rule"] for js in groups.values() for j in js if "rule" in j.scores})
     if rules:
         main.notes.append("answers scored by " + ", ".join(rules))

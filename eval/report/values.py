@@ -1,5 +1,5 @@
-"""Expected values of a rubric, and where they went: shown to the agent, kept in the deliverable,
-stored in the read log.
+"""Expected values of a rubric, and where they went: shown to the agent (in a workspace file's
+content it received: the shown log), kept in the deliverable, stored in the read log.
 
 A rubric's expected values are the quoted strings of its text (quotes: "…", “…”, `…`, 「…」, 『…』,
 ‘…’), its dates (2024-12 is one value) and its numbers outside quotes (currency sign, thousands
@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Any
 
-from eval.extract import file_text
 from eval.matching import as_number, normalize, numbers_in
 from eval.report.load import Job
 
@@ -147,9 +146,12 @@ def _digits(x: float) -> re.Pattern[str]:
     return re.compile(",?".join(whole) + (r"\." + frac if frac else ""))
 
 
-def observations(job: Job) -> str:
-    """Everything tools returned to the agent (plugin appendices such as status lines left out)."""
-    return "\n".join(observation(m) for m in job.trajectory if m.get("role") == "tool")
+def shown(job: Job) -> str | None:
+    """The workspace content the agent was shown (its shown log's excerpts, `tab/shown.py`): what a
+    value must be in to count as shown. Never harness text, paths, error messages, listings or the
+    prompt. None for a record written before the shown log existed."""
+    excerpts = job.shown
+    return None if excerpts is None else "\n".join(str(e.get("excerpt", "")) for e in excerpts)
 
 
 def observation(m: dict[str, Any]) -> str:
@@ -159,8 +161,9 @@ def observation(m: dict[str, Any]) -> str:
 
 
 def deliverable(job: Job) -> str:
-    """The deliverable as judges read it: every delivered file's text, and the final answer."""
-    texts = [file_text(p) for p in job.deliverable_files()]
+    """The deliverable as judges read it: every delivered file's text (as the judges kept it in the
+    record, eval/extraction.py), and the final answer."""
+    texts = job.deliverable_texts()
     texts.append((job.result.final_answer if job.result else "") or str(job.view.get("final_answer") or ""))
     return "\n".join(texts)
 

@@ -1,6 +1,6 @@
-"""Where each value of a failed rubric went, turn by turn: the tool results that showed it (and
-whether the model still saw it there after context management), the read-log entries that hold it,
-and whether the deliverable kept it. The categories are `fates.py`'s; this adds the turns.
+"""Where each value of a failed rubric went, turn by turn: the shown log's excerpts that showed it
+(and whether the model still saw it there after context management), the read-log entries that hold
+it, and whether the deliverable kept it. The categories are `fates.py`'s; this adds the turns.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from eval.report.viewer_turns import Turn
 @dataclass
 class Trail:
     value: Value
-    shown_at: list[int]  # turns whose tool results held the value
+    shown_at: list[int]  # turns whose workspace content (the shown log's excerpts) held the value
     seen_at: list[int]  # of those, the turns where the model saw it (not cut by context management)
     entries: list[str]  # read-log entries whose excerpt holds it
     delivered: bool
@@ -38,16 +38,21 @@ class RubricTrail:
         return int(self.fate.item.get("index", -1))
 
 
-def _haystacks(job: Job, turns: list[Turn]) -> list[tuple[int, Haystack, Haystack | None]]:
-    """(turn, full tool output, what the model saw when it differs) for every tool result."""
-    out = []
+def _shown_at(job: Job) -> list[tuple[int, Haystack]]:
+    """(turn, excerpt) of every excerpt of the job's shown log: where a value counts as shown."""
+    return [(int(e.get("turn", 0)), Haystack(str(e.get("excerpt", "")))) for e in job.shown or []]
+
+
+def _cut(turns: list[Turn]) -> dict[int, list[Haystack]]:
+    """Per turn, what the model saw of each tool result that context management cut."""
+    out: dict[int, list[Haystack]] = {}
     for t in turns:
         for s in t.messages:
-            if s.message.get("role") != "tool":
+            if s.message.get("role") != "tool" or s.seen is None:
                 continue
-            full = observation(s.message)
-            seen = observation({"content": s.seen, "appendix": s.message.get("appendix")}) if s.seen is not None else ""
-            out.append((t.number, Haystack(full), None if seen == full else Haystack(seen)))
+            seen = observation({"content": s.seen, "appendix": s.message.get("appendix")})
+            if seen != observation(s.message):
+                out.setdefault(t.number, []).append(Haystack(seen))
     return out
 
 
@@ -56,14 +61,14 @@ def rubric_trails(job: Job, turns: list[Turn]) -> list[RubricTrail]:
     failed = [f for f in fates(job) if not f.passed and f.values]
     if not failed:
         return []
-    hays = _haystacks(job, turns)
+    excerpts, cut = _shown_at(job), _cut(turns)
     log = [(e["id"], Haystack(str(e.get("excerpt", "")))) for e in (job.tab or {}).get("read_log", [])]
     out = []
     for f in failed:
         delivered = {v.key for v in f.delivered}
         trails = []
         for v in f.values:
-            shown = [(t, seen is None or seen.has(v)) for t, full, seen in hays if full.has(v)]
+            shown = [(t, t not in cut or any(h.has(v) for h in cut[t])) for t, hay in excerpts if hay.has(v)]
             trails.append(Trail(
                 value=v,
                 shown_at=sorted({t for t, _ in shown}),

@@ -13,7 +13,7 @@ from typing import Any
 from eval.report.kept_results import inputs_digest
 from eval.report.load import Job, Kept, Sweep
 from eval.report.method_names import method_key
-from eval.report.section import fmt
+from eval.report.section import fmt, percent
 
 FILTERS = ("benchmark", "method", "model", "seed", "outcome")
 ROW = "index_row"  # a job's row as last rendered, in `Job.memo`: [key, html]
@@ -59,9 +59,11 @@ def job_row(j: Job, vals: dict[str, str], metrics: list[str], compare: list[tupl
     r, ms = j.result, (j.scores or {}).get("metrics", {})
     data = " ".join(f'data-{k}="{html.escape(v)}"' for k, v in vals.items())
     links = " ".join(f'<a href="{html.escape(href)}">{html.escape(label)}</a>' for label, href in compare)
-    cells = [f'<a href="jobs/{html.escape(j.job_id)}.html">{html.escape(j.job_id)}</a>', *map(_cell, (
+    # the id's digest names the job (its other parts are the next columns), so the table fits a window
+    short = j.job_id.rsplit("__", 1)[-1]
+    cells = [f'<a href="jobs/{html.escape(j.job_id)}.html" title="{html.escape(j.job_id)}">{html.escape(short)}</a>', *map(_cell, (
         j.benchmark, j.task_id, j.method, j.model, j.seed, vals["outcome"], *((None, None) if r is None else (r.turns, r.chars_read)),
-        *(ms.get(m) for m in metrics))), links]  # fmt: skip
+        )), *(html.escape(percent(ms[m])) if m in ms else "" for m in metrics), links]  # fmt: skip
     return f"<tr {data}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
 
 
@@ -85,7 +87,7 @@ def jobs_section(sweep: Sweep, compare: dict[str, list[tuple[str, str]]]) -> str
     metrics = sorted({m for j in jobs for m in (j.scores or {}).get("metrics", {})})
     cols = ["job", "benchmark", "task", "method", "model", "seed", "outcome", "turns", "chars_read", *metrics, "compare"]
     values = [_values(j) for j in jobs]
-    out = [f"<h3>Jobs ({len(jobs)})</h3>", _filters(values), '<div class="wide"><table id="jobs-table"><thead><tr>']
+    out = [f"<p>{len(jobs)} jobs.</p>", _filters(values), '<div class="wide"><table id="jobs-table"><thead><tr>']
     out += [f"<th>{html.escape(c)}</th>" for c in cols]
     out.append("</tr></thead><tbody>")
     out += [_kept_row(j, vals, metrics, compare.get(j.job_id, [])) for j, vals in zip(jobs, values, strict=True)]

@@ -28,6 +28,8 @@ class LLMProxy:
         self.llm = llm
         self.errors = 0
         self.calls = 0
+        self.in_flight = 0  # calls being answered now (an evaluator stopped during one did not fail on its own)
+        self._lock = threading.Lock()
         self.socket_path = socket_path
         self._server: _UnixHTTPServer | None = None
 
@@ -60,11 +62,16 @@ class LLMProxy:
         if self.llm is None:
             self.errors += 1
             return 503, {"error": "no judge model configured (judge.model is empty)"}
+        with self._lock:
+            self.in_flight += 1
         try:
             return 200, {"content": self.llm.complete(body["messages"])}
         except Exception as e:  # noqa: BLE001 - reported to the evaluator, counted here
             self.errors += 1
             return 502, {"error": f"{type(e).__name__}: {e}"}
+        finally:
+            with self._lock:
+                self.in_flight -= 1
 
     def __exit__(self, *exc: object) -> None:
         if self._server is not None:

@@ -3,6 +3,10 @@ and written here (names in `record_files`, documents in `record_types`).
 
 Writes are atomic (`envs.safeio.write_json`), `result.json` last: a directory without it is an
 unfinished record. The trajectory is appended message by message, so a crash keeps what was done.
+A write that fails (a full disk) raises `RecordWriteError` and leaves nothing torn: the old file
+stays, a half-written trajectory line is cut off, a half-copied deliverable file is removed; the
+job is then left unfinished, and a resume runs it again. Any name or text the agent made can be
+written (`envs.names.json_bytes`).
 """
 
 from __future__ import annotations
@@ -10,12 +14,18 @@ from __future__ import annotations
 import json
 import logging
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
+from envs.deliverable import Delivery, Diff, copy_deliverable
+from envs.names import json_bytes
+from envs.safeio import make_dirs, open_append, walk_regular
 from runners.core.record_files import (
     DELIVERABLE,
+    EXTRACTED,
     JOB,
     RESULT,
     SCHEMA_VERSION,
@@ -29,6 +39,24 @@ from runners.core.record_files import (
 from runners.core.record_types import JobMeta, RecordError, Result, Scores, read_scores
 
 log = logging.getLogger(__name__)
+
+
+class RecordWriteError(OSError):
+    """A file of the record could not be written (a full disk, a read-only folder): the job is
+    left unfinished, with nothing torn, and runs again on resume."""
+
+
+@contextmanager
+def _writing(what: Path) -> Iterator[None]:
+    try:
+        yield
+    except RecordWriteError:
+        raise
+    except OSError as e:
+        raise RecordWriteError(
+            e.errno, f"cannot write the job record ({what}: {e.strerror or e}); the job is left unfinished "
+            "and runs again on resume: free space there (or fix the folder) first"
+        ) from e
 
 
 def _document(path: Path) -> Any:
@@ -99,6 +127,12 @@ class JobRecord:
     def scores(self) -> Scores | None:
         return read_scores_of(self.dir)
 
+    @property
+    def extracted(self) -> dict[str, Any] | None:
+        """The deliverable's text as the judges read it (`extracted.json`), None for a record without it."""
+        path = self.dir / EXTRACTED
+        return _document(path) if path.is_file() else None
+
     def plugin(self, name: str) -> dict[str, Any] | None:
         """A method plugin's record (`tab` for the tab), None when the job had no such plugin."""
         path = self.dir / plugin_file(name)
@@ -134,38 +168,54 @@ class JobRecord:
         return deliverable_dir(self.dir)
 
     def deliverable_files(self) -> list[str]:
-        """Workspace-relative paths of the deliverable, sorted."""
+        """Workspace-relative paths of the deliverable (files, and links to its files), sorted."""
         root = self.deliverable_dir
         if not root.is_dir():
             return []
-        out = []
-        for dirpath, _dirs, files in os.walk(root):
-            out.extend(os.path.relpath(os.path.join(dirpath, n), root).replace(os.sep, "/") for n in files)
-        return sorted(out)
+        return sorted(rel for rel, _ in walk_regular(root, links=True))
+
+
+def _write(path: Path, doc: Any) -> None:
+    with _writing(path):
+        write_json(path, doc)
 
 
 def write_meta(job_dir: Path, meta: JobMeta) -> None:
-    write_json(job_dir / JOB, meta.to_json())
+    _write(job_dir / JOB, meta.to_json())
 
 
 def write_result(job_dir: Path, result: Result) -> None:
     """The record's last write: from here on the job is finished."""
-    write_json(job_dir / RESULT, result.to_json())
+    _write(job_dir / RESULT, result.to_json())
 
 
 def write_scores(job_dir: Path, scores: dict[str, Any]) -> dict[str, Any]:
     """Returns the document as written (with its schema version)."""
     doc = {**scores, "schema_version": SCHEMA_VERSION}
-    write_json(job_dir / SCORES, doc)
+    _write(job_dir / SCORES, doc)
     return doc
 
 
+def write_extracted(job_dir: Path, doc: dict[str, Any]) -> None:
+    """Before the scores: a scored record always has the text its judges read."""
+    write_json(job_dir / EXTRACTED, doc)
+
+
 def write_view(job_dir: Path, view: dict[str, Any]) -> None:
-    write_json(job_dir / VIEW, view)
+    _write(job_dir / VIEW, view)
 
 
 def write_plugin_record(job_dir: Path, name: str, doc: dict[str, Any]) -> None:
-    write_json(job_dir / plugin_file(name), doc)
+    _write(job_dir / plugin_file(name), doc)
+
+
+def write_deliverable(job_dir: Path, workspace: Path, diff: Diff, max_files: int, max_bytes: int) -> Delivery:
+    """The record's bounded copy of what the agent created or changed (`envs/deliverable.py`)."""
+    dest = deliverable_dir(job_dir)
+    with _writing(dest):
+        if diff.changed or diff.links:
+            make_dirs(dest)
+        return copy_deliverable(workspace, diff, dest, max_files, max_bytes)
 
 
 def deliverable_dir(job_dir: Path) -> Path:
@@ -173,15 +223,28 @@ def deliverable_dir(job_dir: Path) -> Path:
 
 
 class Trajectory:
-    """Appends every message to the trajectory as it happens, so a crash keeps what was done."""
+    """Appends every message to the trajectory as it happens, so a crash keeps what was done.
+
+    A line is written whole or not at all: when a write fails (a full disk), the file is cut back
+    to its last whole line and `RecordWriteError` is raised."""
 
     def __init__(self, job_dir: Path) -> None:
         self.path = job_dir / TRAJECTORY
-        self._f: TextIO = open(self.path, "a", encoding="utf-8")
+        with _writing(self.path):
+            self._f = open_append(self.path)
 
     def __call__(self, message: dict[str, Any]) -> None:
-        self._f.write(json.dumps(message, ensure_ascii=False, default=str) + "\n")
-        self._f.flush()
+        line = json_bytes(message) + b"\n"
+        fd = self._f.fileno()
+        end = os.lseek(fd, 0, os.SEEK_END)
+        with _writing(self.path):
+            try:
+                view = memoryview(line)
+                while view:
+                    view = view[os.write(fd, view):]
+            except OSError:
+                os.ftruncate(fd, end)
+                raise
 
     def close(self) -> None:
         self._f.close()

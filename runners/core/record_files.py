@@ -1,9 +1,12 @@
 """The job record's file names and its schema version: spelled here and nowhere else.
 
 A job directory holds `job.json` (what ran: `JobMeta`), `trajectory.jsonl` (every message, appended
-as it happens), `<plugin>.json` (each plugin's record, `tab.json` for the tab), `evaluator_view.json`
+as it happens), `<plugin>.json` (each plugin's record, `tab.json` for the tab; `shown.json`, the workspace content the agent
+was shown, for every job), `evaluator_view.json`
 (what judges may read), `deliverable/` (the files the agent created or changed), `result.json`
-(written last: `Result`) and `scores.json` (the judge's verdict).
+(written last: `Result`), `scores.json` (the judge's verdict) and `extracted.json` (the text the
+judges read out of each deliverable file, written with the scores: what the report reads instead of
+parsing the deliverable).
 
 `SCHEMA_VERSION` counts changes of these documents' shape. Version 1 is every record written before
 the field existed; readers fill what it lacks, so old sweeps stay readable.
@@ -17,14 +20,16 @@ from typing import Any
 
 from envs.safeio import write_json as write_json  # the one atomic JSON write, re-exported
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: result.json's left_out and left_out_rest; names that are not UTF-8 as \udcXX escapes
 JOB = "job.json"
 RESULT = "result.json"
 SCORES = "scores.json"
+EXTRACTED = "extracted.json"
 VIEW = "evaluator_view.json"
 TRAJECTORY = "trajectory.jsonl"
 DELIVERABLE = "deliverable"
 TAB = "tab.json"  # the tab plugin's record (`plugin_file("tab")`)
+SHOWN = "shown.json"  # the shown log every job keeps (`plugin_file("shown")`: tab/shown.py)
 
 
 def plugin_file(name: str) -> str:

@@ -102,8 +102,14 @@ class Result:
     earlier_errors: list[dict[str, Any]] = field(default_factory=list)
     sandbox: str | None = None
     limits_hit: list[str] | None = None
-    deliverable: list[str] = field(default_factory=list)
+    deliverable: list[str] = field(default_factory=list)  # files and links in deliverable/
     deleted: list[str] = field(default_factory=list)
+    # What the agent created or changed that deliverable/ lacks (past its caps: `limits_hit` says
+    # which): judged missing, never as the workspace's original. A name ending in "/" is a folder
+    # and all under it; `left_out_rest`: more was left out than listed, so every file not in
+    # `deliverable` counts as left out.
+    left_out: list[str] = field(default_factory=list)
+    left_out_rest: bool = False
     schema_version: int = SCHEMA_VERSION
 
     @property

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from envs.sandbox_extras import SandboxExtras
+
 
 @dataclass(frozen=True)
 class Rubric:
@@ -32,6 +34,7 @@ class Task:
     `stage` maps workspace-relative destination paths to source files placed into the workspace
     besides the folder (e.g. Workspace-Bench inputs staged under their original names).
     `extra` carries benchmark-specific data the judge needs (never shown to the agent).
+    `sandbox` is what the task adds to the agent's sandbox (its image's folders, a server beside it).
     """
 
     id: str
@@ -43,6 +46,7 @@ class Task:
     answer: str | None = None
     stage: dict[str, Path] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
+    sandbox: SandboxExtras = field(default_factory=SandboxExtras)
 
     @property
     def kind(self) -> str:

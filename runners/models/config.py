@@ -28,6 +28,11 @@ class ModelConfig:
     price_in_per_mtok: float = 0.0
     price_out_per_mtok: float = 0.0
 
+    def for_task(self, task_id: str) -> ModelConfig:
+        """The config one task's job runs with: the same for every kind but one that takes a setting
+        per task (the scripted model's `script_dir`)."""
+        return self
+
 
 @dataclass
 class ApiModelConfig(ModelConfig):

@@ -29,6 +29,7 @@ from typing import Any
 
 import httpx
 
+from envs.names import json_utf8
 from runners.core.messages import AssistantMessage, ContextLengthError, ModelError
 from runners.models import async_http
 from runners.models.config import ApiModelConfig
@@ -169,7 +170,7 @@ class OpenAICompatModel:
         """The request body as JSON bytes, encoding only the messages (and tools) not sent before."""
         body = request_body(self.cfg, [], tools)
         if "messages" in self.cfg.extra_body or not all(isinstance(k, str) for k in body):
-            return _dumps(request_body(self.cfg, messages, tools)).encode()
+            return json_utf8(_dumps(request_body(self.cfg, messages, tools)))
         sent: dict[int, tuple[dict[str, Any], str]] = {}
         for m in messages:
             hit = self._sent.get(id(m))
@@ -189,7 +190,7 @@ class OpenAICompatModel:
             else:
                 value = _dumps(v)
             parts.append(f"{_dumps(k)}:{value}")
-        return ("{" + ",".join(parts) + "}").encode()
+        return json_utf8("{" + ",".join(parts) + "}")  # a lone surrogate (the model's own escape) as its escape
 
     @contextlib.contextmanager
     def _slot_errors(self, key: _Secret | None) -> Iterator[None]:

@@ -11,6 +11,7 @@ feeds the accounting. When the script runs out the model answers "" with no tool
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,9 +28,16 @@ _USAGE_KEYS = {"input_tokens", "output_tokens", "cost"}
 
 @dataclass
 class ScriptedModelConfig(ModelConfig):
-    """Kind `scripted`: `script` is the JSONL file of turns (required to run)."""
+    """Kind `scripted`: `script` is the JSONL file of turns; or `script_dir`, a folder holding one
+    script per task, `<task_id>.jsonl` (e.g. a built-in benchmark's reference `solutions/`)."""
 
     script: str | None = None
+    script_dir: str | None = None
+
+    def for_task(self, task_id: str) -> ScriptedModelConfig:
+        if not self.script_dir:
+            return self
+        return dataclasses.replace(self, script=str(Path(self.script_dir) / f"{task_id}.jsonl"), script_dir=None)
 
 
 class ScriptError(ValueError):
@@ -41,7 +49,10 @@ class ScriptedModel:
 
     def __init__(self, cfg: ScriptedModelConfig):
         if not cfg.script:
-            raise ScriptError("model.kind=scripted needs model.script=PATH (a JSONL file, one assistant turn a line)")
+            raise ScriptError(
+                "model.kind=scripted needs model.script=PATH (a JSONL file, one assistant turn a line) or "
+                "model.script_dir=DIR (one <task_id>.jsonl per task)"
+            )
         self.name = cfg.name
         self.turns = load_script(cfg.script)
         self._next = 0
@@ -71,7 +82,8 @@ def load_script(path: str) -> list[AssistantMessage]:
     if p.is_dir():
         raise ScriptError(f"model.script={path} is a directory; set it to a JSONL file (one assistant turn a line)")
     if not p.is_file():
-        raise ScriptError(f"script file not found: {p.resolve()} (set model.script to a JSONL file)")
+        raise ScriptError(f"script file not found: {p.resolve()} (set model.script to a JSONL file, or put "
+                          "<task_id>.jsonl in model.script_dir)")
     try:
         text = p.read_text(encoding="utf-8")
     except UnicodeDecodeError as e:

@@ -1,8 +1,10 @@
-"""A model server as a subprocess: vLLM on GPUs or llama.cpp on CPU, one code path for both.
+"""A model server as a subprocess: vLLM (GPUs, or its CPU build) or llama.cpp on CPU, one code path.
 
 A plain class (the sweep wraps it with `ray.remote`): `start()` launches the command built for
-the config's kind, waits until `/v1/models` answers 200, and returns the OpenAI-compatible URL;
-`stop()` ends the whole process group (SIGTERM, then SIGKILL after a grace period).
+the config's kind under a lifeline (runners/models/lifeline.py: the server dies with the process
+that started it), waits until `/v1/models` answers 200 and a one-token chat completion succeeds,
+and returns the OpenAI-compatible URL; `stop()` ends the whole process group (SIGTERM, then
+SIGKILL after a grace period).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pathlib import Path
 
 import httpx
 
+from runners.models import lifeline
 from runners.models.config import ApiModelConfig
 from runners.models.embedded import BACKEND_HINT, embedded_gguf
 
@@ -32,9 +35,17 @@ class ServerConfig:
 
     `model_path`: a HF id or local dir for vLLM, a .gguf file for llama.cpp (null = the embedded
     SmolLM2). `port` 0 picks a free port. `gpus` sets CUDA_VISIBLE_DEVICES (empty = inherit, as
-    under Ray, which sets it per actor). `log_path` null = a file in the system temp dir.
+    under Ray, which sets it per actor). `ctx_size`: the context length (vLLM's `--max-model-len`,
+    llama.cpp's `--n_ctx`); null = the model's own. `log_path` null = a file in the system temp dir.
     `resources`: custom Ray resources each replica holds (`{model_host: 1}` puts replicas only on
     nodes started with `ray start --resources='{"model_host": N}'`).
+    `executable`: the command that starts the server, before its arguments; empty = the kind's own
+    (`vllm serve` beside this interpreter or on PATH; this interpreter's llama.cpp launcher). vLLM
+    usually lives in an environment of its own: `[/path/to/venv/bin/vllm, serve]`, or for the CPU
+    build, whose `vllm` command does not start, `[/path/to/venv/bin/python, -m,
+    vllm.entrypoints.openai.api_server]` (docs/models.md). `env`: variables set for the server on
+    top of the environment it inherits (e.g. `VLLM_CPU_KVCACHE_SPACE`); they are recorded with the
+    config, so keep secrets out of them.
     """
 
     model_path: str | None = None
@@ -43,7 +54,7 @@ class ServerConfig:
     tool_call_parser: str = "hermes"
     tensor_parallel_size: int = 1
     gpus: list[int] = field(default_factory=list)
-    ctx_size: int = 8192
+    ctx_size: int | None = 8192
     chat_format: str = "chatml-function-calling"
     startup_timeout_s: float = 900.0
     stop_grace_s: float = 15.0
@@ -51,6 +62,8 @@ class ServerConfig:
     extra_args: list[str] = field(default_factory=list)
     replicas: int = 1
     resources: dict[str, float] = field(default_factory=dict)
+    executable: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -70,18 +83,19 @@ class ServerError(RuntimeError):
 
 
 def vllm_command(cfg: ServedModelConfig, port: int) -> list[str]:
-    """`vllm serve` with tool calling on; vLLM is the optional `gpu` extra and never imported here."""
+    """vLLM's OpenAI-compatible server with tool calling on; vLLM lives in its own environment
+    (`model.server.executable`) or this one, and is never imported here. The model goes as
+    `--model`, which both `vllm serve` and `python -m vllm.entrypoints.openai.api_server` take."""
     s = cfg.server
     if not s.model_path:
         raise ServerError("model.kind=vllm needs model.server.model_path (a HF model id or a local directory)")
-    exe = _vllm_executable()
     return [
-        *exe, "serve", s.model_path,
+        *(s.executable or [_vllm_executable(), "serve"]), "--model", s.model_path,
         "--host", s.host, "--port", str(port),
         "--served-model-name", cfg.name,
         "--enable-auto-tool-choice", "--tool-call-parser", s.tool_call_parser,
         "--tensor-parallel-size", str(s.tensor_parallel_size),
-        "--max-model-len", str(s.ctx_size),
+        *(["--max-model-len", str(s.ctx_size)] if s.ctx_size is not None else []),
         *s.extra_args,
     ]  # fmt: skip
 
@@ -89,15 +103,15 @@ def vllm_command(cfg: ServedModelConfig, port: int) -> list[str]:
 def llamacpp_command(cfg: ServedModelConfig, port: int) -> list[str]:
     """llama-cpp-python's OpenAI-compatible server; the embedded SmolLM2 when no model_path."""
     s = cfg.server
-    if importlib.util.find_spec("llama_cpp") is None:
+    if not s.executable and importlib.util.find_spec("llama_cpp") is None:
         raise ServerError(f"llama.cpp, the embedded model's server, is not installed: {BACKEND_HINT}")
     model = s.model_path or embedded_gguf()
     return [
-        sys.executable, "-m", "runners.models.llamacpp_serve",
+        *(s.executable or [sys.executable, "-m", "runners.models.llamacpp_serve"]),
         "--model", model, "--model_alias", cfg.name,
         "--chat_format", s.chat_format,
         "--host", s.host, "--port", str(port),
-        "--n_ctx", str(s.ctx_size),
+        "--n_ctx", str(s.ctx_size or 0),  # 0: the model's own
         *s.extra_args,
     ]  # fmt: skip
 
@@ -105,15 +119,17 @@ def llamacpp_command(cfg: ServedModelConfig, port: int) -> list[str]:
 COMMANDS: dict[str, Callable[[ServedModelConfig, int], list[str]]] = {"vllm": vllm_command, "llamacpp": llamacpp_command}
 
 
-def _vllm_executable() -> list[str]:
+def _vllm_executable() -> str:
     # The venv's bin dir first: a venv's python run without activation does not have it on PATH.
     beside = Path(sys.executable).parent / "vllm"
     if beside.exists():
-        return [str(beside)]
+        return str(beside)
     found = shutil.which("vllm")
     if found:
-        return [found]
-    raise ServerError("vLLM is not installed: pip install 'runningtab[gpu]' (needs a CUDA GPU)")
+        return found
+    raise ServerError("vLLM was not found beside this Python or on PATH: install it in an environment of its own "
+                      "and name it with model.server.executable (docs/models.md#vllm: a GPU build, or the CPU "
+                      "build .ci/vllm-up.sh installs)")
 
 
 def _normal_priority() -> None:
@@ -132,12 +148,15 @@ def free_port(host: str) -> int:
 
 
 class ModelServer:
-    """One served model for the lifetime of a sweep (or of one job, see `served`)."""
+    """One served model for the lifetime of a sweep (or of one job, see `served`).
 
-    def __init__(self, cfg: ServedModelConfig):
+    `owner`: the label the server carries in its environment (`lifeline.owner_label`), by which a
+    sweep's start finds the servers of its own dead drivers."""
+
+    def __init__(self, cfg: ServedModelConfig, owner: str | None = None):
         if cfg.kind not in COMMANDS:
             raise ServerError(f"model.kind={cfg.kind!r} is not served; served kinds: {sorted(COMMANDS)}")
-        self.cfg = cfg
+        self.cfg, self.owner = cfg, owner
         self.proc: subprocess.Popen[bytes] | None = None
         self.url: str | None = None
         self.log_path = cfg.server.log_path
@@ -149,11 +168,17 @@ class ModelServer:
         s = self.cfg.server
         port = s.port or free_port(s.host)
         cmd = COMMANDS[self.cfg.kind](self.cfg, port)
+        if shutil.which(cmd[0]) is None:
+            raise ServerError(f"{self.cfg.kind} server: {cmd[0]!r} is not an executable file or a command on PATH "
+                              "(model.server.executable)")
         env = dict(os.environ)
         if cfg_max := self.cfg.max_tokens:
             env["RUNNINGTAB_MAX_TOKENS"] = str(cfg_max)
         if s.gpus:
             env["CUDA_VISIBLE_DEVICES"] = ",".join(str(g) for g in s.gpus)
+        env.update(s.env)
+        if self.owner:
+            env[lifeline.OWNER_ENV] = self.owner
         if not self.log_path:
             fd, self.log_path = tempfile.mkstemp(prefix=f"{self.cfg.kind}-{port}-", suffix=".log")
             os.close(fd)
@@ -162,8 +187,8 @@ class ModelServer:
             log.write(f"$ {' '.join(cmd)}\n".encode())
             log.flush()
             self.proc = subprocess.Popen(
-                cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, start_new_session=True,
-                preexec_fn=_normal_priority,
+                lifeline.wrap(cmd, s.stop_grace_s), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                env=env, start_new_session=True, preexec_fn=_normal_priority,
             )
         self.url = f"http://{s.host}:{port}/v1"
         try:
@@ -174,6 +199,8 @@ class ModelServer:
         return self.url
 
     def _wait_healthy(self, timeout_s: float) -> None:
+        """Until `/v1/models` answers 200, then a one-token chat completion: a server can list its
+        model and still die on its first completion (vLLM's CPU attention refuses some head sizes)."""
         assert self.proc is not None and self.url is not None
         deadline = time.monotonic() + timeout_s
         while True:
@@ -183,13 +210,26 @@ class ModelServer:
                                   f"log {self.log_path}:\n{self.log_tail()}")
             try:
                 if httpx.get(f"{self.url}/models", timeout=2.0).status_code == 200:
-                    return
+                    break
             except httpx.HTTPError:
                 pass
             if time.monotonic() > deadline:
                 raise ServerError(f"{self.cfg.kind} server not healthy after {timeout_s:g}s "
                                   f"(model.server.startup_timeout_s); log {self.log_path}:\n{self.log_tail()}")
             time.sleep(0.25)
+        body = {"model": self.cfg.name, "messages": [{"role": "user", "content": "Hi"}], "max_tokens": 1}
+        try:
+            r = httpx.post(f"{self.url}/chat/completions", json=body, timeout=max(deadline - time.monotonic(), 5.0))
+            failure = None if r.status_code == 200 else f"HTTP {r.status_code}: {r.text[:300]}"
+        except httpx.HTTPError as e:
+            failure = f"{type(e).__name__}: {e}"
+        if failure:
+            try:
+                died = f" and exited with code {self.proc.wait(timeout=5.0)}"  # a server that dies of it
+            except subprocess.TimeoutExpired:
+                died = ""
+            raise ServerError(f"{self.cfg.kind} server listed its model but failed a one-token completion "
+                              f"({failure}){died}; log {self.log_path}:\n{self.log_tail()}")
 
     def log_tail(self, lines: int = 30) -> str:
         if not self.log_path or not Path(self.log_path).exists():

@@ -1,7 +1,8 @@
 """What one command of a pipeline shows (`Stream`): the content of which files, matches, a listing, or nothing.
 
 Decided from the command table (`command_table.py`) and the file system; the special commands
-(find, tree, echo/printf, xargs, python, shells) each have a function here.
+(find, tree, echo/printf, xargs, python, shells, curl and wget of a server in the sandbox) each
+have a function here.
 """
 
 from __future__ import annotations
@@ -197,7 +198,47 @@ def _shell(argv, cmd, up, cwd, ws) -> Stream:
     return NONE  # `bash -c '...'` alone is parsed by _walk; a script file shows nothing recordable
 
 
+# curl's options that take a value, and those after which it prints something other than the file
+_CURL = Spec("special", values="uXHdoTAeEFmrwzbcKxYyQtCDUhP",
+             long_values=("--user", "--request", "--header", "--data", "--data-binary", "--data-raw", "--data-urlencode",
+                          "--output", "--upload-file", "--user-agent", "--referer", "--form", "--max-time", "--range",
+                          "--write-out", "--cookie", "--cookie-jar", "--config", "--proxy", "--connect-timeout",
+                          "--retry", "--output-dir"))  # fmt: skip
+_CURL_ELSEWHERE = ("-o", "--output", "-O", "--remote-name", "-T", "--upload-file", "-d", "--data", "--data-binary",
+                   "--data-raw", "--data-urlencode", "-F", "--form", "-I", "--head", "-J", "--remote-header-name")  # fmt: skip
+
+
+def _curl(argv, cmd, up, cwd, ws) -> Stream:
+    """`curl URL` of a server in the sandbox prints the file it serves (a GET to stdout)."""
+    opts, operands, _ = split_args(_CURL, argv[1:])
+    method = next((v for o, v in zip(argv, argv[1:], strict=False) if o in ("-X", "--request")), "GET")
+    if any(o in opts for o in _CURL_ELSEWHERE) or method.upper() != "GET":
+        return NONE
+    files = [f for i in operands if (f := ws.file(argv[1 + i], cwd))]
+    return Stream("content", cwd, files) if files else NONE
+
+
+def _wget(argv, cmd, up, cwd, ws) -> Stream:
+    """`wget -O - URL` (`-qO-`) prints the file; without `-O -` wget saves it and prints nothing of it."""
+    out, words, i = None, [], 1
+    while i < len(argv):
+        a = argv[i]
+        if a in ("-O", "--output-document"):
+            out, i = (argv[i + 1] if i + 1 < len(argv) else None), i + 2
+            continue
+        if a.startswith("--output-document="):
+            out = a.split("=", 1)[1]
+        elif a.startswith("-") and not a.startswith("--") and "O" in a:
+            rest = a[a.index("O") + 1 :]
+            out, i = (rest, i) if rest else ((argv[i + 1] if i + 1 < len(argv) else None), i + 1)
+        elif not a.startswith("-"):
+            words.append(a)
+        i += 1
+    files = [f for w in words if (f := ws.file(w, cwd))] if out == "-" else []
+    return Stream("content", cwd, files) if files else NONE
+
+
 _SPECIAL = {
     "find": _find, "tree": _tree, "echo": _echo, "printf": _echo, "xargs": _xargs, "python": _python,
-    **{s: _shell for s in SHELLS},
+    "curl": _curl, "wget": _wget, **{s: _shell for s in SHELLS},
 }

@@ -6,7 +6,8 @@ A new command form is one entry here. A spec says what the command's output is:
 - `search`: matching lines that may say which file they come from (`path:line:text`);
 - `listing`: file names (ls, du ...); `convert`: the text of a document (pdftotext FILE -);
 - `filter`: passes what it is piped through (tr, tee); `drop`: prints something else (wc, md5sum);
-- `special`: handled by a function in `command_output.py` (find, tree, python, xargs, echo, shells).
+- `special`: handled by a function in `command_output.py` (find, tree, python, xargs, echo, shells,
+  curl and wget: a URL a server in the sandbox serves is the file it serves).
 Unknown commands print nothing the tab records.
 """
 
@@ -126,7 +127,7 @@ SPECS: dict[str, Spec] = {
     "file": Spec("drop"), "stat": Spec("drop"),
     # handled in command_output.py
     **{name: Spec("special") for name in ("find", "tree", "echo", "printf", "xargs", "python", "bash", "sh",
-                                            "zsh", "dash")},
+                                            "zsh", "dash", "curl", "wget")},
 }
 
 # Commands that run the command after their own options: `timeout 10 cat f`, `sudo grep ...`.

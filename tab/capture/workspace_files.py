@@ -8,6 +8,7 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 from posixpath import normpath
+from urllib.parse import unquote
 
 from envs.safeio import lstat_inside, read_regular
 from envs.truncate import decode
@@ -24,15 +25,20 @@ SCAN_AFTER = 8  # lookups in one folder before it is listed whole  # larger file
 class Workspace:
     """Resolves paths as the agent's shell would (relative to a working directory inside the root).
 
-    Paths come back workspace-relative in POSIX form ('' is the root). `exclude` holds workspace
+    Paths come back workspace-relative in POSIX form ('' is the root); a URL under one of the `urls`
+    prefixes names the file it serves. `exclude` holds workspace
     paths (files or folders, e.g. the deliverable's) that the tab never records. Lookups are cached
     until `refresh()`, which the capture calls once per observation (files appear as the agent works).
     """
 
-    def __init__(self, root: str | Path, exclude: Iterable[str] = (), manifest: Manifest | None = None) -> None:
+    def __init__(
+        self, root: str | Path, exclude: Iterable[str] = (), manifest: Manifest | None = None, aliases: Iterable[str] = (),
+        urls: Iterable[tuple[str, str]] = (),
+    ) -> None:
         self.root = os.path.abspath(root)
         self.manifest = manifest
-        self._roots = tuple(dict.fromkeys((self.root, os.path.realpath(self.root))))
+        self.urls = tuple(urls)  # (URL prefix, workspace folder): a server in the sandbox serving it
+        self._roots = tuple(dict.fromkeys((self.root, os.path.realpath(self.root), *(normpath(a) for a in aliases))))
         self.exclude = tuple(dict.fromkeys(e.strip("/") for e in (*exclude, HARNESS_DIR) if e.strip("/")))
         self._under = tuple(e + "/" for e in self.exclude)
         self._kind: dict[str, str] = {}
@@ -49,6 +55,8 @@ class Workspace:
         when it points outside the workspace. Paths are POSIX (the agent's shell is bash)."""
         if not token or token[0] == "~" or "\0" in token:
             return None
+        if "://" in token:
+            return self._served(token)
         if token[0] == "/":
             full = normpath(token)
             for root in self._roots:
@@ -65,6 +73,14 @@ class Workspace:
         if rel[0] == "/" or rel == ".." or rel.startswith("../"):
             return None
         return rel
+
+    def _served(self, url: str) -> str | None:
+        """The workspace path a URL of a server in the sandbox serves (`urls`), or None."""
+        for prefix, folder in self.urls:
+            if url.startswith(prefix):
+                rel = normpath(f"{folder}/{unquote(url[len(prefix):].split('?', 1)[0].split('#', 1)[0])}".strip("/"))
+                return None if rel == ".." or rel.startswith(("../", "/")) else "" if rel == "." else rel
+        return None
 
     def _kind_of(self, rel: str) -> str:
         """'f' (file), 'd' (folder) or '-'. A folder asked about often is listed once instead of

@@ -7,6 +7,7 @@ the tab sees the same sequence of observations an agent loop would give it.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 from collections.abc import Iterable
@@ -37,7 +38,8 @@ class TabSession:
         record: Path | None = None,
     ) -> None:
         self.tab = Tab(workspace, tab_config, exclude=exclude)
-        self.env = WorkspaceEnv(workspace, env_config, [self.tab])
+        # The foreign agent knows the workspace by its host path: its wrapped bash sees it there too.
+        self.env = WorkspaceEnv(workspace, dataclasses.replace(env_config, agent_root=None), [self.tab])
         self.record_dir = record
         self.turn = 0
         self._lock = threading.Lock()

@@ -1,12 +1,14 @@
-"""TheAgentCompany's `common` module, offline: the file server is the agent's final workspace.
+"""TheAgentCompany's `common` module: the same names and signatures as `workspaces/base_image/common.py`.
 
-Same names and signatures as `workspaces/base_image/common.py`. File-server helpers read the
-folder in `RT_TAC_FILES` (the task's workspace as the agent left it: the file-server export with
-the deliverable over it); `llm_complete` goes to RunningTab's judge through the HTTP endpoint on
-the Unix socket `RT_TAC_LLM_SOCKET` (cached there), and `evaluate_with_llm` asks TheAgentCompany's own yes/no
-question. Helpers for services other than the file server (chat, GitLab, Plane) are not
-available in the file-server-only subset: they log an error and return an empty value, so the
-checkpoint that needs them scores 0 as it would if the service failed.
+The file-server helpers speak to the company's file server as the benchmark's do (WebDAV with the
+benchmark's credentials, share links fetched without any): inside the evaluator's sandbox that is
+RunningTab's ownCloud-compatible server (eval/tac/fileserver) over the agent's final files, on
+loopback under the benchmark's host name and port. `llm_complete` goes to RunningTab's judge
+through the HTTP endpoint on the Unix socket `RT_TAC_LLM_SOCKET` (cached there), and
+`evaluate_with_llm` asks TheAgentCompany's own yes/no question. Helpers for services other than
+the file server (chat, GitLab, Plane) are not available in the file-server-only subset: they log
+an error and return an empty value, so the checkpoint that needs them scores 0 as it would if the
+service failed.
 """
 
 from __future__ import annotations
@@ -17,26 +19,19 @@ import http.client
 import json
 import logging
 import os
-import shutil
+import re
 import socket
-import urllib.parse
-from pathlib import Path
+import xml.etree.ElementTree as ET
 
+import requests
 from config import *  # noqa: F403 - evaluators expect `from common import *` to bring these too
-from config import OWNCLOUD_URL
+from config import OWNCLOUD_PASSWORD, OWNCLOUD_URL, OWNCLOUD_USERNAME
+from requests.auth import HTTPBasicAuth
 
 logging.basicConfig(level=logging.INFO)
 
 IMAGE_JPEG = "image/jpeg"
 IMAGE_PNG = "image/png"
-
-
-def _files_root() -> Path:
-    return Path(os.environ["RT_TAC_FILES"])
-
-
-def _owncloud(dir_name: str, file_name: str = "") -> Path:
-    return _files_root() / urllib.parse.unquote(str(dir_name)).strip("/") / file_name
 
 
 def grader(func):
@@ -111,7 +106,7 @@ def evaluate_with_llm(content: str, predicate: str, additional_prompt: str = "",
             return False
         parts.append({"type": "image_url", "image_url": {"url": f"data:{image_type};base64,{b64}"}})
     try:
-        reply = llm_complete([{"role": "user", "content": parts if image_path else query}])
+        reply = llm_complete([{"role": "user", "content": parts}])  # a list of parts, image or not, as the benchmark sends
         answer = reply["choices"][0]["message"]["content"].lower().strip()
         return "yes" in answer
     except Exception as e:  # noqa: BLE001
@@ -119,44 +114,95 @@ def evaluate_with_llm(content: str, predicate: str, additional_prompt: str = "",
         return False
 
 
+def _webdav(dir_name: str, file_name: str = "") -> str:
+    return f"{OWNCLOUD_URL}/remote.php/webdav/{dir_name}" + (f"/{file_name}" if file_name else "")
+
+
+def _auth() -> HTTPBasicAuth:
+    return HTTPBasicAuth(OWNCLOUD_USERNAME, OWNCLOUD_PASSWORD)
+
+
+def _hrefs(text: str) -> list[str]:
+    return [el.text or "" for el in ET.fromstring(text).findall(".//{DAV:}response/{DAV:}href")]
+
+
 def check_file_in_owncloud_directory(file_name, dir_name):
-    """True if an entry of the file-server folder has `file_name` in its name; None if no such folder."""
-    folder = _owncloud(dir_name)
-    if not folder.is_dir():
-        logging.error(f"Error: folder {dir_name} not found on the file server")
+    """True if an href of the folder's WebDAV listing contains `file_name`; None if the listing fails."""
+    try:
+        resp = requests.request("PROPFIND", _webdav(dir_name), headers={"Depth": "1"}, auth=_auth())
+    except requests.RequestException as e:
+        logging.warning(f"Failed to check file in owncloud directory: {e}")
+        return False
+    if resp.status_code != 207:
+        logging.error(f"Error: {resp.status_code}, {resp.text}")
         return None
-    found = any(file_name in child.name for child in folder.iterdir())
+    found = any(file_name in href for href in _hrefs(resp.text))
     logging.info(f"File '{file_name}' {'found' if found else 'not found'}.")
     return found
 
 
 def get_binary_file_content_owncloud(file_name, dir_name):
-    path = _owncloud(dir_name, file_name)
-    return path.read_bytes() if path.is_file() else None
+    try:
+        resp = requests.get(_webdav(dir_name, file_name), auth=_auth())
+    except requests.RequestException as e:
+        logging.warning(f"Failed to get binary file content from owncloud: {e}")
+        return None
+    return resp.content if resp.status_code == 200 else None
 
 
 def check_and_download_file(file_name, dir_name, output_file_path):
-    path = _owncloud(dir_name, file_name)
-    if not path.is_file():
-        logging.warning(f"File '{file_name}' not found in directory '{dir_name}'.")
+    """Find `file_name` in the folder's listing (by href substring), then download it there."""
+    folder = f"{OWNCLOUD_URL}/remote.php/webdav/{dir_name.strip('/')}/"
+    try:
+        resp = requests.request("PROPFIND", folder, headers={"Depth": "1"}, auth=_auth())
+        if resp.status_code != 207:
+            logging.error(f"Error checking directory. HTTP Status: {resp.status_code}")
+            return False
+        if not any(file_name in href for href in _hrefs(resp.text)):
+            logging.warning(f"File '{file_name}' not found in directory '{dir_name}'.")
+            return False
+        got = requests.get(folder + file_name, auth=_auth(), stream=True)
+        if got.status_code != 200:
+            logging.error(f"Failed to download file '{file_name}'. HTTP Status: {got.status_code}")
+            return False
+        with open(output_file_path, "wb") as f:
+            for chunk in got.iter_content(chunk_size=65536):
+                f.write(chunk)
+        return True
+    except requests.RequestException as e:
+        logging.warning(f"Failed to check or download file in ownCloud directory: {e}")
         return False
-    shutil.copyfile(path, output_file_path)
-    return True
+
+
+_DOWNLOAD_LINK = re.compile(r'https?://[^\s]*\bdownload\b[^\s]*(?=")')
 
 
 def download_owncloud_content(link: str, output_file_path: str):
-    """Direct WebDAV links resolve to the local files; share links (tokens) cannot offline."""
+    """Download what a share link points to, as the benchmark does: a link containing "download" is
+    fetched as it is; otherwise its page is fetched (no credentials) and the first absolute URL
+    with "download" in it that ends at a quote is fetched. Both fetches are anonymous; the final
+    one counts as done whatever it answers (the benchmark's `curl` without `-f`)."""
     if not link:
         return False
-    marker = "/remote.php/webdav/"
-    if marker not in link:
-        logging.warning(f"Cannot resolve file-server share link offline: {link}")
-        return False
-    rel = urllib.parse.unquote(link.split(marker, 1)[1].split("?")[0]).strip()
-    path = _files_root() / rel
-    if not path.is_file():
-        return False
-    shutil.copyfile(path, output_file_path)
+    link = link.rstrip("\n")
+    if "download" not in link:
+        try:
+            page = requests.get(link, allow_redirects=False).text
+        except (requests.RequestException, ValueError) as e:
+            logging.warning(f"Unable to download from link: {link} due to {e}")
+            return False
+        matches = _DOWNLOAD_LINK.findall(page)
+        if not matches:
+            logging.warning("Did not find proper download link")
+            return False
+        link = matches[0]
+    try:
+        resp = requests.get(link, allow_redirects=False)
+        with open(output_file_path, "wb") as f:
+            f.write(resp.content)
+    except (requests.RequestException, ValueError, OSError) as e:
+        logging.warning(f"Download from link: {link} not successful: {e}")
+    logging.info(f"Successfully downloaded from link {link}")
     return True
 
 
@@ -173,7 +219,7 @@ def get_owncloud_url_in_file(filename: str):
 def check_repo_exists(project_name: str):
     files = {"openhands": ".openhands_instructions", "janusgraph": ".backportrc.json", "colly": "xmlelement_test.go",
              "streamlit": ".ruff.toml", "risingwave": "risedev.yml", "bustub": "CMakeLists.txt"}  # fmt: skip
-    return project_name in files and (_files_root() / project_name / files[project_name]).is_file()
+    return project_name in files and os.path.isfile(os.path.join("/workspace", project_name, files[project_name]))
 
 
 def get_all_texts_from_slide(slide):

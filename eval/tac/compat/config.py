@@ -1,8 +1,9 @@
 """TheAgentCompany's `config` module: service addresses as the evaluators expect them.
 
-Only the file server is emulated (from the local export); the other services do not exist here,
-so helpers that would call them fail inside `@grader` and score their checkpoint 0. No secrets:
-these are the benchmark's public default credentials, never sent anywhere.
+Only the file server runs (RunningTab's ownCloud-compatible server in the evaluator's sandbox); the
+other services do not exist here, so helpers that would call them fail inside `@grader` and score
+their checkpoint 0. No secrets: these are the benchmark's public default credentials, sent only to
+that server on the sandbox's loopback.
 """
 
 import os
