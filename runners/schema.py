@@ -21,6 +21,7 @@ from envs.config import EnvConfig
 from eval.config import BenchmarkConfig, JudgeConfig
 from runners.config import (
     AgentConfig,
+    BudgetConfig,
     ClusterConfig,
     GridConfig,
     MethodConfig,
@@ -52,6 +53,7 @@ class RootConfig:
     tracker: TrackerConfig = field(default_factory=TrackerConfig)
     cluster: ClusterConfig = field(default_factory=ClusterConfig)
     report: ReportConfig = field(default_factory=ReportConfig)
+    budget: BudgetConfig = field(default_factory=BudgetConfig)
     task: str | None = None
     seed: int = 0
     out: str = "outputs"
