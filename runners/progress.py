@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.table import Table
 
-from runners.console import LiveLine, cell_lines, duration, limiter_part, spend_part
+from runners.console import PLAIN_EVERY_S, LiveLine, cell_lines, duration, limiter_part, spend_part
 from runners.grid import JobSpec
 from runners.scheduler import Outcome
 
@@ -30,7 +30,7 @@ class Progress:
     """Counts per method; a live table on a terminal, one line per finished job elsewhere."""
 
     def __init__(self, specs: list[JobSpec], skipped: int, console: Console | None = None,
-                 watch: SweepWatch | None = None, name: str = "") -> None:  # fmt: skip
+                 watch: SweepWatch | None = None, name: str = "", every_s: float = PLAIN_EVERY_S) -> None:  # fmt: skip
         self.console = console or Console(stderr=True)
         self.watch, self.name = watch, name
         self.total = {m: 0 for m in dict.fromkeys(s.cfg.method.name for s in specs)}
@@ -48,7 +48,7 @@ class Progress:
         self.t0 = time.monotonic()
         self.n_running = self.n_errored = self.n_failed = 0
         # the line is built when it is drawn (twice a second), not on every start and finish
-        self.line = LiveLine(self.console, self.status, details=lambda: cell_lines(self.watch))
+        self.line = LiveLine(self.console, self.status, every_s, details=lambda: cell_lines(self.watch))
         self.live = self.line.live
 
     def __enter__(self) -> Progress:
