@@ -138,3 +138,16 @@ def test_a_paper_preset_refuses_placeholder_prices_unless_told(monkeypatch: pyte
         check_config(missing)
     with pytest.raises(ConfigError, match="budget.estimate_usd"):
         check_config(compose_root(["model=openai", "model.name=x", "model.base_url=http://x/v1", "budget.sweep_usd=5"]))
+
+
+def test_a_cells_wandb_summary_has_its_spend_and_the_spend_expected_at_completion() -> None:
+    from runners.core.record_types import Result
+    from runners.tracking_cells import JobRow, cell_summary, task_table
+
+    rows = [JobRow(f"j{i}", f"t{i}", Result(f"j{i}", "finished", cost=0.5, spend=s, cached_calls=c), None)
+            for i, (s, c) in enumerate([(0.5, 0), (0.1, 4)])]  # fmt: skip
+    summary = cell_summary(rows, expected=5)
+    assert summary["cost_total"] == 1.0 and summary["spend_total"] == pytest.approx(0.6)
+    assert summary["spend_expected"] == pytest.approx(0.3 * 5) and summary["partial"] is True
+    columns, data = task_table(rows)
+    assert [r[columns.index("cached_calls")] for r in data] == [0, 4]
