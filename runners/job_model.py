@@ -3,7 +3,9 @@ what it paid, the model-call cache and the job's budget.
 
     JobBudget( CachingModel( Paid( client with the provider's gate ) ) )
 
-The gate sees every HTTP attempt (runners/models/rate_limit.py); `Paid` every call the model
+The gate sees every HTTP attempt to a provider (runners/models/rate_limit.py; a model server the
+sweep starts itself is capped per process by `model.concurrency`, as before, and sized by the
+scheduler); `Paid` every call the model
 answered (what the job paid, reported to the sweep's governor as it happens); the cache answers what
 it holds (model.cache; off unless the sweep or the config turns it on); `JobBudget` every reply,
 cached or not, and stops the job at `budget.job_usd`.
@@ -24,6 +26,7 @@ from runners.models.call_cache import CallCache, CallKeys, agent_identity, cache
 from runners.models.config import ApiModelConfig
 from runners.models.rate_limit import Limits, local_gate, provider_key
 from runners.models.registry import seeded
+from runners.models.server import needs_server
 from runners.schema import RootConfig
 
 
@@ -58,7 +61,7 @@ def job_model(cfg: RootConfig, model_url: str | None, sweep_dir: Path, job_id: s
     mc = seeded(cfg.model, cfg.seed)
     client = build_model(mc, model_url)
     handle = governor.find(sweep_dir)
-    if isinstance(mc, ApiModelConfig) and hasattr(client, "gate"):
+    if isinstance(mc, ApiModelConfig) and not needs_server(mc) and hasattr(client, "gate"):  # a provider, not our own server
         client.gate = _gate(mc, getattr(client, "base_url", model_url or ""), handle)
     report = None
     if handle is not None:

@@ -64,7 +64,7 @@ class Progress:
         self.print_errors()
         held = None if self.watch is None else self.watch.budget.not_started()
         if held:
-            self.console.print(held, markup=False, highlight=False)
+            self.console.print(held, markup=False, highlight=False, soft_wrap=True)
 
     def start(self, spec: JobSpec) -> None:
         self.running[spec.cfg.method.name] += 1

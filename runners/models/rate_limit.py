@@ -64,6 +64,9 @@ class RateLimiter:
     _successes: int = 0
     cancelled: set[str] = field(default_factory=set)
     granted: int = 0
+    _window: int = 0  # tokens in `_tokens`
+    _leased: int = 0  # tokens of the leases held
+    _next_expiry: float = math.inf  # the earliest lease's end (leases are swept only then)
 
     def __post_init__(self) -> None:
         self.limit = float(self.limits.concurrency) if self.limits.concurrency > 0 else None
@@ -79,7 +82,7 @@ class RateLimiter:
         if self.limits.rpm > 0:
             waits.append(self._tat - now)
         if self.limits.tpm > 0:
-            held = sum(t for _, t in self._tokens) + sum(lease.tokens for lease in self.leases.values())
+            held = self._window + self._leased
             if held and held + tokens > self.limits.tpm:  # a call larger than the limit alone goes when nothing is held
                 waits.append(self._tokens[0][0] + WINDOW_S - now if self._tokens else math.inf)
         wait = max(waits)
@@ -88,6 +91,8 @@ class RateLimiter:
         if self.limits.rpm > 0:
             self._tat = max(self._tat, now) + 60.0 / self.limits.rpm
         self.leases[grant] = _Lease(tokens, now + lease_s)
+        self._next_expiry = min(self._next_expiry, now + lease_s)
+        self._leased += tokens
         self.granted += 1
         return 0.0
 
@@ -98,8 +103,11 @@ class RateLimiter:
         lease = self.leases.pop(grant, None)
         if lease is None:
             return  # reclaimed, or released twice
+        self._leased -= lease.tokens
         if self.limits.tpm > 0:
-            self._tokens.append((now, lease.tokens if tokens is None else tokens))
+            used = lease.tokens if tokens is None else tokens
+            self._tokens.append((now, used))
+            self._window += used
         if status in OVERLOAD:
             self._overloaded(now, retry_after, len(self.leases) + 1)
         elif status is not None and status < 500:
@@ -107,8 +115,11 @@ class RateLimiter:
 
     def cancel(self, grant: str) -> None:
         """The caller stopped waiting (its job was cancelled): free its lease, or refuse it later."""
-        if self.leases.pop(grant, None) is None:
+        lease = self.leases.pop(grant, None)
+        if lease is None:
             self.cancelled.add(grant)
+        else:
+            self._leased -= lease.tokens
 
     def _overloaded(self, now: float, retry_after: float | None, in_flight: int) -> None:
         self._overloads.append(now)
@@ -133,10 +144,12 @@ class RateLimiter:
                 self.limit = float(cap)
 
     def _reclaim(self, now: float) -> None:
-        for grant in [g for g, lease in self.leases.items() if lease.expires <= now]:
-            del self.leases[grant]
+        if now >= self._next_expiry:
+            for grant in [g for g, lease in self.leases.items() if lease.expires <= now]:
+                self._leased -= self.leases.pop(grant).tokens
+            self._next_expiry = min((lease.expires for lease in self.leases.values()), default=math.inf)
         while self._tokens and self._tokens[0][0] <= now - WINDOW_S:
-            self._tokens.popleft()
+            self._window -= self._tokens.popleft()[1]
         while self._overloads and self._overloads[0] <= now - WINDOW_S:
             self._overloads.popleft()
 
