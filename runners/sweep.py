@@ -123,7 +123,7 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
                 ray.init(address=root.cluster.address, num_cpus=root.cluster.num_cpus, log_to_driver=False,
                          include_dashboard=False, runtime_env=_runtime_env())  # fmt: skip
             with (ModelServers({s.cfg.model.id: s.cfg.model for s in todo}, root.cluster) as servers,
-                  SweepWatch(sdir, root.budget, specs, todo) as watch,  # rate limits, spend, budgets
+                  SweepWatch(sdir, root.budget, specs, todo, tracker) as watch,  # rate limits, spend, budgets
                   Progress(todo, skipped, watch=watch, name=name) as progress):
                 run_all(todo, sdir, root.cluster, servers.urls, progress.start, done, admit=watch.admit)
     finally:

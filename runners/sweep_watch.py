@@ -3,7 +3,8 @@
 `SweepWatch` starts the sweep's governor (runners/governor.py) for the run, reads its state once a
 second on a thread of its own, keeps the budget's books (runners/budget.py: `admit` is what the
 scheduler asks before it starts a job) and writes `<sweep>/spend.json` (per cell: spent, expected
-at completion; the limiters' last state) every few seconds and at the end.
+at completion; the limiters' last state) every few seconds and at the end, and tells the tracker
+every minute (W&B: the run `<sweep>-spend`) once anything is spent or a budget is set.
 """
 
 from __future__ import annotations
@@ -24,21 +25,24 @@ from runners.grid import JobSpec
 log = logging.getLogger(__name__)
 POLL_S = 1.0
 WRITE_EVERY_S = 10.0
+TRACK_EVERY_S = 60.0
 SPEND_FILE = "spend.json"
 
 
 class SweepWatch:
     """Use as a context manager around the run (after `ray.init`)."""
 
-    def __init__(self, sweep_dir: Path, budget: BudgetConfig, specs: Iterable[JobSpec], todo: Iterable[JobSpec]) -> None:
+    def __init__(self, sweep_dir: Path, budget: BudgetConfig, specs: Iterable[JobSpec], todo: Iterable[JobSpec],
+                 tracker: Any = None) -> None:  # fmt: skip
         self.sweep_dir = sweep_dir
+        self.tracker = tracker  # told the spend every minute (W&B: the run `<sweep>-spend`), when there is any
         self.budget = SweepBudget(budget, specs, todo, sweep_dir)
         self.snapshot: dict[str, Any] = {}
         self.handle: Any = None
         self.lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._poll, name="sweep-watch", daemon=True)
-        self._written = 0.0
+        self._written = self._tracked = 0.0
 
     def __enter__(self) -> SweepWatch:
         try:
@@ -107,3 +111,9 @@ class SweepWatch:
             write_json(self.sweep_dir / SPEND_FILE, doc)
         except OSError as e:
             log.warning("could not write %s: %s", SPEND_FILE, e)
+        log_spend = getattr(self.tracker, "log_spend", None)  # optional in the Tracker protocol
+        final = self._stop.is_set()
+        anything = doc["spent"] or doc["expected"] or any(doc["budget"].values())
+        if log_spend is not None and anything and (final or time.monotonic() - self._tracked >= TRACK_EVERY_S):
+            self._tracked = time.monotonic()
+            log_spend(doc)
