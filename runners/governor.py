@@ -13,6 +13,7 @@ import asyncio
 import hashlib
 import logging
 import sys
+import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -67,14 +68,26 @@ class Governor:
 
 
 def start(sweep_dir: Path) -> Any:
-    """The sweep's governor, started (or found, when a driver before this one left it running)."""
+    """The sweep's governor, started afresh: one a killed driver left on the cluster is replaced (its
+    counts were of that run; what its jobs paid is in their records)."""
     import ray
 
+    name = governor_name(sweep_dir)
+    try:
+        ray.kill(ray.get_actor(name, namespace=NAMESPACE))
+    except ValueError:
+        pass  # none left
     remote = ray.remote(Governor).options(
-        name=governor_name(sweep_dir), namespace=NAMESPACE, lifetime="detached", get_if_exists=True,
-        num_cpus=0, max_concurrency=100_000, max_restarts=0,
+        name=name, namespace=NAMESPACE, lifetime="detached", num_cpus=0, max_concurrency=100_000, max_restarts=0,
     )  # fmt: skip
-    handle = remote.remote()
+    for _ in range(50):  # the killed one's name is freed once it is gone
+        try:
+            handle = remote.remote()
+            break
+        except ValueError:
+            time.sleep(0.1)
+    else:
+        handle = remote.remote()
     ray.get(handle.snapshot.remote())  # up before any job asks for it
     return handle
 
