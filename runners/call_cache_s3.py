@@ -11,6 +11,7 @@ import logging
 import threading
 from typing import Any
 
+from runners.models.call_cache import MAX_ENTRY_BYTES
 from runners.storage import S3Storage, S3StorageConfig
 
 log = logging.getLogger(__name__)
@@ -40,7 +41,7 @@ class BucketTier:
 
     def get(self, key: str) -> bytes | None:
         try:
-            return self.client.get_object(Bucket=self.bucket, Key=self._key(key))["Body"].read()
+            return self.client.get_object(Bucket=self.bucket, Key=self._key(key))["Body"].read(MAX_ENTRY_BYTES + 1)  # bounded
         except Exception as e:  # noqa: BLE001 - NoSuchKey, or a bucket out of reach: a miss either way
             if "NoSuchKey" not in type(e).__name__ and "NoSuchKey" not in str(e):
                 log.warning("model-call cache: bucket read of %s failed (%s: %s)", key, type(e).__name__, e)

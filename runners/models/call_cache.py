@@ -69,8 +69,9 @@ class CallCache:
             data = None
         if data is None and self.tier is not None:
             data = self.tier.get(key)
-            if data is not None and _entry(data) is not None:
-                self._write_local(key, json.loads(data))
+            entry = None if data is None or len(data) > MAX_ENTRY_BYTES else _entry(data)
+            if entry is not None:
+                self._write_local(key, entry)
         return None if data is None or len(data) > MAX_ENTRY_BYTES else _entry(data)
 
     def put(self, key: str, entry: dict[str, Any]) -> None:
