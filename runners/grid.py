@@ -25,6 +25,7 @@ from runners.preflight import benchmark_tasks, check_configs, check_tasks
 from runners.schema import AXES, ConfigError, RootConfig, check_choice, listed_axes, to_root
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+SWEEP_CACHE = "read_write"  # a sweep's model-call cache unless model.cache says otherwise (runners.job: off)
 
 
 @dataclass(frozen=True)
@@ -148,6 +149,8 @@ def expand(root: RootConfig, overrides: list[str], experiment: str | None) -> li
     configs = cells(root, overrides, experiment)
     check_configs(configs)  # every check that needs no task, before any benchmark is loaded
     for cfg in configs:
+        if cfg.model.cache is None:
+            cfg.model.cache = SWEEP_CACHE  # not part of the id: how calls are fetched, not which
         key = repr(cfg.benchmark)
         if key not in tasks:  # each task's content is hashed once, not once per cell
             found = _tasks(cfg, root.grid.tasks)

@@ -60,9 +60,37 @@ def check_config(cfg: RootConfig, here: bool = True, data_checked: set[tuple[str
     _check_agent(cfg)
     _check_env(cfg, here)
     _check_model(cfg.model)
+    _check_budget(cfg)
     _check_names(cfg)
     _check_judge_key(cfg)
     _check_data(cfg, set() if data_checked is None else data_checked)
+
+
+def _check_budget(cfg: RootConfig) -> None:
+    """The cache mode, the budgets' values, and the model's price: a paper preset (which sets
+    budget.allow_unpriced=false) refuses a placeholder or missing one."""
+    import logging
+
+    from runners.models.call_cache import cache_mode
+    from runners.models.pricing import unpriced
+
+    try:
+        cache_mode(cfg.model.cache, "off")
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
+    b = cfg.budget
+    for name in ("sweep_usd", "cell_usd", "job_usd", "estimate_usd"):
+        value = getattr(b, name)
+        if value is not None and not value > 0:
+            raise ConfigError(f"budget.{name}={value}: give a positive amount in USD, or null for no limit")
+    if (b.sweep_usd or b.cell_usd) and not (b.estimate_usd or b.job_usd):
+        raise ConfigError("budget.sweep_usd/cell_usd need the expected cost of a cell's first jobs (before any has finished): "
+                          "set budget.estimate_usd (USD per job) or budget.job_usd")  # fmt: skip
+    why = unpriced(cfg.model)
+    if why and not b.allow_unpriced:
+        raise ConfigError(f"{why}; this preset needs real prices to keep its budget (or pass budget.allow_unpriced=true)")
+    if why and cfg.model.pricing:
+        logging.getLogger(__name__).warning("%s: its calls are counted at no cost", why)
 
 
 def _check_agent(cfg: RootConfig) -> None:

@@ -21,6 +21,7 @@ from envs.config import EnvConfig
 from eval.config import BenchmarkConfig, DataConfig, JudgeConfig
 from runners.config import (
     AgentConfig,
+    BudgetConfig,
     ClusterConfig,
     GridConfig,
     MethodConfig,
@@ -53,6 +54,7 @@ class RootConfig:
     cluster: ClusterConfig = field(default_factory=ClusterConfig)
     report: ReportConfig = field(default_factory=ReportConfig)
     data: DataConfig = field(default_factory=DataConfig)
+    budget: BudgetConfig = field(default_factory=BudgetConfig)
     task: str | None = None
     seed: int = 0
     out: str = "outputs"
