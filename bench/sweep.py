@@ -130,7 +130,7 @@ def run(args: argparse.Namespace, tmp: Path) -> str:
     cmd = [
         sys.executable, "-m", "runners.sweep", "benchmark=native", f"benchmark.path={bench}", "benchmark.limit=null",
         "grid.benchmark=[native]", f"grid.method=[{args.method}]", "grid.model=[openai]", "model=openai",
-        f"model.base_url=http://127.0.0.1:{port}/v1", "model.name=stub", "model.concurrency=0", "judge=none",
+        f"model.base_url=http://127.0.0.1:{port}/v1", "model.name=stub", "model.concurrency=0", "model.cache=off", "judge=none",
         "tracker=none", f"out={tmp / 'out'}", "sweep=bench", f"agent.max_turns={args.tool_turns + 4}",
         f"cluster.max_in_flight={args.in_flight}", f"env.sandbox={args.sandbox}", f"agent.work_dir={tmp / 'work'}",
         f"env.shell_session={str(args.shell_session).lower()}",

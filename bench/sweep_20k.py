@@ -83,7 +83,7 @@ def sweep_cmd(root: Path, bench: Path, script: Path, seeds: int, in_flight: int)
     """The sweep: the benchmark × dci, runningtab × `seeds` seeds, tracked to W&B offline under `root`."""
     return [sys.executable, "-m", "runners.sweep", "benchmark=native", f"benchmark.path={bench}", "benchmark.limit=null",
             "grid.benchmark=[native]", "grid.method=[dci,runningtab]", f"grid.seed=[{','.join(map(str, range(seeds)))}]",
-            "grid.model=[scripted]", "model=scripted", f"model.script={script}", "tracker=wandb",
+            "grid.model=[scripted]", "model=scripted", f"model.script={script}", "model.cache=off", "tracker=wandb",
             f"tracker.dir={root / 'wandb-dir'}", f"out={root / 'out'}", "sweep=s20k", f"cluster.max_in_flight={in_flight}",
             f"agent.work_dir={root / 'work'}"]  # fmt: skip
 

@@ -1,4 +1,5 @@
-"""Config schemas of the `benchmark` and `judge` groups (`conf/benchmark/*.yaml`, `conf/judge/*.yaml`).
+"""Config schemas of the `benchmark` and `judge` groups (`conf/benchmark/*.yaml`, `conf/judge/*.yaml`),
+and of `data`, where prepared benchmark data is.
 
 One dataclass per group; each loader or judge reads only the fields it documents
 (docs/benchmarks.md) and fails with a message naming the missing one.
@@ -37,6 +38,19 @@ class BenchmarkConfig:
     def label(self) -> str:
         """How records and tables name this benchmark."""
         return self.name
+
+
+@dataclass
+class DataConfig:
+    """Where `python -m eval.prepare NAME --out DATA` wrote each benchmark's data (`DATA/NAME`), by
+    benchmark loader name: `data.workspace_bench=DATA/workspace_bench`. In a grid each cell reads its
+    own benchmark's entry, so one override per benchmark serves the whole grid (`agentcompany_paper`
+    reads `data.agentcompany`). It says where data is, not what a job does: it stays out of job ids
+    and records; the benchmark's own paths, resolved from it, are recorded."""
+
+    workspace_bench: str | None = None
+    agentcompany: str | None = None
+    officeqa: str | None = None
 
 
 @dataclass

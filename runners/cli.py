@@ -77,6 +77,10 @@ def run_cli(main: Callable[[], None], prog: str, argv: Sequence[str] | None = No
     if message:
         sys.exit(message)
     if prog == "runners.sweep":
+        from runners.show import asks_for_job_config, show_grid
+
+        if asks_for_job_config(args):  # the grid's config, not the root's defaults (runners/show.py)
+            sys.exit(show_grid(args, root_choices(args)))
         sys.argv = [sys.argv[0], *root_choices(args), *args]  # first: after a flag (`--cfg job`) they would not parse
     register()
     main()

@@ -22,12 +22,15 @@ from runners.ledger import Logged
 VOUCHED = ("ok", "timeout")  # ledger statuses of records that are results: never rewritten by a rerun
 
 
-def retries_left(result: Result, error_retries: int) -> bool:
-    """Whether an errored record may be run again."""
+def retries_left(result: Result, error_retries: int, job_usd: float | None = None) -> bool:
+    """Whether an errored record may be run again; one stopped by its budget only under a higher
+    `budget.job_usd` (`job_usd` None: no budget now, higher than any)."""
+    if result.stop_reason == "budget":
+        return job_usd is None or result.budget_usd is None or job_usd > result.budget_usd
     return result.errored and result.attempt <= error_retries
 
 
-def is_complete(job_dir: Path, scored: bool, error_retries: int, logged: Logged | None = None) -> bool:
+def is_complete(job_dir: Path, scored: bool, error_retries: int, logged: Logged | None = None, job_usd: float | None = None) -> bool:
     """A record is complete once its result (and, when a judge is configured, its scores) exist,
     unless it errored and has retries left.
 
@@ -36,7 +39,7 @@ def is_complete(job_dir: Path, scored: bool, error_retries: int, logged: Logged 
     vouched = ledger_vouches(job_dir, logged)
     if vouched is None:
         result = read_result(job_dir)
-        if result is None or retries_left(result, error_retries):
+        if result is None or retries_left(result, error_retries, job_usd):
             return False
     elif not vouched:
         return False

@@ -64,6 +64,26 @@ class ReportConfig:
 
 
 @dataclass
+class BudgetConfig:
+    """What a sweep may spend, in USD at the models' prices (all optional; null = no limit).
+
+    `sweep_usd`, `cell_usd`: the scheduler starts no job whose expected cost would take the sweep's
+    (or its grid cell's) spend past them; the expected cost is the mean spend of the cell's finished
+    jobs, else `estimate_usd`, else `job_usd`. `job_usd`: a job whose cost reaches it stops with
+    `stop_reason: budget` (not complete: a re-run with a higher budget runs it again). Spend counts
+    what was paid: a reply from the model-call cache costs nothing. `allow_unpriced`: false refuses
+    to start while a model's price is missing or a placeholder (the paper presets set it false).
+    None of this changes a job id (runners/identity.py).
+    """
+
+    sweep_usd: float | None = None
+    cell_usd: float | None = None
+    job_usd: float | None = None
+    estimate_usd: float | None = None
+    allow_unpriced: bool = True
+
+
+@dataclass
 class StorageConfig:
     """Where finished job records go besides the local disk (`kind`: local | s3, or a dotted path).
     A backend with settings of its own has its config class beside it (`runners/storage.py`:

@@ -49,7 +49,7 @@ def finish_job(outcome: Outcome, sweep_dir: Path, uploader: Uploader, tracker: T
     track(job_dir, tracker, scores)
     entry.update(record_fields(result))
     # an errored record with retries left is not a result: it stays local until a re-run succeeds
-    upload = not retries_left(result, spec.cfg.cluster.error_retries)
+    upload = not retries_left(result, spec.cfg.cluster.error_retries, spec.cfg.budget.job_usd)
     uploader.submit(job_dir, lambda error: log_entry(ledger, entry, error), upload=upload)
 
 

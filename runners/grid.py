@@ -18,13 +18,14 @@ from hydra.errors import HydraException
 from omegaconf import OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from eval.benchmarks import BenchmarkError, load_benchmark
-from eval.native import NativeFormatError
+from eval.benchmarks import load_benchmark
 from runners.core.task import Task
 from runners.identity import CellDigest, identity_digest, task_digests
+from runners.preflight import benchmark_tasks, check_configs, check_tasks
 from runners.schema import AXES, ConfigError, RootConfig, check_choice, listed_axes, to_root
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+SWEEP_CACHE = "read_write"  # a sweep's model-call cache unless model.cache says otherwise (runners.job: off)
 
 
 @dataclass(frozen=True)
@@ -67,10 +68,10 @@ def split_overrides(overrides: list[str]) -> tuple[dict[str, list[str]], list[st
     return narrowed, rest
 
 
-def cells(root: RootConfig, overrides: list[str], experiment: str | None) -> list[RootConfig]:
-    """One composed config per benchmark × method × model × seed, validated before anything runs."""
-    narrowed, rest = split_overrides(overrides)
-    axes = {g: narrowed.get(g, getattr(root.grid, g)) for g in AXES}
+def grid_axes(root: RootConfig, overrides: list[str]) -> tuple[dict[str, list[str]], list[int]]:
+    """The values of each axis (the grid's lists, narrowed by plain overrides) and the seeds, checked."""
+    narrowed, _ = split_overrides(overrides)
+    axes = {g: [str(n) for n in narrowed.get(g, getattr(root.grid, g))] for g in AXES}
     seeds = [int(s) for s in narrowed.get("seed", root.grid.seed)]
     for group, names in axes.items():
         if not names:
@@ -79,6 +80,14 @@ def cells(root: RootConfig, overrides: list[str], experiment: str | None) -> lis
             check_choice(group, name)
     if not seeds:
         raise ConfigError("grid.seed is empty; give at least one seed")
+    return axes, seeds
+
+
+def cells(root: RootConfig, overrides: list[str], experiment: str | None) -> list[RootConfig]:
+    """One composed config per benchmark × method × model × seed (in that nesting order), validated
+    before anything runs."""
+    axes, seeds = grid_axes(root, overrides)
+    _, rest = split_overrides(overrides)
     base = [f"experiment={experiment}"] if experiment else []
     return [cfg for b, m, mo in itertools.product(axes["benchmark"], axes["method"], axes["model"])
             for cfg in _seeded([*base, f"benchmark={b}", f"method={m}", f"model={mo}"], seeds, rest)]  # fmt: skip
@@ -111,16 +120,37 @@ def _cell_errors(choices: list[str]) -> Iterator[None]:
         ) from None
 
 
+def compose_sweep(overrides: list[str], choices: list[str]) -> tuple[RootConfig, str | None, list[RootConfig]]:
+    """The sweep's root config, its experiment and its cells, composed as the sweep composes them but
+    outside `hydra.main` (slurm.launch, `--cfg job`); `choices` are `runners.cli.root_choices(overrides)`."""
+    from hydra import initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+    from omegaconf import open_dict
+
+    from runners.schema import CONF_DIR, register
+
+    register()
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
+        composed = compose("config", overrides=[*choices, *overrides], return_hydra_config=True)
+        choice = composed.hydra.runtime.choices.get("experiment")
+        experiment = None if choice in (None, "null") else str(choice)
+        with open_dict(composed):
+            del composed["hydra"]
+        root = to_root(composed)
+        return root, experiment, cells(root, list(overrides), experiment)
+
+
 def expand(root: RootConfig, overrides: list[str], experiment: str | None) -> list[JobSpec]:
     """All jobs of the sweep: every cell times its benchmark's tasks (or `grid.tasks`); raises
     `runners.preflight.ConfigError` for a config that cannot run."""
-    from runners.preflight import check_configs, check_tasks
-
     specs: list[JobSpec] = []
     tasks: dict[str, tuple[list[Task], dict[str, str]]] = {}
     configs = cells(root, overrides, experiment)
     check_configs(configs)  # every check that needs no task, before any benchmark is loaded
     for cfg in configs:
+        if cfg.model.cache is None:
+            cfg.model.cache = SWEEP_CACHE  # not part of the id: how calls are fetched, not which
         key = repr(cfg.benchmark)
         if key not in tasks:  # each task's content is hashed once, not once per cell
             found = _tasks(cfg, root.grid.tasks)
@@ -130,15 +160,6 @@ def expand(root: RootConfig, overrides: list[str], experiment: str | None) -> li
         cell = CellDigest(cfg)  # the config part once per cell: the same for all its tasks
         specs.extend(JobSpec(_readable_id(cfg, t.id, cell(digests[t.id])), cfg, t.id) for t in found)
     return specs
-
-
-def benchmark_tasks(cfg: RootConfig) -> list[Task]:
-    """The benchmark's tasks; one that cannot load (a wrong path or id: the user's to fix) is a
-    `ConfigError` naming the benchmark (both entry points print it as one line)."""
-    try:
-        return load_benchmark(cfg.benchmark).tasks()
-    except (BenchmarkError, NativeFormatError, FileNotFoundError) as e:
-        raise ConfigError(f"benchmark={cfg.benchmark.name}: {e}") from e
 
 
 def _tasks(cfg: RootConfig, only: list[str]) -> list[Task]:

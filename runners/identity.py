@@ -26,7 +26,7 @@ from runners.schema import RootConfig, job_record_config
 
 # Model fields that change how a reply is fetched or billed, never which reply the agent sees.
 _MODEL_RUNTIME = ("price_in_per_mtok", "price_out_per_mtok", "max_retries", "backoff_base_s", "backoff_max_s",
-                  "timeout_s", "concurrency")  # fmt: skip
+                  "timeout_s", "concurrency", "pricing", "cache", "cache_dir", "rpm", "tpm")  # fmt: skip
 _SERVER_RUNTIME = ("host", "port", "gpus", "startup_timeout_s", "stop_grace_s", "log_path", "replicas",
                    "resources", "executable", "env")  # fmt: skip
 _FULL_HASH_MAX = 1 << 20  # larger files are identified by size plus their first and last 256 KiB
@@ -43,6 +43,7 @@ def config_identity(cfg: RootConfig) -> dict[str, Any]:
     """The config part of the identity: the same for every task of a grid cell."""
     d = job_record_config(cfg)
     d.pop("judge")
+    d.pop("budget")  # what may be spent: a budget stop is not a result, and a higher budget re-runs the same job
     d["benchmark"] = {"name": cfg.benchmark.name}  # where and which tasks: the task digest covers content
     d["model"] = flat_model(cfg.model)  # every kind's fields, as before each kind had its class: ids stay
     d["task"] = None  # which task: the task digest says; `runners.job` names it here, a sweep's cell does not

@@ -53,9 +53,11 @@ def _run(cfg: RootConfig, task: Task) -> None:
 
     jid = job_id(cfg, task)
     job_dir = Path(cfg.out) / jid
-    if is_complete(job_dir, scored=False, error_retries=cfg.cluster.error_retries):
+    if is_complete(job_dir, scored=False, error_retries=cfg.cluster.error_retries, job_usd=cfg.budget.job_usd):
         r = JobRecord(job_dir).result
         note = f" ({r.stop_reason}, no retries left: {r.error})" if r.errored else ""
+        if r.stop_reason == "budget":
+            note = f" (stopped at its budget of ${r.budget_usd:g}: raise budget.job_usd to run it further)"
         if rescore([JobSpec(jid, cfg, task.id)], Path(cfg.out)):
             note += f" (re-scored with judge {cfg.judge.name})"
         print(f"already complete{note}: {job_dir}", file=sys.stderr)
@@ -68,7 +70,8 @@ def _run(cfg: RootConfig, task: Task) -> None:
     print(f"{r.stop_reason} after {r.turns} turns; metrics {json.dumps(metrics)}", file=sys.stderr)
     print(job_dir)
     if r.errored:
-        sys.exit(f"error: the job ended in {r.stop_reason}: {r.error} (a re-run retries it)")
+        again = "a re-run with a higher budget.job_usd continues it" if r.stop_reason == "budget" else "a re-run retries it"
+        sys.exit(f"error: the job ended in {r.stop_reason}: {r.error} ({again})")
 
 
 def _logs_to_stderr() -> None:
@@ -82,8 +85,7 @@ def _logs_to_stderr() -> None:
 def _task(cfg: RootConfig) -> Task:
     """The task named by `task=`; a missing name, an unknown id or a benchmark that cannot load is a
     config error whose message lists the ids there are."""
-    from runners.grid import benchmark_tasks
-    from runners.preflight import ConfigError
+    from runners.preflight import ConfigError, benchmark_tasks
 
     tasks = benchmark_tasks(cfg)
     ids = [t.id for t in tasks]

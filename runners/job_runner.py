@@ -35,10 +35,9 @@ from runners.core.job_record import (
 )
 from runners.core.record_types import JobMeta, Result
 from runners.core.task import Task
+from runners.job_model import job_model
 from runners.loop import EpisodeResult, run_episode_async
 from runners.methods import build_plugins
-from runners.models import build_model
-from runners.models.registry import seeded
 from runners.runner_texts import task_message
 from runners.schema import RootConfig, job_record_config
 from runners.scratch import job_scratch, remove_scratch
@@ -137,16 +136,15 @@ async def _episode(
     cfg: RootConfig, task: Task, job_dir: Path, meta: JobMeta, ws: Path, model_url: str | None, traj: Trajectory
 ) -> tuple[EpisodeResult, dict[str, Any]]:
     env, plugins = await asyncio.to_thread(_environment, cfg, task, job_dir, meta, ws)
-    model = build_model(seeded(cfg.model, cfg.seed).for_task(task.id), model_url)
+    model = job_model(cfg, task.id, model_url, job_dir.parent, meta.job_id)  # limiter, cache, spend, budget
     prompt = task_message(task, env.agent_root, cfg.method.texts)
     try:
-        res = await run_episode_async(model, env, prompt, cfg.agent, on_message=traj)
+        res = await run_episode_async(model.model, env, prompt, cfg.agent, on_message=traj)
     finally:
         await asyncio.to_thread(env.close)
-        aclose = getattr(model, "aclose", None)
-        if aclose is not None:
-            await aclose()
-    return res, await asyncio.to_thread(_deliver, cfg, task, job_dir, ws, env, plugins, res)
+        await model.aclose()
+    delivered = await asyncio.to_thread(_deliver, cfg, task, job_dir, ws, env, plugins, res)
+    return res, {**delivered, **model.record_fields(res.stop_reason, cfg.budget.job_usd)}
 
 
 def _environment(cfg: RootConfig, task: Task, job_dir: Path, meta: JobMeta, ws: Path) -> tuple[WorkspaceEnv, list[Any]]:

@@ -21,7 +21,14 @@ from typing import Any
 from envs.context import ContextView
 from envs.protocol import Environment
 from runners.config import AgentConfig
-from runners.core.messages import AssistantMessage, ContextLengthError, Model, ModelError, complete_async
+from runners.core.messages import (
+    AssistantMessage,
+    BudgetExceeded,
+    ContextLengthError,
+    Model,
+    ModelError,
+    complete_async,
+)
 
 READING_TOOLS = ("read", "bash")
 
@@ -90,6 +97,9 @@ async def run_episode_async(
         except ContextLengthError as e:
             res.stop_reason, res.error = "context_length", str(e)
             break
+        except BudgetExceeded as e:
+            res.stop_reason, res.error = "budget", str(e)
+            break
         except ModelError as e:
             res.stop_reason, res.error = "model_error", str(e)
             break
@@ -115,6 +125,8 @@ def _account(res: EpisodeResult, reply: AssistantMessage) -> dict[str, Any]:
     res.cost += reply.usage.cost
     res.final_answer = reply.content or ""
     usage = {"input_tokens": reply.usage.input_tokens, "output_tokens": reply.usage.output_tokens, "cost": reply.usage.cost}
+    if reply.usage.cached_tokens:
+        usage["cached_tokens"] = reply.usage.cached_tokens
     return {**reply.to_message(), "usage": usage, "latency_s": round(reply.latency_s, 4), "extra": reply.extra}
 
 

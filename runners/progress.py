@@ -1,22 +1,27 @@
 """The sweep's live progress: done / errored / running / failed / remaining per method, and an ETA.
 
-Errored jobs (their record ends in env_error or model_error) are counted apart from done ones,
-jobs that ran without a sandbox are marked "unsandboxed", and the first error messages are printed
-when the sweep ends.
+Errored jobs (their record ends in env_error, model_error or budget) are counted apart from done
+ones, jobs that ran without a sandbox are marked "unsandboxed", and the first error messages are
+printed when the sweep ends. On a terminal the sweep is one redrawing line (runners/console.py:
+counts, ETA, spend and the providers' rate limits) and the table per method is printed at the end;
+elsewhere one line per finished job, the status line every 30 s, and the table at the end.
 """
 
 from __future__ import annotations
 
 import time
 from collections import defaultdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
-from rich.live import Live
 from rich.table import Table
 
+from runners.console import PLAIN_EVERY_S, LiveLine, cell_lines, duration, limiter_part, spend_part
 from runners.grid import JobSpec
 from runners.scheduler import Outcome
+
+if TYPE_CHECKING:
+    from runners.sweep_watch import SweepWatch
 
 SHOW_ERRORS = 5
 
@@ -24,8 +29,10 @@ SHOW_ERRORS = 5
 class Progress:
     """Counts per method; a live table on a terminal, one line per finished job elsewhere."""
 
-    def __init__(self, specs: list[JobSpec], skipped: int, console: Console | None = None) -> None:
+    def __init__(self, specs: list[JobSpec], skipped: int, console: Console | None = None,
+                 watch: SweepWatch | None = None, name: str = "", every_s: float = PLAIN_EVERY_S) -> None:  # fmt: skip
         self.console = console or Console(stderr=True)
+        self.watch, self.name = watch, name
         self.total = {m: 0 for m in dict.fromkeys(s.cfg.method.name for s in specs)}
         for s in specs:
             self.total[s.cfg.method.name] += 1
@@ -39,27 +46,38 @@ class Progress:
         self.walls: list[float] = []
         self.skipped = skipped
         self.t0 = time.monotonic()
-        # the table is built when Live redraws (twice a second), not on every start and finish
-        self.live = Live(console=self.console, refresh_per_second=2, get_renderable=self.table) if self.console.is_terminal else None
+        self.n_running = self.n_errored = self.n_failed = 0
+        # the line is built when it is drawn (twice a second), not on every start and finish
+        self.line = LiveLine(self.console, self.status, every_s, details=lambda: cell_lines(self.watch))
+        self.live = self.line.live
 
     def __enter__(self) -> Progress:
-        if self.live:
-            self.live.__enter__()
-        else:
+        if not self.live:
             self.console.print(f"sweep: {self.n_jobs} jobs to run, {self.skipped} already complete")
+        self.line.__enter__()
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        self.line.__exit__(*exc)
         if self.live:
-            self.live.__exit__(*exc)
+            self.console.print(self.table())
         self.print_errors()
+        held = None if self.watch is None else self.watch.budget.not_started()
+        if held:
+            self.console.print(held, markup=False, highlight=False, soft_wrap=True)
 
     def start(self, spec: JobSpec) -> None:
         self.running[spec.cfg.method.name] += 1
+        self.n_running += 1
 
     def finish(self, o: Outcome) -> None:
         m = o.spec.cfg.method.name
         self.running[m] -= 1
+        self.n_running -= 1
+        self.n_errored += o.status == "error"
+        self.n_failed += o.status not in ("ok", "error")
+        if self.watch is not None:
+            self.watch.finished(o.spec.job_id, None if o.result is None else o.result.spend)
         {"ok": self.done, "error": self.errored}.get(o.status, self.failed)[m] += 1
         self.finished += 1
         stop = None if o.result is None else o.result.stop_reason
@@ -96,6 +114,22 @@ class Progress:
         left = self.n_jobs - finished
         rate = finished / (time.monotonic() - self.t0)
         return left / rate if rate else None
+
+    def status(self) -> str:
+        """The one progress line: counts, ETA, spend and the providers' limiters."""
+        done = self.finished - self.n_errored - self.n_failed
+        parts = [f"sweep {self.name}".rstrip(), f"{done:,}/{self.n_jobs:,} done", f"{self.n_running} running",
+                 f"{self.n_errored} errored", f"{self.n_failed} failed"]  # fmt: skip
+        eta = self.eta_s()
+        parts.append(f"ETA {duration(eta)}" if eta is not None else "ETA –")
+        if self.unsandboxed:
+            parts.append(f"{self.unsandboxed} UNSANDBOXED")
+        spend = spend_part(self.watch)
+        if spend:
+            parts.append(spend)
+        if self.watch is not None:
+            parts.extend(limiter_part(self.watch.snapshot))
+        return " · ".join(parts)
 
     def table(self) -> Table:
         t = Table(title="sweep progress")

@@ -28,7 +28,8 @@ def stale(spec: JobSpec, job_dir: Path, key: str | None = None, logged: Logged |
     `logged`: its last ledger line, which spares reading a result it vouches for)."""
     if spec.cfg.judge.name == "none":
         return False
-    if not is_complete(job_dir, scored=False, error_retries=spec.cfg.cluster.error_retries, logged=logged):
+    if not is_complete(job_dir, scored=False, error_retries=spec.cfg.cluster.error_retries, logged=logged,
+                       job_usd=spec.cfg.budget.job_usd):
         return False  # not finished: it runs (and is scored) anyway
     return _stale_scores(spec, job_dir, key)
 
@@ -77,7 +78,7 @@ def resume_scan(specs: Iterable[JobSpec], sweep_dir: Path, logged: dict[str, Log
     for spec in specs:
         job_dir = sweep_dir / spec.job_id
         if not is_complete(job_dir, scored=False, error_retries=spec.cfg.cluster.error_retries,
-                           logged=(logged or {}).get(spec.job_id)):  # fmt: skip
+                           logged=(logged or {}).get(spec.job_id), job_usd=spec.cfg.budget.job_usd):  # fmt: skip
             continue
         if spec.cfg.judge.name == "none":
             complete.add(spec.job_id)

@@ -151,8 +151,11 @@ def run_all(
     on_start: Callable[[JobSpec], None],
     on_done: Callable[[Outcome], None],
     actor_cls: type = EpisodeActor,
+    admit: Callable[[JobSpec], bool] = lambda spec: True,
 ) -> list[Outcome]:
-    """Run every spec; calls `on_start`/`on_done` as jobs start and finish. Ctrl-C kills what runs."""
+    """Run every spec; calls `on_start`/`on_done` as jobs start and finish. Ctrl-C kills what runs.
+    `admit` (the budget, runners/budget.py) may hold a job back: it is asked again when a job
+    finishes, and what it still holds when nothing runs is not started."""
     from runners.replicas import ReplicaPool
 
     replicas = ReplicaPool(urls)
@@ -162,8 +165,11 @@ def run_all(
     attempts: dict[str, int] = {}
     running: dict[Any, _Running] = {}
     outcomes: list[Outcome] = []
+    held: list[JobSpec] = []  # refused by `admit` since the last job finished
 
     def finish(ref: Any, outcome: Outcome | None) -> None:
+        pending.extend(reversed(held))  # budget: asked again now that a job's cost is known
+        held.clear()
         job = running.pop(ref)
         job.actor.jobs.discard(ref)
         replicas.release(job.spec.cfg.model.id, job.url)
@@ -177,6 +183,9 @@ def run_all(
         while pending or running:
             while pending and len(running) < cluster.max_in_flight and (actor := fleet.free()):
                 spec = pending.pop()
+                if not admit(spec):
+                    held.append(spec)
+                    continue
                 attempts[spec.job_id] = attempts.get(spec.job_id, 0) + 1
                 url = replicas.acquire(spec.cfg.model.id)
                 ref = actor.handle.run.remote(spec, str(sweep_dir / spec.job_id), url, _limit(spec, cluster))

@@ -18,9 +18,10 @@ from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig, OmegaConf
 
 from envs.config import EnvConfig
-from eval.config import BenchmarkConfig, JudgeConfig
+from eval.config import BenchmarkConfig, DataConfig, JudgeConfig
 from runners.config import (
     AgentConfig,
+    BudgetConfig,
     ClusterConfig,
     GridConfig,
     MethodConfig,
@@ -52,6 +53,8 @@ class RootConfig:
     tracker: TrackerConfig = field(default_factory=TrackerConfig)
     cluster: ClusterConfig = field(default_factory=ClusterConfig)
     report: ReportConfig = field(default_factory=ReportConfig)
+    data: DataConfig = field(default_factory=DataConfig)
+    budget: BudgetConfig = field(default_factory=BudgetConfig)
     task: str | None = None
     seed: int = 0
     out: str = "outputs"
@@ -95,6 +98,12 @@ def to_root(cfg: DictConfig) -> RootConfig:
     if unknown:
 
         raise ConfigError(unknown)
+    from eval.prepare import DataError, with_data
+
+    try:
+        obj.benchmark = with_data(obj.benchmark, obj.data)
+    except DataError as e:
+        raise ConfigError(str(e)) from None
     return obj
 
 
@@ -145,11 +154,12 @@ def check_choice(group: str, name: str) -> None:
 def job_record_config(cfg: RootConfig) -> dict[str, Any]:
     """The parts of the config that determine a job's result (what `job.json` keeps and ids hash).
 
-    Where records go, how they are tracked and on which cluster they run do not change a result,
-    so they are left out. Configs hold names of secret variables, never secrets.
+    Where records go, how they are tracked, on which cluster they run and where the prepared data
+    was (`data`: the benchmark's own paths, resolved from it, stay) do not change a result, so they
+    are left out. Configs hold names of secret variables, never secrets.
     """
     d = dataclasses.asdict(cfg)
-    for k in ("grid", "storage", "tracker", "cluster", "report", "out", "sweep"):
+    for k in ("grid", "storage", "tracker", "cluster", "report", "data", "out", "sweep"):
         d.pop(k)
     return d
 

@@ -33,9 +33,10 @@ log = logging.getLogger("runners.sweep")
 
 
 # Overrides that never change a job or its score: where records and scratch go, storage, tracking,
-# the cluster, the Slurm slice and the live report's refreshes. Adding or changing them resumes the same sweep.
+# the cluster, the Slurm slice, the live report's refreshes, where the prepared data is. Adding or
+# changing them resumes the same sweep.
 _NOT_IN_NAME = ("out", "sweep", "experiment", "storage", "tracker", "cluster", "hydra", "grid.slice", "agent.work_dir",
-               "report.live_every")
+               "report.live_every", "data", "budget", "model.cache", "model.cache_dir", "model.pricing", "model.rpm", "model.tpm")
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.=-]+")
 _DROPPED = str.maketrans("", "", "[]'\"")
 NAME_MAX = 100
@@ -86,6 +87,7 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
     from runners.scratch import clean_stale, tag
     from runners.servers import ModelServers
     from runners.storage import build_storage
+    from runners.sweep_watch import SweepWatch
     from runners.tracking import build_tracker
     from runners.uploads import Uploader
 
@@ -125,8 +127,10 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
             if not ray.is_initialized():
                 ray.init(address=root.cluster.address, num_cpus=root.cluster.num_cpus, log_to_driver=False,
                          include_dashboard=False, runtime_env=_runtime_env())  # fmt: skip
-            with ModelServers({s.cfg.model.id: s.cfg.model for s in todo}, root.cluster, owner_label(servers_scope)) as servers, Progress(todo, skipped) as progress:
-                run_all(todo, sdir, root.cluster, servers.urls, progress.start, done)
+            with (ModelServers({s.cfg.model.id: s.cfg.model for s in todo}, root.cluster, owner_label(servers_scope)) as servers,
+                  SweepWatch(sdir, root.budget, specs, todo, tracker) as watch,  # rate limits, spend, budgets
+                  Progress(todo, skipped, watch=watch, name=name) as progress):
+                run_all(todo, sdir, root.cluster, servers.urls, progress.start, done, admit=watch.admit)
     finally:
         uploader.drain()
         tracker.flush()  # W&B cells whose jobs did not all finish, marked partial

@@ -34,6 +34,9 @@ class Tracker(Protocol):
     def flush(self) -> None:
         """Write what is still buffered (a W&B cell whose jobs did not all finish) and wait for it."""
 
+    # Optional (the driver calls it when present): `log_spend(doc)`, the sweep's spend while it runs —
+    # `doc` is `<sweep>/spend.json` (spent and expected at completion, in total and per cell).
+
 
 class NoTracker:
     def log_job(self, job: JobMeta, scores: dict[str, Any] | None, stats: dict[str, float]) -> None:
@@ -74,6 +77,9 @@ class JsonlTracker:
             if obj.get("kind") == "job":
                 ids.add(obj["job_id"])
         return ids
+
+    def log_spend(self, doc: dict[str, Any]) -> None:
+        self._write({"kind": "spend", "spent": doc["spent"], "expected": doc["expected"], "cells": doc["cells"]})
 
     def log_summary(self, tables: Tables, images: dict[str, Path] | None = None) -> None:
         self._write({

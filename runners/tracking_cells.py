@@ -19,7 +19,8 @@ from runners.core.record_types import JobMeta, Result, tab_config_of
 from tab.config import SWITCHES as TAB_SWITCHES
 from tab.stats import tab_summary
 
-RESULT_COLUMNS = ("stop_reason", "turns", "tokens_in", "tokens_out", "cost", "wall_s", "chars_read", "attempt", "errored")
+RESULT_COLUMNS = ("stop_reason", "turns", "tokens_in", "tokens_out", "cost", "spend", "cached_calls", "wall_s", "chars_read",
+                  "attempt", "errored")  # fmt: skip
 ITEM_TABLES = {"rubric": "rubrics", "checkpoint": "checkpoints", "answer": "questions"}
 Table = tuple[list[str], list[list[Any]]]
 
@@ -107,16 +108,19 @@ def item_tables(rows: list[JobRow]) -> dict[str, Table]:
 
 def cell_summary(rows: list[JobRow], expected: int | None) -> dict[str, Any]:
     """The cell's metrics: the benchmark's aggregate over scored tasks, means and totals of turns,
-    tokens, cost and wall time, stop-reason counts and tab-statistic means."""
+    tokens, cost, spend (what was paid: cached replies cost nothing) and wall time, the spend expected
+    once every job of the cell ran, stop-reason counts and tab-statistic means."""
     scored = [r.scores for r in rows if r.scores is not None and not r.result.errored]
     out: dict[str, Any] = {"jobs": len(rows), "jobs_expected": expected, "partial": expected is not None and len(rows) < expected}
     out.update(aggregate(scored))
     out.update({f"n_{k}": v for k, v in counts(scored).items()})
-    for key in ("turns", "tokens_in", "tokens_out", "cost", "wall_s"):
+    for key in ("turns", "tokens_in", "tokens_out", "cost", "spend", "wall_s"):
         values = [float(v) for r in rows if isinstance(v := getattr(r.result, key), (int, float))]
         if values:
             out[f"{key}_total"] = sum(values)
             out[f"{key}_mean"] = sum(values) / len(values)
+    if rows and expected:  # what the cell will have paid once all its jobs ran, at its mean so far
+        out["spend_expected"] = out["spend_mean"] * max(expected, len(rows))
     for reason, n in Counter(r.result.stop_reason for r in rows).items():
         out[f"stop/{reason}"] = n
     for s in sorted({s for r in rows for s in r.stats}):

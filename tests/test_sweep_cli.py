@@ -77,6 +77,22 @@ def test_cfg_job_prints_the_config_after_overrides(module: str) -> None:
     assert printed["method"]["name"] == "runningtab" and printed["agent"]["max_turns"] == 7
 
 
+def test_cfg_job_prints_the_grid_the_preset_runs() -> None:
+    """Issue 30: `--cfg job` of a preset printed the root's defaults on top (`model: smollm2`,
+    `benchmark: builtin`), as if the paper preset ran the small local model: now each value of an
+    axis the grid lists, as its cells compose it, and whether the preflight would pass."""
+    r = run("runners.sweep", "experiment=paper_main", "--cfg", "job")
+    assert r.returncode == 0, r.stderr[-2000:]
+    printed = yaml.safe_load(r.stdout)
+    assert list(printed["model"]) == ["gpt54_nano", "deepseek_v4_flash", "gemini38_flash"]
+    assert printed["model"]["deepseek_v4_flash"]["api_key_env"] == "DEEPSEEK_API_KEY"
+    assert list(printed["benchmark"]) == ["workspace_bench", "agentcompany_paper", "officeqa_paper"]
+    assert list(printed["method"]) == ["dci", "todo", "self_refine", "self_tracking", "runningtab"]
+    assert "smollm2" not in r.stdout and "builtin" not in r.stdout
+    assert r.stdout.splitlines()[0].startswith("# experiment=paper_main: the sweep's grid, 3 benchmark(s) x 5 method(s) x 3 model(s) x 3 seed(s)")
+    assert r.stdout.splitlines()[-1].startswith("# preflight: ")
+
+
 @pytest.mark.parametrize("module", ENTRY_POINTS)
 def test_multirun_is_refused_and_leaves_nothing(module: str, tmp_path: Path) -> None:
     r = run(module, "-m", "method=dci,runningtab", "model=scripted", f"out={tmp_path / 'o'}", cwd=tmp_path)

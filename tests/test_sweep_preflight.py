@@ -3,6 +3,7 @@ apart in the progress and the ledger, their errors printed at the end, and retri
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -25,10 +26,10 @@ def bench(tmp_path_factory) -> Path:
     return write_native(root, tasks, {"w/data.csv": "a\n1\n2\n3\n"})
 
 
-def sweep(bench: Path, out: Path, *overrides: str) -> subprocess.CompletedProcess[str]:
+def sweep(bench: Path, out: Path, *overrides: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     cmd = [sys.executable, "-m", "runners.sweep", "grid.benchmark=[native]", f"benchmark.path={bench}", "benchmark.limit=null", "grid.method=[dci]",
            "grid.model=[scripted]", "grid.seed=[0]", "tracker=jsonl", f"out={out}", "sweep=p", *overrides]  # fmt: skip
-    return subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
+    return subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300, env=env)
 
 
 @pytest.mark.parametrize(
@@ -47,6 +48,20 @@ def test_bad_config_fails_before_anything_is_written(bench: Path, tmp_path: Path
     assert r.returncode != 0, r.stderr[-2000:]
     assert message in r.stderr and "Traceback" not in r.stderr, r.stderr[-2000:]
     assert not out.exists()
+
+
+def test_a_judge_without_its_key_is_refused_before_any_job(tmp_path: Path) -> None:
+    """Issue 30: a judge's missing key was found only after every agent ran (the sweep exited 0 and
+    every job ended unscored); the preflight now refuses the sweep before anything is written."""
+    rubric_bench = write_native(tmp_path / "b", [{"id": "t", "prompt": "Count the rows.", "workspace": "w",
+                                                  "rubrics": ["The count is 3"]}], {"w/data.csv": "a\n1\n2\n3\n"})  # fmt: skip
+    good = write_script(tmp_path / "good.jsonl", [{"content": "3 rows"}])
+    out = tmp_path / "out"
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    r = sweep(rubric_bench, out, f"model.script={good}", "judge=llm_rubric", env=env)
+    assert r.returncode != 0, r.stderr[-2000:]
+    assert "judge llm_rubric" in r.stderr and "$OPENAI_API_KEY, which is not set" in r.stderr and "judge=none" in r.stderr, r.stderr[-2000:]
+    assert "Traceback" not in r.stderr and not out.exists()
 
 
 def test_errored_jobs_are_counted_apart_and_retried(bench: Path, tmp_path: Path) -> None:

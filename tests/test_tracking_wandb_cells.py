@@ -252,3 +252,18 @@ def test_sweep_logs_one_run_per_cell_and_a_rerun_adds_none(tmp_path: Path) -> No
     assert again.returncode == 0, again.stderr[-3000:]
     assert "24 already complete, 0 to run" in again.stderr
     assert len(read_runs(sdir / "wandb")) == 5  # no cell logged again, no second summary run
+
+
+def test_the_spend_is_a_live_run_of_its_own_per_cell(records) -> None:
+    """`log_spend` (the sweep's watch, every minute) steps one run, `<sweep>-spend`, with each cell's
+    spend and spend expected at completion; `flush` closes it."""
+    sdir, plan, _ = records
+    tr = tracker(sdir, plan)
+    for spent in (0.5, 1.25):
+        tr.log_spend({"spent": spent, "expected": 4.0, "cells": {CELL_A.name: {"spent": spent, "expected": 3.0}}})
+    tr.flush()
+    [run] = read_runs(sdir / "wandb")
+    assert run["name"] == "sw-spend"
+    steps = [{"/".join(i.nested_key) or i.key: json.loads(i.value_json) for i in rec.history.item}
+             for rec in _settled(sdir / "wandb" / run["folder"]) if rec.WhichOneof("record_type") == "history"]  # fmt: skip
+    assert [s["spend/total"] for s in steps] == [0.5, 1.25] and {s[f"expected/{CELL_A.name}"] for s in steps} == {3.0}

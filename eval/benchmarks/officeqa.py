@@ -1,9 +1,10 @@
 """OfficeQA Pro: the questions CSV (uid, question, answer, source_docs, source_files, difficulty)
 and the corpus folder (treasury_bulletin_YYYY_MM.{txt,json,pdf}), which is the agent's workspace.
 
-Multi-valued cells (source_docs, source_files) hold one value a line. The paper's subset (questions
-that need no external data) is a list of uids in `benchmark.ids`. `benchmark.reward` names the
-version of the reward rule the judge applies (eval/officeqa_reward).
+Multi-valued cells (source_docs, source_files) hold one value a line. `benchmark.selection` keeps the
+questions a reviewed selection includes (eval/benchmarks/selection.py; the paper's subset, questions
+that need no external data, is `officeqa_paper`). `benchmark.reward` names the version of the reward
+rule the judge applies (eval/officeqa_reward).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from eval.benchmarks.base import BenchmarkError
+from eval.benchmarks.selection import apply_selection
 from eval.benchmarks.task_texts import OFFICEQA_SUFFIX
 from eval.config import BenchmarkConfig
 from eval.officeqa_reward import VERSIONS
@@ -24,12 +26,14 @@ REQUIRED = ("uid", "question", "answer")
 @dataclass
 class Config(BenchmarkConfig):
     """OfficeQA Pro: `questions` (the CSV) and `corpus` (the folder of treasury_bulletin_YYYY_MM.*);
-    `reward` the reward rule's version (eval/officeqa_reward: 309dc01 | 460ad51 | 0da20e9)."""
+    `reward` the reward rule's version (eval/officeqa_reward: 309dc01 | 460ad51 | 0da20e9);
+    `selection` a reviewed selection of the questions (a shipped name or a CSV path; None: all)."""
 
     name: str = "officeqa"
     questions: str | None = None
     corpus: str | None = None
     reward: str = "309dc01"
+    selection: str | None = None
 
 
 def _lines(cell: str | None) -> list[str]:
@@ -72,4 +76,4 @@ def load(cfg: Config) -> list[Task]:
                 },
             )
         )
-    return tasks
+    return apply_selection(tasks, cfg.selection) if cfg.selection else tasks

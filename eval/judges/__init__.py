@@ -51,6 +51,19 @@ def judge_name(cfg: JudgeConfig, benchmark_default: str) -> str:
     return benchmark_default if cfg.name == "auto" else cfg.name
 
 
+CALLS_MODEL = ("llm_rubric", "llm_rubric_fulltext", "agentcompany")  # the built-in judges that call judge.model
+
+
+def uses_model(name: str) -> bool:
+    """Whether judge `name` calls `judge.model`, so that its key must be set before a sweep starts: the
+    built-in LLM judges, and a plugin whose factory says `uses_model = True`."""
+    if name in CALLS_MODEL:
+        return True
+    if name in JUDGES.reserved or name in JUDGES.names():
+        return False
+    return bool(getattr(JUDGES.get(name), "uses_model", False))
+
+
 def check_judge(cfg: JudgeConfig) -> None:
     """Fail before any job runs (listing the judges) when `judge.name` names no judge, or (ValueError
     from the judge's own `preflight(cfg)`, when it has one) when the judge cannot run here."""
@@ -70,4 +83,5 @@ def make_judge(cfg: JudgeConfig, benchmark_default: str, model: Model | None = N
     return JUDGES.get(name)(cfg, model)
 
 
-__all__ = ["JUDGES", "Judge", "JudgeError", "JudgeFactory", "check_judge", "judge_name", "make_judge", "scores_doc"]
+__all__ = ["CALLS_MODEL", "JUDGES", "Judge", "JudgeError", "JudgeFactory", "check_judge", "judge_name", "make_judge", "scores_doc",
+           "uses_model"]

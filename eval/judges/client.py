@@ -1,31 +1,32 @@
-"""The judges' (and the recovery probe's) LLM client: every call cached on disk by a hash of its full input.
+"""The judges' (and the recovery probe's) LLM client: every call cached by a hash of its full input.
 
 Re-scoring the same deliverables with the same judge costs nothing; a changed prompt, model or
-setting is a new key. The identity hashed is the part of the model config that can change an
-answer (configs hold only the *name* of a key variable, never a key) plus the messages; a retry
-after an unparseable answer carries that answer and a correction, so it is a new call.
+setting is a new key. The cache is the model-call cache the agents' calls use
+(runners/models/call_cache.py: one store, one entry format); the judges keep their own key, a hash of
+the model's identity (the part of the model config that can change an answer: configs hold only
+the *name* of a key variable, never a key) plus the messages and tools as one document, so every
+judge entry written before the move is still found. A retry after an unparseable answer carries
+that answer and a correction, so it is a new call.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import threading
-from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from envs.names import json_utf8
-from envs.protocol import ToolCall
-from envs.safeio import write_json
 from eval.config import DEFAULT_CACHE, JudgeConfig
-from runners.core.messages import AssistantMessage, Model, Usage
+from runners.core.messages import AssistantMessage, Model
+from runners.models.call_cache import (
+    ANSWER_FIELDS,
+    CallCache,
+    full_key,
+    model_identity,
+    reply_entry,
+    reply_of,
+)
 
-if TYPE_CHECKING:
-    from runners.models.config import ModelConfig
-
-# The model settings that can change an answer (timeouts, retries and prices cannot).
-ANSWER_FIELDS = ("kind", "name", "base_url", "temperature", "top_p", "max_tokens", "seed", "extra_body")
+__all__ = ["ANSWER_FIELDS", "CachedLLM", "JudgeModelError", "judge_llm", "model_identity"]
 
 
 class JudgeModelError(RuntimeError):
@@ -44,27 +45,23 @@ class CachedLLM:
         self.model = model
         self.identity = identity
         self.cache_dir = Path(cache_dir)
+        self.store = CallCache(self.cache_dir)
         self.serial = serial
         self.calls = 0  # calls that reached the model (cache misses)
         self._lock = threading.Lock()
 
     def key(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> str:
         """Tool-less calls hash without a `tools` field, so judge caches written before it stay valid."""
-        inputs: dict[str, Any] = {"model": self.identity, "messages": messages}
-        if tools:
-            inputs["tools"] = tools
-        blob = json.dumps(inputs, sort_keys=True, ensure_ascii=False)
-        return hashlib.sha256(json_utf8(blob)).hexdigest()  # a lone surrogate as its escape; valid text as before
+        return full_key(self.identity, messages, tools)
 
     def complete(self, messages: list[dict[str, Any]]) -> str:
         return self.reply(messages, []).content or ""
 
     def reply(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantMessage:
         key = self.key(messages, tools)
-        path = self.cache_dir / key[:2] / f"{key}.json"
-        if path.is_file():
-            with open(path, encoding="utf-8") as f:
-                return _message(json.load(f))
+        entry = self.store.get(key)
+        if entry is not None:
+            return reply_of(entry)
         if self.serial:
             with self._lock:
                 reply = self.model.complete(messages, tools)
@@ -73,25 +70,8 @@ class CachedLLM:
             reply = self.model.complete(messages, tools)
             with self._lock:
                 self.calls += 1
-        record: dict[str, Any] = {"content": reply.content or "", "model": self.identity.get("name"), "usage": asdict(reply.usage)}
-        if reply.tool_calls:
-            record["tool_calls"] = [asdict(c) for c in reply.tool_calls]
-        if reply.extra:
-            record["extra"] = reply.extra  # an agent judge's next turn sends it back: a replay must too
-        write_json(path, record)
+        self.store.put(key, reply_entry(reply, self.identity.get("name")))
         return reply
-
-
-def _message(d: dict[str, Any]) -> AssistantMessage:
-    """A cached reply (judge entries have no `tool_calls`)."""
-    calls = [ToolCall(**c) for c in d.get("tool_calls", [])]
-    return AssistantMessage(content=d["content"] if d["content"] or not calls else None, tool_calls=calls, usage=Usage(**d["usage"]),
-                            extra=d.get("extra", {}))  # fmt: skip
-
-
-def model_identity(mc: ModelConfig) -> dict[str, Any]:
-    """The part of a model config that can change an answer (what the cache key hashes)."""
-    return {k: getattr(mc, k) for k in ANSWER_FIELDS}
 
 
 def judge_llm(cfg: JudgeConfig, model: Model | None = None) -> CachedLLM:

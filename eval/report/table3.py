@@ -40,11 +40,34 @@ def usage(tab: dict[str, Any]) -> dict[str, bool]:
 def tab_row(job: Job) -> dict[str, Any]:
     """What Table 3 takes from one job's tab (kept in the job's memo: the tab is read once)."""
 
-    def compute() -> dict[str, Any]:
-        tab = job.tab or {}
-        return {"summary": tab_summary(tab), "usage": usage(tab)}
+    return job.derived("tab_row", lambda: summarize(job.tab or {}))
 
-    return job.derived("tab_row", compute)
+
+COLUMNS = ["benchmark", "method", "model", "jobs", *CONTENTS, "jobs_reviewed", "review_coverage_pct",
+           *(f"{b}_pct" for b in BEHAVIOURS)]  # fmt: skip
+TITLE = "Table 3: the tab's contents (medians over jobs), review coverage (mean over jobs that reviewed) and use of the tab (% of jobs)"
+
+
+def rows_of(groups: dict[tuple[str, str, str], list[dict[str, Any]]]) -> list[list[Any]]:
+    """Table 3's rows: one per (benchmark, method, model), from each job's `tab_row` (also what
+    `python -m eval.replay` computes from replayed tabs)."""
+    rows = []
+    for key in sorted(groups, key=lambda k: (k[0], method_key(k[1]), k[2])):
+        tabs = groups[key]
+        summaries = [t["summary"] for t in tabs]
+        coverage = [s["review_coverage"] for s in summaries if s["review_coverage"] is not None]
+        used = [t["usage"] for t in tabs]
+        rows.append([
+            *key, len(tabs), *(median([s[c] for s in summaries]) for c in CONTENTS),
+            len(coverage), pct(statistics.fmean(coverage)) if coverage else None,
+            *(pct(sum(u[b] for u in used) / len(used)) for b in BEHAVIOURS),
+        ])  # fmt: skip
+    return rows
+
+
+def summarize(tab: dict[str, Any]) -> dict[str, Any]:
+    """What Table 3 takes from one tab record."""
+    return {"summary": tab_summary(tab), "usage": usage(tab)}
 
 
 def build(sweep: Sweep, out: Path) -> Section:
@@ -54,21 +77,8 @@ def build(sweep: Sweep, out: Path) -> Section:
             groups[(j.benchmark, j.method, j.model)].append(j)
     if not groups:
         raise Skip("no job has a tab (no tab.json; run a runningtab method)")
-    columns = ["benchmark", "method", "model", "jobs", *CONTENTS, "jobs_reviewed", "review_coverage_pct",
-               *(f"{b}_pct" for b in BEHAVIOURS)]  # fmt: skip
-    rows = []
-    for key in sorted(groups, key=lambda k: (k[0], method_key(k[1]), k[2])):
-        tabs = [tab_row(j) for j in groups[key]]
-        summaries = [t["summary"] for t in tabs]
-        coverage = [s["review_coverage"] for s in summaries if s["review_coverage"] is not None]
-        used = [t["usage"] for t in tabs]
-        rows.append([
-            *key, len(tabs), *(median([s[c] for s in summaries]) for c in CONTENTS),
-            len(coverage), pct(statistics.fmean(coverage)) if coverage else None,
-            *(pct(sum(u[b] for u in used) / len(used)) for b in BEHAVIOURS),
-        ])  # fmt: skip
-    title = "Table 3: the tab's contents (medians over jobs), review coverage (mean over jobs that reviewed) and use of the tab (% of jobs)"
-    table = Table("table3", title, columns, rows)
+    rows = rows_of({key: [tab_row(j) for j in jobs] for key, jobs in groups.items()})
+    table = Table("table3", TITLE, COLUMNS, rows)
     table.notes.append(
         "review coverage: share of open requirements a pulled review showed beside a read-log line sharing their words; "
         "behaviours: requirements added before the finish check, tab_review pulled, tab_show used, "

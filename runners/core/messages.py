@@ -11,9 +11,13 @@ from envs.protocol import ToolCall
 
 @dataclass
 class Usage:
+    """One reply's tokens and its cost in USD; `cached_tokens`: the part of the input the provider
+    served from its prompt cache (billed at the cached-input price)."""
+
     input_tokens: int = 0
     output_tokens: int = 0
     cost: float = 0.0
+    cached_tokens: int = 0
 
 
 @dataclass
@@ -43,6 +47,10 @@ class ModelError(Exception):
 
 class ContextLengthError(ModelError):
     """The request exceeded the model's context. The run stops with `context_length`."""
+
+
+class BudgetExceeded(ModelError):
+    """The job's cost reached its budget (`budget.job_usd`). The run stops with `budget`."""
 
 
 class Model(Protocol):

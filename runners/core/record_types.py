@@ -16,7 +16,8 @@ from typing import Any, NotRequired, TypedDict
 from runners.core.record_files import JOB, RESULT, SCHEMA_VERSION, SCORES
 from tab.config import TabConfig
 
-ERROR_STOPS = ("env_error", "model_error")  # not results: retried on resume, left out of every table
+# not results: retried on resume, left out of every table (a budget stop: when the budget is raised)
+ERROR_STOPS = ("env_error", "model_error", "budget")
 
 
 class RecordError(ValueError):
@@ -80,13 +81,17 @@ def tab_config_of(config: dict[str, Any]) -> TabConfig | None:
     return TabConfig.coerce(known_fields(TabConfig, tab)) if isinstance(tab, dict) else None
 
 
-_NULLABLE = ("turns", "error", "sandbox", "limits_hit")
+_NULLABLE = ("turns", "error", "sandbox", "limits_hit", "budget_usd")
 
 
 @dataclass(frozen=True)
 class Result:
     """How the job ended. `errored` (an environment or model error) means not a result: retried on
-    resume up to `cluster.error_retries` times, each new record keeping the earlier errors."""
+    resume up to `cluster.error_retries` times, each new record keeping the earlier errors; a job
+    stopped by its budget (`budget`, at `budget_usd`) is run again only with a higher budget.
+
+    `cost` is what the trajectory's replies cost at the model's prices; `spend` what this run paid for
+    them (replies from the model-call cache, `cached_calls` of them, cost nothing)."""
 
     job_id: str
     stop_reason: str
@@ -110,6 +115,9 @@ class Result:
     # `deliverable` counts as left out.
     left_out: list[str] = field(default_factory=list)
     left_out_rest: bool = False
+    spend: float = 0.0
+    cached_calls: int = 0
+    budget_usd: float | None = None
     schema_version: int = SCHEMA_VERSION
 
     @property
@@ -132,7 +140,7 @@ class Result:
     def error_entry(self) -> dict[str, Any]:
         """What a later attempt keeps of this one in `earlier_errors`."""
         return {"attempt": self.attempt, "stop_reason": self.stop_reason, "error": self.error, "turns": self.turns,
-                "wall_s": self.wall_s}  # fmt: skip
+                "wall_s": self.wall_s, "spend": self.spend}  # fmt: skip
 
 
 class Scores(TypedDict):

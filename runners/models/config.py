@@ -16,9 +16,16 @@ class ModelConfig:
     """One model: what every kind has. `kind`: openai | llamacpp | vllm | scripted, or a dotted path
     (see runners/models/registry.py).
 
-    `concurrency` caps requests in flight per endpoint across the whole process (0 = no cap): the
-    jobs of one episode actor share it. Prices are USD per million tokens. `name` (the model id sent
-    to the API) has no default: a config that leaves it unset fails with "Missing mandatory value: name".
+    `concurrency` caps requests in flight per endpoint (0 = no cap): across the whole process, and in
+    a sweep across every actor through the provider's shared limiter (runners/models/rate_limit.py),
+    which also halves it on 429/overload and grows it back. Prices are USD per million tokens:
+    `pricing` names the provider's dated pricing file (`conf/pricing/<name>.yaml`, or a path) whose
+    entry for `name` gives input, cached-input and output prices and tiers; without one,
+    `price_in_per_mtok`/`price_out_per_mtok`. `cache`: off | read | write | read_write, the model-call
+    cache (runners/models/call_cache.py); null = the entry point's default (read_write in a sweep, off
+    for runners.job); `cache_dir`: its folder (null = `<repo>/.cache/calls`, several sweeps may share
+    one). None of these change a job id. `name` (the model id sent to the API) has no default: a
+    config that leaves it unset fails with "Missing mandatory value: name".
     """
 
     kind: str = "scripted"
@@ -27,6 +34,9 @@ class ModelConfig:
     concurrency: int = 0
     price_in_per_mtok: float = 0.0
     price_out_per_mtok: float = 0.0
+    pricing: str | None = None
+    cache: str | None = None
+    cache_dir: str | None = None
 
     def for_task(self, task_id: str) -> ModelConfig:
         """The config one task's job runs with: the same for every kind but one that takes a setting
@@ -43,6 +53,8 @@ class ApiModelConfig(ModelConfig):
     provider's default applies (reasoning models reject a temperature). `extra_body` is merged into
     every request (e.g. reasoning_effort). `echo_extra` lists reply fields (kept in
     `AssistantMessage.extra`) that must be sent back with the assistant message on later turns.
+    `rpm`, `tpm`: the provider's requests and tokens per minute for this key (0 = no limit), kept by
+    one limiter per provider (`base_url` + `api_key_env`) shared by every actor of a sweep.
     """
 
     base_url: str | None = None
@@ -57,3 +69,5 @@ class ApiModelConfig(ModelConfig):
     max_retries: int = 6
     backoff_base_s: float = 1.0
     backoff_max_s: float = 60.0
+    rpm: int = 0
+    tpm: int = 0

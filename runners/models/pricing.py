@@ -1,0 +1,140 @@
+"""Prices: one dated pricing file per provider, and the cost of one reply at them.
+
+`conf/pricing/<provider>.yaml` (or any YAML file `model.pricing` names by path):
+
+    provider: openai
+    as_of: "2026-01-15"            # the date the prices were read off the provider's page
+    source: https://openai.com/api/pricing
+    placeholder: true              # not checked yet: the paper presets refuse to start (budget.allow_unpriced)
+    models:
+      gpt-5.4-nano: {input: 0.05, cached_input: 0.005, output: 0.40}     # USD per million tokens
+      gemini-x: {input: 0.5, output: 3.0, tiers: [{above_input_tokens: 200000, input: 1.0, output: 6.0}]}
+
+A tier applies to the whole request when its prompt has more than `above_input_tokens` tokens (as
+providers bill long prompts); `cached_input` defaults to `input`. A model entry may carry its own
+`placeholder`. Without `model.pricing`, the model's inline `price_in_per_mtok`/`price_out_per_mtok`
+apply (cached input at the input price).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from runners.models.config import ModelConfig
+
+PRICING_DIR = Path(__file__).resolve().parents[2] / "conf" / "pricing"
+MTOK = 1_000_000
+
+
+class PricingError(ValueError):
+    """A pricing file that is missing, unreadable, or has no valid entry for the model."""
+
+
+@dataclass(frozen=True)
+class Rate:
+    """USD per million tokens."""
+
+    input: float
+    output: float
+    cached_input: float | None = None
+    above_input_tokens: int = 0  # the tier starts above this many prompt tokens (0: the base rate)
+
+    def cost(self, input_tokens: int, cached_tokens: int, output_tokens: int) -> float:
+        cached = min(max(cached_tokens, 0), input_tokens)
+        cached_rate = self.input if self.cached_input is None else self.cached_input
+        return ((input_tokens - cached) * self.input + cached * cached_rate + output_tokens * self.output) / MTOK
+
+
+@dataclass(frozen=True)
+class Price:
+    """A model's price: its base rate, its tiers, and where it came from."""
+
+    base: Rate
+    tiers: tuple[Rate, ...] = ()
+    source: str = "inline"  # the pricing file and its date, or "inline" (the model config's own fields)
+    placeholder: bool = False
+
+    def cost(self, input_tokens: int, cached_tokens: int, output_tokens: int) -> float:
+        rate = self.base
+        for tier in self.tiers:  # sorted by threshold: the highest one passed applies
+            if input_tokens > tier.above_input_tokens:
+                rate = tier
+        return rate.cost(input_tokens, cached_tokens, output_tokens)
+
+    @property
+    def free(self) -> bool:
+        return not (self.base.input or self.base.output or any(t.input or t.output for t in self.tiers))
+
+
+def price_of(cfg: ModelConfig) -> Price:
+    """The model's price: its pricing file's entry for `cfg.name`, else its inline prices."""
+    if cfg.pricing:
+        path = pricing_path(cfg.pricing)
+        st = _stat(path)
+        return _file_price(str(path), st.st_mtime_ns, st.st_size, cfg.name)
+    return Price(Rate(cfg.price_in_per_mtok, cfg.price_out_per_mtok))
+
+
+def pricing_path(name: str) -> Path:
+    """`conf/pricing/<name>.yaml`, or `name` itself when it is a path to a file."""
+    p = Path(name).expanduser()
+    if p.suffix in (".yaml", ".yml") or os.sep in name:
+        return p
+    return PRICING_DIR / f"{name}.yaml"
+
+
+def unpriced(cfg: ModelConfig) -> str | None:
+    """Why `cfg` has no price a paper run can rely on (a placeholder, a missing entry, no price
+    at all), or None when it has one. The scripted model prices its own turns."""
+    if cfg.kind == "scripted":
+        return None
+    try:
+        price = price_of(cfg)
+    except PricingError as e:
+        return str(e)
+    if price.placeholder:
+        return f"the price of {cfg.name!r} in {price.source} is marked placeholder: check it against the provider's page"
+    if price.free:
+        return f"model {cfg.id!r} has no price (set model.pricing to a pricing file in conf/pricing/, or its price_*_per_mtok)"
+    return None
+
+
+def _stat(path: Path) -> os.stat_result:
+    try:
+        return path.stat()
+    except OSError:
+        known = ", ".join(sorted(p.stem for p in PRICING_DIR.glob("*.yaml")))
+        raise PricingError(f"model.pricing: no pricing file {path} (the files in conf/pricing/: {known})") from None
+
+
+@functools.lru_cache(maxsize=64)
+def _file_price(path: str, mtime_ns: int, size: int, model: str) -> Price:
+    """The entry for `model` (keyed by the file's stat too: an edited file is read again)."""
+    try:
+        doc = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+        raise PricingError(f"pricing file {path} cannot be read: {e}") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("models"), dict):
+        raise PricingError(f"pricing file {path} needs a `models:` mapping of model name -> prices")
+    entry = doc["models"].get(model)
+    if not isinstance(entry, dict):
+        raise PricingError(f"pricing file {path} has no entry for model {model!r}; it has: {', '.join(map(str, doc['models']))}")
+    source = f"{path} (as of {doc.get('as_of', 'an unstated date')})"
+    try:
+        base = _rate(entry)
+        tiers = tuple(sorted((_rate(t) for t in entry.get("tiers") or []), key=lambda r: r.above_input_tokens))
+    except (KeyError, TypeError, ValueError) as e:
+        raise PricingError(f"pricing file {path}, model {model!r}: {e} (each rate needs input and output, USD per 1M tokens)") from None
+    return Price(base, tiers, source, bool(entry.get("placeholder", doc.get("placeholder", False))))
+
+
+def _rate(d: dict[str, Any]) -> Rate:
+    cached = d.get("cached_input")
+    return Rate(float(d["input"]), float(d["output"]), None if cached is None else float(cached), int(d.get("above_input_tokens", 0)))
+
