@@ -255,7 +255,8 @@ def test_paper_main_over_prepared_data(tmp_path: Path) -> None:
                                          "--owncloud-tar", str(src.owncloud_tarball(tmp_path / "oc.tar.gz"))), "agentcompany"),  # fmt: skip
         "officeqa": override(prepare("officeqa", "--out", str(out), "--from", str(src.officeqa_dataset(tmp_path / "oqa", all_uids=True))), "officeqa"),
     }
-    data = [f"data.{k}={v}" for k, v in roots.items()]
+    # the shipped prices are placeholders, which a paper preset refuses unless told (tests/test_budget.py)
+    data = [*(f"data.{k}={v}" for k, v in roots.items()), "budget.allow_unpriced=true"]
     env = sweep_env(tmp_path)
     shown = run(env, "runners.sweep", "experiment=paper_main", *data, "--cfg", "job")
     assert shown.returncode == 0, shown.stderr[-3000:]
