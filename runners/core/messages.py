@@ -45,6 +45,10 @@ class ContextLengthError(ModelError):
     """The request exceeded the model's context. The run stops with `context_length`."""
 
 
+class OutOfTime(ModelError):
+    """The call ran into the job's deadline (`runners/core/deadline.py`). The run stops with `time_limit`."""
+
+
 class Model(Protocol):
     """Anything that answers a chat: API models, vLLM or llama.cpp servers, the scripted model.
 
