@@ -72,7 +72,18 @@ def _excluded(override: str) -> bool:
 
 
 def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) -> dict[str, Any]:
-    """Everything the CLI does, callable from code (tests, Slurm array tasks)."""
+    """Everything the CLI does, callable from code (tests, Slurm array tasks). Raises `SweepBusy`
+    when another driver runs this sweep (or a slice sharing its jobs)."""
+    from runners.ownership import DriverLock
+
+    specs, sdir = _specs_and_dir(root, overrides, experiment)
+    with DriverLock(sdir, _part(root)):  # nothing is written before it is held
+        (sdir / "sweep.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(root)))
+        return _drive(root, specs, sdir)
+
+
+def _drive(root: RootConfig, specs: list[Any], sdir: Path) -> dict[str, Any]:
+    """Resume, reconcile, run what is left, write the report: the sweep, once its folder is ours."""
     import ray
 
     from runners.ledger import Ledger
@@ -87,15 +98,14 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
     from runners.tracking import build_tracker
     from runners.uploads import Uploader
 
-    specs, sdir = _specs_and_dir(root, overrides, experiment)
     storage = build_storage(root.storage)
     name = sdir.name
     stored = _stored(storage, name, any(s.cfg.judge.name != "none" for s in specs))
-    logged = Ledger(sdir).records()  # read once: a record it vouches for is stat'ed, not read
+    ledger = Ledger(sdir)
+    logged = ledger.records()  # read once: a record it vouches for is stat'ed, not read
     rescored, local = resume_scan(specs, sdir, logged)  # a new judge re-scores finished records, it does not re-run them
     todo = [s for s in specs if s.job_id not in local and s.job_id not in (stored or set())]
     skipped = len(specs) - len(todo)
-    ledger = Ledger(sdir)
     tracker = build_tracker(root.tracker, name, sdir, specs)
     uploader = Uploader(storage, name)
     clean_stale([s.job_id for s in specs], {s.cfg.agent.work_dir for s in specs})  # none of them runs yet
@@ -132,18 +142,27 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
     return {"sweep_dir": str(sdir), "jobs": len(specs), "ran": len(todo), "skipped": skipped}
 
 
+def _part(root: RootConfig) -> tuple[int, int] | None:
+    """The Slurm slice this driver runs (`grid.slice=I/N`), None for the whole sweep."""
+    if not root.grid.slice:
+        return None
+    from slurm.slices import parse_slice
+
+    return parse_slice(root.grid.slice)
+
+
 def _specs_and_dir(root: RootConfig, overrides: list[str], experiment: str | None) -> tuple[list[Any], Path]:
-    """The sweep's jobs (this Slurm slice of them, if one is set) and its folder, with its config saved."""
+    """The sweep's jobs (this Slurm slice of them, if one is set) and its folder (made, still empty)."""
     from runners.grid import expand
 
     specs = expand(root, overrides, experiment)
-    if root.grid.slice:
-        from slurm.slices import parse_slice, slice_specs
+    part = _part(root)
+    if part is not None:
+        from slurm.slices import slice_specs
 
-        specs = slice_specs(specs, *parse_slice(root.grid.slice))
+        specs = slice_specs(specs, *part)
     sdir = sweep_dir_for(root, experiment, overrides)
     sdir.mkdir(parents=True, exist_ok=True)
-    (sdir / "sweep.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(root)))
     return specs, sdir
 
 
@@ -193,11 +212,12 @@ def _experiment() -> str | None:
 @hydra.main(config_path="../conf", config_name="config", version_base=None)
 def main(cfg: DictConfig) -> None:
     from runners.core.record_types import RecordError
+    from runners.ownership import SweepBusy
     from runners.preflight import ConfigError
 
     try:
         run_sweep(to_root(cfg), list(HydraConfig.get().overrides.task), _experiment())
-    except (ConfigError, RecordError) as e:  # a record this version cannot read is left as it is
+    except (ConfigError, RecordError, SweepBusy) as e:  # a record this version cannot read is left as it is
         sys.exit(f"error: {e}")
 
 
