@@ -12,6 +12,7 @@ import hashlib
 import logging
 import os
 import re
+import shlex
 import sys
 import time
 from collections.abc import Sequence
@@ -73,16 +74,18 @@ def _excluded(override: str) -> bool:
 
 def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) -> dict[str, Any]:
     """Everything the CLI does, callable from code (tests, Slurm array tasks). Raises `SweepBusy`
-    when another driver runs this sweep (or a slice sharing its jobs)."""
+    when another driver runs this sweep (or a slice sharing its jobs), and `Interrupted`, carrying
+    its status line, once SIGINT or SIGTERM has stopped it cleanly."""
     from runners.ownership import DriverLock
+    from runners.stopping import interruptible
 
     specs, sdir = _specs_and_dir(root, overrides, experiment)
-    with DriverLock(sdir, _part(root)):  # nothing is written before it is held
+    with interruptible() as signals, DriverLock(sdir, _part(root)):  # nothing is written before it is held
         (sdir / "sweep.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(root)))
-        return _drive(root, specs, sdir)
+        return _drive(root, specs, sdir, overrides, signals)
 
 
-def _drive(root: RootConfig, specs: list[Any], sdir: Path) -> dict[str, Any]:
+def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str], signals: Any) -> dict[str, Any]:
     """Resume, reconcile, run what is left, write the report: the sweep, once its folder is ours."""
     import ray
 
@@ -94,6 +97,7 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path) -> dict[str, Any]:
     from runners.scheduler import run_all
     from runners.scratch import clean_stale
     from runners.servers import ModelServers
+    from runners.stopping import Interrupted, status_line
     from runners.storage import build_storage
     from runners.tracking import build_tracker
     from runners.uploads import Uploader
@@ -118,11 +122,13 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path) -> dict[str, Any]:
 
     to_run = {s.job_id for s in todo}
     live = LiveReport(sdir, root.report.live_every, already=[s.job_id for s in specs if s.job_id not in to_run])
+    progress: Progress | None = None
 
     def done(outcome: Any) -> None:
         from runners.finish import finish_job
 
         finish_job(outcome, sdir, uploader, tracker, ledger)
+        assert progress is not None
         progress.finish(outcome)
         live.finished(outcome.spec.job_id)
 
@@ -131,8 +137,14 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path) -> dict[str, Any]:
             if not ray.is_initialized():
                 ray.init(address=root.cluster.address, num_cpus=root.cluster.num_cpus, log_to_driver=False,
                          include_dashboard=False, runtime_env=_runtime_env())  # fmt: skip
+                signals.install()  # Ray's init put its own SIGTERM handler (exit at once) in place of ours
             with ModelServers({s.cfg.model.id: s.cfg.model for s in todo}, root.cluster) as servers, Progress(todo, skipped) as progress:
                 run_all(todo, sdir, root.cluster, servers.urls, progress.start, done)
+    except Interrupted as stop:  # the actors and servers are stopped by now; the records done are kept
+        now, in_flight = (progress.finished, sum(progress.running.values())) if progress else (0, 0)
+        stop.status = status_line(stop.signum, len(specs), skipped, now, in_flight, resume_command(overrides))
+        live.abort()
+        raise
     finally:
         uploader.drain()
         tracker.flush()  # W&B cells whose jobs did not all finish, marked partial
@@ -140,6 +152,12 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path) -> dict[str, Any]:
         live.close()
     _report(sdir, tracker, jobs_done, live.settled())
     return {"sweep_dir": str(sdir), "jobs": len(specs), "ran": len(todo), "skipped": skipped}
+
+
+def resume_command(overrides: Sequence[str]) -> str:
+    """A command that resumes this sweep: the same overrides (the grid's root choices among them,
+    which change neither the grid nor the sweep's name)."""
+    return shlex.join(["python", "-m", "runners.sweep", *overrides])
 
 
 def _part(root: RootConfig) -> tuple[int, int] | None:
@@ -214,11 +232,15 @@ def main(cfg: DictConfig) -> None:
     from runners.core.record_types import RecordError
     from runners.ownership import SweepBusy
     from runners.preflight import ConfigError
+    from runners.stopping import Interrupted
 
     try:
         run_sweep(to_root(cfg), list(HydraConfig.get().overrides.task), _experiment())
     except (ConfigError, RecordError, SweepBusy) as e:  # a record this version cannot read is left as it is
         sys.exit(f"error: {e}")
+    except Interrupted as stop:
+        print(stop.status or f"sweep interrupted by {stop} before any job ran", file=sys.stderr)
+        sys.exit(stop.exit_code)
 
 
 if __name__ == "__main__":

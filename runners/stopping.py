@@ -1,0 +1,86 @@
+"""Ctrl-C (SIGINT) and SIGTERM to the sweep's driver: stop cleanly and say how to resume.
+
+The first signal raises `Interrupted` in the driver's main thread, wherever it is (the scheduler
+waits in `ray.wait`, which returns to Python at least once a second). What runs then unwinds as on
+any exception: the episode actors are killed (their jobs' records stay incomplete and run again on
+resume), the model servers stopped, the uploads in flight finished and their ledger lines written,
+the tracker flushed. The driver then prints one line (jobs complete, in flight, not started, the
+command that resumes) and exits with 128 + the signal's number. A second signal while it cleans up
+ends it at once.
+
+Ray's `init` installs a SIGTERM handler of its own (exit at once), so the driver installs these
+again after it (`Signals.install`).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+from typing import Any
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class Interrupted(BaseException):  # like KeyboardInterrupt, which it stands for
+    """A signal asked the driver to stop; `status` is the line it prints once everything is stopped."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+        self.status = ""
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signum
+
+
+class Signals:
+    """SIGINT and SIGTERM as `Interrupted` while installed (main thread only; elsewhere a no-op)."""
+
+    def __init__(self) -> None:
+        self.caught: int | None = None
+        self._saved: dict[int, Any] = {}
+
+    def install(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for sig in SIGNALS:
+            previous = signal.signal(sig, self._handle)
+            self._saved.setdefault(sig, previous)
+
+    def restore(self) -> None:
+        for sig, previous in self._saved.items():
+            signal.signal(sig, previous)
+        self._saved.clear()
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        if self.caught is not None:  # again, while stopping: no more waiting
+            sys.stderr.write(f"\n{signal.Signals(signum).name} again: exiting without cleaning up\n")
+            os._exit(128 + signum)
+        self.caught = signum
+        sys.stderr.write(f"\n{signal.Signals(signum).name}: stopping the sweep (the jobs in flight run again on resume)…\n")
+        raise Interrupted(signum)
+
+
+@contextmanager
+def interruptible() -> Iterator[Signals]:
+    """SIGINT and SIGTERM raise `Interrupted` within the block."""
+    signals = Signals()
+    signals.install()
+    try:
+        yield signals
+    finally:
+        signals.restore()
+
+
+def status_line(signum: int, total: int, before: int, now: int, in_flight: int, resume: str) -> str:
+    """The line the driver prints when a signal stopped it."""
+    left = total - before - now - in_flight
+    return (f"sweep interrupted by {signal.Signals(signum).name}: {before + now} of {total} jobs complete "
+            f"({now} in this run), {in_flight} in flight stopped (they run again), {left} not started; "
+            f"resume with: {resume}")  # fmt: skip
