@@ -113,21 +113,27 @@ def _check_placeable(cfg: ServedModelConfig, count: int, gpus: float) -> None:
 
 
 def stop_replicas(replicas: Sequence[Replica], timeout_s: float = 60.0) -> None:
-    """Stop every server process, then the actors. An actor that is already gone cannot stop its
-    server; on Slurm the node runner (`slurm.node`) kills such orphans when Ray stops."""
+    """Stop every server process, then the actors, waiting at most `timeout_s` in all (a cluster
+    that is going down, e.g. signalled with the driver, answers no call). An actor that is already
+    gone cannot stop its server; on Slurm the node runner (`slurm.node`) kills such orphans when Ray stops."""
     pending = {}
     for r in replicas:
         try:
             pending[r.actor.stop.remote()] = r
         except Exception as e:  # the actor handle is unusable
             log.warning("stopping a model server: %s", e)
+    done, _ = ray.wait(list(pending), num_returns=len(pending), timeout=timeout_s) if pending else ([], [])
     for ref, r in pending.items():
         try:
-            ray.get(ref, timeout=timeout_s)
+            ray.get(ref, timeout=0)
         except Exception as e:
-            log.warning("stopping model server %s: %s", r.url or "(not started)", e)
+            why = e if ref in done else f"no answer within {timeout_s:g} s"
+            log.warning("stopping model server %s: %s", r.url or "(not started)", why)
     for r in replicas:
-        ray.kill(r.actor)
+        try:
+            ray.kill(r.actor)
+        except Exception as e:  # the cluster is gone: so is the actor
+            log.warning("killing a model server's actor: %s", e)
 
 
 class ReplicaPool:

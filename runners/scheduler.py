@@ -111,7 +111,10 @@ class _Fleet:
 
     def stop(self) -> None:
         for actor in [*self.up, *self.starting.values()]:
-            ray.kill(actor.handle)
+            try:
+                ray.kill(actor.handle)
+            except Exception as e:  # the cluster is going down (signalled with the driver): so are its actors
+                log.warning("killing an episode actor: %s", e)
 
 
 def actor_count(cluster: ClusterConfig) -> tuple[int, float]:

@@ -44,6 +44,8 @@ class ModelServers:
     def __exit__(self, *exc: Any) -> None:
         from runners.replicas import stop_replicas
 
-        for replicas in self.actors.values():
-            stop_replicas(replicas)
+        for mid, replicas in self.actors.items():
+            cfg = self.models[mid]
+            assert isinstance(cfg, ServedModelConfig)
+            stop_replicas(replicas, timeout_s=cfg.server.stop_grace_s + 5)  # a stop takes its grace period at most
         self.actors.clear()

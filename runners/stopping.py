@@ -1,7 +1,7 @@
 """Ctrl-C (SIGINT) and SIGTERM to the sweep's driver: stop cleanly and say how to resume.
 
-The first signal raises `Interrupted` in the driver's main thread, wherever it is (the scheduler
-waits in `ray.wait`, which returns to Python at least once a second). What runs then unwinds as on
+The first signal raises `Interrupted` (a KeyboardInterrupt) in the driver's main thread, wherever it
+is (the scheduler waits in `ray.wait`, which checks for signals). What runs then unwinds as on
 any exception: the episode actors are killed (their jobs' records stay incomplete and run again on
 resume), the model servers stopped, the uploads in flight finished and their ledger lines written,
 the tracker flushed. The driver then prints one line (jobs complete, in flight, not started, the
@@ -21,13 +21,17 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
-from typing import Any
+from typing import Any, NoReturn
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
-class Interrupted(BaseException):  # like KeyboardInterrupt, which it stands for
-    """A signal asked the driver to stop; `status` is the line it prints once everything is stopped."""
+class Interrupted(KeyboardInterrupt):
+    """A signal asked the driver to stop; `status` is the line it prints once everything is stopped.
+
+    A KeyboardInterrupt, because Ray's waits turn a signal handler's KeyboardInterrupt into a plain
+    new one of their own (and any other exception into a SystemError): catch KeyboardInterrupt and
+    ask `Signals.caught` which signal it was."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signal.Signals(signum).name)
@@ -60,10 +64,10 @@ class Signals:
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
         if self.caught is not None:  # again, while stopping: no more waiting
-            sys.stderr.write(f"\n{signal.Signals(signum).name} again: exiting without cleaning up\n")
+            say(f"\n{signal.Signals(signum).name} again: exiting without cleaning up")
             os._exit(128 + signum)
         self.caught = signum
-        sys.stderr.write(f"\n{signal.Signals(signum).name}: stopping the sweep (the jobs in flight run again on resume)…\n")
+        say(f"\n{signal.Signals(signum).name}: stopping the sweep (the jobs in flight run again on resume)…")
         raise Interrupted(signum)
 
 
@@ -76,6 +80,35 @@ def interruptible() -> Iterator[Signals]:
         yield signals
     finally:
         signals.restore()
+
+
+def say(line: str) -> None:
+    """A line on stderr, which may be a pipe whose reader is gone (`| tail`, killed with us)."""
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except OSError:
+        pass
+
+
+def exit_stopped(stop: Interrupted, shutdown_s: float = 10.0) -> NoReturn:
+    """Print the status line and end the driver with 128 + the signal's number. Ray is shut down
+    first, for at most `shutdown_s`: a local cluster signalled with the driver (SIGTERM to its
+    process group) drains for a minute and would hold an ordinary exit until its client gives up;
+    its processes end with the driver anyway (Ray starts them to die with their parent)."""
+    say(stop.status or f"sweep interrupted by {stop} before any job ran")
+    import ray
+
+    if ray.is_initialized():
+        closing = threading.Thread(target=ray.shutdown, daemon=True)
+        closing.start()
+        closing.join(shutdown_s)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except OSError:
+            pass
+    os._exit(stop.exit_code)
 
 
 def status_line(signum: int, total: int, before: int, now: int, in_flight: int, resume: str) -> str:

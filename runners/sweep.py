@@ -13,6 +13,7 @@ import logging
 import os
 import re
 import shlex
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -140,11 +141,12 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str],
                 signals.install()  # Ray's init put its own SIGTERM handler (exit at once) in place of ours
             with ModelServers({s.cfg.model.id: s.cfg.model for s in todo}, root.cluster) as servers, Progress(todo, skipped) as progress:
                 run_all(todo, sdir, root.cluster, servers.urls, progress.start, done)
-    except Interrupted as stop:  # the actors and servers are stopped by now; the records done are kept
+    except KeyboardInterrupt:  # the actors and servers are stopped by now; the records done are kept
+        stop = Interrupted(signals.caught or signal.SIGINT)  # Ray's wait raises a plain one for ours
         now, in_flight = (progress.finished, sum(progress.running.values())) if progress else (0, 0)
         stop.status = status_line(stop.signum, len(specs), skipped, now, in_flight, resume_command(overrides))
         live.abort()
-        raise
+        raise stop from None
     finally:
         uploader.drain()
         tracker.flush()  # W&B cells whose jobs did not all finish, marked partial
@@ -232,15 +234,14 @@ def main(cfg: DictConfig) -> None:
     from runners.core.record_types import RecordError
     from runners.ownership import SweepBusy
     from runners.preflight import ConfigError
-    from runners.stopping import Interrupted
+    from runners.stopping import Interrupted, exit_stopped
 
     try:
         run_sweep(to_root(cfg), list(HydraConfig.get().overrides.task), _experiment())
     except (ConfigError, RecordError, SweepBusy) as e:  # a record this version cannot read is left as it is
         sys.exit(f"error: {e}")
     except Interrupted as stop:
-        print(stop.status or f"sweep interrupted by {stop} before any job ran", file=sys.stderr)
-        sys.exit(stop.exit_code)
+        exit_stopped(stop)
 
 
 if __name__ == "__main__":
