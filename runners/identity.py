@@ -28,7 +28,7 @@ from runners.schema import RootConfig, job_record_config
 _MODEL_RUNTIME = ("price_in_per_mtok", "price_out_per_mtok", "max_retries", "backoff_base_s", "backoff_max_s",
                   "timeout_s", "call_timeout_s", "max_reply_bytes", "concurrency")  # fmt: skip
 _SERVER_RUNTIME = ("host", "port", "gpus", "startup_timeout_s", "stop_grace_s", "log_path", "replicas",
-                   "resources")  # fmt: skip
+                   "resources", "slots")  # fmt: skip
 _FULL_HASH_MAX = 1 << 20  # larger files are identified by size plus their first and last 256 KiB
 _EDGE = 256 * 1024
 _file_digests: dict[tuple[str, int, int, int], str] = {}

@@ -66,6 +66,10 @@ def _check_model(model: ModelConfig) -> None:
             load_script(model.script)
         except ScriptError as e:
             raise ConfigError(f"model.script: {e}") from None
+    slots = getattr(getattr(model, "server", None), "slots", None)
+    if slots is not None and slots < 0:
+        raise ConfigError(f"model.server.slots={slots}: give the requests one replica serves at once (llama.cpp's "
+                          "server: 1), 0 for no cap, or leave it unset for the kind's")  # fmt: skip
     key_env = getattr(model, "api_key_env", None)
     if key_env and not os.environ.get(key_env):
         raise ConfigError(

@@ -17,15 +17,17 @@ log = logging.getLogger(__name__)
 
 class ModelServers:
     """Context manager: `urls` maps a model id to its replicas' URLs, or to `model.base_url`
-    (None for scripted models) when nothing is served."""
+    (None for scripted models) when nothing is served; `slots` the jobs one replica of a served
+    model serves at once, where that is capped."""
 
     def __init__(self, models: dict[str, ModelConfig], cluster: ClusterConfig) -> None:
         self.models, self.cluster = models, cluster
         self.actors: dict[str, Any] = {}
         self.urls: dict[str, list[str] | str | None] = {}
+        self.slots: dict[str, int] = {}
 
     def __enter__(self) -> ModelServers:
-        from runners.replicas import start_replicas
+        from runners.replicas import replica_slots, start_replicas
 
         public = self.cluster.address is not None  # agents on other nodes must reach the servers
         try:
@@ -36,6 +38,8 @@ class ModelServers:
                 assert isinstance(cfg, ServedModelConfig)
                 self.actors[mid] = start_replicas(cfg, cfg.server.replicas, self.cluster.server_gpus, public)
                 self.urls[mid] = [r.url for r in self.actors[mid]]
+                if (slots := replica_slots(cfg)) is not None:
+                    self.slots[mid] = slots
         except BaseException:
             self.__exit__(None, None, None)
             raise

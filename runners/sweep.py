@@ -140,7 +140,7 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str],
                          include_dashboard=False, runtime_env=_runtime_env())  # fmt: skip
                 signals.install()  # Ray's init put its own SIGTERM handler (exit at once) in place of ours
             with ModelServers({s.cfg.model.id: s.cfg.model for s in todo}, root.cluster) as servers, Progress(todo, skipped) as progress:
-                run_all(todo, sdir, root.cluster, servers.urls, progress.start, done)
+                run_all(todo, sdir, root.cluster, servers.urls, progress.start, done, slots=servers.slots)
     except KeyboardInterrupt:  # the actors and servers are stopped by now; the records done are kept
         stop = Interrupted(signals.caught or signal.SIGINT)  # Ray's wait raises a plain one for ours
         now, in_flight = (progress.finished, sum(progress.running.values())) if progress else (0, 0)

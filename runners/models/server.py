@@ -34,7 +34,9 @@ class ServerConfig:
     SmolLM2). `port` 0 picks a free port. `gpus` sets CUDA_VISIBLE_DEVICES (empty = inherit, as
     under Ray, which sets it per actor). `log_path` null = a file in the system temp dir.
     `resources`: custom Ray resources each replica holds (`{model_host: 1}` puts replicas only on
-    nodes started with `ray start --resources='{"model_host": N}'`).
+    nodes started with `ray start --resources='{"model_host": N}'`). `slots`: the requests one replica
+    serves at once, so the jobs a sweep runs on it at once (null: the kind's, 1 for llama.cpp, whose
+    server answers one request at a time, no cap for vLLM; 0: no cap).
     """
 
     model_path: str | None = None
@@ -51,6 +53,7 @@ class ServerConfig:
     extra_args: list[str] = field(default_factory=list)
     replicas: int = 1
     resources: dict[str, float] = field(default_factory=dict)
+    slots: int | None = None
 
 
 @dataclass
