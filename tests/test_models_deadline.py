@@ -145,3 +145,32 @@ def _call(model, path: str):
             await model.aclose()
 
     return asyncio.run(once())
+
+
+def test_the_tac_evaluators_llm_calls_end_at_the_jobs_deadline(tmp_path: Path) -> None:
+    """TheAgentCompany's evaluators reach the judge LLM through a proxy whose request threads start
+    with an empty context: the proxy carries the deadline of the job that opened it into them."""
+    import http.client
+    import socket
+
+    from eval.tac.llm_server import LLMProxy
+
+    class UnixConnection(http.client.HTTPConnection):
+        def __init__(self, path: str) -> None:
+            super().__init__("localhost", timeout=60)
+            self.path = path
+
+        def connect(self) -> None:
+            self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.sock.connect(self.path)
+
+    with StubServer(default=trickle(completion("verdict"), pause_s=0.5)) as stub:
+        model = build_model(ApiModelConfig(kind="openai", name="judge", base_url=stub.url, timeout_s=5.0, call_timeout_s=30.0))
+        sock = tmp_path / "llm.sock"
+        with deadline.until(time.monotonic() + 1.5), LLMProxy(CachedLLM(model, {"name": "judge"}, tmp_path), sock):
+            t0 = time.monotonic()
+            conn = UnixConnection(str(sock))
+            conn.request("POST", "/", body=json.dumps({"messages": MESSAGES}), headers={"Content-Type": "application/json"})
+            status = conn.getresponse().status
+            took = time.monotonic() - t0
+    assert status == 502 and took < 5, (status, took)
