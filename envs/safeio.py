@@ -305,10 +305,12 @@ def make_dirs(path: str | os.PathLike[str]) -> None:
                 raise
 
 
-def open_append(path: Path) -> BinaryIO:
-    """`path` opened for appending (made with FILE_MODE), never through a link at its name."""
+def open_append(path: Path, readable: bool = False) -> BinaryIO:
+    """`path` opened for appending (made with FILE_MODE), never through a link at its name;
+    `readable`: its descriptor can also be read (`os.pread`), e.g. to look at its last byte."""
     make_dirs(path.parent)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+    access = os.O_RDWR if readable else os.O_WRONLY
+    fd = os.open(path, access | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
     return os.fdopen(fd, "ab")
 
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import ray
 
+from runners.core import deadline
 from runners.grid import JobSpec
 
 if TYPE_CHECKING:
@@ -51,8 +52,9 @@ class EpisodeActor:
         task = await asyncio.to_thread(self._task, spec)
         limit = asyncio.timeout(limit_s)
         try:
-            async with limit:
-                return await run_and_score_async(spec.cfg, task, Path(job_dir), spec.job_id, model_url)
+            with deadline.until(started + limit_s):  # the model calls' too, the judge's included
+                async with limit:
+                    return await run_and_score_async(spec.cfg, task, Path(job_dir), spec.job_id, model_url)
         except TimeoutError:
             if not limit.expired():  # a TimeoutError of the job's own, not the sweep's limit
                 raise

@@ -35,6 +35,8 @@ class Process(Protocol):
 
     def wait(self) -> int: ...
 
+    def terminate(self) -> None: ...
+
 
 def spawn(sweep_dir: Path, log_path: Path, build_id: str, settled: Settled | None = None) -> Process:
     """`python -m eval.report <sweep>`, niced, in one process (no page workers beside the sweep);
@@ -98,6 +100,13 @@ class LiveReport:
             log.info("waiting for the live report's refresh to end")
             self.proc.wait()
             self._reap()
+
+    def abort(self) -> None:
+        """Stop a running refresh: the sweep was interrupted, and no build of its own follows."""
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait()
+            self.proc = None
 
     def _reap(self) -> None:
         if self.proc is None or (rc := self.proc.poll()) is None:

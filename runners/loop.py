@@ -1,8 +1,10 @@
 """The agent loop (SPEC section 2): call the model, run every tool call in order, feed results back.
 
 The loop knows nothing about methods: prompts, extra tools and stop hooks come through the
-environment's plugins. The runner enforces the turn budget and the wall-clock limit itself, and
-hands each tool call the job's remaining time (a call never runs past the job's limit).
+environment's plugins. The runner enforces the turn budget and the wall-clock limit itself: each
+tool call gets the job's remaining time, and each model call ends by then too (the deadline is set
+for the model client, `runners/core/deadline.py`, and the awaited call is cut off there), so
+neither runs past the job's limit.
 
 An episode is a coroutine, so that one process holds hundreds of them while they wait on their
 models: model calls are awaited (`complete_async`), and each tool call, which blocks on its
@@ -21,12 +23,14 @@ from typing import Any
 from envs.context import ContextView
 from envs.protocol import Environment
 from runners.config import AgentConfig
+from runners.core import deadline
 from runners.core.messages import (
     AssistantMessage,
     BudgetExceeded,
     ContextLengthError,
     Model,
     ModelError,
+    OutOfTime,
     complete_async,
 )
 
@@ -93,7 +97,10 @@ async def run_episode_async(
             break
         turn += 1
         try:
-            reply = await complete_async(model, model_view(res.messages), tools)
+            reply = await _call_model(model, model_view(res.messages), tools, agent.time_limit_s - (clock() - start))
+        except OutOfTime:
+            res.stop_reason = "time_limit"
+            break
         except ContextLengthError as e:
             res.stop_reason, res.error = "context_length", str(e)
             break
@@ -116,6 +123,20 @@ async def run_episode_async(
             break
     res.wall_s = clock() - start
     return res
+
+
+async def _call_model(model: Model, messages: list[dict[str, Any]], tools: list[dict[str, Any]], time_left: float) -> AssistantMessage:
+    """One model call that ends within `time_left` seconds (`OutOfTime` past it): the client is told
+    the deadline, and a model that ignores it is cut off there."""
+    limit = asyncio.timeout(time_left)
+    with deadline.until(time.monotonic() + time_left):
+        try:
+            async with limit:
+                return await complete_async(model, messages, tools)
+        except TimeoutError:
+            if not limit.expired():  # a TimeoutError of the model's own
+                raise
+            raise OutOfTime(f"the model did not answer within the job's remaining {time_left:.1f} s") from None
 
 
 def _account(res: EpisodeResult, reply: AssistantMessage) -> dict[str, Any]:

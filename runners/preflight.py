@@ -118,6 +118,10 @@ def _check_model(model: ModelConfig) -> None:
     _check_kind_class("model", model.kind, model, config_class(model.kind) if model.kind in KINDS else None)
     if isinstance(model, ScriptedModelConfig) and model.kind == "scripted":
         _check_script(model)
+    slots = getattr(getattr(model, "server", None), "slots", None)
+    if slots is not None and slots < 0:
+        raise ConfigError(f"model.server.slots={slots}: give the requests one replica serves at once (llama.cpp's "
+                          "server: 1), 0 for no cap, or leave it unset for the kind's")  # fmt: skip
     _require_key(getattr(model, "api_key_env", None), f"model {model.id!r}")
     _check_backend(model)
 

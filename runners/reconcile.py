@@ -60,8 +60,4 @@ def reconcile(
 
 def _ledger_records(ledger: Ledger) -> set[tuple[str, int]]:
     """(job id, record attempt) of every record the ledger logged."""
-    out: set[tuple[str, int]] = set()
-    for e in ledger.iter_entries():
-        if e.get("status") in RECORD_STATUSES:
-            out.add((e["job_id"], int(e.get("record_attempt") or 1)))
-    return out
+    return {(e["job_id"], e["record_attempt"]) for e in ledger.iter_entries() if e.get("status") in RECORD_STATUSES}

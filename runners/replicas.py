@@ -6,7 +6,10 @@ of `ModelServer`. `start_replicas` places the replicas as Ray actors (spread ove
 holding its GPUs and the custom resources `model.server.resources` asks for, so a replica runs only
 on a node started with them) and starts them in parallel. `ReplicaPool` gives each new job the least busy
 replica and keeps it for the whole job, so one conversation's growing prefix stays in one server's
-KV cache (round-robin per request would recompute it on every replica).
+KV cache (round-robin per request would recompute it on every replica). A replica takes at most
+`replica_slots` jobs at once: llama.cpp's server answers one request at a time, and a job queued
+behind others at the server would spend its time limit waiting (calls of 60-105 s each with eight
+jobs on one server); it waits for a slot before it starts instead.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from runners.models.server import ModelServer, ServedModelConfig, ServerError
 
 log = logging.getLogger(__name__)
 WILDCARD = "0.0.0.0"
+KIND_SLOTS = {"llamacpp": 1}  # requests a replica of this kind serves at once (llama-cpp-python's server: one)
 
 
 class ClusterModelServer(ModelServer):
@@ -50,6 +54,12 @@ class ClusterModelServer(ModelServer):
 class Replica:
     actor: Any
     url: str
+
+
+def replica_slots(cfg: ServedModelConfig) -> int | None:
+    """The jobs one replica serves at once: `model.server.slots`, else its kind's; None: no cap."""
+    slots = cfg.server.slots if cfg.server.slots is not None else KIND_SLOTS.get(cfg.kind, 0)
+    return slots or None
 
 
 def replica_gpus(cfg: ServedModelConfig, server_gpus: float) -> float:
@@ -114,33 +124,42 @@ def _check_placeable(cfg: ServedModelConfig, count: int, gpus: float) -> None:
 
 
 def stop_replicas(replicas: Sequence[Replica], timeout_s: float = 60.0) -> None:
-    """Stop every server process, then the actors. An actor that is already gone cannot stop its
-    server; on Slurm the node runner (`slurm.node`) kills such orphans when Ray stops."""
+    """Stop every server process, then the actors, waiting at most `timeout_s` in all (a cluster
+    that is going down, e.g. signalled with the driver, answers no call). An actor that is already
+    gone cannot stop its server; on Slurm the node runner (`slurm.node`) kills such orphans when Ray stops."""
     pending = {}
     for r in replicas:
         try:
             pending[r.actor.stop.remote()] = r
         except Exception as e:  # the actor handle is unusable
             log.warning("stopping a model server: %s", e)
+    done, _ = ray.wait(list(pending), num_returns=len(pending), timeout=timeout_s) if pending else ([], [])
     for ref, r in pending.items():
         try:
-            ray.get(ref, timeout=timeout_s)
+            ray.get(ref, timeout=0)
         except Exception as e:
-            log.warning("stopping model server %s: %s", r.url or "(not started)", e)
+            why = e if ref in done else f"no answer within {timeout_s:g} s"
+            log.warning("stopping model server %s: %s", r.url or "(not started)", why)
     for r in replicas:
-        ray.kill(r.actor)
+        try:
+            ray.kill(r.actor)
+        except Exception as e:  # the cluster is gone: so is the actor
+            log.warning("killing a model server's actor: %s", e)
 
 
 class ReplicaPool:
     """Which replica a new job uses: the one with the fewest jobs in flight, ties in turn.
 
     `urls` maps a model id to its replicas' URLs (a single URL, or None for API/scripted models,
-    is passed through unchanged). `acquire` when a job starts, `release` when it ends.
+    is passed through unchanged); `slots` caps the jobs in flight per replica of a model (absent: no
+    cap). `room` says whether a job of the model can start now; `acquire` when it starts,
+    `release` when it ends.
     """
 
-    def __init__(self, urls: Mapping[str, str | Sequence[str] | None]) -> None:
+    def __init__(self, urls: Mapping[str, str | Sequence[str] | None], slots: Mapping[str, int] | None = None) -> None:
         self._fixed: dict[str, str | None] = {}
         self._load: dict[str, dict[str, int]] = {}
+        self._slots = dict(slots or {})
         self._turn = itertools.count()
         for model, u in urls.items():
             if u is None or isinstance(u, str):
@@ -149,6 +168,15 @@ class ReplicaPool:
                 raise ValueError(f"model {model!r} has no replica URL")
             else:
                 self._load[model] = dict.fromkeys(u, 0)
+
+    def room(self, model: str) -> bool:
+        cap = self._slots.get(model)
+        return cap is None or model not in self._load or min(self._load[model].values()) < cap
+
+    def capacity(self, model: str) -> int | None:
+        """The jobs of `model` that can run at once (None: no cap)."""
+        cap = self._slots.get(model)
+        return None if cap is None or model not in self._load else cap * len(self._load[model])
 
     def acquire(self, model: str) -> str | None:
         if model not in self._load:

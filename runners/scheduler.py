@@ -2,7 +2,9 @@
 outcomes as they finish.
 
 The actors (runners/actors.py; by default one per CPU the cluster offers) each hold up to
-`ceil(max_in_flight / actors)` jobs as asyncio tasks. A job's own failure is already in its record
+`ceil(max_in_flight / actors)` jobs as asyncio tasks. A served model's replicas take as many jobs
+at once as they serve requests (runners/replicas.py): the next job to start is the first waiting
+one whose model has room. A job's own failure is already in its record
 (or is its exception) and is never retried; a job over its limit is stopped by its actor and
 recorded as `time_limit`. An actor whose process dies, or whose node is lost, loses only its
 in-flight jobs: they run again on the actors left (and a new actor takes its place when the
@@ -14,6 +16,7 @@ from __future__ import annotations
 import logging
 import math
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -112,7 +115,10 @@ class _Fleet:
 
     def stop(self) -> None:
         for actor in [*self.up, *self.starting.values()]:
-            ray.kill(actor.handle)
+            try:
+                ray.kill(actor.handle)
+            except Exception as e:  # the cluster is going down (signalled with the driver): so are its actors
+                log.warning("killing an episode actor: %s", e)
 
 
 def actor_count(cluster: ClusterConfig) -> tuple[int, float]:
@@ -143,6 +149,26 @@ def actor_count(cluster: ClusterConfig) -> tuple[int, float]:
     return max(1, min(int(free // cpus), cluster.max_in_flight)), cpus
 
 
+class _Pending:
+    """The jobs waiting to start, per model, in the sweep's order (a job to run again goes first)."""
+
+    def __init__(self, specs: list[JobSpec]) -> None:
+        self._by_model: dict[str, list[tuple[int, JobSpec]]] = {}
+        for i, spec in reversed(list(enumerate(specs))):
+            self._by_model.setdefault(spec.cfg.model.id, []).append((i, spec))
+
+    def __bool__(self) -> bool:
+        return any(self._by_model.values())
+
+    def push(self, spec: JobSpec) -> None:
+        self._by_model.setdefault(spec.cfg.model.id, []).append((-1, spec))
+
+    def pop(self, room: Callable[[str], bool]) -> JobSpec | None:
+        """The first waiting job whose model has room (None: none has)."""
+        heads = [(stack[-1][0], model) for model, stack in self._by_model.items() if stack and room(model)]
+        return self._by_model[min(heads)[1]].pop()[1] if heads else None
+
+
 def run_all(
     specs: list[JobSpec],
     sweep_dir: Path,
@@ -152,16 +178,18 @@ def run_all(
     on_done: Callable[[Outcome], None],
     actor_cls: type = EpisodeActor,
     admit: Callable[[JobSpec], bool] = lambda spec: True,
+    slots: dict[str, int] | None = None,
 ) -> list[Outcome]:
     """Run every spec; calls `on_start`/`on_done` as jobs start and finish. Ctrl-C kills what runs.
     `admit` (the budget, runners/budget.py) may hold a job back: it is asked again when a job
-    finishes, and what it still holds when nothing runs is not started."""
+    finishes, and what it still holds when nothing runs is not started. `slots`: the jobs one
+    replica of a served model takes at once."""
     from runners.replicas import ReplicaPool
 
-    replicas = ReplicaPool(urls)
+    replicas = ReplicaPool(urls, slots)
     fleet = _Fleet(actor_cls, cluster)
-    _warn_capped(specs, fleet, cluster)
-    pending = list(reversed(specs))
+    _warn_capped(specs, fleet, cluster, replicas)
+    pending = _Pending(specs)
     attempts: dict[str, int] = {}
     running: dict[Any, _Running] = {}
     outcomes: list[Outcome] = []
@@ -174,7 +202,7 @@ def run_all(
         job.actor.jobs.discard(ref)
         replicas.release(job.spec.cfg.model.id, job.url)
         if outcome is None:  # infrastructure failure: run it again
-            pending.append(job.spec)
+            pending.push(job.spec)
         else:
             outcomes.append(outcome)
             on_done(outcome)
@@ -182,7 +210,9 @@ def run_all(
     try:
         while pending or running:
             while pending and len(running) < cluster.max_in_flight and (actor := fleet.free()):
-                spec = pending.pop()
+                spec = pending.pop(replicas.room)
+                if spec is None:  # every waiting job's model server is full
+                    break
                 if not admit(spec):
                     held.append(spec)
                     continue
@@ -213,11 +243,25 @@ def run_all(
     return outcomes
 
 
-def _warn_capped(specs: list[JobSpec], fleet: _Fleet, cluster: ClusterConfig) -> None:
-    """Say so when a model's `concurrency` (per actor) keeps the sweep below `max_in_flight` calls."""
+def _warn_capped(specs: list[JobSpec], fleet: _Fleet, cluster: ClusterConfig, replicas: Any) -> None:
+    """Say so when a model's server, or its `concurrency` (per actor), keeps the sweep below
+    `max_in_flight`, and what would raise it."""
     actors = len(fleet.starting) + len(fleet.up)
+    jobs = Counter(s.cfg.model.id for s in specs)
     for model in {s.cfg.model.id: s.cfg.model for s in specs}.values():
-        if 0 < model.concurrency * actors < min(cluster.max_in_flight, len(specs)):
+        wanted = min(cluster.max_in_flight, jobs[model.id])
+        capacity = replicas.capacity(model.id)
+        if capacity is not None:
+            if capacity < wanted:
+                log.warning(
+                    "model %s: its server replica(s) serve %d request(s) at once in all (model.server.slots per "
+                    "replica × model.server.replicas), so %d of its jobs run at once, not %d: the others wait to start "
+                    "rather than queue at the server with their time limits running. More at once needs more replicas "
+                    "(model.server.replicas=N, each a process with the model loaded; llama.cpp's takes a CPU)",
+                    model.id, capacity, capacity, wanted,
+                )  # fmt: skip
+            continue  # the server, not the per-actor cap, bounds its calls
+        if 0 < model.concurrency * actors < wanted:
             log.warning(
                 "model %s: concurrency=%d per episode actor × %d actor(s) allows %d calls in flight, fewer than "
                 "cluster.max_in_flight=%d; set model.concurrency=0 for no cap of its own",

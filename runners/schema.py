@@ -126,6 +126,12 @@ def unknown_keys(obj: Any, path: str = "") -> Iterator[str]:
             yield from unknown_keys(value, f"{path}{i}.")
 
 
+def unknown_key_message(key: str, cls: Any) -> str:
+    """`_unknown_message` for `key` (a dotted path) on the config class `cls` that lacks its last part."""
+    path = key.rpartition(".")[0]
+    return _unknown_message(key, f"{path}." if path else "", [f.name for f in dataclasses.fields(cls)])
+
+
 def _unknown_message(key: str, path: str, known: list[str]) -> str:
     near = difflib.get_close_matches(key.rsplit(".", 1)[-1], known, n=3, cutoff=0.6)
     names = ", ".join(path + k for k in near or known)

@@ -12,6 +12,8 @@ import hashlib
 import logging
 import os
 import re
+import shlex
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -74,7 +76,20 @@ def _excluded(override: str) -> bool:
 
 
 def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) -> dict[str, Any]:
-    """Everything the CLI does, callable from code (tests, Slurm array tasks)."""
+    """Everything the CLI does, callable from code (tests, Slurm array tasks). Raises `SweepBusy`
+    when another driver runs this sweep (or a slice sharing its jobs), and `Interrupted`, carrying
+    its status line, once SIGINT or SIGTERM has stopped it cleanly."""
+    from runners.ownership import DriverLock
+    from runners.stopping import interruptible
+
+    specs, sdir = _specs_and_dir(root, overrides, experiment)
+    with interruptible() as signals, DriverLock(sdir, _part(root)):  # nothing is written before it is held
+        write_bytes(sdir / "sweep.yaml", OmegaConf.to_yaml(OmegaConf.structured(root)).encode())
+        return _drive(root, specs, sdir, overrides, signals)
+
+
+def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str], signals: Any) -> dict[str, Any]:
+    """Resume, reconcile, run what is left, write the report: the sweep, once its folder is ours."""
     import ray
 
     from runners.ledger import Ledger
@@ -86,20 +101,20 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
     from runners.scheduler import run_all
     from runners.scratch import clean_stale, tag
     from runners.servers import ModelServers
+    from runners.stopping import Interrupted, status_line
     from runners.storage import build_storage
     from runners.sweep_watch import SweepWatch
     from runners.tracking import build_tracker
     from runners.uploads import Uploader
 
-    specs, sdir = _specs_and_dir(root, overrides, experiment)
     storage = build_storage(root.storage)
     name = sdir.name
     stored = _stored(storage, name, any(s.cfg.judge.name != "none" for s in specs))
-    logged = Ledger(sdir).records()  # read once: a record it vouches for is stat'ed, not read
+    ledger = Ledger(sdir)
+    logged = ledger.records()  # read once: a record it vouches for is stat'ed, not read
     rescored, local = resume_scan(specs, sdir, logged)  # a new judge re-scores finished records, it does not re-run them
     todo = [s for s in specs if s.job_id not in local and s.job_id not in (stored or set())]
     skipped = len(specs) - len(todo)
-    ledger = Ledger(sdir)
     tracker = build_tracker(root.tracker, name, sdir, specs)
     uploader = Uploader(storage, name)
     clean_stale([s.job_id for s in specs], {s.cfg.agent.work_dir for s in specs})  # none of them runs yet
@@ -114,11 +129,13 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
 
     to_run = {s.job_id for s in todo}
     live = LiveReport(sdir, root.report.live_every, already=[s.job_id for s in specs if s.job_id not in to_run])
+    progress: Progress | None = None
 
     def done(outcome: Any) -> None:
         from runners.finish import finish_job
 
         finish_job(outcome, sdir, uploader, tracker, ledger)
+        assert progress is not None
         progress.finish(outcome)
         live.finished(outcome.spec.job_id)
 
@@ -127,10 +144,17 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
             if not ray.is_initialized():
                 ray.init(address=root.cluster.address, num_cpus=root.cluster.num_cpus, log_to_driver=False,
                          include_dashboard=False, runtime_env=_runtime_env())  # fmt: skip
+                signals.install()  # Ray's init put its own SIGTERM handler (exit at once) in place of ours
             with (ModelServers({s.cfg.model.id: s.cfg.model for s in todo}, root.cluster, owner_label(servers_scope)) as servers,
                   SweepWatch(sdir, root.budget, specs, todo, tracker) as watch,  # rate limits, spend, budgets
                   Progress(todo, skipped, watch=watch, name=name) as progress):
-                run_all(todo, sdir, root.cluster, servers.urls, progress.start, done, admit=watch.admit)
+                run_all(todo, sdir, root.cluster, servers.urls, progress.start, done, admit=watch.admit, slots=servers.slots)
+    except KeyboardInterrupt:  # the actors and servers are stopped by now; the records done are kept
+        stop = Interrupted(signals.caught or signal.SIGINT)  # Ray's wait raises a plain one for ours
+        now, in_flight = (progress.finished, sum(progress.running.values())) if progress else (0, 0)
+        stop.status = status_line(stop.signum, len(specs), skipped, now, in_flight, resume_command(overrides))
+        live.abort()
+        raise stop from None
     finally:
         uploader.drain()
         tracker.flush()  # W&B cells whose jobs did not all finish, marked partial
@@ -140,18 +164,33 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
     return {"sweep_dir": str(sdir), "jobs": len(specs), "ran": len(todo), "skipped": skipped}
 
 
+def resume_command(overrides: Sequence[str]) -> str:
+    """A command that resumes this sweep: the same overrides (the grid's root choices among them,
+    which change neither the grid nor the sweep's name)."""
+    return shlex.join(["python", "-m", "runners.sweep", *overrides])
+
+
+def _part(root: RootConfig) -> tuple[int, int] | None:
+    """The Slurm slice this driver runs (`grid.slice=I/N`), None for the whole sweep."""
+    if not root.grid.slice:
+        return None
+    from slurm.slices import parse_slice
+
+    return parse_slice(root.grid.slice)
+
+
 def _specs_and_dir(root: RootConfig, overrides: list[str], experiment: str | None) -> tuple[list[Any], Path]:
-    """The sweep's jobs (this Slurm slice of them, if one is set) and its folder, with its config saved."""
+    """The sweep's jobs (this Slurm slice of them, if one is set) and its folder (made, still empty)."""
     from runners.grid import expand
 
     specs = expand(root, overrides, experiment)
-    if root.grid.slice:
-        from slurm.slices import parse_slice, slice_specs
+    part = _part(root)
+    if part is not None:
+        from slurm.slices import slice_specs
 
-        specs = slice_specs(specs, *parse_slice(root.grid.slice))
+        specs = slice_specs(specs, *part)
     sdir = sweep_dir_for(root, experiment, overrides)
     make_dirs(sdir)
-    write_bytes(sdir / "sweep.yaml", OmegaConf.to_yaml(OmegaConf.structured(root)).encode())
     return specs, sdir
 
 
@@ -201,12 +240,16 @@ def _experiment() -> str | None:
 @hydra.main(config_path="../conf", config_name="config", version_base=None)
 def main(cfg: DictConfig) -> None:
     from runners.core.record_types import RecordError
+    from runners.ownership import SweepBusy
     from runners.preflight import ConfigError
+    from runners.stopping import Interrupted, exit_stopped
 
     try:
         run_sweep(to_root(cfg), list(HydraConfig.get().overrides.task), _experiment())
-    except (ConfigError, RecordError) as e:  # a record this version cannot read is left as it is
+    except (ConfigError, RecordError, SweepBusy) as e:  # a record this version cannot read is left as it is
         sys.exit(f"error: {e}")
+    except Interrupted as stop:
+        exit_stopped(stop)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -14,10 +15,35 @@ from typing import Any
 
 @dataclass
 class Reply:
+    """One reply. `stream`: sent piece by piece instead of `body` (chunked transfer encoding, or
+    `length` declared as its Content-Length), `pause_s` between pieces; the stub stops writing when
+    the client hangs up."""
+
     status: int = 200
     body: Any = None  # dict -> JSON; str -> sent as is
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
+    stream: Iterable[bytes] | None = None
+    pause_s: float = 0.0
+    length: int | None = None
+
+
+def trickle(body: dict[str, Any], pause_s: float) -> Reply:
+    """A 200 whose body (its full length declared) arrives one byte every `pause_s` seconds."""
+    payload = json.dumps(body).encode()
+    return Reply(stream=(payload[i:i + 1] for i in range(len(payload))), pause_s=pause_s, length=len(payload))
+
+
+def huge_completion(content_bytes: int, piece: int = 1 << 20) -> Iterator[bytes]:
+    """A valid chat completion whose content is `content_bytes` of "x", made piece by piece (the
+    stub never holds it whole)."""
+    head, tail = json.dumps(completion("@")).encode().split(b"@")
+    yield head
+    left = content_bytes
+    while left > 0:
+        yield b"x" * min(piece, left)
+        left -= piece
+    yield tail
 
 
 def completion(content: str | None = "ok", tool_calls: list[dict[str, Any]] | None = None,
@@ -47,6 +73,7 @@ class StubServer:
         self.requests: list[dict[str, Any]] = []
         self.in_flight = 0
         self.max_in_flight = 0
+        self.sent_bytes = 0  # body bytes written by streamed replies
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._httpd.daemon_threads = True
@@ -110,6 +137,9 @@ def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
                 stub._leave()
 
         def _send(self, reply: Reply) -> None:
+            if reply.stream is not None:
+                self._stream(reply)
+                return
             data = reply.body if isinstance(reply.body, str) else json.dumps(reply.body)
             payload = data.encode()
             self.send_response(reply.status)
@@ -119,5 +149,21 @@ def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
                 self.send_header(k, v)
             self.end_headers()
             self.wfile.write(payload)
+
+        def _stream(self, reply: Reply) -> None:
+            self.send_response(reply.status)
+            self.send_header("Content-Type", "application/json")
+            chunked = reply.length is None
+            self.send_header(*(("Transfer-Encoding", "chunked") if chunked else ("Content-Length", str(reply.length))))
+            self.end_headers()
+            self.wfile.flush()
+            for piece in reply.stream or ():
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece) if chunked else piece)
+                self.wfile.flush()
+                with stub._lock:
+                    stub.sent_bytes += len(piece)
+                time.sleep(reply.pause_s)
+            if chunked:
+                self.wfile.write(b"0\r\n\r\n")
 
     return Handler

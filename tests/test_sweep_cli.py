@@ -122,6 +122,34 @@ def test_a_key_outside_the_schema_is_refused(module: str, bench: Path, script: P
     assert "Traceback" not in r.stderr and not out.exists()
 
 
+@pytest.mark.parametrize("module", ENTRY_POINTS)
+@pytest.mark.parametrize(
+    ("args", "says", "hydra_said"),
+    [
+        (["agent.max_turn=5"], "unknown config key 'agent.max_turn' (the schema has no such setting); nearest known keys: agent.max_turns",
+         "+agent.max_turn=5"),
+        (["grid.seed=0,1"], "grid.seed=[0,1]", "--multirun"),
+        (["seed=0,1"], "grid.seed=[0,1]", "--multirun"),
+        (["method=dci,runningtab"], "grid.method=[dci,runningtab]", "--multirun"),
+        (["agent.max_turns=5,6"], "one value per", "--multirun"),
+        (["model.script=s.jsonl"], "not a setting of this model (ServedModelConfig) but of model scripted: start from model=scripted",
+         "+model.script"),
+        (["model=nosuch"], "unknown model 'nosuch'; valid model names: deepseek_v4_flash, gemini38_flash", "Could not find"),
+    ],
+)  # fmt: skip
+def test_hydras_misleading_hints_become_the_projects_one_line_errors(module: str, args: list[str], says: str,
+                                                                      hydra_said: str, tmp_path: Path) -> None:  # fmt: skip
+    """Hydra answers `agent.max_turn=5` with "use +agent.max_turn=5" (which the project refuses too)
+    and `grid.seed=0,1` with "add --multirun" (which it refuses): one `error:` line says what the
+    project takes instead, and nothing is written."""
+    r = run(module, *args, f"out={tmp_path / 'o'}", "task=t0", cwd=tmp_path)
+    assert r.returncode != 0
+    lines = [line for line in r.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and says in lines[0], r.stderr[-2000:]
+    assert hydra_said not in r.stderr and "HYDRA_FULL_ERROR" not in r.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.slow
 def test_sweep_runs_what_it_is_given_into_its_own_directory(bench: Path, script: Path, tmp_path: Path) -> None:
     """The issue's command: every task of the user's benchmark × both seeds, at the root settings, in

@@ -172,11 +172,8 @@ def test_the_body_is_byte_for_byte_json_dumps_of_the_whole_request():
     tools = [{"type": "function", "function": {"name": "bash", "parameters": {"type": "object"}}}]
     msgs = scripted_episode(30)
     view = ContextView(3, project)
-    try:
-        for n in range(2, len(msgs) + 1, 3):
-            sent = view(msgs[:n])
-            whole = json.dumps(request_body(cfg, sent, tools), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-            assert model._encode(sent, tools) == whole.encode()
-        assert len(model._sent) == len(sent)  # only the messages of the last call are kept
-    finally:
-        model.close()
+    for n in range(2, len(msgs) + 1, 3):
+        sent = view(msgs[:n])
+        whole = json.dumps(request_body(cfg, sent, tools), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        assert model._encode(sent, tools) == whole.encode()
+    assert len(model._sent) == len(sent)  # only the messages of the last call are kept

@@ -219,7 +219,7 @@ class Sweep:
         path = self.dir / "jobs.jsonl"
         latest: dict[str, tuple[Any, Any]] = {}  # (status, why) only: the ledger is read line by line
         if path.is_file():
-            with open(path, encoding="utf-8") as f:
+            with open(path, encoding="utf-8", errors="replace") as f:  # a line that is not UTF-8 is not JSON either: skipped
                 for line in f:
                     try:
                         entry = json.loads(line)

@@ -2,7 +2,9 @@
 
 The evaluator's sandbox has no network; the socket's folder is bound into it, so this is its
 only way out. The judge model, its cache and any API key stay in the scoring process.
-POST {"messages": [...]} → {"content": "..."}; 503 when no judge model is configured.
+POST {"messages": [...]} → {"content": "..."}; 503 when no judge model is configured. Each call
+ends by the deadline of the job that opened the proxy (its request threads start with an empty
+context, so the proxy carries it).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.judges.client import CachedLLM
+from runners.core import deadline
 
 
 class _UnixHTTPServer(socketserver.ThreadingUnixStreamServer):
@@ -32,6 +35,7 @@ class LLMProxy:
         self._lock = threading.Lock()
         self.socket_path = socket_path
         self._server: _UnixHTTPServer | None = None
+        self._deadline: float | None = None
 
     def __enter__(self) -> LLMProxy:
         proxy = self
@@ -53,6 +57,7 @@ class LLMProxy:
             def log_message(self, *args: Any) -> None:
                 pass
 
+        self._deadline = deadline.deadline()
         self._server = _UnixHTTPServer(str(self.socket_path), Handler)
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self
@@ -65,7 +70,10 @@ class LLMProxy:
         with self._lock:
             self.in_flight += 1
         try:
-            return 200, {"content": self.llm.complete(body["messages"])}
+            if self._deadline is None:
+                return 200, {"content": self.llm.complete(body["messages"])}
+            with deadline.until(self._deadline):
+                return 200, {"content": self.llm.complete(body["messages"])}
         except Exception as e:  # noqa: BLE001 - reported to the evaluator, counted here
             self.errors += 1
             return 502, {"error": f"{type(e).__name__}: {e}"}

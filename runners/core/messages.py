@@ -53,6 +53,10 @@ class BudgetExceeded(ModelError):
     """The job's cost reached its budget (`budget.job_usd`). The run stops with `budget`."""
 
 
+class OutOfTime(ModelError):
+    """The call ran into the job's deadline (`runners/core/deadline.py`). The run stops with `time_limit`."""
+
+
 class Model(Protocol):
     """Anything that answers a chat: API models, vLLM or llama.cpp servers, the scripted model.
 

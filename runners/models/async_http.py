@@ -1,12 +1,13 @@
-"""The awaited HTTP transport of the OpenAI-compatible client: aiohttp, not httpx's asyncio client.
+"""The HTTP transport of the OpenAI-compatible client: aiohttp, for awaited and blocking calls alike.
 
 An episode actor holds hundreds of episodes on one event loop, so the client's own CPU per call is
 the sweep's ceiling. With 64 episodes on one loop, a client per job, httpx's AsyncClient took
 1.5 ms of CPU per call and aiohttp (a C HTTP parser) 0.5 ms (`python -m bench.http_clients`).
-What the client relies on stays as with httpx: no redirects followed, proxies from the environment
-(HTTP_PROXY, HTTPS_PROXY, NO_PROXY), the shared TLS context, a connect timeout and a timeout
-between bytes of the reply; a failure is one of `Timeout` (retried), `Unreachable` (retried) or
-`Failure` (not retried).
+What the client relies on: no redirects followed, proxies from the environment (HTTP_PROXY,
+HTTPS_PROXY, NO_PROXY), the shared TLS context, a connect timeout and a timeout between bytes of
+the reply, and a cap on the reply's bytes (declared or read: a reply over it is never read
+further). A failure is one of `Timeout` (retried), `Unreachable` (retried), `Failure` (not
+retried) or `TooLarge` (a `Failure`). The whole call's deadline is the caller's (it cancels `post`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,10 @@ class Failure(Exception):
     """A request that cannot be sent as it is (e.g. an invalid URL)."""
 
 
+class TooLarge(Failure):
+    """The reply is longer than the cap: what came is dropped, the rest never read."""
+
+
 @dataclass
 class HttpReply:
     """What the client reads of a reply (the fields of an httpx.Response it uses). Its repr, like
@@ -55,14 +60,15 @@ class AsyncTransport:
         )
         self._proxies: dict[str, tuple[URL | None, aiohttp.BasicAuth | None]] = {}
 
-    async def post(self, url: str, body: bytes, headers: dict[str, str]) -> HttpReply:
+    async def post(self, url: str, body: bytes, headers: dict[str, str], max_bytes: int) -> HttpReply:
+        """The reply to one request, read only up to `max_bytes` (`TooLarge` past it)."""
         proxy, proxy_auth = self._proxy(url)
         try:
             async with self._session.post(
                 url, data=body, headers=headers, allow_redirects=False, proxy=proxy, proxy_auth=proxy_auth
             ) as resp:
-                text = (await resp.read()).decode(resp.charset or "utf-8", errors="replace")
-                return HttpReply(resp.status, text, resp.headers)
+                data = await _read_capped(resp, max_bytes)
+                return HttpReply(resp.status, data.decode(resp.charset or "utf-8", errors="replace"), resp.headers)
         except TimeoutError as e:  # aiohttp's timeouts are TimeoutErrors (before their base classes)
             raise Timeout(str(e)) from None
         except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError, aiohttp.ClientResponseError) as e:
@@ -81,3 +87,19 @@ class AsyncTransport:
 
     async def aclose(self) -> None:
         await self._session.close()
+
+
+async def _read_capped(resp: aiohttp.ClientResponse, max_bytes: int) -> bytes:
+    """The body, or `TooLarge` as soon as its declared length or the bytes read pass `max_bytes`
+    (closing the connection: the rest is never read)."""
+    declared = resp.content_length
+    if declared is not None and declared > max_bytes:
+        resp.close()
+        raise TooLarge(f"it declares {declared} bytes")
+    data = bytearray()
+    async for piece in resp.content.iter_any():
+        data += piece
+        if len(data) > max_bytes:
+            resp.close()
+            raise TooLarge(f"{len(data)} bytes read, and more to come")
+    return bytes(data)

@@ -53,6 +53,11 @@ class ApiModelConfig(ModelConfig):
     provider's default applies (reasoning models reject a temperature). `extra_body` is merged into
     every request (e.g. reasoning_effort). `echo_extra` lists reply fields (kept in
     `AssistantMessage.extra`) that must be sent back with the assistant message on later turns.
+
+    `timeout_s` bounds the connect and each wait for the reply's next bytes; `call_timeout_s` bounds
+    a whole call (its attempts and the waits between them), and so does the job's remaining time
+    when the call is made for a job. `max_reply_bytes`: a longer reply is not read further and the
+    call fails (a model's reply is kilobytes; a server or proxy gone wrong can send gigabytes).
     `rpm`, `tpm`: the provider's requests and tokens per minute for this key (0 = no limit), kept by
     one limiter per provider (`base_url` + `api_key_env`) shared by every actor of a sweep.
     """
@@ -66,6 +71,8 @@ class ApiModelConfig(ModelConfig):
     extra_body: dict[str, Any] = field(default_factory=dict)
     echo_extra: list[str] = field(default_factory=list)
     timeout_s: float = 120.0
+    call_timeout_s: float = 900.0
+    max_reply_bytes: int = 16 * 2**20
     max_retries: int = 6
     backoff_base_s: float = 1.0
     backoff_max_s: float = 60.0

@@ -12,8 +12,8 @@ import asyncio
 import logging
 import threading
 import weakref
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 log = logging.getLogger(__name__)
 
@@ -38,20 +38,28 @@ def _check(endpoint: str, first: int, limit: int) -> None:
         log.warning("endpoint %s already capped at %d requests; ignoring a cap of %d", endpoint, first, limit)
 
 
-@contextmanager
-def endpoint_slot(endpoint: str, limit: int) -> Iterator[None]:
-    """Hold one of `limit` slots for `endpoint` while the block runs (limit <= 0: no cap)."""
+@asynccontextmanager
+async def thread_slot(endpoint: str, limit: int) -> AsyncIterator[None]:
+    """Hold one of `limit` slots for `endpoint`, shared by every thread of the process, while the
+    block runs (limit <= 0: no cap). For blocking callers, each of which runs its call on a loop of
+    its own: the slot is polled, so that the call's deadline can cancel the wait."""
     if limit <= 0:
         yield
         return
     sem = _semaphore(endpoint.rstrip("/"), limit)
-    with sem:
+    pause = 0.001
+    while not sem.acquire(blocking=False):
+        await asyncio.sleep(pause)
+        pause = min(2 * pause, 0.05)
+    try:
         yield
+    finally:
+        sem.release()
 
 
 @asynccontextmanager
 async def async_endpoint_slot(endpoint: str, limit: int) -> AsyncIterator[None]:
-    """`endpoint_slot` for coroutines: waits without blocking the loop's other episodes."""
+    """`thread_slot` for the episodes of one event loop: waits without blocking the loop's others."""
     if limit <= 0:
         yield
         return

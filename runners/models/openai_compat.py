@@ -1,10 +1,15 @@
 """The client for every OpenAI-compatible endpoint: API providers, vLLM and llama.cpp servers.
 
-Plain HTTP (httpx for `complete`, aiohttp for `acomplete`: runners/models/async_http.py says why),
-so that retries are ours alone: exponential backoff with jitter on 429, 5xx, timeouts
-and connection errors, honouring Retry-After; never on a context-length error. The API key is read
-from the environment at call time, sent only in the Authorization header, and scrubbed from any
-error text; it is never stored on the object.
+Plain HTTP (aiohttp: runners/models/async_http.py says why), so that retries are ours alone:
+exponential backoff with jitter on 429, 5xx, timeouts and connection errors, honouring Retry-After;
+never on a context-length error. A whole call — its attempts, their waits for a slot and the waits
+between them — ends within `call_timeout_s` and within the job's remaining time
+(`runners/core/deadline.py`), whatever the server sends and however slowly; a reply is read only
+up to `max_reply_bytes`. The API key is read from the environment at call time, sent only in the
+Authorization header, and scrubbed from any error text; it is never stored on the object.
+
+`acomplete` is the sweep's episodes' call (one connection pool per event loop); `complete`, for
+callers without a loop (the judges, the probe), runs the same call on a loop of its own.
 
 Per call, only what is new is encoded: each message's JSON is kept while the message object stays
 in the list (the loop's context view keeps unchanged messages the same objects), the tools' JSON
@@ -24,16 +29,18 @@ import logging
 import os
 import ssl
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import httpx
 
 from envs.names import json_utf8
-from runners.core.messages import AssistantMessage, ContextLengthError, ModelError
+from runners.core import deadline
+from runners.core.messages import AssistantMessage, ContextLengthError, ModelError, OutOfTime
 from runners.models import async_http
 from runners.models.config import ApiModelConfig
-from runners.models.limits import async_endpoint_slot, endpoint_slot
+from runners.models.limits import async_endpoint_slot, thread_slot
 from runners.models.rate_limit import Gate, GatedTransport
 from runners.models.retry import RETRY_STATUS, backoff_s, is_context_length, retry_after_s
 from runners.models.wire import MalformedReply, parse_reply, request_body, wire_messages
@@ -83,7 +90,6 @@ class OpenAICompatModel:
         self.name = cfg.name
         self.base_url = url.rstrip("/")
         self._ids = itertools.count(1)
-        self._http: httpx.Client | None = None  # made on first use: an episode uses one of the two
         self._ahttp: tuple[asyncio.AbstractEventLoop, async_http.AsyncTransport] | None = None
         self._sent: dict[int, tuple[dict[str, Any], str]] = {}  # id(message) -> (message, its JSON)
         self._tools: tuple[list[dict[str, Any]], str] | None = None
@@ -92,80 +98,93 @@ class OpenAICompatModel:
     def __repr__(self) -> str:
         return f"OpenAICompatModel(name={self.name!r}, base_url={self.base_url!r}, key_env={self.cfg.api_key_env!r})"
 
-    def close(self) -> None:
-        if self._http is not None:
-            self._http.close()
-
     async def aclose(self) -> None:
-        self.close()
         if self._ahttp is not None:
             await self._ahttp[1].aclose()
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantMessage:
-        """One assistant turn, after up to `max_retries` retries; latency counts retries and waits.
+        """`acomplete` for a caller without an event loop: the same call on a loop and a connection
+        of its own, both closed when it returns. The deadline set around it still applies (the loop
+        runs in the caller's context).
 
         A message dict must not be changed in place once passed (its JSON is reused); pass a new one."""
-        key = self._api_key()
-        body = self._encode(messages, tools)
-        start = time.monotonic()
-        for attempt in itertools.count():
-            try:
-                with self._slot_errors(key), endpoint_slot(self.base_url, self.cfg.concurrency):
-                    resp = self._client().post(self._url(), content=body, headers=_headers(key))
-                return self._reply(resp, key, start)
-            except _Retry as r:
-                time.sleep(self._wait(attempt, r))
-        raise AssertionError("unreachable")
+        return asyncio.run(self._call_on_own_loop(messages, tools))
+
+    async def _call_on_own_loop(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantMessage:
+        transport = self._transport()
+        try:
+            return await self._call(messages, tools, transport, lambda: thread_slot(self.base_url, self.cfg.concurrency))
+        finally:
+            await transport.aclose()
 
     async def acomplete(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
     ) -> AssistantMessage:
-        """`complete`, awaited: the episode holds no thread while the server thinks."""
+        """One assistant turn, after up to `max_retries` retries; latency counts retries and waits.
+        The episode holds no thread while the server thinks."""
+        transport = self._aclient()
+        return await self._call(messages, tools, transport, lambda: async_endpoint_slot(self.base_url, self.cfg.concurrency))
+
+    async def _call(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        transport: async_http.AsyncTransport,
+        slot: Callable[[], AbstractAsyncContextManager[None]],
+    ) -> AssistantMessage:
         key = self._api_key()
         body = self._encode(messages, tools)
         start = time.monotonic()
+        ends, job_limit = self._ends(start)
         for attempt in itertools.count():
             try:
-                with self._slot_errors(key):
-                    async with async_endpoint_slot(self.base_url, self.cfg.concurrency):
-                        resp = await self._aclient().post(self._url(), body, _headers(key))
+                left = ends - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError
+                async with asyncio.timeout(left):
+                    with self._slot_errors(key):
+                        async with slot():
+                            resp = await transport.post(self._url(), body, _headers(key), self.cfg.max_reply_bytes)
                 return self._reply(resp, key, start)
+            except TimeoutError:
+                raise self._late(job_limit, f"no complete reply within {time.monotonic() - start:.1f} s") from None
             except _Retry as r:
-                await asyncio.sleep(self._wait(attempt, r))
+                wait = self._wait(attempt, r)
+                if time.monotonic() + wait >= ends:
+                    raise self._late(job_limit, f"{r}; no time left for retry {attempt + 1} in {wait:.1f} s") from None
+                log.warning("%s: %s; retry %d in %.1fs", self._where(), r, attempt + 1, wait)
+                await asyncio.sleep(wait)
         raise AssertionError("unreachable")
+
+    def _ends(self, start: float) -> tuple[float, bool]:
+        """When this call must have ended, and whether that is the job's deadline (not `call_timeout_s`)."""
+        own = start + self.cfg.call_timeout_s
+        job = deadline.deadline()
+        return (job, True) if job is not None and job < own else (own, False)
+
+    def _late(self, job_limit: bool, what: str) -> ModelError:
+        if job_limit:
+            return OutOfTime(f"{self._where()}: {what}: the call ran into the job's remaining time")
+        return ModelError(f"{self._where()}: {what}: the call ran past model.call_timeout_s={self.cfg.call_timeout_s:g}")
 
     def _wait(self, attempt: int, r: _Retry) -> float:
         """How long to wait before the next attempt; ModelError once the retries are used up."""
         if attempt >= self.cfg.max_retries:
             raise ModelError(f"{self._where()}: gave up after {attempt + 1} attempts; last: {r}") from None
-        wait = (
-            r.wait_s
-            if r.wait_s is not None
-            else backoff_s(attempt, self.cfg.backoff_base_s, self.cfg.backoff_max_s)
-        )
-        log.warning("%s: %s; retry %d in %.1fs", self._where(), r, attempt + 1, wait)
-        return wait
-
-    def _client(self) -> httpx.Client:
-        if self._http is None:
-            self._http = httpx.Client(timeout=self._timeout(), verify=_tls_context())
-        return self._http
+        return r.wait_s if r.wait_s is not None else backoff_s(attempt, self.cfg.backoff_base_s, self.cfg.backoff_max_s)
 
     def _aclient(self) -> async_http.AsyncTransport:
-        """The async transport of the running loop (its connections belong to one loop)."""
+        """The transport of the running loop (its connections belong to one loop)."""
         loop = asyncio.get_running_loop()
         if self._ahttp is None or self._ahttp[0] is not loop:
-            transport = async_http.AsyncTransport(self.cfg.timeout_s, self._connect_s(), _tls_context())
+            transport = self._transport()
             if self.gate is not None:
                 transport = GatedTransport(transport, self.gate, self.cfg.max_tokens, self.cfg.tpm > 0)
             self._ahttp = (loop, transport)
         return self._ahttp[1]
 
-    def _timeout(self) -> httpx.Timeout:
-        return httpx.Timeout(self.cfg.timeout_s, connect=self._connect_s())
-
-    def _connect_s(self) -> float:
-        return min(self.cfg.timeout_s, 30.0)
+    def _transport(self) -> async_http.AsyncTransport:
+        return async_http.AsyncTransport(self.cfg.timeout_s, min(self.cfg.timeout_s, 30.0), _tls_context())
 
     def _url(self) -> str:
         return f"{self.base_url}/chat/completions"
@@ -201,18 +220,17 @@ class OpenAICompatModel:
         """The transport's failures of one attempt as ours: timeouts and lost connections are retried."""
         try:
             yield
-        except (httpx.TimeoutException, async_http.Timeout):
+        except async_http.Timeout:
             raise _Retry(f"no reply within {self.cfg.timeout_s:g}s") from None
-        except httpx.TransportError as e:
-            raise _Retry(f"connection error ({type(e).__name__}: {_scrub(str(e), key)})") from None
         except async_http.Unreachable as e:
             raise _Retry(f"connection error ({_scrub(str(e), key)})") from None
-        except (httpx.HTTPError, async_http.Failure) as e:
+        except async_http.TooLarge as e:
+            raise ModelError(f"{self._where()}: the reply is over model.max_reply_bytes={self.cfg.max_reply_bytes} ({e}): "
+                             "not read further; raise model.max_reply_bytes if its replies are meant to be this long") from None
+        except async_http.Failure as e:
             raise ModelError(f"{self._where()}: {type(e).__name__}: {_scrub(str(e), key)}") from None
 
-    def _reply(
-        self, resp: httpx.Response | async_http.HttpReply, key: _Secret | None, start: float
-    ) -> AssistantMessage:
+    def _reply(self, resp: async_http.HttpReply, key: _Secret | None, start: float) -> AssistantMessage:
         """The assistant message of one HTTP reply; _Retry for what is worth another attempt."""
         text = _scrub(resp.text, key)
         if resp.status_code != 200:
@@ -250,7 +268,7 @@ class OpenAICompatModel:
                 f"(model.api_key_env names the variable that holds the key)"
             )
         if not key.isascii() or any(ch.isspace() or not ch.isprintable() for ch in key):
-            # said without the value: httpx would put it in the exception
+            # said without the value: the HTTP library would put it in its exception
             raise ModelError(
                 f"the value of {env} is not a valid API key (non-ASCII, space or control characters)"
             )

@@ -45,7 +45,9 @@ class ServerConfig:
     build, whose `vllm` command does not start, `[/path/to/venv/bin/python, -m,
     vllm.entrypoints.openai.api_server]` (docs/models.md). `env`: variables set for the server on
     top of the environment it inherits (e.g. `VLLM_CPU_KVCACHE_SPACE`); they are recorded with the
-    config, so keep secrets out of them.
+    config, so keep secrets out of them. `slots`: the requests one replica
+    serves at once, so the jobs a sweep runs on it at once (null: the kind's, 1 for llama.cpp, whose
+    server answers one request at a time, no cap for vLLM; 0: no cap).
     """
 
     model_path: str | None = None
@@ -64,6 +66,7 @@ class ServerConfig:
     resources: dict[str, float] = field(default_factory=dict)
     executable: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
+    slots: int | None = None
 
 
 @dataclass
