@@ -196,7 +196,8 @@ def run_all(
     held: list[JobSpec] = []  # refused by `admit` since the last job finished
 
     def finish(ref: Any, outcome: Outcome | None) -> None:
-        pending.extend(reversed(held))  # budget: asked again now that a job's cost is known
+        for spec in reversed(held):  # budget: asked again (first held, first asked) now that a job's cost is known
+            pending.push(spec)
         held.clear()
         job = running.pop(ref)
         job.actor.jobs.discard(ref)

@@ -260,13 +260,13 @@ class GatedTransport:
     def __init__(self, inner: Any, gate: Gate, max_tokens: int | None, count_tokens: bool) -> None:
         self.inner, self.gate, self.max_tokens, self.count_tokens = inner, gate, max_tokens or 0, count_tokens
 
-    async def post(self, url: str, body: bytes, headers: dict[str, str]) -> Any:
+    async def post(self, url: str, body: bytes, headers: dict[str, str], max_bytes: int) -> Any:
         from runners.models.retry import retry_after_s
 
         estimate = len(body) // 4 + self.max_tokens  # ~4 bytes a token; providers count max_tokens against the limit
         grant = await self.gate.acquire(estimate)
         try:
-            reply = await self.inner.post(url, body, headers)
+            reply = await self.inner.post(url, body, headers, max_bytes)
         except BaseException:
             self.gate.release(grant, None, None, None)
             raise
