@@ -16,9 +16,12 @@ deliverables", and docs/env.md's threat model).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -35,9 +38,31 @@ from eval.extracted import Extracted  # noqa: E402
 from eval.native import load_native  # noqa: E402
 from eval.score import score_job  # noqa: E402
 from tests import deliverable_bombs as bombs  # noqa: E402
-from tests.test_eval_builtin import _run_solution  # noqa: E402
+from tests.test_eval_helpers import make_job  # noqa: E402
 
 _OutOfProcess = extraction.Extractions
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _run_solution(suite: Path, task, tmp: Path, empty: bool) -> Path:
+    """The task's reference solution replayed on a copy of its workspace (its bash commands, no
+    sandbox: the built-in benchmark's own scripts), as a job record of what it changed."""
+    ws = tmp / "ws"
+    shutil.copytree(task.workspace, ws)
+    before = _tree(ws)
+    final = ""
+    for line in [] if empty else (suite / "solutions" / f"{task.id}.jsonl").read_text().splitlines():
+        turn = json.loads(line)
+        for call in turn.get("tool_calls") or []:
+            subprocess.run(call["arguments"]["command"], shell=True, cwd=ws, capture_output=True, text=True, timeout=60, check=True)
+        if not turn.get("tool_calls"):
+            final = turn.get("content") or ""
+    after = _tree(ws)
+    changed = {rel: data for rel, data in after.items() if before.get(rel) != data}
+    return make_job(tmp / "job", changed, final_answer=final, deleted=[r for r in before if r not in after])
 
 
 class InProcess(_OutOfProcess):

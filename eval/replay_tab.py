@@ -21,12 +21,14 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from envs.config import EnvConfig
 from envs.context import CAPS
+from envs.deliverable import copy_tree
 from envs.harness_texts import SYSTEM_PROMPT
 from envs.protocol import Observation
 from envs.safeio import lstat_inside
 from envs.tool_args import ToolError, check_arguments, parse_arguments
-from envs.workspace import copy_files, materialize
+from envs.workspace import materialize
 from runners.core.job_record import JobRecord
 from runners.core.task import Task
 from tab.config import TabConfig
@@ -62,7 +64,9 @@ def agent_root(messages: list[dict[str, Any]]) -> str | None:
 
 def _final_state(record: JobRecord, ws: Path) -> None:
     """The files the agent wrote, as it left them; those it deleted, gone."""
-    copy_files(record.deliverable_dir, record.deliverable_files(), ws)
+    caps = EnvConfig()  # the record's deliverable is within these already
+    if record.deliverable_dir.is_dir():
+        copy_tree(record.deliverable_dir, ws, caps.deliverable_max_files, caps.deliverable_max_bytes)
     for rel in record.result.deleted:
         st = lstat_inside(ws, rel)
         if st is not None and stat.S_ISREG(st.st_mode):
