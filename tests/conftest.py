@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +12,7 @@ import pytest
 from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 
+from runners.models.call_cache import ROOT_VARIABLE as CALL_CACHE
 from runners.schema import CONF_DIR, RootConfig, register, to_root
 
 
@@ -39,3 +42,16 @@ def write_script(path: Path, turns: list[dict[str, Any]]) -> Path:
 @pytest.fixture
 def compose_cfg():
     return compose_root
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The model-call cache of this session's sweeps is its own, never the checkout's `.cache/calls`
+    (a call cached by an earlier run would answer where a test needs a real call)."""
+    os.environ.setdefault(CALL_CACHE, tempfile.mkdtemp(prefix="rt-calls-"))
+
+
+@pytest.fixture(autouse=True)
+def _own_call_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test's sweeps and jobs cache model calls in a folder of their own (tests that share a
+    cache name it: `model.cache_dir=`)."""
+    monkeypatch.setenv(CALL_CACHE, str(tmp_path / "call-cache"))

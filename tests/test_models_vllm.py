@@ -92,7 +92,8 @@ def completions(server_log: Path) -> int:
 
 def sweep_cmd(bench: Path, out: Path, *overrides: str) -> list[str]:
     return [sys.executable, "-m", "runners.sweep", "benchmark=native", f"benchmark.path={bench}", "method=dci",
-            "agent.max_turns=3", "tracker=jsonl", f"out={out}", "sweep=v", *overrides]  # fmt: skip
+            "agent.max_turns=3", "tracker=jsonl", f"out={out}", "sweep=v",
+            "model.cache=off", *overrides]  # these test serving: every call must reach a server  # fmt: skip
 
 
 def test_a_job_through_runners_job(tiny: Path, bench: Path, tmp_path: Path) -> None:

@@ -180,21 +180,25 @@ def test_plan_composes_the_sweep_config(tmp_path, monkeypatch):
     tasks, workspaces = src.workspace_bench_card(tmp_path / "lite"), src.workspaces_zip(tmp_path / "w")
     assert prepare(["workspace_bench", "--out", str(tmp_path / "DATA"), "--tasks-from", str(tasks), "--workspaces-from", str(workspaces)]) == 0
     data = f"data.workspace_bench={tmp_path / 'DATA' / 'workspace_bench'}"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with pytest.raises(ConfigError, match="placeholder"):  # the shipped prices: a paper preset refuses them
+        plan(["experiment=paper_ablation", "cluster=slurm_gpu", data], tmp_path)
+    unpriced = "budget.allow_unpriced=true"
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(ConfigError, match="OPENAI_API_KEY"):
-        plan(["experiment=paper_ablation", "cluster=slurm_gpu", data], tmp_path)
+        plan(["experiment=paper_ablation", "cluster=slurm_gpu", unpriced, data], tmp_path)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     with pytest.raises(ConfigError, match="benchmark.workspaces"):  # no data: refused before it is queued
-        plan(["experiment=paper_ablation", "cluster=slurm_gpu"], tmp_path)
+        plan(["experiment=paper_ablation", "cluster=slurm_gpu", unpriced], tmp_path)
     launch = plan(
-        ["experiment=paper_ablation", "cluster=slurm_gpu", "cluster.slurm.nodes=2", "out=o", data], tmp_path
+        ["experiment=paper_ablation", "cluster=slurm_gpu", "cluster.slurm.nodes=2", "out=o", unpriced, data], tmp_path
     )
     assert launch.sweep_dir == tmp_path / "o" / "paper_ablation" and launch.job_name == "rt-paper_ablation"
     assert launch.script_path == tmp_path / "o" / "paper_ablation" / "slurm" / "sweep.sbatch"
     assert "#SBATCH --nodes=2\n" in launch.script and "#SBATCH --gpus-per-node=4\n" in launch.script
     assert f"#SBATCH --chdir={tmp_path}\n" in launch.script
     assert (
-        f"runners.sweep experiment=paper_ablation cluster=slurm_gpu cluster.slurm.nodes=2 out=o {data}"
+        f"runners.sweep experiment=paper_ablation cluster=slurm_gpu cluster.slurm.nodes=2 out=o {unpriced} {data}"
         in launch.script
     )
 

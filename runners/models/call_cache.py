@@ -23,6 +23,7 @@ import dataclasses
 import hashlib
 import json
 import logging
+import os
 from collections import Counter
 from pathlib import Path
 from typing import Any, Protocol
@@ -188,5 +189,9 @@ def cache_mode(mode: str | None, default: str) -> str:
     return mode
 
 
+ROOT_VARIABLE = "RUNNINGTAB_CALL_CACHE"  # the default folder, for a whole machine or a test session
+
+
 def cache_root(configured: str | None) -> Path:
-    return Path(configured).expanduser() if configured else DEFAULT_DIR
+    """Where calls are cached: `model.cache_dir`, else $RUNNINGTAB_CALL_CACHE, else `<repo>/.cache/calls`."""
+    return Path(configured or os.environ.get(ROOT_VARIABLE) or DEFAULT_DIR).expanduser()
