@@ -45,8 +45,7 @@ def limiter(calls: int, remote_calls: int) -> None:
 
     import ray
 
-    from runners import governor
-
+    from runners.models import governor
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         with tempfile.TemporaryDirectory() as sweep:
@@ -66,7 +65,7 @@ class _Caller:
     """An actor that asks the governor as an episode actor's jobs do."""
 
     async def run(self, handle: Any, calls: int, concurrent: int) -> tuple[float, float]:
-        from runners.governor import RemoteGate
+        from runners.models.governor import RemoteGate
         from runners.models.rate_limit import Limits
 
         gate = RemoteGate(handle, "http://bench/v1 [KEY]", Limits(concurrency=256, rpm=10**9), 600)

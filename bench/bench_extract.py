@@ -3,7 +3,7 @@ deliverables", and docs/env.md's threat model).
 
     .venv/bin/python bench/bench_extract.py [--repeat 5]
 
-1. Bombs: each file of tests/deliverable_bombs.py read the way a judge reads it (eval/extraction.py:
+1. Bombs: each file of tests/deliverable_bombs.py read the way a judge reads it (eval/judges/extract/session.py:
    in the worker pool, under the default `judge.extract` limits): wall time to a result, the
    reading child's CPU time and peak RSS, and the reason.
 2. Overhead: the built-in workspace suite's reference solutions (9 jobs, their deliverables md/csv),
@@ -30,12 +30,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from eval import extract_pool, extraction  # noqa: E402
-from eval.builtin import generate  # noqa: E402
-from eval.config import JudgeConfig  # noqa: E402
-from eval.extract import extract_file  # noqa: E402
-from eval.extract_limits import ExtractLimits  # noqa: E402
-from eval.extracted import Extracted  # noqa: E402
-from eval.native import load_native  # noqa: E402
+from eval.benchmarks.builtin_suites import generate  # noqa: E402
+from eval.benchmarks.native_format import load_native  # noqa: E402
+from eval.config import (
+    ExtractLimits,  # noqa: E402
+    JudgeConfig,  # noqa: E402
+)
+from eval.judges.extract.extracted import Extracted  # noqa: E402
+from eval.judges.extract.read import extract_file  # noqa: E402
 from eval.score import score_job  # noqa: E402
 from tests import deliverable_bombs as bombs  # noqa: E402
 from tests.test_eval_helpers import make_job  # noqa: E402

@@ -43,8 +43,8 @@ ROUTES = {
 
 
 def record_job(suite_root: Path, task, out: Path) -> Path:
-    from runners.grid import job_id
-    from runners.job_runner import run_and_score
+    from runners.job.identity import job_id
+    from runners.job.run import run_and_score
 
     script = out / f"{task.id}.jsonl"
     script.write_text("".join(json.dumps(t) + "\n" for t in baseline_turns("reference", suite_root, task)))
@@ -94,7 +94,7 @@ def main() -> None:
     ap.add_argument("--tasks", type=int, default=10)
     args = ap.parse_args()
     from eval.benchmarks.builtin import ensure_generated
-    from eval.native import load_native
+    from eval.benchmarks.native_format import load_native
 
     with tempfile.TemporaryDirectory(prefix="rt-capture-") as t:
         tmp = Path(t)

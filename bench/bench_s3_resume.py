@@ -25,7 +25,7 @@ def main() -> None:
     import boto3
     from moto.server import ThreadedMotoServer
 
-    from runners.storage import INDEX, S3Storage, S3StorageConfig
+    from runners.core.storage import INDEX, S3Storage, S3StorageConfig
 
     for k, v in {"AWS_ACCESS_KEY_ID": "x", "AWS_SECRET_ACCESS_KEY": "x", "AWS_DEFAULT_REGION": "us-east-1"}.items():
         os.environ.setdefault(k, v)

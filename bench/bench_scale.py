@@ -84,7 +84,7 @@ def compose_root(over: list[str]) -> Any:
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
 
-    from runners.schema import CONF_DIR, register, to_root
+    from runners.config.schema import CONF_DIR, register, to_root
 
     register()
     GlobalHydra.instance().clear()
@@ -94,7 +94,7 @@ def compose_root(over: list[str]) -> Any:
 
 def templates(specs: list[Any], scratch: Path) -> dict[str, dict[str, str]]:
     """One real record per method (the first spec of each), as {file name: text}."""
-    from runners.job_runner import run_and_score
+    from runners.job.run import run_and_score
 
     out: dict[str, dict[str, str]] = {}
     for spec in specs:
@@ -111,7 +111,7 @@ def templates(specs: list[Any], scratch: Path) -> dict[str, dict[str, str]]:
 def fabricate(specs: list[Any], sdir: Path, tpl: dict[str, dict[str, str]], missing: int = LEDGER_MISSING) -> None:
     """Finished records of every spec from the method's template (ids, task, seed and scores
     varied), and jobs.jsonl without its last `missing` lines."""
-    from runners.schema import job_record_config
+    from runners.config.schema import job_record_config
 
     sdir.mkdir(parents=True, exist_ok=True)
     configs: dict[int, dict[str, Any]] = {}
@@ -163,8 +163,8 @@ def _timed(rows: list[tuple[str, float, float, str]], name: str, fn: Callable[[]
 
 def resume_check(specs: list[Any], sdir: Path) -> set[str]:
     """What run_sweep does to find the complete jobs (re-scoring stale ones in the same pass)."""
-    from runners.ledger import Ledger
-    from runners.rescore import resume_scan
+    from runners.job.rescore import resume_scan
+    from runners.sweep.ledger import Ledger
 
     return resume_scan(specs, sdir, Ledger(sdir).records())[1]
 
@@ -176,14 +176,14 @@ def measure(bench: Path) -> dict[str, float]:
     from eval.report import write_report
     from eval.report.manifest import Settled
     from runners.core.record_types import Result
-    from runners.grid import expand
-    from runners.ledger import Ledger
-    from runners.progress import Progress
-    from runners.reconcile import reconcile
-    from runners.scheduler import Outcome
-    from runners.storage import LocalStorage
-    from runners.tracking import NoTracker
-    from runners.uploads import Uploader
+    from runners.core.storage import LocalStorage
+    from runners.sweep.grid import expand
+    from runners.sweep.ledger import Ledger
+    from runners.sweep.progress import Progress
+    from runners.sweep.reconcile import reconcile
+    from runners.sweep.scheduler import Outcome
+    from runners.sweep.uploads import Uploader
+    from runners.tracking.tracker import NoTracker
 
     meta = json.loads((bench / "grid.json").read_text())
     over = overrides(bench, meta["methods"], meta["seeds"])
@@ -286,7 +286,7 @@ def measure(bench: Path) -> dict[str, float]:
 
 def prepare(bench: Path, jobs: int) -> None:
     """The benchmark, the real template records and the fabricated sweep (in this process)."""
-    from runners.grid import expand
+    from runners.sweep.grid import expand
 
     tasks, methods, seeds = grid_for(jobs)
     write_benchmark(bench, tasks)

@@ -32,10 +32,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from eval.builtin import SUITES
-from eval.builtin.solution import OFFICE_TEXT
-from eval.extract import extract_file
-from eval.extract_limits import ExtractLimits
+from eval.benchmarks.builtin_suites import SUITES
+from eval.benchmarks.builtin_suites.solution import OFFICE_TEXT
+from eval.config import ExtractLimits
+from eval.judges.extract.read import extract_file
 from runners.core.task import Task
 
 BASELINES = ("stuffing", "empty", "reference")
@@ -98,9 +98,9 @@ def run_baseline(suite_root: Path, baseline: str, out: Path, benchmark: list[str
     """Each task of the native-format folder `suite_root` run as a real scripted job with the
     baseline's turns; their scores. `benchmark` are the overrides that load it (default: the
     built-in suite it is, `suite_root` being `<bench>/<suite>`)."""
-    from eval.native import load_native
-    from runners.grid import job_id
-    from runners.job_runner import run_and_score
+    from eval.benchmarks.native_format import load_native
+    from runners.job.identity import job_id
+    from runners.job.run import run_and_score
 
     benchmark = benchmark or ["benchmark=builtin", f"benchmark.path={suite_root.parent}", f"benchmark.suite={suite_root.name}"]
     scores = []
@@ -119,7 +119,7 @@ def compose_root(overrides: list[str]) -> Any:
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
 
-    from runners.schema import CONF_DIR, register, to_root
+    from runners.config.schema import CONF_DIR, register, to_root
 
     register()
     GlobalHydra.instance().clear()

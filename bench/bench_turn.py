@@ -95,7 +95,7 @@ class Phases:
 
 def instrument(ph: Phases) -> None:
     import envs.context
-    import runners.loop
+    import runners.agent.loop
     from envs.bash_tool import BashTool
     from envs.environment import WorkspaceEnv
     from runners.core.job_record import Trajectory
@@ -105,8 +105,8 @@ def instrument(ph: Phases) -> None:
     ph.wrap(BashTool, "run", "tool")
     ph.wrap(WorkspaceEnv, "_read", "tool")
     ph.wrap(WorkspaceEnv, "_observe", "capture", static=True)
-    if hasattr(runners.loop, "_model_view"):  # before the incremental view
-        ph.wrap(runners.loop, "_model_view", "context")
+    if hasattr(runners.agent.loop, "_model_view"):  # before the incremental view
+        ph.wrap(runners.agent.loop, "_model_view", "context")
     if hasattr(envs.context, "ContextView"):
         ph.wrap(envs.context.ContextView, "__call__", "context")
     ph.wrap(Trajectory, "__call__", "record")
@@ -123,8 +123,8 @@ def workspace() -> dict[str, str]:
 def episode(bench: Path, out: Path, url: str, method: str, sandbox: str, turns: int, ph: Phases,
             prof: cProfile.Profile | None) -> dict[str, float]:
     from eval.benchmarks import load_benchmark
-    from runners.grid import job_id
-    from runners.job_runner import run_job
+    from runners.job.identity import job_id
+    from runners.job.run import run_job
     from tests.conftest import compose_root
 
     cfg = compose_root([
@@ -139,9 +139,9 @@ def episode(bench: Path, out: Path, url: str, method: str, sandbox: str, turns: 
     if prof is not None:
         prof.enable()
     ep_cpu = [0.0]
-    import runners.job_runner
+    import runners.job.run
 
-    inner = runners.job_runner.run_episode_async
+    inner = runners.job.run.run_episode_async
 
     async def timed_episode(*a: Any, **k: Any) -> Any:
         e0 = time.process_time()
@@ -150,11 +150,11 @@ def episode(bench: Path, out: Path, url: str, method: str, sandbox: str, turns: 
         finally:
             ep_cpu[0] = time.process_time() - e0
 
-    runners.job_runner.run_episode_async = timed_episode
+    runners.job.run.run_episode_async = timed_episode
     try:
         result = run_job(cfg, task, out / f"{method}-{sandbox}-{time.monotonic_ns()}" / jid, jid)
     finally:
-        runners.job_runner.run_episode_async = inner
+        runners.job.run.run_episode_async = inner
         if prof is not None:
             prof.disable()
     cpu, wall = time.process_time() - c0, time.monotonic() - t0

@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from runners.ledger import Ledger
+from runners.sweep.ledger import Ledger
 
 REPO = Path(__file__).resolve().parent.parent
 TICK = os.sysconf("SC_CLK_TCK")

@@ -21,9 +21,9 @@ from typing import Any
 
 from eval.benchmarks import Benchmark, benchmark_config, default_judge, load_benchmark
 from eval.config import REPO_ROOT, JudgeConfig
-from eval.extraction import kept_doc, scoring
 from eval.judges import make_judge
-from eval.metrics import aggregate, counts
+from eval.judges.extract.session import kept_doc, scoring
+from eval.judges.metrics import aggregate, counts
 from runners.core.frozen_fields import FROZEN_JUDGE, defaults_of, drop_new_defaults
 from runners.core.job_record import JobRecord, is_job_dir, write_extracted, write_scores
 from runners.core.messages import Model
@@ -77,7 +77,7 @@ _MODEL_RUNTIME_ONLY = ("base_url", "api_key_env", "server", "timeout_s", "call_t
 
 def judge_key(jc: JudgeConfig) -> str:
     """What identifies a judge: a digest of its config without the runtime-only settings. A sweep
-    re-scores a record whose scores carry another key (runners/rescore.py)."""
+    re-scores a record whose scores carry another key (runners/job/rescore.py)."""
     d = dataclasses.asdict(jc)
     if jc.model is not None:
         d["model"] = flat_model(jc.model)  # as the flat schema-2 model config held it: keys stay

@@ -12,8 +12,8 @@ import pytest
 from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 
+from runners.config.schema import CONF_DIR, RootConfig, register, to_root
 from runners.models.call_cache import ROOT_VARIABLE as CALL_CACHE
-from runners.schema import CONF_DIR, RootConfig, register, to_root
 
 
 def compose_root(overrides: list[str]) -> RootConfig:

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from runners.budget import SweepBudget
-from runners.config import BudgetConfig
-from runners.grid import JobSpec
+from runners.config.preflight import ConfigError, check_config
+from runners.config.runner import BudgetConfig
+from runners.job.identity import JobSpec
 from runners.models.config import ApiModelConfig
 from runners.models.wire import parse_reply
-from runners.preflight import ConfigError, check_config
+from runners.sweep.budget import SweepBudget
 from tests.conftest import compose_root, write_native, write_script
 
 REPO = Path(__file__).resolve().parent.parent
@@ -142,7 +142,7 @@ def test_a_paper_preset_refuses_placeholder_prices_unless_told(monkeypatch: pyte
 
 def test_a_cells_wandb_summary_has_its_spend_and_the_spend_expected_at_completion() -> None:
     from runners.core.record_types import Result
-    from runners.tracking_cells import JobRow, cell_summary, task_table
+    from runners.tracking.cells import JobRow, cell_summary, task_table
 
     rows = [JobRow(f"j{i}", f"t{i}", Result(f"j{i}", "finished", cost=0.5, spend=s, cached_calls=c), None)
             for i, (s, c) in enumerate([(0.5, 0), (0.1, 4)])]  # fmt: skip

@@ -259,8 +259,8 @@ def test_a_call_never_outlives_the_job(ws, mode):
 
 
 def test_the_loop_passes_the_remaining_job_time(ws, tmp_path):
-    from runners.config import AgentConfig
-    from runners.loop import run_episode
+    from runners.agent.loop import run_episode
+    from runners.config.runner import AgentConfig
     from runners.models.scripted import ScriptedModel, ScriptedModelConfig
 
     script = tmp_path / "s.jsonl"

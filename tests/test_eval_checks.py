@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from eval import bulk
-from eval.builtin import office
-from eval.checks import CheckError, Context, run_check, validate
-from eval.extract import extract_file
-from eval.extract_limits import ExtractLimits
-from eval.final_files import FinalFiles
-from eval.matching import normalize
+from eval.benchmarks.builtin_suites import office
+from eval.config import ExtractLimits
+from eval.judges import bulk
+from eval.judges.checks import CheckError, Context, run_check, validate
+from eval.judges.extract.read import extract_file
+from eval.judges.final_files import FinalFiles
+from eval.judges.matching import normalize
 from runners.core.job_record import JobRecord
 from runners.core.task import Task
 from tests.test_eval_helpers import make_job

@@ -1,4 +1,4 @@
-"""Reading deliverables for judging (eval/extract*.py, eval/extraction.py): normal files read exactly as
+"""Reading deliverables for judging (eval/extract*.py, eval/judges/extract/session.py): normal files read exactly as
 before, every bound makes a file unreadable with its reason, and the reading process's own limits
 (memory, CPU, wall time, the job's budget) hold where no parser can promise anything."""
 
@@ -16,13 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from eval.builtin import office
-from eval.config import JudgeConfig
-from eval.extract import extract_file
-from eval.extract_limits import ExtractLimits, MiB
-from eval.extract_pool import ExtractionFailed, Pool
-from eval.extracted import markdown_headings
-from eval.extraction import Extractions, deliverable_texts, kept_doc
+from eval.benchmarks.builtin_suites import office
+from eval.config import ExtractLimits, JudgeConfig, MiB
+from eval.judges.extract.extracted import markdown_headings
+from eval.judges.extract.pool import ExtractionFailed, Pool
+from eval.judges.extract.read import extract_file
+from eval.judges.extract.session import Extractions, deliverable_texts, kept_doc
 from eval.score import judge_key, score_job
 from runners.core.job_record import JobRecord
 from runners.core.record_files import EXTRACTED
@@ -30,7 +29,7 @@ from tests import deliverable_bombs as bombs
 from tests.conftest import write_native
 from tests.test_eval_helpers import FIXTURES, make_job
 
-GOLDEN = FIXTURES / "extract_golden.json"  # what eval/extract.py gave at dd8e538, before it was bounded
+GOLDEN = FIXTURES / "extract_golden.json"  # what eval/judges/extract/read.py gave at dd8e538, before it was bounded
 OLD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$", re.M)
 
 
@@ -210,7 +209,7 @@ def test_a_worker_that_dies_is_replaced(tmp_path: Path, pool: Pool) -> None:
 def test_no_reading_process_is_the_hosts_failure_not_the_files(tmp_path: Path, pool: Pool, monkeypatch: pytest.MonkeyPatch) -> None:
     """The job stays unscored (re-scorable) instead of scoring 0 for a file nobody could read."""
     (tmp_path / "a.md").write_text("# A\n")
-    monkeypatch.setattr("eval.extract_pool.sys.executable", str(tmp_path / "no-python"))
+    monkeypatch.setattr("eval.judges.extract.pool.sys.executable", str(tmp_path / "no-python"))
     with pytest.raises(ExtractionFailed, match="cannot start the reading process"):
         pool.read(tmp_path, "a.md", ExtractLimits())
 
@@ -244,7 +243,7 @@ def test_the_scores_keep_the_text_the_judges_read(tmp_path: Path, monkeypatch: p
     kept = kept_doc(Extractions(), JobRecord(job))  # read through the worker, its name kept escaped
     assert {"path": "output/b\\xff.md", "text": "# named in no encoding\n"} in kept["files"]
     json.dumps(kept, ensure_ascii=False).encode("utf-8")
-    monkeypatch.setattr("eval.extraction.KEEP_CHARS", 25)
+    monkeypatch.setattr("eval.judges.extract.session.KEEP_CHARS", 25)
     assert deliverable_texts(JobRecord(job)) == [("alpha " * 10)[:25]]  # bounded: the rest left out
 
 

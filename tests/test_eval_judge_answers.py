@@ -12,7 +12,7 @@ import pytest
 
 from eval.config import JudgeConfig
 from eval.judges import make_judge
-from eval.metrics import aggregate
+from eval.judges.metrics import aggregate
 from runners.core.task import Rubric, Task
 from tests.test_eval_helpers import FakeModel, make_job
 

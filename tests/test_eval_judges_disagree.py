@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from envs.protocol import ToolCall
-from eval.builtin import office
+from eval.benchmarks.builtin_suites import office
 from eval.config import JudgeConfig
 from eval.judges import make_judge
 from runners.core.messages import AssistantMessage
@@ -127,8 +127,8 @@ def test_where_the_two_protocols_disagree(tmp_path: Path, case: str) -> None:
 
 
 def test_the_xlsx_answer_is_really_past_the_excerpt(tmp_path: Path) -> None:
-    from eval.extract import extract_file
-    from eval.extract_limits import ExtractLimits
+    from eval.config import ExtractLimits
+    from eval.judges.extract.read import extract_file
     from eval.judges.wb_protocol import MAX_CHARS
 
     (tmp_path / "c.xlsx").write_bytes(_xlsx(tmp_path))

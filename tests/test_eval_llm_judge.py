@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from eval.builtin import office
+from eval.benchmarks.builtin_suites import office
 from eval.config import JudgeConfig
 from eval.judges import JudgeError, judge_prompts, make_judge
 from eval.judges.llm_rubric import trajectory_summary
+from eval.judges.metrics import aggregate
 from eval.judges.verdicts import read_answer
 from eval.judges.wb_protocol import MAX_CHARS, MAX_IMAGE_BYTES, TRUNCATED
-from eval.metrics import aggregate
 from runners.core.task import Rubric, Task
 from runners.models.config import ApiModelConfig
 from tests.http_stub import Reply, StubServer, completion

@@ -8,7 +8,7 @@ from eval.benchmarks import BenchmarkError, load_benchmark
 from eval.benchmarks.officeqa import Config as OfficeQAConfig
 from eval.config import JudgeConfig
 from eval.judges import make_judge
-from eval.officeqa_reward import DEFAULT, VERSIONS, extract_final_answer, score_answer
+from eval.judges.officeqa_reward import DEFAULT, VERSIONS, extract_final_answer, score_answer
 from tests.test_eval_helpers import SAMPLES, make_job
 
 CSV = SAMPLES / "officeqa" / "officeqa_pro_head5.csv"
@@ -166,7 +166,7 @@ def test_the_paper_selection_decides_every_pro_question_with_a_reason() -> None:
 def test_the_paper_presets_run_the_paper_subsets(compose_cfg) -> None:
     from omegaconf import OmegaConf
 
-    from runners.schema import CONF_DIR
+    from runners.config.schema import CONF_DIR
 
     assert compose_cfg(["benchmark=officeqa_paper"]).benchmark.selection == "officeqa_paper"
     grid = OmegaConf.load(CONF_DIR / "experiment" / "paper_main.yaml").grid

@@ -137,7 +137,7 @@ def test_without_bubblewrap_the_judge_refuses(tmp_path: Path, task: Task, job: P
 
 def test_a_sweep_without_bubblewrap_is_refused_before_any_job(tmp_path: Path, monkeypatch) -> None:
     import envs.sandbox
-    from runners.preflight import ConfigError, check_config
+    from runners.config.preflight import ConfigError, check_config
 
     cfg = compose_root(["benchmark=builtin", "judge=wb_agent", "model=scripted", f"model.script={write_script(tmp_path / 's.jsonl', [])}",
                         "env.sandbox=auto"])  # fmt: skip
@@ -166,8 +166,8 @@ def test_end_to_end_through_the_job_entry_point_and_the_api_client(tmp_path: Pat
         {"tool_calls": [{"name": "bash", "arguments": {"command": "printf '# Report\\nThe cap is 600.\\n' > report.md"}}]},
         {"content": "Done."},
     ])  # fmt: skip
-    from runners.grid import job_id
-    from runners.job_runner import run_and_score
+    from runners.job.identity import job_id
+    from runners.job.run import run_and_score
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-judge-test")
     with StubServer() as stub:

@@ -143,7 +143,7 @@ def test_the_judge_is_shown_the_records_own_task_text(root: Path, tmp_path: Path
 
 def test_a_record_without_steps_keeps_its_task_and_job_ids(root: Path) -> None:
     """Only records that have `steps`/`rubric_diffs` carry them, so every earlier task digest holds."""
-    from runners.identity import task_digest
+    from runners.job.identity import task_digest
 
     task = load_benchmark(_cfg(root)).task("7")
     assert "steps" not in task.extra and "rubric_diffs" not in task.extra

@@ -104,7 +104,7 @@ PLUGIN = {
     ''',
     "myplug/broken.py": "import a_module_that_does_not_exist_anywhere\n",
     "myplug/hooks.py": '''
-        from runners.methods import PromptBlock
+        from runners.agent.methods import PromptBlock
 
         def make(method, ctx):
             """A new kind of hook: a reminder in the system prompt."""
@@ -188,8 +188,7 @@ def test_plugin_storage_and_judge_in_process(plugin: Path, monkeypatch) -> None:
     monkeypatch.syspath_prepend(str(plugin))
     from eval.config import JudgeConfig
     from eval.judges import make_judge
-    from runners.config import StorageConfig
-    from runners.storage import S3StorageConfig, build_storage
+    from runners.core.storage import S3StorageConfig, StorageConfig, build_storage
 
     storage = build_storage(S3StorageConfig(kind="myplug.store:MemStorage", bucket="b"))
     assert type(storage).__name__ == "MemStorage" and storage.bucket == "b" and storage.complete("s", True) == {"j1"}
@@ -200,9 +199,9 @@ def test_plugin_storage_and_judge_in_process(plugin: Path, monkeypatch) -> None:
 
 def test_plugin_tracker_by_dotted_path(plugin: Path, monkeypatch, tmp_path: Path) -> None:
     monkeypatch.syspath_prepend(str(plugin))
-    from runners.config import TrackerConfig
+    from runners.config.runner import TrackerConfig
     from runners.core.record_types import JobMeta
-    from runners.tracking import build_tracker
+    from runners.tracking.tracker import build_tracker
 
     tracker = build_tracker(TrackerConfig(kind="myplug.track:ListTracker"), "s", tmp_path)
     tracker.log_job(JobMeta("j1", "b", "t", "dci", "m", 0), None, {})
@@ -238,10 +237,10 @@ def test_registries_import_nothing_heavy() -> None:
     kinds' config classes are plain dataclasses, but their clients and HTTP stacks load on first use)."""
     code = textwrap.dedent("""
         import sys
-        import eval.benchmarks, eval.judges, runners.models.registry, runners.storage, runners.methods
+        import eval.benchmarks, eval.judges, runners.models.registry, runners.core.storage, runners.agent.methods
         heavy = ["runners.models.openai_compat", "aiohttp", "eval.judges.llm_rubric",
                  "eval.judges.agentcompany", "eval.benchmarks.workspace_bench", "eval.benchmarks.agentcompany",
-                 "boto3"]  # (not tab.tab: tab/__init__.py imports it, and runners.config imports tab.config)
+                 "boto3"]  # (not tab.tab: tab/__init__.py imports it, and runners.config.runner imports tab.config)
         print(",".join(m for m in heavy if m in sys.modules))
     """)
     r = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)

@@ -15,13 +15,13 @@ import pytest
 
 from bench.bench_stuffing import baseline_turns, compose_root
 from eval.benchmarks.builtin import ensure_generated
+from eval.benchmarks.native_format import load_native
 from eval.harbor import harbor_files as hf
 from eval.harbor.importer import import_trials
 from eval.harbor.trial import export_jobs
-from eval.native import load_native
 from eval.report import write_report
-from runners.grid import job_id
-from runners.job_runner import run_and_score
+from runners.job.identity import job_id
+from runners.job.run import run_and_score
 from tests.harbor_venv import harbor_check
 
 RECORD_FILES = ("job.json", "result.json", "scores.json", "tab.json", "shown.json", "evaluator_view.json")

@@ -12,8 +12,8 @@ import pytest
 
 from runners.core.job_record import JobRecord
 from runners.core.record_files import read_json
-from runners.grid import job_id
-from runners.job_runner import run_and_score
+from runners.job.identity import job_id
+from runners.job.run import run_and_score
 from tests.conftest import compose_root, write_native, write_script
 from tests.http_stub import Reply, StubServer, completion, tool_call
 

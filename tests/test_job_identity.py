@@ -1,4 +1,4 @@
-"""Job identity (runners/identity.py): the id covers what can change what the agent does — the
+"""Job identity (runners/job/identity.py): the id covers what can change what the agent does — the
 task's content and workspace included — and nothing else (prices, retries, timeouts, the judge)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from runners.grid import job_id
+from runners.job.identity import job_id
 from tests.conftest import compose_root, write_native
 
 TASK = {"id": "t", "prompt": "Count the rows.", "workspace": "w", "answer": "3"}
@@ -80,7 +80,7 @@ def test_same_content_elsewhere_is_the_same_job(tmp_path: Path) -> None:
 def test_a_later_field_at_its_default_leaves_ids_unchanged() -> None:
     """`method.plugins` came after sweeps were recorded: empty, it is not in the identity (their ids
     still resume); set, it makes a different job."""
-    from runners.identity import config_identity
+    from runners.job.identity import config_identity
     from tests.conftest import compose_root
 
     base = ["benchmark=builtin", "method=dci", "model=scripted", "model.script=x.jsonl"]

@@ -11,11 +11,11 @@ import pytest
 from omegaconf import OmegaConf
 
 from eval.score import judge_key
+from runners.config.schema import CONF_DIR
 from runners.core.frozen_fields import FROZEN_JUDGE
-from runners.grid import JobSpec
+from runners.job.identity import JobSpec
+from runners.job.rescore import stale
 from runners.models.config import ModelConfig
-from runners.rescore import stale
-from runners.schema import CONF_DIR
 from tests.conftest import compose_root
 
 

@@ -117,7 +117,7 @@ RECORD_NAMES = {"job.json", "result.json", "scores.json", "tab.json", "trajector
 # Files of other programs' records that happen to share a name: TheAgentCompany's evaluator writes its
 # own result.json; the MCP tab server (tab/, below runners/) keeps its own tab.json; a Harbor trial
 # directory has its own result.json (eval/harbor/harbor_files.py).
-NOT_OURS = ("eval/judges/agentcompany.py", "eval/tac/evaluation.py", "tab/mcp/", "eval/harbor/harbor_files.py")
+NOT_OURS = ("eval/judges/agentcompany.py", "eval/judges/tac/evaluation.py", "tab/mcp/", "eval/harbor/harbor_files.py")
 
 
 def test_the_record_file_names_are_spelled_only_in_record_files() -> None:
@@ -135,9 +135,9 @@ def test_the_record_file_names_are_spelled_only_in_record_files() -> None:
 # What eval/ may use of runners/ besides the core: the model stack (judges and the probe call LLMs
 # through it), the run settings the probe replays, the tracker the report logs to, and the agent
 # loop, in which the wb_agent judge runs its judge model (one loop for agents and judges, not a copy).
-EVAL_MAY_USE = ("runners.core", "runners.models", "runners.config", "runners.tracking", "runners.loop")
+EVAL_MAY_USE = ("runners.core", "runners.models", "runners.config.runner", "runners.tracking.tracker", "runners.agent.loop")
 # The loop is a service eval may use only while it stands on the layers below the runner's jobs.
-LOOP_MAY_IMPORT = ("envs", "runners.core", "runners.config")
+LOOP_MAY_IMPORT = ("envs", "runners.core", "runners.config.runner")
 
 
 def test_eval_uses_of_the_runner_only_the_core_and_its_services() -> None:
@@ -150,5 +150,32 @@ def test_eval_uses_of_the_runner_only_the_core_and_its_services() -> None:
 
 def test_the_loop_eval_uses_stands_on_nothing_of_the_runners_jobs() -> None:
     known = modules()
-    above = {m for m in imports(known["runners.loop"], known) if not m.startswith(LOOP_MAY_IMPORT)}
-    assert not above, f"runners.loop imports {sorted(above)}: eval may use it only while it imports {LOOP_MAY_IMPORT}"
+    above = {m for m in imports(known["runners.agent.loop"], known) if not m.startswith(LOOP_MAY_IMPORT)}
+    assert not above, f"runners.agent.loop imports {sorted(above)}: eval may use it only while it imports {LOOP_MAY_IMPORT}"
+
+
+# The runner's wings, by stage: the agent loop and its methods know no job, a job knows no sweep;
+# judges never read the report. Each pair is (wing, what it must not import).
+WINGS = (
+    ("runners.agent", ("runners.job", "runners.sweep", "runners.tracking")),
+    ("runners.job", ("runners.sweep", "runners.tracking")),
+    ("runners.models", ("runners.agent", "runners.job", "runners.sweep", "runners.tracking")),
+    ("eval.judges", ("eval.report", "eval.replay", "eval.probe")),
+    ("eval.benchmarks", ("eval.report", "runners.job", "runners.sweep")),
+)
+
+
+def test_each_wing_imports_nothing_of_the_stages_after_it() -> None:
+    known = modules()
+    broken = []
+    for wing, forbidden in WINGS:
+        for name, path in known.items():
+            if name == wing or name.startswith(wing + "."):
+                broken += [f"{name} imports {m}" for m in sorted(imports(path, known)) if m.startswith(forbidden)]
+    assert broken == []
+
+
+def test_a_planted_wing_crossing_is_found(tmp_path: Path) -> None:
+    src = tmp_path / "m.py"
+    src.write_text("def f():\n    from runners.sweep.ledger import Ledger\n")
+    assert imports(src, {"runners.sweep.ledger": src}) == {"runners.sweep.ledger"}

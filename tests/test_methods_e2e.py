@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from runners.completion import fresh_job_dir
+from runners.agent.texts import TEXTS
 from runners.core.job_record import JobRecord
 from runners.core.record_files import read_json
-from runners.grid import job_id
-from runners.job_runner import run_and_score
-from runners.runner_texts import TEXTS
+from runners.job.identity import job_id
+from runners.job.resume import fresh_job_dir
+from runners.job.run import run_and_score
 from tests.conftest import compose_root, write_native, write_script
 
 POLICY = """# Business travel policy

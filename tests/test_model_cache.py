@@ -102,8 +102,8 @@ def test_entries_round_trip_and_a_bad_entry_is_a_miss(tmp_path: Path) -> None:
 
 
 def test_the_bucket_tier_serves_another_machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from runners.call_cache_s3 import BucketTier
-    from runners.storage import S3StorageConfig
+    from runners.core.storage import S3StorageConfig
+    from runners.models.call_cache_s3 import BucketTier
 
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0)
     server.start()

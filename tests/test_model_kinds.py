@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 
 from eval.score import judge_config, judge_key
-from runners.identity import config_identity
+from runners.config.preflight import check_config
+from runners.config.schema import ConfigError, recorded_config
+from runners.job.identity import config_identity
 from runners.models.config import ApiModelConfig, ModelConfig
 from runners.models.registry import KINDS, ModelKind, model_config
 from runners.models.scripted import ScriptedModelConfig
 from runners.models.server import ServedModelConfig, ServerConfig
-from runners.preflight import check_config
-from runners.schema import ConfigError, recorded_config
 from tests.conftest import compose_root
 
 REPO = Path(__file__).resolve().parents[1]
@@ -134,7 +134,7 @@ def test_a_plugin_kind_takes_the_config_it_was_given() -> None:
 
 # --------------------------------------------------------------------------- storage backends
 def test_storage_settings_belong_to_their_backend(tmp_path: Path) -> None:
-    from runners.storage import S3StorageConfig
+    from runners.core.storage import S3StorageConfig
 
     (tmp_path / "t.jsonl").write_text('{"content": "done"}\n')
 
@@ -170,7 +170,7 @@ def test_a_grid_of_one_kind_takes_that_kinds_settings_and_a_mixed_grid_says_why_
 
 
 def test_the_root_is_composed_as_the_grids_first_cell() -> None:
-    from runners.cli import root_choices
+    from runners.config.cli import root_choices
 
     assert root_choices(["grid.model=[scripted]", "grid.model=[openai, gpt54_nano]", "grid.benchmark=native"]) == [
         "benchmark=native", "model=openai"]  # the last list wins, as in Hydra

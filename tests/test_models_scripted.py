@@ -98,8 +98,8 @@ def _tasks_and_scripts(tmp_path):
 def test_a_script_dir_drives_each_task_with_its_own_script(tmp_path):
     """`model.script_dir` holds `<task_id>.jsonl`: a sweep over a built-in benchmark's reference
     `solutions/` runs each task's own solution."""
-    from runners.grid import job_id
-    from runners.job_runner import run_and_score
+    from runners.job.identity import job_id
+    from runners.job.run import run_and_score
     from tests.conftest import compose_root
 
     bench, scripts = _tasks_and_scripts(tmp_path)
@@ -127,7 +127,7 @@ def test_a_script_dir_without_a_tasks_script_is_refused_before_any_job(tmp_path)
     r = subprocess.run(cmd, cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True, timeout=300)
     assert r.returncode != 0 and "no script for 1 of 2 task(s) (b2)" in r.stderr.splitlines()[-1], r.stderr[-2000:]
     assert not list((tmp_path / "out").glob("s/native__*")), "no job ran"
-    from runners.preflight import ConfigError, check_config
+    from runners.config.preflight import ConfigError, check_config
     from tests.conftest import compose_root
 
     with pytest.raises(ConfigError, match="one of model.script=PATH"):

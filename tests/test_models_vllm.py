@@ -22,8 +22,8 @@ import pytest
 
 from runners.core.job_record import JobRecord
 from runners.core.record_files import read_json
-from runners.ledger import Ledger
 from runners.models.server import ModelServer, ServerError
+from runners.sweep.ledger import Ledger
 from tests.conftest import compose_root, write_native
 from tests.server_procs import MARK, clean_up, kill_driver_session, marked, new_mark, wait_marked
 

@@ -203,8 +203,8 @@ def test_data_roots_fill_each_benchmarks_paths(tmp_path: Path) -> None:
     """One override per benchmark works in a grid of several: each cell reads its own entry."""
     from hydra import initialize_config_dir
 
-    from runners.grid import cells
-    from runners.schema import CONF_DIR
+    from runners.config.schema import CONF_DIR
+    from runners.sweep.grid import cells
     from tests.conftest import compose_root
 
     data = [f"data.workspace_bench={tmp_path}/wb", f"data.agentcompany={tmp_path}/tac", f"data.officeqa={tmp_path}/oqa"]
@@ -218,8 +218,8 @@ def test_data_roots_fill_each_benchmarks_paths(tmp_path: Path) -> None:
 
 
 def test_paper_data_stays_out_of_job_ids(tmp_path: Path) -> None:
-    from runners.identity import config_identity
-    from runners.schema import job_record_config
+    from runners.config.schema import job_record_config
+    from runners.job.identity import config_identity
     from tests.conftest import compose_root
 
     plain = compose_root(["benchmark=officeqa", f"benchmark.questions={tmp_path}/q.csv", f"benchmark.corpus={tmp_path}/c"])

@@ -1,4 +1,4 @@
-"""The providers' rate limiters (runners/models/rate_limit.py, runners/governor.py): pacing, tokens per
+"""The providers' rate limiters (runners/models/rate_limit.py, runners/models/governor.py): pacing, tokens per
 minute, adaptive concurrency on 429 with Retry-After, leases, the client's attempts through the
 gate, and a two-actor sweep that stays under a stub's limit of N requests a second."""
 
@@ -202,8 +202,8 @@ def test_the_progress_line_shows_counts_spend_and_the_limiters() -> None:
 
     from rich.console import Console
 
-    from runners.grid import JobSpec
-    from runners.progress import Progress
+    from runners.job.identity import JobSpec
+    from runners.sweep.progress import Progress
     from tests.conftest import compose_root
 
     class Watch:  # what Progress reads of a SweepWatch

@@ -30,17 +30,17 @@ import httpx
 import pytest
 import ray
 
-from runners.actors import EpisodeActor
-from runners.config import ClusterConfig
+from runners.config.runner import ClusterConfig
 from runners.core.record_files import read_json
 from runners.core.record_types import Result
-from runners.grid import JobSpec
-from runners.job_runner import JobDone
-from runners.ledger import Ledger
+from runners.job.identity import JobSpec
+from runners.job.run import JobDone
 from runners.models import ServedModelConfig, ServerConfig
 from runners.models.server import ServerError
-from runners.replicas import start_replicas, stop_replicas
-from runners.scheduler import Outcome, run_all
+from runners.sweep.actors import EpisodeActor
+from runners.sweep.ledger import Ledger
+from runners.sweep.model_servers import start_replicas, stop_replicas
+from runners.sweep.scheduler import Outcome, run_all
 from slurm.node import node_command
 from tests.conftest import compose_root, write_script
 

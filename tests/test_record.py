@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from eval.report.load import load_sweep
-from runners.completion import fresh_job_dir, is_complete
+from runners.config.schema import job_record_config, recorded_config
 from runners.core.job_record import JobRecord
 from runners.core.record_files import SCHEMA_VERSION, read_json
 from runners.core.record_types import RecordError
-from runners.grid import job_id
-from runners.job_runner import record_time_limit, run_and_score
-from runners.schema import job_record_config, recorded_config
+from runners.job.identity import job_id
+from runners.job.resume import fresh_job_dir, is_complete
+from runners.job.run import record_time_limit, run_and_score
 from tests.conftest import compose_root, write_script
 
 REPO = Path(__file__).resolve().parent.parent

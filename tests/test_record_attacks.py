@@ -180,8 +180,8 @@ print("made")"""
 
 
 def test_the_models_own_lone_surrogate_never_stops_the_job(bench: Path, tmp_path: Path, monkeypatch) -> None:
-    from runners.grid import job_id
-    from runners.job_runner import run_and_score
+    from runners.job.identity import job_id
+    from runners.job.run import run_and_score
     from tests.conftest import compose_root
     from tests.http_stub import Reply, StubServer, completion, tool_call
 
@@ -271,7 +271,7 @@ def test_a_full_disk_leaves_the_job_unfinished_and_a_resume_runs_it(bench: Path,
 def test_an_s3_upload_takes_a_name_that_is_not_utf8(tmp_path: Path, monkeypatch) -> None:
     from moto.server import ThreadedMotoServer
 
-    from runners.storage import S3Storage, S3StorageConfig
+    from runners.core.storage import S3Storage, S3StorageConfig
 
     for k, v in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"}.items():
         monkeypatch.setenv(k, v)

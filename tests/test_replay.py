@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from eval.replay import main, replay_sweep
-from eval.replay_tab import tab_config_of_method
+from eval.replay.sweep import main, replay_sweep
+from eval.replay.tab import tab_config_of_method
 from tests.conftest import write_native, write_script
 
 pytestmark = pytest.mark.slow

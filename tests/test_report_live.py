@@ -21,7 +21,7 @@ import pytest
 
 from eval.report import write_report
 from eval.report.build import LOCK
-from runners.live_report import LIVE_LOG, LiveReport
+from runners.sweep.live_report import LIVE_LOG, LiveReport
 from tests.conftest import write_native, write_script
 from tests.test_report_data import build_sweep_a
 
@@ -144,7 +144,7 @@ def test_a_failed_refresh_stops_the_refreshing(tmp_path: Path, caplog: pytest.Lo
     live = LiveReport(tmp_path, every=1, start=starts)
     live.finished("a")
     starts.procs[0].rc = 1
-    with caplog.at_level(logging.WARNING, logger="runners.live_report"):
+    with caplog.at_level(logging.WARNING, logger="runners.sweep.live_report"):
         for i in range(3):
             live.finished(f"b{i}")
     assert len(starts.procs) == 1
@@ -162,7 +162,7 @@ def test_no_refresh_with_live_every_0(tmp_path: Path) -> None:
 
 
 def test_a_negative_live_every_is_refused(compose_cfg) -> None:
-    from runners.preflight import ConfigError, check_config
+    from runners.config.preflight import ConfigError, check_config
 
     cfg = compose_cfg(["report.live_every=-1"])
     with pytest.raises(ConfigError, match=r"report\.live_every=-1: .*0"):
@@ -244,8 +244,7 @@ def test_kept_data_reaches_a_page_worker_whole() -> None:
 
 
 def test_a_refresh_gets_no_credential(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from runners import live_report
-
+    from runners.sweep import live_report
     for name in ("OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "RAY_AUTH_TOKEN", "DB_PASSWORD", "GH_CREDENTIALS"):
         monkeypatch.setenv(name, "s3cr3t")
     monkeypatch.setenv("PYTHONPATH", "/elsewhere")
@@ -274,8 +273,7 @@ def test_the_refresh_command_takes_the_settled_jobs_from_a_file(tmp_path: Path, 
     from eval.report import build
     from eval.report.__main__ import main
     from eval.report.manifest import Settled
-    from runners import live_report
-
+    from runners.sweep import live_report
     sdir = tmp_path / "s"
     build_sweep_a(sdir)
     assert main([str(sdir), "--workers", "0", "--build-id", "r1"]) == 0

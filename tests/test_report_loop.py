@@ -12,10 +12,10 @@ from eval.config import BenchmarkConfig, JudgeConfig
 from eval.report import write_report
 from eval.report.load import load_sweep
 from eval.report.tabview import render_markdown
-from runners.config import AgentConfig, MethodConfig
-from runners.job_runner import run_and_score
+from runners.config.runner import AgentConfig, MethodConfig
+from runners.config.schema import RootConfig
+from runners.job.run import run_and_score
 from runners.models import ScriptedModelConfig
-from runners.schema import RootConfig
 from tab.config import TabConfig
 from tests.conftest import write_native, write_script
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from eval.metrics import aggregate
+from eval.judges.metrics import aggregate
 from eval.report import paired, write_report
 from eval.report.figure5 import thirds
 from eval.report.load import load_sweep

@@ -21,7 +21,7 @@ from moto.server import ThreadedMotoServer
 from eval.benchmarks import load_benchmark
 from runners.core.job_record import JobRecord
 from runners.core.record_files import read_json
-from runners.ledger import Ledger
+from runners.sweep.ledger import Ledger
 from tests.conftest import compose_root, write_script
 from tests.test_sweep import wait_for_orphan_actors
 

@@ -15,7 +15,7 @@ import pytest
 from eval.benchmarks import load_benchmark
 from runners.core.job_record import JobRecord
 from runners.core.record_files import read_json
-from runners.ledger import Ledger
+from runners.sweep.ledger import Ledger
 from tests.conftest import compose_root, write_script
 
 pytestmark = pytest.mark.slow

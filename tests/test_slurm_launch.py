@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from runners.sweep.grid import parse_slice, slice_specs
 from slurm.config import SlurmConfig
 from slurm.launch import LaunchError, check, render, sbatch_header
 from slurm.node import children, node_command
-from slurm.slices import parse_slice, slice_specs
 
 REPO = Path(__file__).resolve().parent.parent
 PY = "/opt/py env/bin/python"
@@ -173,7 +173,7 @@ def test_plan_composes_the_sweep_config(tmp_path, monkeypatch):
     from hydra.errors import HydraException
 
     from eval.prepare.__main__ import main as prepare
-    from runners.schema import ConfigError
+    from runners.config.schema import ConfigError
     from slurm.launch import plan
     from tests import prepare_sources as src
 

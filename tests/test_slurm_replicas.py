@@ -20,7 +20,7 @@ import ray
 from runners.models import ServedModelConfig, ServerConfig, build_model
 from runners.models.embedded import embedded_gguf
 from runners.models.server import ServerError
-from runners.replicas import ReplicaPool, start_replicas, stop_replicas
+from runners.sweep.model_servers import ReplicaPool, start_replicas, stop_replicas
 
 SHIM = """#!{python}
 # Stands in for `vllm serve --model MODEL --host H --port P --served-model-name N ...`.

@@ -11,7 +11,7 @@ import pytest
 from moto.server import ThreadedMotoServer
 
 from runners.core.record_files import JOB, RESULT, SCORES, TRAJECTORY
-from runners.storage import S3Storage, S3StorageConfig
+from runners.core.storage import S3Storage, S3StorageConfig
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import pytest
 from eval.benchmarks import load_benchmark
 from runners.core.job_record import JobRecord
 from runners.core.record_files import read_json
-from runners.ledger import Ledger
+from runners.sweep.ledger import Ledger
 from tests.conftest import compose_root, write_script
 
 pytestmark = pytest.mark.slow
@@ -119,8 +119,8 @@ def test_bad_axis_value_lists_valid_names(tmp_path: Path) -> None:
 def test_presets_compose(experiment: str, groups: int) -> None:
     from hydra import initialize_config_dir
 
-    from runners.grid import cells
-    from runners.schema import CONF_DIR
+    from runners.config.schema import CONF_DIR
+    from runners.sweep.grid import cells
 
     root = compose_root([f"experiment={experiment}"])
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
@@ -147,8 +147,8 @@ def test_paper_presets_refuse_to_start_without_bubblewrap(tmp_path: Path, experi
 def test_narrowing_override(tmp_path: Path) -> None:
     from hydra import initialize_config_dir
 
-    from runners.grid import cells
-    from runners.schema import CONF_DIR
+    from runners.config.schema import CONF_DIR
+    from runners.sweep.grid import cells
 
     root = compose_root(["experiment=paper_main"])
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):

@@ -11,11 +11,11 @@ from pathlib import Path
 from rich.console import Console
 
 from runners.core.record_types import Result
-from runners.grid import JobSpec
-from runners.progress import Progress
-from runners.scheduler import Outcome
-from runners.storage import S3Storage, S3StorageConfig
-from runners.uploads import Uploader
+from runners.core.storage import S3Storage, S3StorageConfig
+from runners.job.identity import JobSpec
+from runners.sweep.progress import Progress
+from runners.sweep.scheduler import Outcome
+from runners.sweep.uploads import Uploader
 from tests.conftest import compose_root
 
 
@@ -67,7 +67,7 @@ def test_shell_scratch_of_killed_processes_is_removed_at_sweep_start(tmp_path: P
     import tempfile
 
     from envs.sandbox import make_scratch
-    from runners.scratch import clean_stale
+    from runners.job.scratch import clean_stale
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     dead = subprocess.Popen([sys.executable, "-c", "import envs.sandbox as s; print(s.make_scratch())"],
@@ -82,7 +82,7 @@ def test_shell_scratch_of_killed_processes_is_removed_at_sweep_start(tmp_path: P
 def test_the_ledger_is_0644_under_a_group_writable_umask(tmp_path: Path) -> None:
     import os
 
-    from runners.ledger import Ledger
+    from runners.sweep.ledger import Ledger
 
     old = os.umask(0o002)
     try:

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from runners.core.record_files import read_json
-from runners.ledger import Ledger
+from runners.sweep.ledger import Ledger
 from tests.conftest import compose_root, write_native, write_script
 
 REPO = Path(__file__).resolve().parent.parent
@@ -154,7 +154,7 @@ def test_hydras_misleading_hints_become_the_projects_one_line_errors(module: str
 def test_sweep_runs_what_it_is_given_into_its_own_directory(bench: Path, script: Path, tmp_path: Path) -> None:
     """The issue's command: every task of the user's benchmark × both seeds, at the root settings, in
     a directory of its own (never the demo's); the same command again resumes it."""
-    from runners.sweep import derived_name
+    from runners.sweep.driver import derived_name
 
     out = tmp_path / "o"
     overrides = ["benchmark=native", f"benchmark.path={bench}", "grid.seed=[0,1]", "model=scripted", f"model.script={script}"]
@@ -173,7 +173,7 @@ def test_sweep_runs_what_it_is_given_into_its_own_directory(bench: Path, script:
 
 
 def test_derived_names_keep_different_sweeps_apart() -> None:
-    from runners.sweep import derived_name
+    from runners.sweep.driver import derived_name
 
     base = ["benchmark=native", "benchmark.path=/data/my bench", "grid.seed=[0,1]"]
     name = derived_name(base)
@@ -190,7 +190,7 @@ def test_derived_names_keep_different_sweeps_apart() -> None:
 
 
 def test_unknown_keys_anywhere_free_form_mappings_take_any() -> None:
-    from runners.preflight import ConfigError
+    from runners.config.preflight import ConfigError
 
     with pytest.raises(ConfigError, match=r"'foo'.*known keys: .*benchmark"):
         compose_root(["+foo=1"])
@@ -223,16 +223,16 @@ def test_the_seeds_of_a_cell_share_one_composition(monkeypatch: pytest.MonkeyPat
     from hydra import initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
 
-    import runners.grid
-    from runners.grid import cells
-    from runners.schema import CONF_DIR
+    import runners.sweep.grid
+    from runners.config.schema import CONF_DIR
+    from runners.sweep.grid import cells
 
     over = ["grid.method=[dci,runningtab]", "grid.seed=[0,1,2]", "model=scripted", "model.script=s.jsonl"]
     with_seed = [*over, "agent.max_turns=${seed}"]
     roots = compose_root(over), compose_root(with_seed)
     composed: list[list[str]] = []
-    real = runners.grid.compose
-    monkeypatch.setattr(runners.grid, "compose", lambda name, overrides: composed.append(overrides) or real(name, overrides=overrides))
+    real = runners.sweep.grid.compose
+    monkeypatch.setattr(runners.sweep.grid, "compose", lambda name, overrides: composed.append(overrides) or real(name, overrides=overrides))
     GlobalHydra.instance().clear()
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
         got = cells(roots[0], over, None)

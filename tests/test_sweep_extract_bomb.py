@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from runners.ledger import Ledger
+from runners.sweep.ledger import Ledger
 from tests import deliverable_bombs as bombs
 from tests.conftest import write_native, write_script
 

@@ -14,15 +14,16 @@ from typing import Any
 import pytest
 import ray
 
-from runners import scheduler
-from runners.actors import EpisodeActor
-from runners.config import ClusterConfig
+from runners.config.runner import ClusterConfig
 from runners.core.job_record import JobRecord
 from runners.core.record_files import read_json
 from runners.core.record_types import Result
-from runners.grid import JobSpec, benchmark_tasks, job_id
-from runners.job_runner import JobDone
-from runners.scheduler import Outcome, run_all
+from runners.job.identity import JobSpec, job_id
+from runners.job.run import JobDone
+from runners.sweep import scheduler
+from runners.sweep.actors import EpisodeActor
+from runners.sweep.grid import benchmark_tasks
+from runners.sweep.scheduler import Outcome, run_all
 from tests.conftest import compose_root, write_script
 
 pytestmark = pytest.mark.slow

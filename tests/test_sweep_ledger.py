@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from runners.ledger import Ledger
+from runners.sweep.ledger import Ledger
 from tests.conftest import write_script
 
 REPO = Path(__file__).resolve().parent.parent

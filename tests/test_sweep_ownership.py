@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from runners import ownership
-from runners.ledger import Ledger
-from runners.ownership import DriverLock, SweepBusy, overlaps
+from runners.sweep import ownership
+from runners.sweep.ledger import Ledger
+from runners.sweep.ownership import DriverLock, SweepBusy, overlaps
 from tests.conftest import write_script
 
 REPO = Path(__file__).resolve().parent.parent
@@ -66,7 +66,7 @@ def test_a_second_driver_on_the_same_sweep_refuses(tmp_path: Path) -> None:
 
 def _holder(sdir: Path, part: str) -> subprocess.Popen[str]:
     """A process that takes the driver's lock (of slice `part`, "" for the whole sweep) and waits."""
-    code = (f"import sys; from pathlib import Path; from runners.ownership import DriverLock\n"
+    code = (f"import sys; from pathlib import Path; from runners.sweep.ownership import DriverLock\n"
             f"lock = DriverLock(Path({str(sdir)!r}), {part or None}); lock.acquire(); print('held', flush=True); sys.stdin.read()")  # fmt: skip
     p = subprocess.Popen([sys.executable, "-c", code], cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert p.stdout is not None and p.stdout.readline().strip() == "held"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from runners.core.record_files import read_json
-from runners.ledger import Ledger
+from runners.sweep.ledger import Ledger
 from tests.conftest import write_native, write_script
 
 pytestmark = pytest.mark.slow

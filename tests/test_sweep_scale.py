@@ -16,25 +16,26 @@ from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 from rich.console import Console
 
-import runners.completion
 import runners.core.job_record
-import runners.reconcile
+import runners.job.resume
+import runners.sweep.reconcile
 from bench.bench_scale import fabricate, overrides, templates, write_benchmark
 from eval.benchmarks import load_benchmark
 from eval.report import write_report
 from eval.report.load import _TABS, TAB_CACHE, load_sweep
-from runners.completion import is_complete
+from runners.config.schema import CONF_DIR, register, to_root
 from runners.core.record_files import write_json
 from runners.core.record_types import Result
-from runners.grid import JobSpec, expand, job_id
-from runners.ledger import Ledger
-from runners.progress import Progress
-from runners.reconcile import reconcile
-from runners.scheduler import Outcome
-from runners.schema import CONF_DIR, register, to_root
-from runners.storage import LocalStorage
-from runners.tracking import NoTracker
-from runners.uploads import Uploader
+from runners.core.storage import LocalStorage
+from runners.job.identity import JobSpec, job_id
+from runners.job.resume import is_complete
+from runners.sweep.grid import expand
+from runners.sweep.ledger import Ledger
+from runners.sweep.progress import Progress
+from runners.sweep.reconcile import reconcile
+from runners.sweep.scheduler import Outcome
+from runners.sweep.uploads import Uploader
+from runners.tracking.tracker import NoTracker
 
 TASKS, METHODS, SEEDS, MISSING = 60, ["dci", "runningtab"], 2, 20  # 240 jobs, 20 never reached the ledger
 
@@ -106,7 +107,7 @@ def test_resume_from_the_ledger_agrees_with_the_records(scale, tmp_path: Path, m
         f.write(json.dumps({"job_id": ids[7], "status": "ok"}) + "\n" + '{"job_id": "torn", "sta')
 
     from_files = complete(specs, sdir, from_ledger=False)
-    reads = count_reads(monkeypatch, runners.completion)
+    reads = count_reads(monkeypatch, runners.job.resume)
     from_ledger = complete(specs, sdir, from_ledger=True)
     assert from_ledger == from_files
     assert from_ledger == set(ids) - {ids[0], ids[1], ids[2], ids[3]}
@@ -119,7 +120,7 @@ def test_reconcile_reads_only_what_the_ledger_lacks(scale, tmp_path: Path, monke
     specs, _ = scale
     sdir = copy_of(scale, tmp_path)
     done = [s for s in specs if s.job_id in complete(specs, sdir, from_ledger=True)]
-    reads = count_reads(monkeypatch, runners.reconcile)
+    reads = count_reads(monkeypatch, runners.sweep.reconcile)
 
     def run() -> dict[str, int]:
         return reconcile(done, sdir, None, Uploader(LocalStorage(), sdir.name), NoTracker(), Ledger(sdir))
@@ -199,14 +200,14 @@ def test_a_job_page_reads_each_file_of_its_record_once(scale, tmp_path: Path, mo
 
 
 def test_the_rescore_check_reads_no_result_the_ledger_vouches_for(scale, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from runners.completion import ledger_vouches
-    from runners.rescore import rescore
+    from runners.job.rescore import rescore
+    from runners.job.resume import ledger_vouches
 
     specs, _ = scale
     sdir = copy_of(scale, tmp_path)
     logged = Ledger(sdir).records()
     vouched = {s.job_id for s in specs if ledger_vouches(sdir / s.job_id, logged.get(s.job_id))}
-    reads = count_reads(monkeypatch, runners.completion)
+    reads = count_reads(monkeypatch, runners.job.resume)
     assert rescore(specs, sdir, logged) == []  # the same judge: nothing re-scored
     assert specs[0].cfg.judge.name != "none" and vouched and reads and not set(reads) & vouched
 
@@ -214,7 +215,7 @@ def test_the_rescore_check_reads_no_result_the_ledger_vouches_for(scale, tmp_pat
 def test_the_resume_scan_checks_each_record_once(scale, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Resume finds the complete jobs and the stale scores in one pass: each record's result.json is
     stat'ed at most once and its scores.json opened once (twice each before, and the job dir stat'ed)."""
-    from runners.rescore import resume_scan
+    from runners.job.rescore import resume_scan
 
     specs, _ = scale
     sdir = copy_of(scale, tmp_path)

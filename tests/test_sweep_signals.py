@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from runners.ledger import Ledger
+from runners.sweep.ledger import Ledger
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parent.parent

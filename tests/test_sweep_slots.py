@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from runners.grid import JobSpec
+from runners.job.identity import JobSpec
 from runners.models.server import ServedModelConfig, ServerConfig
 from tests.conftest import compose_root
 
@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def test_the_kinds_slots_and_the_setting() -> None:
-    from runners.replicas import replica_slots
+    from runners.sweep.model_servers import replica_slots
 
     assert replica_slots(ServedModelConfig(kind="llamacpp", name="m")) == 1
     assert replica_slots(ServedModelConfig(kind="vllm", name="m")) is None  # continuous batching: no cap
@@ -29,7 +29,7 @@ def test_the_kinds_slots_and_the_setting() -> None:
 
 
 def test_a_full_replica_takes_no_job_until_one_ends() -> None:
-    from runners.replicas import ReplicaPool
+    from runners.sweep.model_servers import ReplicaPool
 
     pool = ReplicaPool({"m": ["a", "b"], "api": "https://x/v1", "s": None}, slots={"m": 1})
     assert pool.capacity("m") == 2 and pool.capacity("api") is None
@@ -41,7 +41,7 @@ def test_a_full_replica_takes_no_job_until_one_ends() -> None:
 
 
 def test_the_first_waiting_job_whose_model_has_room_starts() -> None:
-    from runners.scheduler import _Pending
+    from runners.sweep.scheduler import _Pending
 
     served, scripted = compose_root(["model=smollm2"]), compose_root(["model=scripted", "model.script=x"])
     specs = [JobSpec("served0", served, "t"), JobSpec("scripted0", scripted, "t"),

@@ -159,7 +159,7 @@ def test_every_reader_of_the_switches_uses_the_one_list() -> None:
     import dataclasses
 
     from eval.report import load, table4
-    from runners import tracking_cells
+    from runners.tracking import cells as tracking_cells
     from tab.config import SWITCHES, TabConfig
 
     assert list(TabConfig().settings()) == list(SWITCHES)

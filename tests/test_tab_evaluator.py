@@ -9,8 +9,8 @@ from typing import Any
 
 from envs.config import EnvConfig
 from envs.environment import WorkspaceEnv
-from runners.config import AgentConfig
-from runners.loop import run_episode
+from runners.agent.loop import run_episode
+from runners.config.runner import AgentConfig
 from runners.models import ScriptedModelConfig
 from runners.models.scripted import ScriptedModel
 from tab.config import TabConfig

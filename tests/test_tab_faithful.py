@@ -118,7 +118,7 @@ def test_one_requirement_is_counted_in_the_singular(tmp_path: Path) -> None:
 
 
 def test_todo_prompt_says_only_what_the_papers_plan_first_prompt_says() -> None:
-    from runners.methods import text
+    from runners.agent.methods import text
 
     todo = text("todo", {})
     assert "TODO list of every fact, figure and deliverable element the task asks for" in todo
@@ -129,8 +129,8 @@ def test_the_runner_gives_the_tab_its_context_level_cap(tmp_path: Path) -> None:
     from envs.config import EnvConfig
     from envs.environment import WorkspaceEnv
     from envs.protocol import ToolCall
-    from runners.config import MethodConfig
-    from runners.methods import build_plugins
+    from runners.agent.methods import build_plugins
+    from runners.config.runner import MethodConfig
 
     write_files(tmp_path, {"huge.txt": "".join(f"clause {i} of the contract text here\n" for i in range(1500))})
     tab, _shown = build_plugins(MethodConfig(name="tab", tab=TabConfig()), tmp_path, "output", 2)

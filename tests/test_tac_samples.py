@@ -319,8 +319,8 @@ def install_original(utils: Path, evaluator: Path) -> None:
 
 def _run_seven(tmp_path: Path, export: Path, name: str, mode: str, kind: str):
     """The scripted agent's job through runners' job code, in its real sandbox; (cfg, task, job dir)."""
-    from runners.grid import job_id
-    from runners.job_runner import run_job
+    from runners.job.identity import job_id
+    from runners.job.run import run_job
     from tests.conftest import compose_root, write_script
     from tests.tac_seven import Deliverable, agent_script, deliverable
 

@@ -19,11 +19,10 @@ from typing import Any
 import pytest
 
 from eval.benchmarks import load_benchmark
-from runners.config import TrackerConfig
+from runners.config.runner import TrackerConfig
 from runners.core.job_record import JobRecord
-from runners.core.record_types import JobMeta
-from runners.tracking_cells import Cell
-from runners.tracking_wandb import WandbTracker
+from runners.core.record_types import Cell, JobMeta
+from runners.tracking.wandb_runs import WandbTracker
 from tests.conftest import compose_root, write_script
 
 REPO = Path(__file__).resolve().parent.parent

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from eval.benchmarks.base import BenchmarkError
+from eval.benchmarks.native_format import load_native
 from eval.config import BenchmarkConfig, cache_root
-from eval.native import load_native
 from runners.core.task import Task
 
 COMPLETE = ".complete"
@@ -38,7 +38,7 @@ class Config(BenchmarkConfig):
 
 
 def builtin_root(cfg: Config) -> Path:
-    from eval.builtin import GENERATOR_VERSION
+    from eval.benchmarks.builtin_suites import GENERATOR_VERSION
 
     if cfg.path:
         return Path(cfg.path).expanduser()
@@ -47,7 +47,7 @@ def builtin_root(cfg: Config) -> Path:
 
 def ensure_generated(root: Path, seed: int) -> Path:
     """Generate the benchmark at `root` unless a complete one is there."""
-    from eval.builtin import generate
+    from eval.benchmarks.builtin_suites import generate
 
     if (root / COMPLETE).is_file():
         return root
@@ -73,7 +73,7 @@ def ensure_generated(root: Path, seed: int) -> Path:
 
 
 def load(cfg: Config) -> list[Task]:
-    from eval.builtin import SUITES
+    from eval.benchmarks.builtin_suites import SUITES
 
     if cfg.suite not in SUITES:
         raise BenchmarkError(f"unknown builtin suite {cfg.suite!r}; valid suites: {', '.join(SUITES)}")

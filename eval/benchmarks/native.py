@@ -1,12 +1,12 @@
-"""`benchmark=native benchmark.path=DIR`: any folder in the native format (eval/native.py)."""
+"""`benchmark=native benchmark.path=DIR`: any folder in the native format (eval/benchmarks/native_format.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from eval.benchmarks.base import BenchmarkError
+from eval.benchmarks.native_format import load_native
 from eval.config import BenchmarkConfig
-from eval.native import load_native
 from runners.core.task import Task
 
 

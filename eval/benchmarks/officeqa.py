@@ -17,7 +17,7 @@ from eval.benchmarks.base import BenchmarkError
 from eval.benchmarks.selection import apply_selection
 from eval.benchmarks.task_texts import OFFICEQA_SUFFIX
 from eval.config import BenchmarkConfig
-from eval.officeqa_reward import VERSIONS
+from eval.judges.officeqa_reward import VERSIONS
 from runners.core.task import Task
 
 REQUIRED = ("uid", "question", "answer")

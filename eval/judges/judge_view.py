@@ -12,7 +12,7 @@ regular files only, no link followed), at most `MAX_FILES` files and `MAX_BYTES`
 not fit is named in agent_run.json. The inputs are materialized as the agent's workspace is by
 default (a copy, copy-on-write where the filesystem allows). The folder is named like the agent
 shells' scratch (`runningtab-shell-<pid>-…`), so that a sweep's start removes what a killed
-process left (runners/scratch.py).
+process left (runners/job/scratch.py).
 """
 
 from __future__ import annotations

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from eval.config import JudgeConfig
-from eval.extraction import current
 from eval.judges import judge_prompts, wb_protocol
 from eval.judges.base import JudgeError
 from eval.judges.client import CachedLLM, judge_llm
+from eval.judges.extract.session import current
 from eval.judges.untrusted import fence
 from eval.judges.verdicts import Verdicts, read_answer, rubric_scores
 from runners.core.job_record import JobRecord

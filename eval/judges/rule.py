@@ -9,13 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from eval.checks import Context, run_check
-from eval.final_files import FinalFiles
 from eval.judges.base import JudgeError, scores_doc
-from eval.metrics import answer_metrics, checkpoint_metrics, rubric_metrics
-from eval.officeqa_reward import DEFAULT, TOLERANCES, extract_final_answer, score_answer, version
-from eval.tac.compat.scoring import STRATEGIES
-from eval.tac.compat.scoring import Checkpoint as TacCheckpoint
+from eval.judges.checks import Context, run_check
+from eval.judges.final_files import FinalFiles
+from eval.judges.metrics import answer_metrics, checkpoint_metrics, rubric_metrics
+from eval.judges.officeqa_reward import DEFAULT, TOLERANCES, extract_final_answer, score_answer, version
+from eval.judges.tac.compat.scoring import STRATEGIES
+from eval.judges.tac.compat.scoring import Checkpoint as TacCheckpoint
 from runners.core.job_record import JobRecord
 from runners.core.task import Task
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from eval.judges.base import scores_doc
-from eval.metrics import rubric_metrics
+from eval.judges.metrics import rubric_metrics
 from runners.core.task import Task
 
 LEFT_OUT = "the judge's answer has no verdict for this rubric"

@@ -4,7 +4,7 @@ Workspace-Bench's current judge.
 Workspace-Bench now judges rubrics with `agent_as_a_judge.py` (its `agent_eval.py`, the protocol of
 `llm_rubric`, is marked deprecated): an agent that enters the task's output folder and inspects the
 files itself. Its code is not public, so this is a reconstruction, not the original: the judge
-model runs in our own agent loop (runners/loop.py) with `read` and `bash`, sandboxed by bubblewrap
+model runs in our own agent loop (runners/agent/loop.py) with `read` and `bash`, sandboxed by bubblewrap
 over a read-only folder holding the deliverable, the task's inputs and the agent's run
 (eval/judges/judge_view.py), within `judge.agent_max_turns` turns, `judge.agent_time_limit_s`
 seconds and `judge.agent_max_cost` dollars. It is told the task and its rubrics in the words of the
@@ -34,11 +34,11 @@ from eval.judges.judge_view import judge_folder
 from eval.judges.llm_rubric import ask
 from eval.judges.verdicts import Verdicts, rubric_scores
 from eval.judges.wb_protocol import task_fields
-from runners.config import AgentConfig
+from runners.agent.loop import EpisodeResult, run_episode
+from runners.config.runner import AgentConfig
 from runners.core.job_record import JobRecord
 from runners.core.messages import AssistantMessage, ContextLengthError, Model, ModelError
 from runners.core.task import Task
-from runners.loop import EpisodeResult, run_episode
 
 OUT_OF_BUDGET = ("turn_budget", "time_limit", "context_length")
 MODEL_FIELDS = ("role", "content", "tool_calls", "tool_call_id", "extra")  # what the loop sends of a message

@@ -16,7 +16,7 @@ text (possibly empty). Adapted (docs/benchmarks.md, "Fidelity"): the files are t
 expected outputs first (the exact expected path, then the same name elsewhere, then by path); the
 work folder is the record's `deliverable/` folder, and paths are given relative to the record
 rather than as host paths, so the judge's input is the same on every machine; office text comes
-from eval/extract.py; the trace summary is our evaluator view's (the first 30 events).
+from eval/judges/extract/read.py; the trace summary is our evaluator view's (the first 30 events).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Any
 
 from envs.safeio import lstat_inside, read_regular
 from eval.benchmarks.workspace_bench import record_task_text
-from eval.extraction import current
+from eval.judges.extract.session import current
 from runners.core.job_record import JobRecord
 from runners.core.task import Task
 

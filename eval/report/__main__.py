@@ -45,8 +45,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     tracker = None
     if args.tracker != "none":
-        from runners.config import TrackerConfig
-        from runners.tracking import build_tracker
+        from runners.config.runner import TrackerConfig
+        from runners.tracking.tracker import build_tracker
 
         tracker = build_tracker(TrackerConfig(kind=args.tracker), args.sweep_dir.name, args.sweep_dir)
     out = write_report(args.sweep_dir, tracker, baseline=args.baseline, treatment=args.treatment, workers=args.workers,

@@ -12,7 +12,7 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
-from eval.metrics import aggregate
+from eval.judges.metrics import aggregate
 from eval.report.load import Job, Sweep
 from eval.report.method_names import label
 from eval.report.plots import grouped_bars

@@ -19,7 +19,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from eval.extraction import deliverable_texts
+from eval.judges.extract.session import deliverable_texts
 from eval.report.kept_results import KeptResults
 from runners.core.job_record import JobRecord, is_job_dir
 from runners.core.record_files import TAB
@@ -176,7 +176,7 @@ class Job:
         return settings is not None and not all(settings.values())
 
     def deliverable_texts(self) -> list[str]:
-        """Each deliverable file's text as the judges read it (never parsed here: eval/extraction.py)."""
+        """Each deliverable file's text as the judges read it (never parsed here: eval/judges/extract/session.py)."""
         return self.held("deliverable_texts", lambda: deliverable_texts(JobRecord(self.dir)))
 
     def deliverable_files(self) -> list[Path]:

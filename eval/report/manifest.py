@@ -49,8 +49,8 @@ MANIFEST = "manifest.jsonl"
 FORMAT = 2  # the manifest's own shape (1: one JSON document, manifest.json)
 STAMPED = (JOB, RESULT, SCORES, TAB, SHOWN, TRAJECTORY, VIEW, EXTRACTED)
 # Modules outside eval/report whose code shapes the report (their source is part of the version).
-DEPENDS = ("eval.matching", "eval.extract", "eval.extracted", "eval.extract_office", "eval.extraction", "eval.metrics", "envs.context", "envs.harness_texts", "tab.config", "tab.render",
-           "tab.stats", "runners.core.record_types", "runners.core.job_record", "runners.config")  # fmt: skip
+DEPENDS = ("eval.judges.matching", "eval.judges.extract.read", "eval.judges.extract.extracted", "eval.judges.extract.office", "eval.judges.extract.session", "eval.judges.metrics", "envs.context", "envs.harness_texts", "tab.config", "tab.render",
+           "tab.stats", "runners.core.record_types", "runners.core.job_record", "runners.config.runner")  # fmt: skip
 
 Stamp = list[Any]
 _NAMES = frozenset((*STAMPED, DELIVERABLE))

@@ -1,4 +1,4 @@
-"""Seed statistics over the metrics `eval.metrics.aggregate` defines (paired ones: `paired.py`).
+"""Seed statistics over the metrics `eval.judges.metrics.aggregate` defines (paired ones: `paired.py`).
 
 Every benchmark metric is a ratio of sums over jobs: the pooled Rubric Pass Rate is passed rubrics
 over rubrics, and the others are a per-task value over a count of tasks. `parts()` gives each job's
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from eval.metrics import METRICS, aggregate
+from eval.judges.metrics import METRICS, aggregate
 from eval.report.load import Job
 
 

@@ -15,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 
-from eval.metrics import counts
+from eval.judges.metrics import counts
 from eval.report import paired
 from eval.report.kept_results import KeptResults
 from eval.report.load import Job, Sweep

@@ -14,7 +14,7 @@ from typing import Any
 from envs.context import manage_context
 from envs.harness_texts import CONTEXT_PLACEHOLDER
 from eval.report.load import Job
-from runners.config import AgentConfig
+from runners.config.runner import AgentConfig
 
 
 @dataclass

@@ -30,7 +30,7 @@ def _leaves(names: set[str], **nested: Frozen) -> Frozen:
     return {**dict.fromkeys(names), **nested}
 
 
-# What `runners.identity.config_identity` hashed at record schema 2 (main at 3747862); `None` marks a
+# What `runners.job.identity.config_identity` hashed at record schema 2 (main at 3747862); `None` marks a
 # value hashed whole, a mapping a config whose own fields follow the rule.
 FROZEN_JOB: Frozen = {
     "benchmark": {"name": None},

@@ -44,7 +44,7 @@ def known_fields(cls: type, doc: dict[str, Any]) -> dict[str, Any]:
 @dataclass(frozen=True)
 class JobMeta:
     """What ran: the grid's axes, the task, the sandbox the agent actually got, and the job config
-    (`runners.schema.recorded_config` turns it back into the typed config)."""
+    (`runners.config.schema.recorded_config` turns it back into the typed config)."""
 
     job_id: str
     benchmark: str
@@ -166,3 +166,22 @@ def read_scores(doc: dict[str, Any]) -> Scores:
     if version == 1 and isinstance(bench, str) and bench.startswith("builtin/"):
         doc = {**doc, "benchmark": bench.replace("/", "-", 1)}
     return doc  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One grid cell: the unit of a W&B run."""
+
+    benchmark: str
+    method: str
+    model: str
+    seed: int
+
+    @property
+    def name(self) -> str:
+        return f"{self.benchmark}__{self.method}__{self.model}__s{self.seed}"
+
+    @classmethod
+    def of_job(cls, job: JobMeta) -> Cell:
+        """The cell of a job."""
+        return cls(job.benchmark, job.method, job.model, job.seed)

@@ -1,6 +1,6 @@
 """What a job's model calls cost and what they paid, and the job's own budget.
 
-Two wrappers around a job's model (runners/job_model.py puts them on either side of the cache):
+Two wrappers around a job's model (runners/job/model.py puts them on either side of the cache):
 `Paid`, inside the cache, sees only the calls a model answered — its total is what the job paid
 (a reply from the cache costs nothing) and each payment is reported as it happens (to the sweep's
 governor: live spend per cell); `JobBudget`, outside the cache, adds up every reply's cost, cached or

@@ -2,7 +2,7 @@
 
 An entry is one reply (`<root>/<key[:2]>/<key>.json`), written atomically; a folder several sweeps
 share is safe (the same key always holds the same call). With `storage=s3` a second tier in the bucket
-(runners/call_cache_s3.py) is read on a disk miss and written after the disk.
+(runners/models/call_cache_s3.py) is read on a disk miss and written after the disk.
 
 Keys hash what can change a reply and nothing else:
 - `full_key` (the judges): the model's identity, the messages and the tools as one JSON document —

@@ -4,7 +4,7 @@ provider keeps up.
 
 `RateLimiter` is the state machine alone (a clock is passed in, nothing waits), so one
 implementation serves both places a limiter lives: `AsyncLimiter` waits on it in one event loop —
-in a sweep inside the shared governor actor (runners/governor.py), which every episode actor on
+in a sweep inside the shared governor actor (runners/models/governor.py), which every episode actor on
 every node asks before each attempt, and in a single `runners.job` in its own process
 (`local_gate`). `GatedTransport` wraps the OpenAI-compatible client's transport, so the limiter sees
 every attempt, its status and its Retry-After, not only the call's final outcome.

@@ -40,7 +40,7 @@ def compose(overrides: list[str]) -> tuple[EnvConfig, TabConfig]:
     from hydra import initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
 
-    from runners.schema import CONF_DIR, register, to_root
+    from runners.config.schema import CONF_DIR, register, to_root
 
     bad = [o for o in overrides if not o.lstrip("+~").startswith(("env.", "method"))]
     if bad:

@@ -1,0 +1,146 @@
+"""Subprocess entry: run one TheAgentCompany evaluator and write its result as JSON.
+
+    python run_evaluator.py EVALUATOR_PY TRAJECTORY_FILE RESULT_JSON
+
+Mirrors the benchmark's own `eval.py`: load the evaluator, call `grade_checkpoints` with the
+trajectory text, require a `Result` with at least one checkpoint, dump `result.to_dict()`.
+The compat modules (`common`, `scoring`, `config`) are on `sys.path` (set by the caller).
+
+It first starts the company's file server (`start_file_server`). While it runs it reports its progress, one JSON object a line, on the descriptor named by
+`RT_TAC_PROGRESS_FD` (a pipe the judge reads; closed to every program the evaluator starts):
+`{"started": true}` once the evaluator is loaded, `{"checkpoint": [total, result]}` for each
+checkpoint made, `{"strategy": NAME}` for the scoring strategy, `{"open": PATH}` for the files
+under /workspace, /data or /srv/owncloud it opens (the file server reports those it serves). If a limit stops the evaluator, the judge knows from this which
+checkpoints were done and whether it was reading the agent's files (eval/judges/tac/outcome.py).
+"""
+
+import importlib.util
+import inspect
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+MAX_OPENS = 2000  # distinct paths reported
+# The company's file server (eval/judges/tac/fileserver): its code is bound at FILESERVER_CODE/fileserver,
+# its state (the shares the agent made) at FILESERVER_STATE; eval/judges/tac/sandbox.py binds both.
+FILESERVER_CODE = "/opt/runningtab"
+FILESERVER_STATE = "/srv/fileserver"
+FILESERVER_FILES = "/srv/owncloud"  # the server's files when the agent had them served; else /workspace
+FILESERVER_PORT = 8092
+FILESERVER_HIDDEN = (".image", ".runningtab")  # workspace folders that are not the file server's
+REPORTED = ("/workspace/", "/data/", f"{FILESERVER_FILES}/")  # where the files the agent made are
+START_S = 30.0
+
+
+class Progress:
+    """Writes progress lines to the judge's pipe; never lets a failure reach the evaluator."""
+
+    def __init__(self, fd_text):
+        self.fd = int(fd_text) if fd_text and fd_text.isdigit() else None
+        if self.fd is not None:
+            try:
+                os.set_inheritable(self.fd, False)
+            except OSError:
+                self.fd = None
+        self.opened = set()
+
+    def send(self, **item):
+        if self.fd is None:
+            return
+        try:
+            os.write(self.fd, (json.dumps(item) + "\n").encode())
+        except (OSError, TypeError, ValueError):
+            pass
+
+    def audit(self, event, args):
+        if event != "open" or not args or not isinstance(args[0], str) or len(self.opened) >= MAX_OPENS:
+            return
+        path = os.path.normpath(args[0])
+        if path.startswith(REPORTED) and path not in self.opened:
+            self.opened.add(path)
+            self.send(open=path)
+
+
+def instrument(progress):
+    """Report each checkpoint and the strategy as the evaluator makes them (scoring's classes, patched)."""
+    import scoring
+
+    checkpoint_init = scoring.Checkpoint.__post_init__
+    result_init = scoring.Result.__post_init__
+
+    def checkpoint_post_init(self):
+        checkpoint_init(self)
+        progress.send(checkpoint=[int(self.total), int(self.result)])
+
+    def result_post_init(self):
+        result_init(self)
+        progress.send(strategy=getattr(self.scoring_strategy, "__name__", "custom"))
+
+    scoring.Checkpoint.__post_init__ = checkpoint_post_init
+    scoring.Result.__post_init__ = result_post_init
+
+
+def start_file_server(progress):
+    """The file server over /workspace, answering on loopback before this returns (it reports the
+    files it serves on the progress pipe); an OSError when it does not come up."""
+    root = FILESERVER_FILES if os.path.isdir(FILESERVER_FILES) else "/workspace"
+    argv = [sys.executable, "-m", "fileserver", "--root", root, "--state", FILESERVER_STATE,
+            "--port", str(FILESERVER_PORT)] + [a for name in FILESERVER_HIDDEN for a in ("--hide", name)]
+    fds = ()
+    if progress.fd is not None:
+        argv += ["--report-fd", str(progress.fd)]
+        fds = (progress.fd,)
+    env = {**os.environ, "PYTHONPATH": FILESERVER_CODE}
+    server = subprocess.Popen(argv, env=env, pass_fds=fds, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    deadline = time.monotonic() + START_S
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise OSError(f"the file server exited with {server.returncode} before it answered")
+        try:
+            socket.create_connection(("127.0.0.1", FILESERVER_PORT), timeout=1).close()
+            return server
+        except OSError:
+            time.sleep(0.02)
+    server.kill()
+    raise OSError(f"the file server did not answer within {START_S:.0f} s")
+
+
+def main(evaluator_py: str, trajectory_file: str, result_json: str) -> None:
+    from scoring import Result  # the compat module: /utils is on PYTHONPATH
+
+    progress = Progress(os.environ.get("RT_TAC_PROGRESS_FD"))
+    server = start_file_server(progress)
+    try:
+        evaluate(evaluator_py, trajectory_file, result_json, progress, Result)
+    finally:
+        server.kill()
+        server.wait()
+
+
+def evaluate(evaluator_py, trajectory_file, result_json, progress, Result):
+    """The benchmark's eval.py: load, grade with the trajectory, check and write the result."""
+    instrument(progress)
+    sys.addaudithook(progress.audit)
+    spec = importlib.util.spec_from_file_location("evaluator", evaluator_py)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["evaluator"] = module
+    spec.loader.exec_module(module)
+    progress.send(started=True)
+    with open(trajectory_file, encoding="utf-8") as f:
+        trajectory = f.read()
+    grade = module.grade_checkpoints
+    params = inspect.signature(grade).parameters
+    result = grade(trajectory=trajectory) if "trajectory" in params else grade(trajectory) if params else grade()
+    if not isinstance(result, Result):
+        raise TypeError(f"grade_checkpoints must return Result type, got {type(result)}")
+    if not result.checkpoints:
+        raise ValueError(f"Result must have at least one checkpoint, got {result}")
+    with open(result_json, "w", encoding="utf-8") as f:
+        json.dump(result.to_dict(), f)
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:4])

@@ -1,0 +1,156 @@
+"""Today's tab over a finished sweep's recorded trajectories, with no model call:
+
+    python -m eval.replay SWEEP [--method NAME] [--set KEY=VALUE ...] [--only TEXT] [--limit N] [--out DIR]
+
+For every finished job with a tab (or every finished job, with `--method`), the tab this checkout
+holds — its capture, candidates, review and evidence check, with the job's own tab settings or those
+of `conf/method/NAME.yaml`, and `--set` overrides (e.g. `--set review_lines=5`) — runs over the
+job's trajectory against the task's workspace as it was at the start (eval/replay/tab.py). It
+reports what changed against the recorded `tab.json`: read-log entries and candidates gained and
+lost, recorded resolutions that would now be refused (or accepted), the reviews' hits per
+requirement, and the paper's Table 3 before and after. Writes `<SWEEP>/replay/<label>/`:
+`replay.jsonl` (a line per job), `summary.md` (printed too). This is how the tab is developed
+without paying for agents again.
+
+What it cannot answer, said in its output: the agent acted on the tab it was shown; with another
+tab it would have read, added and resolved differently, so these are the new tab's answers to the old
+agent's actions — not what a run with the new tab would do.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import logging
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from eval.benchmarks import benchmark_config, load_benchmark
+from eval.replay.diff import compare, totals
+from eval.replay.tab import replay_tab, tab_config_of_method
+from eval.report.section import Table
+from eval.report.table3 import COLUMNS, TITLE, rows_of, summarize
+from runners.core.job_record import JobRecord, is_job_dir
+from runners.core.record_types import RecordError
+from tab.config import TabConfig
+
+log = logging.getLogger("eval.replay")
+CANNOT = ("What this replay cannot answer: the agent acted on the tab it was shown. With today's tab it would have "
+          "read, added, reviewed and resolved differently, and its deliverable would differ; these numbers are today's "
+          "tab answering the recorded actions, not what a run with today's tab would do or score. Reads of files the "
+          "agent changed are not credited (the replay knows their final state, not when they changed).")  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m eval.replay", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("sweep", type=Path, help="a finished sweep's folder")
+    ap.add_argument("--method", help="replay with this method's tab settings (conf/method/NAME.yaml), also over jobs that had no tab")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a tab setting to override (repeatable)")
+    ap.add_argument("--only", help="only jobs whose id contains this text")
+    ap.add_argument("--limit", type=int, help="at most this many jobs")
+    ap.add_argument("--out", type=Path, help="where to write (default <SWEEP>/replay/<label>)")
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    if not args.sweep.is_dir():
+        ap.error(f"{args.sweep} is not a folder")
+    try:
+        base = tab_config_of_method(args.method) if args.method else None
+        overrides = dict(_setting(s) for s in args.set)
+    except ValueError as e:
+        ap.error(str(e))
+    label = "__".join([args.method or "recorded", *args.set]).replace("/", "-") or "recorded"
+    out = args.out or args.sweep / "replay" / label
+    report = replay_sweep(args.sweep, base, overrides, args.only, args.limit)
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "replay.jsonl", "w", encoding="utf-8") as f:
+        for line in report["jobs"]:
+            f.write(json.dumps(line, default=str) + "\n")
+    text = summary(args.sweep, label, report)
+    (out / "summary.md").write_text(text, encoding="utf-8")
+    print(text)
+    print(f"written: {out}", file=sys.stderr)
+    return 0
+
+
+def _setting(text: str) -> tuple[str, Any]:
+    key, eq, value = text.partition("=")
+    if not eq or key not in {f for f in vars(TabConfig())}:
+        raise ValueError(f"--set {text!r}: give KEY=VALUE with KEY one of {', '.join(sorted(vars(TabConfig())))}")
+    try:
+        return key, json.loads(value)
+    except ValueError:
+        return key, value
+
+
+def replay_sweep(sweep: Path, base: TabConfig | None, overrides: dict[str, Any], only: str | None, limit: int | None) -> dict[str, Any]:
+    """Every job's replay and differences, and Table 3's rows before and after."""
+    jobs, skipped = [], defaultdict(int)
+    before: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
+    after: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
+    benchmarks: dict[str, Any] = {}
+    for job_dir in sorted(p for p in sweep.iterdir() if is_job_dir(p)):
+        if only and only not in job_dir.name:
+            continue
+        if limit is not None and len(jobs) >= limit:
+            break
+        try:
+            record = JobRecord(job_dir)
+            if not record.finished or record.result.errored:
+                skipped["not finished, or errored"] += 1
+                continue
+            meta = record.meta
+            recorded = record.plugin("tab")
+            config = base or meta.tab_config
+            if config is None:
+                skipped["no tab (pass --method to replay one over them)"] += 1
+                continue
+            config = TabConfig.coerce({**vars(config), **overrides})
+            node = meta.config.get("benchmark") or {"name": meta.benchmark}
+            key = json.dumps(node, sort_keys=True, default=str)
+            if key not in benchmarks:
+                benchmarks[key] = load_benchmark(benchmark_config(node))
+            replayed = replay_tab(record, benchmarks[key].task(meta.task_id), config)
+        except (RecordError, OSError, ValueError, KeyError) as e:
+            log.warning("%s: not replayed (%s: %s)", job_dir.name, type(e).__name__, e)
+            skipped[f"could not be replayed ({type(e).__name__})"] += 1
+            continue
+        group = (meta.benchmark, meta.method, meta.model)
+        if recorded is not None:
+            before[group].append(summarize(recorded))
+        after[group].append(summarize(replayed))
+        jobs.append({"job_id": meta.job_id, "recorded_tab": recorded is not None, **compare(recorded, replayed)})
+    return {"jobs": jobs, "skipped": dict(skipped), "table3_before": rows_of(before), "table3_after": rows_of(after)}
+
+
+def summary(sweep: Path, label: str, report: dict[str, Any]) -> str:
+    jobs = report["jobs"]
+    t = totals(jobs)
+    code = _tab_code()
+    lines = [f"# Replay of {sweep.name} with today's tab ({label}; tab code {code})", "",
+             f"{len(jobs)} job(s) replayed ({sum(j['recorded_tab'] for j in jobs)} with a recorded tab); "
+             f"{t['jobs_changed']} changed. Not replayed: {json.dumps(report['skipped']) if report['skipped'] else 'none'}.", "",
+             f"- read-log entries: +{t['entries_gained']} gained, -{t['entries_lost']} lost",
+             f"- candidates: +{t['candidates_gained']} gained, -{t['candidates_lost']} lost",
+             f"- recorded resolutions that would now be refused: {t['now_refused']}; refused then, accepted now: {t['now_accepted']}",
+             f"- review hits (a requirement shown beside a read-log line, per review): before {t['review_hits_before']}/"
+             f"{t['review_slots_before']}, after {t['review_hits_after']}/{t['review_slots_after']}", ""]  # fmt: skip
+    for j in jobs:
+        if j["now_refused"]:
+            lines.append(f"  {j['job_id']}: now refused " + ", ".join(f"{r['id']} (turn {r['turn']}: {r['why']})" for r in j["now_refused"]))
+    for name, rows in (("before (recorded)", report["table3_before"]), ("after (replayed)", report["table3_after"])):
+        lines += ["", f"## Table 3, {name}", "", Table("table3", TITLE, COLUMNS, rows).markdown() if rows else "(no job)"]
+    lines += ["", CANNOT, ""]
+    return "\n".join(lines)
+
+
+def _tab_code() -> str:
+    """A digest of the tab's code in this checkout: which tab answered."""
+    root = Path(__file__).resolve().parents[2] / "tab"
+    h = hashlib.sha256()
+    for p in sorted(root.rglob("*.py")):
+        h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()[:12]
+

@@ -1,0 +1,180 @@
+"""What both entry points (`runners.sweep`, `runners.job`) check on the command line before Hydra runs.
+
+The command line is Hydra's, unchanged (`--cfg job`, `--help`, `--info` work as Hydra users expect).
+Refused with a message instead of a Hydra traceback or a surprise: multirun (the sweep is its own
+multirun, the `grid.*` lists; Hydra's would run whole sweeps one after another and leave a
+`multirun/` folder behind), a comma list, range or glob as a value (Hydra's hint, "add
+--multirun", would lead there) and `GROUP=null` (Hydra cannot set a config group to null).
+
+What Hydra itself refuses while composing is said in one `error:` line too, in the project's words
+where Hydra's hint would mislead: a key the schema does not have gets the nearest known keys (as
+`+key=` does, `runners/config/schema.py`), never "To append to your config use +key=value".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from collections.abc import Callable, Sequence
+
+from runners.config.schema import AXES, CONF_DIR, group_options, register, unknown_key_message
+
+
+def multirun_refusal(argv: Sequence[str], prog: str) -> str | None:
+    """The message refusing `-m`/`--multirun` (or `hydra.mode=MULTIRUN`), None when not asked for.
+
+    Parsed with Hydra's own argument parser, so abbreviations (`--multi`) are caught too."""
+    from hydra._internal.utils import get_args_parser
+
+    args, _ = get_args_parser().parse_known_args(list(argv))
+    overrides = [str(o) for o in args.overrides or []]
+    asked = args.multirun or any(o.replace(" ", "").lower() == "hydra.mode=multirun" for o in overrides)
+    if not asked:
+        return None
+    kept = [o for o in overrides if not o.lower().startswith("hydra.mode")]
+    return f"error: {prog} does not take -m/--multirun: {_grid_hint(kept, prog)}"
+
+
+def sweep_value_refusal(argv: Sequence[str], prog: str) -> str | None:
+    """The message for a value Hydra reads as a sweep (`seed=0,1`, `grid.seed=0,1`, `range(…)`,
+    `glob(…)`), where Hydra would answer "add --multirun"; None when there is none."""
+    from hydra._internal.utils import get_args_parser
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import HydraException
+
+    args, _ = get_args_parser().parse_known_args(list(argv))
+    parser = OverridesParser.create()
+    for arg in args.overrides or []:
+        try:
+            override = parser.parse_override(arg)
+        except HydraException:
+            continue  # Hydra says what is wrong with its syntax
+        if not override.is_sweep_override():
+            continue
+        key, raw = override.key_or_group, arg.partition("=")[2]
+        try:
+            values = ",".join(override.sweep_string_iterator())
+        except HydraException:  # a glob: its options are the config group's
+            values = "…"
+        axis = key.removeprefix("grid.")
+        if axis in (*AXES, "seed", "tasks") and prog == "runners.job":
+            return f"error: {arg}: runners.job runs one job, so give one value; run several with python -m runners.sweep grid.{axis}=[{values}]"
+        if axis in (*AXES, "seed", "tasks"):
+            return f"error: {arg}: the sweep's values of an axis are a list in brackets: grid.{axis}=[{values}] (the sweep runs their product)"
+        one = "runners.job takes one value per setting" if prog == "runners.job" else \
+            "a setting takes one value per sweep: run one sweep per value, each with its own sweep=NAME"
+        return f"error: {arg}: {one}; a text value with a comma is quoted: {key}='{raw}'"
+    return None
+
+
+def composition_refusal(error: BaseException) -> str | None:
+    """One `error:` line for what Hydra refused while composing (None: not a composition error)."""
+    from hydra.errors import HydraException, MissingConfigException
+    from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
+
+    if not isinstance(error, HydraException):
+        return None
+    cause = error.__cause__
+    known = getattr(cause, "object_type", None)
+    if isinstance(cause, ConfigAttributeError | ConfigKeyError) and dataclasses.is_dataclass(known):
+        key = str(cause.full_key)
+        return f"error: {_of_another_kind(key, known) or unknown_key_message(key, known)}"
+    if isinstance(error, MissingConfigException) and error.missing_cfg_file and (CONF_DIR / error.missing_cfg_file).parent.is_dir():
+        group, _, name = error.missing_cfg_file.rpartition("/")
+        return f"error: unknown {group} {name!r}; valid {group} names: {', '.join(group_options(group))}"
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    if isinstance(cause, OmegaConfBaseException):
+        lines.append(str(cause).splitlines()[0])
+    return "error: " + "; ".join(lines)
+
+
+def _of_another_kind(key: str, cls: type) -> str | None:
+    """For a setting of another kind of model or benchmark than the one chosen (`model.script` on a
+    served model): which configs have it. None when no kind of the group has it."""
+    from omegaconf import OmegaConf
+
+    group, _, rest = key.partition(".")
+    field = rest.partition(".")[0]
+    if group == "model":
+        from runners.models.registry import KINDS as names
+        from runners.models.registry import config_class as class_of
+    elif group == "benchmark":
+        from eval.benchmarks import BENCHMARKS as names
+        from eval.benchmarks import config_class as class_of
+    else:
+        return None
+    kinds = [k for k in names.names() if (c := class_of(k)) is not None and field in {f.name for f in dataclasses.fields(c)}]
+    selector = "kind" if group == "model" else "name"
+    starts = [p.stem for p in sorted((CONF_DIR / group).glob("*.yaml")) if OmegaConf.load(p).get(selector) in kinds]
+    if not starts:
+        return None
+    return (f"{group}.{field} is not a setting of this {group} ({cls.__name__}) but of {group} {' or '.join(kinds)}: "
+            f"start from {' or '.join(f'{group}={s}' for s in starts)} and override from there")  # fmt: skip
+
+
+def _grid_hint(overrides: list[str], prog: str) -> str:
+    grid = []
+    for o in overrides:
+        key, _, value = o.partition("=")
+        if key in (*AXES, "seed") and "," in value:
+            grid.append(f"grid.{key}=[{value}]")
+    example = " ".join(grid) or "grid.method=[dci,runningtab] grid.seed=[0,1,2]"
+    if prog == "runners.job":
+        return f"it runs one job; run several with python -m runners.sweep and the grid's lists, e.g. {example}"
+    return (f"a sweep is already the product of its grid's lists; give them as e.g. {example} "
+            "(other settings take one value per sweep: run one sweep per value, each with sweep=NAME)")  # fmt: skip
+
+
+def null_group_refusal(argv: Sequence[str]) -> str | None:
+    """The message for `experiment=null` (or any config group set to null), None when there is none."""
+    for arg in argv:
+        group, _, value = arg.partition("=")
+        if group.isidentifier() and value.lower() in ("null", "none") and (CONF_DIR / group).is_dir() \
+                and value not in group_options(group):  # judge=none and tracker=none are choices
+            if group == "experiment":
+                return f"error: {arg}: no experiment is the default; leave it out (or write ~experiment)"
+            return f"error: {arg}: a config group cannot be null; choose one of: {', '.join(group_options(group))}"
+    return None
+
+
+def root_choices(argv: Sequence[str]) -> list[str]:
+    """`AXIS=FIRST` for each grid axis the command line lists (`grid.model=[scripted,smollm2]`) but
+    does not name (`model=`): the sweep's root is then composed as its grid's first cell, so that a
+    setting of that kind (`model.script=…`) fits it. Such a choice does not narrow the grid
+    (`runners.sweep.grid.split_overrides`) and does not enter the sweep's name."""
+    named = {a.partition("=")[0] for a in argv}
+    out = []
+    for axis in AXES:
+        listed = next((a.partition("=")[2] for a in reversed(argv) if a.partition("=")[0] == f"grid.{axis}"), None)  # the last wins
+        first = (listed or "").strip("[] ").split(",")[0].strip(" '\"")
+        if first and axis not in named:
+            out.append(f"{axis}={first}")
+    return out
+
+
+def run_cli(main: Callable[[], None], prog: str, argv: Sequence[str] | None = None) -> None:
+    """Refuse multirun and null groups, then hand the command line to Hydra's `main` (the sweep's
+    with its `root_choices` first)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    message = multirun_refusal(args, prog) or null_group_refusal(args) or sweep_value_refusal(args, prog)
+    if message:
+        sys.exit(message)
+    if prog == "runners.sweep":
+        from runners.config.show import asks_for_job_config, show_grid
+
+        if asks_for_job_config(args):  # the grid's config, not the root's defaults (runners/config/show.py)
+            sys.exit(show_grid(args, root_choices(args)))
+        sys.argv = [sys.argv[0], *root_choices(args), *args]  # first: after a flag (`--cfg job`) they would not parse
+    register()
+    if os.environ.get("HYDRA_FULL_ERROR"):  # the user asked for Hydra's own traceback
+        main()
+        return
+    os.environ["HYDRA_FULL_ERROR"] = "1"  # Hydra raises what it refuses, instead of printing its hints
+    try:
+        main()
+    except Exception as e:
+        message = composition_refusal(e)
+        if message is None:
+            raise
+        sys.exit(message)

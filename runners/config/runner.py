@@ -1,0 +1,119 @@
+"""Typed config schemas owned by the runner (the agent, methods, the sweep's grid, storage,
+tracking and cluster). Each YAML group in `conf/` extends one of these; see `runners/config/schema.py`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from slurm.config import SlurmConfig
+from tab.config import TabConfig
+
+
+@dataclass
+class AgentConfig:
+    """The harness settings of SPEC section 2 (paper settings by default)."""
+
+    max_turns: int = 300
+    time_limit_s: float = 3600.0
+    context_level: int = 3
+    work_dir: str | None = None  # where per-job workspaces are materialized (None: the system temp dir)
+
+
+@dataclass
+class MethodConfig:
+    """A method: which hooks it plugs into the environment. `tab` null means no tab. `plugins`:
+    more plugin kinds, by registered name or dotted path (`mypkg.hooks:make`, a factory
+    `(method, ctx) -> EnvPlugin`; see docs/extending.md), plugged in after the built-in ones."""
+
+    name: str = "dci"
+    todo: bool = False
+    self_refine: bool = False
+    tab: TabConfig | None = None
+    plugins: list[str] = field(default_factory=list)
+    texts: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class GridConfig:
+    """One list per axis; the sweep runs their product (times the benchmark's tasks). By default the
+    groups `conf/config.yaml` chooses, so a sweep given no axis runs what `runners.job` would."""
+
+    benchmark: list[str] = field(default_factory=lambda: ["builtin"])
+    method: list[str] = field(default_factory=lambda: ["dci"])
+    model: list[str] = field(default_factory=lambda: ["smollm2"])
+    seed: list[int] = field(default_factory=lambda: [0])
+    tasks: list[str] = field(default_factory=list)
+    slice: str | None = None
+
+
+@dataclass
+class ReportConfig:
+    """Which methods the analyses compare: every paired comparison is against `baseline`
+    (Table 1 paired, Figures 2 and 5, the side-by-side pages), Table 4's ablations against
+    `treatment`. An experiment names them; they never change a job.
+
+    `live_every`: while the sweep runs, its report is rebuilt in the background after every this
+    many finished jobs (`runners/sweep/live_report.py`), so that the build at its end is a short one;
+    0: only at the end."""
+
+    baseline: str = "dci"
+    treatment: str = "runningtab"
+    live_every: int = 1000
+
+
+@dataclass
+class BudgetConfig:
+    """What a sweep may spend, in USD at the models' prices (all optional; null = no limit).
+
+    `sweep_usd`, `cell_usd`: the scheduler starts no job whose expected cost would take the sweep's
+    (or its grid cell's) spend past them; the expected cost is the mean spend of the cell's finished
+    jobs, else `estimate_usd`, else `job_usd`. `job_usd`: a job whose cost reaches it stops with
+    `stop_reason: budget` (not complete: a re-run with a higher budget runs it again). Spend counts
+    what was paid: a reply from the model-call cache costs nothing. `allow_unpriced`: false refuses
+    to start while a model's price is missing or a placeholder (the paper presets set it false).
+    None of this changes a job id (runners/job/identity.py).
+    """
+
+    sweep_usd: float | None = None
+    cell_usd: float | None = None
+    job_usd: float | None = None
+    estimate_usd: float | None = None
+    allow_unpriced: bool = True
+
+
+@dataclass
+class TrackerConfig:
+    """Experiment tracking (`kind`: wandb | jsonl | none, or a dotted path to a factory; see
+    runners/tracking/tracker.py). W&B runs offline unless configured."""
+
+    kind: str = "wandb"
+    project: str = "runningtab"
+    entity: str | None = None
+    mode: str | None = None
+    dir: str | None = None
+
+
+@dataclass
+class ClusterConfig:
+    """Ray: where to run (None = a local Ray), the episode actors, and failure handling (`retries`:
+    infrastructure failures within a run; `error_retries`: errored records across re-runs).
+
+    Jobs run as asyncio tasks in `actors` long-lived episode actors (None: one per `actor_cpus`
+    CPUs the cluster has free once the model servers are up), at most `max_in_flight` at once
+    over the whole cluster, spread evenly over the actors."""
+
+    address: str | None = None
+    num_cpus: int | None = None
+    actors: int | None = None
+    actor_cpus: float = 0.5
+    max_in_flight: int = 8
+    retries: int = 2
+    # A job whose record ends in env_error/model_error is not complete: resume runs it again, up to
+    # this many more times (its record keeps the earlier attempts' errors).
+    error_retries: int = 2
+    job_timeout_s: float | None = None
+    server_gpus: float = 1.0
+    extra: dict[str, Any] = field(default_factory=dict)
+    slurm: SlurmConfig = field(default_factory=SlurmConfig)

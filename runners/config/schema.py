@@ -1,0 +1,189 @@
+"""The root config schema, registered in Hydra's ConfigStore, and its one conversion to dataclasses.
+
+`conf/config.yaml` starts from `root_schema`, so every YAML group is validated against the typed
+dataclasses of its part (`envs.config`, `tab.config`, `runners.models.config`, `eval.config`,
+`runners.config.runner`). Entry points call `to_root()` once and pass typed objects on from there.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hydra.core.config_store import ConfigStore
+from omegaconf import DictConfig, OmegaConf
+
+from envs.config import EnvConfig
+from eval.config import BenchmarkConfig, DataConfig, JudgeConfig
+from runners.config.runner import (
+    AgentConfig,
+    BudgetConfig,
+    ClusterConfig,
+    GridConfig,
+    MethodConfig,
+    ReportConfig,
+    TrackerConfig,
+)
+from runners.core.storage import StorageConfig
+from runners.models.config import ModelConfig
+
+CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
+AXES = ("benchmark", "method", "model")
+
+
+class ConfigError(ValueError):
+    """A config that cannot run; the message names the setting and the fix (entry points print it
+    as one line, no traceback)."""
+
+
+@dataclass
+class RootConfig:
+    benchmark: BenchmarkConfig = field(default_factory=BenchmarkConfig)
+    method: MethodConfig = field(default_factory=MethodConfig)
+    model: ModelConfig = field(default_factory=ModelConfig)
+    judge: JudgeConfig = field(default_factory=JudgeConfig)
+    env: EnvConfig = field(default_factory=EnvConfig)
+    agent: AgentConfig = field(default_factory=AgentConfig)
+    grid: GridConfig = field(default_factory=GridConfig)
+    storage: StorageConfig = field(default_factory=StorageConfig)
+    tracker: TrackerConfig = field(default_factory=TrackerConfig)
+    cluster: ClusterConfig = field(default_factory=ClusterConfig)
+    report: ReportConfig = field(default_factory=ReportConfig)
+    data: DataConfig = field(default_factory=DataConfig)
+    budget: BudgetConfig = field(default_factory=BudgetConfig)
+    task: str | None = None
+    seed: int = 0
+    out: str = "outputs"
+    sweep: str | None = None
+
+
+def register() -> None:
+    """Register the schemas (idempotent); called by the entry points, never at import. Each
+    registered benchmark with a config class of its own has it registered as
+    `benchmark/<name>_schema`, each model kind's as `model/<kind>_schema`
+    (runners/models/registry.py) and each storage backend's as `storage/<name>_schema`, which their
+    YAMLs name first, so a setting of another benchmark, model kind or backend is refused instead of
+    carried along."""
+    from eval.benchmarks import BENCHMARKS, config_class
+    from runners.core.storage import STORAGES, storage_config_class
+    from runners.models.registry import KINDS
+    from runners.models.registry import config_class as model_config_class
+
+    store = ConfigStore.instance()
+    store.store(name="root_schema", node=RootConfig)
+    for name in BENCHMARKS.names():
+        cls = config_class(name)
+        if cls is not BenchmarkConfig:
+            store.store(group="benchmark", name=f"{name}_schema", node=cls)
+    for name in KINDS.names():
+        store.store(group="model", name=f"{name}_schema", node=model_config_class(name))
+    for name in STORAGES.names():
+        storage_cls = storage_config_class(name)
+        if storage_cls not in (None, StorageConfig):
+            store.store(group="storage", name=f"{name}_schema", node=storage_cls)
+
+
+def to_root(cfg: DictConfig) -> RootConfig:
+    """Resolve and convert the composed config to typed dataclasses, once, at the driver.
+
+    Raises `ConfigError` for a key the schema does not have (`+agent.max_turn=5`):
+    OmegaConf would keep it as a stray attribute that nothing reads."""
+    obj = OmegaConf.to_object(cfg)
+    assert isinstance(obj, RootConfig), type(obj)
+    unknown = next(unknown_keys(obj), None)
+    if unknown:
+
+        raise ConfigError(unknown)
+    from eval.prepare import DataError, with_data
+
+    try:
+        obj.benchmark = with_data(obj.benchmark, obj.data)
+    except DataError as e:
+        raise ConfigError(str(e)) from None
+    return obj
+
+
+def unknown_keys(obj: Any, path: str = "") -> Iterator[str]:
+    """For each key of `obj` its schema does not declare: a message naming it and the nearest known keys.
+
+    Free-form mappings (`method.texts`, `cluster.extra`) take any key; their values are still walked."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        known = [f.name for f in dataclasses.fields(obj)]
+        for key in vars(obj):
+            if key not in known:
+                yield _unknown_message(f"{path}{key}", path, known)
+        for name in known:
+            yield from unknown_keys(getattr(obj, name), f"{path}{name}.")
+    elif isinstance(obj, dict):
+        for key, value in obj.items():
+            yield from unknown_keys(value, f"{path}{key}.")
+    elif isinstance(obj, list):
+        for i, value in enumerate(obj):
+            yield from unknown_keys(value, f"{path}{i}.")
+
+
+def unknown_key_message(key: str, cls: Any) -> str:
+    """`_unknown_message` for `key` (a dotted path) on the config class `cls` that lacks its last part."""
+    path = key.rpartition(".")[0]
+    return _unknown_message(key, f"{path}." if path else "", [f.name for f in dataclasses.fields(cls)])
+
+
+def _unknown_message(key: str, path: str, known: list[str]) -> str:
+    near = difflib.get_close_matches(key.rsplit(".", 1)[-1], known, n=3, cutoff=0.6)
+    names = ", ".join(path + k for k in near or known)
+    where = f" of {path.rstrip('.')}" if path else ""
+    found = f"nearest known keys: {names}" if near else f"the known keys{where}: {names}"
+    return f"unknown config key {key!r} (the schema has no such setting); {found}"
+
+
+def listed_axes(overrides: Sequence[str]) -> set[str]:
+    """The axes the overrides give a `grid.` list for."""
+    return {o.partition("=")[0].removeprefix("grid.") for o in overrides if o.startswith("grid.")} & {*AXES, "seed"}
+
+
+def group_options(group: str) -> list[str]:
+    """The names a config group offers (its YAML files), for error messages and validation."""
+    return sorted(p.stem for p in (CONF_DIR / group).glob("*.yaml"))
+
+
+def check_choice(group: str, name: str) -> None:
+    """Fail early, listing the valid names, when `name` is not an option of `group`."""
+    options = group_options(group)
+    if name not in options:
+        raise ConfigError(f"unknown {group} {name!r}; valid {group} names: {', '.join(options)}")
+
+
+def job_record_config(cfg: RootConfig) -> dict[str, Any]:
+    """The parts of the config that determine a job's result (what `job.json` keeps and ids hash).
+
+    Where records go, how they are tracked, on which cluster they run and where the prepared data
+    was (`data`: the benchmark's own paths, resolved from it, stay) do not change a result, so they
+    are left out. Configs hold names of secret variables, never secrets.
+    """
+    d = dataclasses.asdict(cfg)
+    for k in ("grid", "storage", "tracker", "cluster", "report", "data", "out", "sweep"):
+        d.pop(k)
+    return d
+
+
+def recorded_config(config: dict[str, Any]) -> RootConfig:
+    """A record's job config (`job.json` `config`) as the typed config again, each part as its own
+    class (the benchmark's, the model kind's); what it leaves out (where records went, tracking, the
+    cluster) takes the schema's defaults."""
+    from eval.benchmarks import benchmark_config
+    from eval.score import judge_config
+    from runners.models.registry import model_config
+
+    rest: dict[str, Any] = {k: v for k, v in config.items() if k not in ("benchmark", "model", "judge")}
+    rest["benchmark"] = OmegaConf.structured(benchmark_config(config.get("benchmark") or {}))
+    if "model" in config:
+        rest["model"] = OmegaConf.structured(model_config(config["model"], recorded=True))
+    if "judge" in config:
+        rest["judge"] = OmegaConf.structured(judge_config(config["judge"]))
+    obj = OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(RootConfig), rest))
+    assert isinstance(obj, RootConfig), type(obj)
+    return obj

@@ -1,0 +1,83 @@
+"""`python -m runners.sweep ... --cfg job`: the sweep's config as its grid defines it.
+
+Hydra would print the root config, whose `benchmark` and `model` are the root's defaults (the
+built-in benchmark, the embedded model), not what the grid runs. Printed here instead: the root's
+settings, and under `benchmark`, `method` and `model` each value of that axis as its cells compose
+it (with the paths resolved from `data.*`); an axis with one value shows that one config, as
+before. The last line says whether the sweep's preflight would let it start.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import yaml
+
+from runners.config.schema import AXES, ConfigError, RootConfig
+
+
+def asks_for_job_config(argv: Sequence[str]) -> bool:
+    """`--cfg job` / `-c job` with no other Hydra flag that changes what is printed."""
+    args = list(argv)
+    pairs = {(a, b) for a, b in itertools.pairwise(args)}
+    asked = bool(pairs & {("--cfg", "job"), ("-c", "job")}) or "--cfg=job" in args
+    return asked and not any(a in ("-p", "--package", "--help", "-h", "--info", "--hydra-help") for a in args)
+
+
+def overrides_of(argv: Sequence[str]) -> list[str]:
+    """The overrides: the command line without `--cfg job` and `--resolve` (values are resolved anyway)."""
+    out, skip = [], False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a in ("--cfg", "-c"):
+            skip = True
+        elif a not in ("--cfg=job", "--resolve"):
+            out.append(a)
+    return out
+
+
+def show_grid(argv: Sequence[str], choices: list[str]) -> int:
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    from runners.sweep.grid import compose_sweep, grid_axes
+
+    overrides = overrides_of(argv)
+    try:
+        root, experiment, configs = compose_sweep(overrides, choices)
+        axes, seeds = grid_axes(root, overrides)
+    except (ConfigError, HydraException, OmegaConfBaseException) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    print(render(root, experiment, axes, seeds, configs), end="")
+    return 0
+
+
+def render(root: RootConfig, experiment: str | None, axes: dict[str, list[str]], seeds: list[int], configs: list[RootConfig]) -> str:
+    from runners.config.preflight import check_sweep
+
+    doc: dict[str, Any] = dataclasses.asdict(root)
+    cells = zip(itertools.product(*(axes[a] for a in AXES), seeds), configs, strict=True)
+    by_axis: dict[str, dict[str, Any]] = {a: {} for a in AXES}
+    for key, cfg in cells:
+        for axis, name in zip(AXES, key, strict=False):
+            by_axis[axis].setdefault(name, dataclasses.asdict(getattr(cfg, axis)))
+    for axis, values in by_axis.items():
+        doc[axis] = values if len(values) > 1 else next(iter(values.values()))
+    doc["seed"] = seeds if len(seeds) > 1 else seeds[0]
+    sizes = [len(axes[a]) for a in AXES] + [len(seeds)]
+    head = (f"# {'experiment=' + experiment if experiment else 'no experiment'}: the sweep's grid, "
+            f"{' x '.join(f'{n} {a}(s)' for n, a in zip(sizes, [*AXES, 'seed'], strict=True))} = "
+            f"{len(configs)} cell(s), each over its benchmark's tasks.\n"
+            "# An axis with several values shows each as its cells compose it.\n")  # fmt: skip
+    try:
+        check_sweep(configs)
+        verdict = "passed (each cell's settings, the models' and judges' keys, the data of every benchmark)"
+    except ConfigError as e:
+        verdict = f"would refuse to start: {e}"
+    return head + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True) + f"# preflight: {verdict}\n"

@@ -1,0 +1,176 @@
+"""Job identity: the one function that decides whether two jobs are the same job.
+
+Ids, resume (locally and from a bucket) and every "already complete" check go through
+`identity()`. It covers everything that can change what the agent does — the agent's, method's,
+environment's and model's settings, the seed, and the task's content (its record and a manifest of
+its workspace) — and nothing that cannot: where records go, prices, retries, HTTP timeouts, how a
+model server is started, and the judge (a new judge re-scores a record, it does not re-run it).
+Paths are replaced by content, so the same benchmark checked out elsewhere is the same job.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from envs.safeio import open_regular, walk_regular
+from eval.benchmarks import load_benchmark
+from runners.config.schema import RootConfig, job_record_config
+from runners.core.frozen_fields import FROZEN_JOB, defaults_of, drop_new_defaults
+from runners.core.task import Task
+from runners.models.registry import flat_defaults, flat_model
+from runners.models.scripted import ScriptedModelConfig
+
+# Model fields that change how a reply is fetched or billed, never which reply the agent sees.
+_MODEL_RUNTIME = ("price_in_per_mtok", "price_out_per_mtok", "max_retries", "backoff_base_s", "backoff_max_s",
+                  "timeout_s", "call_timeout_s", "max_reply_bytes", "concurrency", "pricing", "cache", "cache_dir", "rpm",
+                  "tpm")  # fmt: skip
+_SERVER_RUNTIME = ("host", "port", "gpus", "startup_timeout_s", "stop_grace_s", "log_path", "replicas",
+                   "resources", "executable", "env", "slots")  # fmt: skip
+_FULL_HASH_MAX = 1 << 20  # larger files are identified by size plus their first and last 256 KiB
+_EDGE = 256 * 1024
+_file_digests: dict[tuple[str, int, int, int], str] = {}
+
+
+def identity(cfg: RootConfig, task: Task) -> dict[str, Any]:
+    """What a job's id hashes: the agent-relevant config and the task's content."""
+    return {"config": config_identity(cfg), "task": task_digest(task)}
+
+
+def config_identity(cfg: RootConfig) -> dict[str, Any]:
+    """The config part of the identity: the same for every task of a grid cell."""
+    d = job_record_config(cfg)
+    d.pop("judge")
+    d.pop("budget")  # what may be spent: a budget stop is not a result, and a higher budget re-runs the same job
+    d["benchmark"] = {"name": cfg.benchmark.name}  # where and which tasks: the task digest covers content
+    d["model"] = flat_model(cfg.model)  # every kind's fields, as before each kind had its class: ids stay
+    d["task"] = None  # which task: the task digest says; `runners.job` names it here, a sweep's cell does not
+    d["agent"].pop("work_dir")
+    d["env"].pop("shell_session")  # how bash calls are launched, not what they see
+    for k in _MODEL_RUNTIME:
+        d["model"].pop(k)
+    for k in _SERVER_RUNTIME:
+        d["model"]["server"].pop(k)
+    if isinstance(cfg.model, ScriptedModelConfig) and cfg.model.script:
+        d["model"]["script"] = _script_digest(cfg.model.script)
+    if isinstance(cfg.model, ScriptedModelConfig) and cfg.model.script_dir:  # its scripts, wherever the folder is
+        d["model"]["script_dir"] = _folder_digest(cfg.model.script_dir)
+    defaults = defaults_of(cfg)
+    defaults["model"] = flat_defaults(cfg.model)
+    return drop_new_defaults(d, defaults, FROZEN_JOB)
+
+
+def identity_digest(cfg: RootConfig, task: Task) -> str:
+    blob = json.dumps(identity(cfg, task), sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+class CellDigest:
+    """`identity_digest` for many tasks of one cell: the config part is serialized and hashed once.
+
+    The bytes hashed are exactly `json.dumps(identity(cfg, task), sort_keys=True, default=str)`:
+    its keys sort as "config" < "task", so the blob is a fixed prefix plus the task's digest."""
+
+    def __init__(self, cfg: RootConfig) -> None:
+        config = json.dumps(config_identity(cfg), sort_keys=True, default=str)
+        self._prefix = hashlib.sha256(f'{{"config": {config}, "task": '.encode())
+
+    def __call__(self, task_digest: str) -> str:
+        h = self._prefix.copy()
+        h.update(f"{json.dumps(task_digest)}}}".encode())
+        return h.hexdigest()
+
+
+def task_digests(tasks: list[Task]) -> dict[str, str]:
+    """`task_digest` of each task by id, walking each distinct workspace once (tasks share them)."""
+    manifests: dict[Path, list[tuple[str, int, str]]] = {}
+    out = {}
+    for t in tasks:
+        root = Path(t.workspace)
+        if root not in manifests:
+            manifests[root] = workspace_manifest(root)
+        out[t.id] = task_digest(t, manifests[root])
+    return out
+
+
+def task_digest(task: Task, manifest: list[tuple[str, int, str]] | None = None) -> str:
+    """A hash of the task's record (prompt, answer, rubrics, …) and of its workspace and staged files;
+    `manifest`: the workspace's, when the caller already has it."""
+    record = {f.name: getattr(task, f.name) for f in dataclasses.fields(task) if f.name not in ("workspace", "stage", "sandbox")}
+    if task.sandbox:  # a task that adds nothing to the sandbox keeps the id it had before the field
+        record["sandbox"] = task.sandbox.identity()
+    record["workspace"] = workspace_manifest(task.workspace) if manifest is None else manifest
+    record["stage"] = {dest: _file_digest(Path(src)) for dest, src in sorted(task.stage.items())}
+    blob = json.dumps(record, sort_keys=True, default=_plain)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def workspace_manifest(root: Path) -> list[tuple[str, int, str]]:
+    """(path, size, content digest) of every regular file under `root`, sorted; cached by stat."""
+    if not Path(root).is_dir():
+        return []
+    return sorted((rel, st.st_size, _file_digest(Path(root) / rel, Path(root), rel, st)) for rel, st in walk_regular(root))
+
+
+def _file_digest(path: Path, root: Path | None = None, rel: str | None = None, st: os.stat_result | None = None) -> str:
+    st = st or os.stat(path)
+    key = (str(path), st.st_size, st.st_mtime_ns, st.st_ino)
+    if key not in _file_digests:
+        h = hashlib.sha256()
+        with open_regular(root or path.parent, rel or path.name) as f:
+            if st.st_size <= _FULL_HASH_MAX:
+                h.update(f.read())
+            else:
+                h.update(f.read(_EDGE))
+                f.seek(st.st_size - _EDGE)
+                h.update(f.read(_EDGE))
+        _file_digests[key] = f"{st.st_size}:{h.hexdigest()}"
+    return _file_digests[key]
+
+
+def _script_digest(script: str) -> str:
+    p = Path(script)
+    return hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else script
+
+
+def _folder_digest(folder: str) -> str:
+    blob = json.dumps(workspace_manifest(Path(folder)))
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def _plain(obj: Any) -> Any:
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return dataclasses.asdict(obj)
+    return str(obj)
+
+
+_SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """One job: its id (a hash of its identity, runners/job/identity.py), config and task."""
+
+    job_id: str
+    cfg: RootConfig
+    task_id: str
+
+
+def job_id(cfg: RootConfig, task: Task | str) -> str:
+    """Readable and deterministic: the same job identity (runners/job/identity.py) always gives the same id.
+
+    `task` is the task, or its id (then the benchmark is loaded to read the task's content)."""
+    if isinstance(task, str):
+        task = load_benchmark(cfg.benchmark).task(task)
+    return readable_id(cfg, task.id, identity_digest(cfg, task))
+
+
+def readable_id(cfg: RootConfig, task_id: str, digest: str) -> str:
+    parts = (cfg.benchmark.label, task_id, cfg.method.name, cfg.model.id, f"s{cfg.seed}", digest[:10])
+    return "__".join(_SAFE.sub("-", str(p)) for p in parts)

@@ -1,0 +1,95 @@
+"""One job, in-process, without Ray — for debugging:
+
+    python -m runners.job benchmark=builtin task=<id> method=runningtab model=scripted \
+        model.script=turns.jsonl seed=0 out=DIR
+
+writes the job directory under `out` (default `outputs/`), scores it, and prints its path.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+
+import hydra
+from omegaconf import DictConfig
+
+from runners.config.schema import RootConfig, to_root
+from runners.core.task import Task
+
+
+@hydra.main(config_path="../../conf", config_name="config", version_base=None)
+def main(dcfg: DictConfig) -> None:
+    from runners.config.preflight import ConfigError, check_config, check_tasks
+    from runners.core.job_record import RecordWriteError
+    from runners.core.record_types import RecordError
+
+    _logs_to_stderr()
+    try:
+        cfg = to_root(dcfg)
+        task = _task(cfg)
+        check_config(cfg)  # before anything is written
+        check_tasks(cfg, [task.id])
+    except ConfigError as e:
+        sys.exit(f"error: {e}")
+    try:
+        _run(cfg, task)
+    except RecordError as e:  # a record this version cannot read: left as it is
+        sys.exit(f"error: {e}")
+    except RecordWriteError as e:  # a full disk: the job is left unfinished, nothing torn
+        sys.exit(f"error: {e.strerror}")
+
+
+def _run(cfg: RootConfig, task: Task) -> None:
+    from runners.core.job_record import JobRecord
+    from runners.job.identity import JobSpec, job_id
+    from runners.job.rescore import rescore
+    from runners.job.resume import is_complete
+    from runners.job.run import run_and_score
+    from runners.models import served
+
+    jid = job_id(cfg, task)
+    job_dir = Path(cfg.out) / jid
+    if is_complete(job_dir, scored=False, error_retries=cfg.cluster.error_retries, job_usd=cfg.budget.job_usd):
+        r = JobRecord(job_dir).result
+        note = f" ({r.stop_reason}, no retries left: {r.error})" if r.errored else ""
+        if r.stop_reason == "budget":
+            note = f" (stopped at its budget of ${r.budget_usd:g}: raise budget.job_usd to run it further)"
+        if rescore([JobSpec(jid, cfg, task.id)], Path(cfg.out)):
+            note += f" (re-scored with judge {cfg.judge.name})"
+        print(f"already complete{note}: {job_dir}", file=sys.stderr)
+        print(job_dir)
+        return
+    with served(cfg.model) as url:
+        out = run_and_score(cfg, task.id, job_dir, jid, url)
+    r = out.result
+    metrics = (out.scores or {}).get("metrics", {})
+    print(f"{r.stop_reason} after {r.turns} turns; metrics {json.dumps(metrics)}", file=sys.stderr)
+    print(job_dir)
+    if r.errored:
+        again = "a re-run with a higher budget.job_usd continues it" if r.stop_reason == "budget" else "a re-run retries it"
+        sys.exit(f"error: the job ended in {r.stop_reason}: {r.error} ({again})")
+
+
+def _logs_to_stderr() -> None:
+    """stdout is what the command returns, the job directory (`dir=$(python -m runners.job ...)`):
+    the log lines (Hydra sends them to stdout, as the sweep wants) go to stderr here."""
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, logging.StreamHandler) and handler.stream is sys.stdout:
+            handler.setStream(sys.stderr)
+
+
+def _task(cfg: RootConfig) -> Task:
+    """The task named by `task=`; a missing name, an unknown id or a benchmark that cannot load is a
+    config error whose message lists the ids there are."""
+    from runners.config.preflight import ConfigError, benchmark_tasks
+
+    tasks = benchmark_tasks(cfg)
+    ids = [t.id for t in tasks]
+    if cfg.task is None or str(cfg.task) not in ids:
+        what = "name the task to run with task=ID" if cfg.task is None else f"task={cfg.task} is not a task of it"
+        raise ConfigError(f"{what}; {cfg.benchmark.name} has: {', '.join(ids[:30])}{' …' if len(ids) > 30 else ''}")
+    return next(t for t in tasks if t.id == str(cfg.task))
+

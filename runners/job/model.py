@@ -1,0 +1,114 @@
+"""A job's model as the job uses it: the client for its config, behind the provider's rate limiter,
+what it paid, the model-call cache and the job's budget.
+
+    JobBudget( CachingModel( Paid( client with the provider's gate ) ) )
+
+The gate sees every HTTP attempt to a provider (runners/models/rate_limit.py; a model server the
+sweep starts itself is capped per process by `model.concurrency`, as before, and sized by the
+scheduler); `Paid` every call the model
+answered (what the job paid, reported to the sweep's governor as it happens); the cache answers what
+it holds (model.cache; off unless the sweep or the config turns it on); `JobBudget` every reply,
+cached or not, and stops the job at `budget.job_usd`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from runners.config.schema import RootConfig
+from runners.core.messages import Model
+from runners.models import build_model, governor
+from runners.models.accounting import JobBudget, Paid
+from runners.models.caching import CachingModel
+from runners.models.call_cache import CallCache, CallKeys, agent_identity, cache_mode, cache_root, echo_fields
+from runners.models.config import ApiModelConfig
+from runners.models.rate_limit import Limits, local_gate, provider_key
+from runners.models.registry import seeded
+from runners.models.server import needs_server
+
+
+@dataclass
+class JobModel:
+    """The wrapped model and what the job's record says of its calls."""
+
+    model: Model
+    paid: Paid
+    cached: CachingModel | None
+    job_id: str
+    handle: Any = None  # the sweep's governor
+
+    def record_fields(self, stop_reason: str, budget_usd: float | None) -> dict[str, Any]:
+        """`spend`, `cached_calls` and, for a budget stop, `budget_usd` (result.json)."""
+        return {"spend": round(self.paid.usd, 6), "cached_calls": self.cached.hits if self.cached else 0,
+                "budget_usd": budget_usd if stop_reason == "budget" else None}  # fmt: skip
+
+    async def aclose(self) -> None:
+        if self.handle is not None:
+            self.handle.job_over.remote(self.job_id)
+        aclose = getattr(self.model, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+
+def job_model(cfg: RootConfig, task_id: str, model_url: str | None, sweep_dir: Path, job_id: str) -> JobModel:
+    """The job's model for task `task_id` (`model_url`: a served model's URL); `sweep_dir` names the
+    sweep whose governor the job reports to, when one runs."""
+    from runners.core.record_types import Cell
+
+    mc = seeded(cfg.model, cfg.seed).for_task(task_id)
+    client = build_model(mc, model_url)
+    handle = governor.find(sweep_dir)
+    if isinstance(mc, ApiModelConfig) and not needs_server(mc) and hasattr(client, "gate"):  # a provider, not our own server
+        client.gate = _gate(mc, getattr(client, "base_url", model_url or ""), handle)
+    report = None
+    if handle is not None:
+        cell = Cell(cfg.benchmark.label, cfg.method.name, cfg.model.id, cfg.seed).name
+        report = lambda usd: usd and handle.paid.remote(job_id, cell, usd)  # noqa: E731
+    paid = Paid(client, report)
+    model: Model = paid
+    cached = None
+    mode = cache_mode(mc.cache, "off")
+    if mode != "off":
+        tier = _bucket_tier(cfg)
+        store = CallCache(cache_root(mc.cache_dir), tier)
+        cached = CachingModel(paid, store, CallKeys(agent_identity(mc, cfg.seed), echo_fields(mc)), mode, threaded=tier is not None)
+        model = cached
+    return JobModel(JobBudget(model, cfg.budget.job_usd), paid, cached, job_id, handle)
+
+
+def _gate(mc: ApiModelConfig, base_url: str, handle: Any) -> Any:
+    """The provider's limiter: the sweep's shared one, else this process's. A lease outlives any one
+    attempt (the client's timeout between bytes, twice, plus a minute); a holder that died frees it then."""
+    limits = Limits(mc.concurrency, mc.rpm, mc.tpm)
+    provider = provider_key(base_url, mc.api_key_env)
+    lease_s = 2 * mc.timeout_s + 60
+    if handle is not None:
+        return governor.RemoteGate(handle, provider, limits, lease_s)
+    return _LazyLocalGate(provider, limits, lease_s)
+
+
+class _LazyLocalGate:
+    """`local_gate`, looked up in the event loop of the first call (the job's loop)."""
+
+    def __init__(self, provider: str, limits: Limits, lease_s: float) -> None:
+        self.args = (provider, limits, lease_s)
+        self.gate: Any = None
+
+    async def acquire(self, tokens: int) -> str:
+        if self.gate is None:
+            self.gate = local_gate(*self.args)
+        return await self.gate.acquire(tokens)
+
+    def release(self, grant: str, tokens: int | None, status: int | None, retry_after: float | None) -> None:
+        self.gate.release(grant, tokens, status, retry_after)
+
+
+def _bucket_tier(cfg: RootConfig) -> Any:
+    """With `storage=s3`, the cache's second tier in the bucket."""
+    if cfg.storage.kind != "s3":
+        return None
+    from runners.models.call_cache_s3 import BucketTier
+
+    return BucketTier.of(cfg.storage)

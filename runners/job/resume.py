@@ -1,0 +1,86 @@
+"""Which job records are finished for good, and clearing the rest before a job runs again.
+
+A directory without `result.json` is an incomplete record (a killed job) and is cleared before the
+job runs again. A record whose stop reason is an error (`env_error`, `model_error`: `errored`) is
+not a result: it is run again on resume, up to `cluster.error_retries` more times, and the new
+record keeps the earlier attempts' errors in `earlier_errors`. Any other finished record is never
+rerun.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from envs.safeio import make_dirs, remove_tree
+from runners.core.job_record import read_result
+from runners.core.record_files import RESULT, SCORES
+from runners.core.record_types import Result
+
+VOUCHED = ("ok", "timeout")  # ledger statuses of records that are results: never rewritten by a rerun
+
+
+def retries_left(result: Result, error_retries: int, job_usd: float | None = None) -> bool:
+    """Whether an errored record may be run again; one stopped by its budget only under a higher
+    `budget.job_usd` (`job_usd` None: no budget now, higher than any)."""
+    if result.stop_reason == "budget":
+        return job_usd is None or result.budget_usd is None or job_usd > result.budget_usd
+    return result.errored and result.attempt <= error_retries
+
+
+def is_complete(job_dir: Path, scored: bool, error_retries: int, logged: Logged | None = None, job_usd: float | None = None) -> bool:
+    """A record is complete once its result (and, when a judge is configured, its scores) exist,
+    unless it errored and has retries left.
+
+    `logged`: the job's last record line in the ledger. When it vouches for the record (see
+    `ledger_vouches`), result.json is only stat'ed, not read: a resume of 20,000 jobs opens none."""
+    vouched = ledger_vouches(job_dir, logged)
+    if vouched is None:
+        result = read_result(job_dir)
+        if result is None or retries_left(result, error_retries, job_usd):
+            return False
+    elif not vouched:
+        return False
+    return not scored or os.path.isfile(os.path.join(job_dir, SCORES))
+
+
+def ledger_vouches(job_dir: Path, logged: Logged | None) -> bool | None:
+    """Whether the ledger line `logged` settles that `job_dir` holds a finished, non-errored record
+    without reading it: True when the line logged a result that is never rerun (`ok`, `timeout`)
+    and result.json exists, written no later than the line (the record is the one it logged);
+    False when result.json is gone (removed after the line: not complete); None when the line
+    cannot tell — none, an errored record (its retries are read from the record itself), no time,
+    or a result.json newer than the line (an actor finished after a killed driver's line)."""
+    if logged is None or logged.status not in VOUCHED or logged.time is None:
+        return None
+    try:
+        st = os.stat(os.path.join(job_dir, RESULT))
+    except OSError:
+        return False
+    return True if st.st_mtime <= logged.time else None
+
+
+def fresh_job_dir(job_dir: Path) -> list[dict[str, Any]]:
+    """Start a job directory from nothing, discarding what a killed attempt left behind; returns the
+    errors of the earlier attempts that ended in an error (kept in the new record)."""
+    earlier: list[dict[str, Any]] = []
+    if job_dir.exists():
+        result = read_result(job_dir)
+        if result is not None:
+            if not result.errored:
+                raise FileExistsError(f"{job_dir} already holds a finished job; refusing to overwrite it")
+            earlier = [*result.earlier_errors, result.error_entry()]
+        remove_tree(job_dir, check=True)
+    make_dirs(job_dir)
+    return earlier
+
+
+@dataclass(frozen=True, slots=True)
+class Logged:
+    """What the ledger says of a job's record: its status, which run of the record, and when."""
+
+    status: str
+    record_attempt: int
+    time: float | None

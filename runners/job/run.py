@@ -1,0 +1,218 @@
+"""One job, in-process: materialize the workspace, plug the method in, run the episode, write the record.
+
+Plain coroutines with no Ray: the sweep's episode actors run many of them at once on one event
+loop (runners/sweep/actors.py); `run_and_score` runs one for the single-job entry point. What blocks
+(copying the workspace, starting the environment, judging) runs in the loop's worker threads, so
+the loop only ever waits on models and tools.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from envs.deliverable import diff_workspace
+from envs.environment import WorkspaceEnv
+from envs.sandbox import agent_root
+from envs.workspace import materialize
+from runners.agent.loop import EpisodeResult, run_episode_async
+from runners.agent.methods import build_plugins
+from runners.agent.texts import task_message
+from runners.config.schema import RootConfig, job_record_config
+from runners.core.job_record import (
+    JobRecord,
+    RecordWriteError,
+    Trajectory,
+    is_job_dir,
+    read_result,
+    write_deliverable,
+    write_meta,
+    write_plugin_record,
+    write_result,
+    write_view,
+)
+from runners.core.record_types import JobMeta, Result
+from runners.core.task import Task
+from runners.job.model import job_model
+from runners.job.resume import fresh_job_dir
+from runners.job.scratch import job_scratch, remove_scratch
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class JobDone:
+    """What an episode actor hands back for one job: its result, its scores (None when not judged),
+    and whether the sweep's time limit stopped it."""
+
+    result: Result
+    scores: dict[str, Any] | None
+    timed_out: bool = False
+
+
+def run_job(
+    cfg: RootConfig, task: Task, job_dir: Path, job_id: str, model_url: str | None = None
+) -> Result:
+    """`run_job_async` for a caller without an event loop."""
+    return asyncio.run(run_job_async(cfg, task, job_dir, job_id, model_url))
+
+
+async def run_job_async(
+    cfg: RootConfig, task: Task, job_dir: Path, job_id: str, model_url: str | None = None
+) -> Result:
+    """Run `task` under `cfg` and write its complete record to `job_dir`; returns its result.
+
+    Cancelled (the sweep's limit), it leaves the trajectory so far and no result: the caller says why.
+    A record that cannot be written (a full disk) raises `RecordWriteError`: no result, so a resume
+    runs the job again."""
+    meta, earlier = await asyncio.to_thread(_start_record, cfg, task, job_dir, job_id)
+    traj = Trajectory(job_dir)
+    started = time.time()
+    ws_parent = job_scratch(job_id, cfg.agent.work_dir)
+    try:
+        res, extra = await _episode(cfg, task, job_dir, meta, ws_parent / "workspace", model_url, traj)
+    except RecordWriteError:
+        raise
+    except Exception as e:  # setting up the job failed: the record says so instead of vanishing
+        log.exception("job %s failed outside the episode", job_id)
+        res, extra = EpisodeResult(stop_reason="env_error", error=f"{type(e).__name__}: {e}"), {}
+    finally:
+        traj.close()
+        await asyncio.to_thread(remove_scratch, ws_parent)
+    result = _result(job_id, res, earlier, started, extra)
+    await asyncio.to_thread(write_result, job_dir, result)
+    return result
+
+
+def _start_record(cfg: RootConfig, task: Task, job_dir: Path, job_id: str) -> tuple[JobMeta, list[Any]]:
+    """Clear what a killed run left and write job.json; returns it and the earlier attempts' errors."""
+    earlier = fresh_job_dir(job_dir)
+    meta = JobMeta(job_id, cfg.benchmark.label, task.id, cfg.method.name, cfg.model.id, cfg.seed, job_record_config(cfg))
+    write_meta(job_dir, meta)
+    return meta, earlier
+
+
+def _result(
+    job_id: str, res: EpisodeResult, earlier: list[Any], started: float, extra: dict[str, Any]
+) -> Result:
+    return Result(
+        job_id=job_id,
+        stop_reason=res.stop_reason,
+        attempt=len(earlier) + 1,
+        turns=res.turns,
+        tokens_in=res.tokens_in,
+        tokens_out=res.tokens_out,
+        cost=round(res.cost, 6),
+        chars_read=res.chars_read,
+        final_answer=res.final_answer or "",
+        wall_s=round(time.time() - started, 3),
+        error=res.error,
+        earlier_errors=earlier,
+        **extra,
+    )
+
+
+def record_time_limit(job_dir: Path, job_id: str, limit_s: float, wall_s: float) -> Result:
+    """The result of a job the sweep had to stop: its trajectory so far stays; the result says why."""
+    result = Result(
+        job_id=job_id,
+        stop_reason="time_limit",
+        wall_s=round(wall_s, 3),
+        error=f"stopped by the sweep after exceeding its limit of {limit_s:.0f} s",
+    )
+    if is_job_dir(job_dir):
+        result = dataclasses.replace(result, sandbox=JobRecord(job_dir).meta.sandbox)
+    if job_dir.is_dir():
+        write_result(job_dir, result)
+    return result
+
+
+async def _episode(
+    cfg: RootConfig, task: Task, job_dir: Path, meta: JobMeta, ws: Path, model_url: str | None, traj: Trajectory
+) -> tuple[EpisodeResult, dict[str, Any]]:
+    env, plugins = await asyncio.to_thread(_environment, cfg, task, job_dir, meta, ws)
+    model = job_model(cfg, task.id, model_url, job_dir.parent, meta.job_id)  # limiter, cache, spend, budget
+    prompt = task_message(task, env.agent_root, cfg.method.texts)
+    try:
+        res = await run_episode_async(model.model, env, prompt, cfg.agent, on_message=traj)
+    finally:
+        await asyncio.to_thread(env.close)
+        await model.aclose()
+    delivered = await asyncio.to_thread(_deliver, cfg, task, job_dir, ws, env, plugins, res)
+    return res, {**delivered, **model.record_fields(res.stop_reason, cfg.budget.job_usd)}
+
+
+def _environment(cfg: RootConfig, task: Task, job_dir: Path, meta: JobMeta, ws: Path) -> tuple[WorkspaceEnv, list[Any]]:
+    """The task's workspace, materialized, with the method's plugins in its environment; job.json
+    then says which sandbox the agent actually runs in ("bwrap", or "none": unsandboxed)."""
+    materialize(task.workspace, ws, task.stage, method=cfg.env.materialize)
+    urls = task.sandbox.service.urls if task.sandbox.service else ()
+    plugins = build_plugins(cfg.method, ws, task.output, cfg.agent.context_level, agent_root(cfg.env, str(ws)), urls)
+    env = WorkspaceEnv(ws, cfg.env, plugins, extras=task.sandbox)
+    write_meta(job_dir, dataclasses.replace(meta, sandbox=env.sandbox_kind))
+    return env, plugins
+
+
+def _deliver(
+    cfg: RootConfig,
+    task: Task,
+    job_dir: Path,
+    ws: Path,
+    env: WorkspaceEnv,
+    plugins: list[Any],
+    res: EpisodeResult,
+) -> dict[str, Any]:
+    """The plugins' records, the evaluator's view and the deliverable: what the agent left behind."""
+    view = res.messages
+    for p in plugins:
+        view = p.evaluator_view(view)
+        record = p.record()
+        if record is not None:
+            write_plugin_record(job_dir, p.name, record)
+    write_view(job_dir, {"task": task.prompt, "messages": view, "final_answer": res.final_answer})
+    caps = cfg.env.deliverable_max_files, cfg.env.deliverable_max_bytes
+    diff = diff_workspace(task.workspace, task.stage, ws, max_files=caps[0])
+    got = write_deliverable(job_dir, ws, diff, *caps)
+    return {"deliverable": got.files, "deleted": diff.deleted, "left_out": got.left_out, "left_out_rest": got.rest,
+            "sandbox": env.sandbox_kind, "limits_hit": [*env.limits_hit, *got.limits_hit]}  # fmt: skip
+
+
+def score(cfg: RootConfig, job_dir: Path, task: Task | None = None) -> dict[str, Any] | None:
+    """Judge a finished record per its benchmark's protocol (None when `judge=none`)."""
+    if cfg.judge.name == "none":
+        return None
+    from eval.score import score_job
+
+    return score_job(job_dir, cfg.judge, task=task)
+
+
+def run_and_score(
+    cfg: RootConfig, task_id: str, job_dir: Path, job_id: str, model_url: str | None
+) -> JobDone:
+    """One job end to end, for a caller without an event loop (the single-job entry point)."""
+    from eval.benchmarks import load_benchmark
+
+    task = load_benchmark(cfg.benchmark).task(task_id)
+    return asyncio.run(run_and_score_async(cfg, task, job_dir, job_id, model_url))
+
+
+async def run_and_score_async(
+    cfg: RootConfig, task: Task, job_dir: Path, job_id: str, model_url: str | None
+) -> JobDone:
+    """One job end to end: what an episode actor runs for each job it is given.
+
+    A job run again after its actor was lost may find the record that actor finished just before
+    (its node went down after the write): that record is the job's result, not run a second time."""
+    result = await asyncio.to_thread(read_result, job_dir)
+    if result is None or result.errored:
+        result = await run_job_async(cfg, task, job_dir, job_id, model_url)
+    else:
+        record = JobRecord(job_dir)
+        if record.scored:
+            return JobDone(result, await asyncio.to_thread(lambda: record.scores))
+    return JobDone(result, await asyncio.to_thread(score, cfg, job_dir, task))

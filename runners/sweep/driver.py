@@ -1,0 +1,252 @@
+"""The sweep driver: `python -m runners.sweep [experiment=NAME] [sweep=NAME] [overrides…]`.
+
+The root config is the default: no experiment unless one is named. Expands the grid into jobs,
+skips those whose complete record exists (locally or in storage), serves each served model once,
+runs the rest as Ray actors, scores, stores and tracks each job as it finishes, and prints the
+results table. Re-running the same command resumes a killed sweep.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+import shlex
+import signal
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import hydra
+from hydra.core.hydra_config import HydraConfig
+from omegaconf import DictConfig, OmegaConf
+
+from envs.safeio import make_dirs, write_bytes
+from runners.config.schema import RootConfig, listed_axes, to_root
+
+if TYPE_CHECKING:
+    from eval.report.manifest import Settled
+
+log = logging.getLogger("runners.sweep")
+
+
+# Overrides that never change a job or its score: where records and scratch go, storage, tracking,
+# the cluster, the Slurm slice, the live report's refreshes, where the prepared data is. Adding or
+# changing them resumes the same sweep.
+_NOT_IN_NAME = ("out", "sweep", "experiment", "storage", "tracker", "cluster", "hydra", "grid.slice", "agent.work_dir",
+               "report.live_every", "data", "budget", "model.cache", "model.cache_dir", "model.pricing", "model.rpm", "model.tpm")
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.=-]+")
+_DROPPED = str.maketrans("", "", "[]'\"")
+NAME_MAX = 100
+
+
+def sweep_dir_for(root: RootConfig, experiment: str | None, overrides: Sequence[str] = ()) -> Path:
+    """`<out>/<sweep>`: `sweep=NAME`, else the experiment's name, else a name derived from the overrides."""
+    return Path(root.out) / (root.sweep or experiment or derived_name(overrides))
+
+
+def derived_name(overrides: Sequence[str]) -> str:
+    """The name of a sweep with neither `sweep=` nor `experiment=`: its overrides, sorted, joined
+    by `__` (unsafe characters become `-`), plus a hash of them, so that two different commands
+    never share a directory and the same command (in any order) resumes. `default` without any."""
+    listed = listed_axes(overrides)  # `model=X` beside `grid.model=[…]` only chose the root's group
+    kept = sorted(o for o in overrides if not _excluded(o) and o.partition("=")[0] not in listed)
+    if not kept:
+        return "default"
+    digest = hashlib.sha256("\n".join(kept).encode()).hexdigest()[:8]
+    readable = "__".join(map(_readable, kept))[:NAME_MAX].rstrip("-_.")
+    return f"{readable}__{digest}"
+
+
+def _readable(override: str) -> str:
+    """`key=value` with a path shown by its last part and list brackets and quotes dropped."""
+    key, eq, value = override.partition("=")
+    if "/" in value:
+        value = value.rstrip("/").rsplit("/", 1)[-1]
+    return _UNSAFE.sub("-", key + eq + value.translate(_DROPPED)).strip("-")
+
+
+def _excluded(override: str) -> bool:
+    key = override.split("=", 1)[0].lstrip("+~")
+    return any(key == k or key.startswith(f"{k}.") for k in _NOT_IN_NAME)
+
+
+def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) -> dict[str, Any]:
+    """Everything the CLI does, callable from code (tests, Slurm array tasks). Raises `SweepBusy`
+    when another driver runs this sweep (or a slice sharing its jobs), and `Interrupted`, carrying
+    its status line, once SIGINT or SIGTERM has stopped it cleanly."""
+    from runners.sweep.ownership import DriverLock
+    from runners.sweep.stopping import interruptible
+
+    specs, sdir = _specs_and_dir(root, overrides, experiment)
+    with interruptible() as signals, DriverLock(sdir, _part(root)):  # nothing is written before it is held
+        write_bytes(sdir / "sweep.yaml", OmegaConf.to_yaml(OmegaConf.structured(root)).encode())
+        return _drive(root, specs, sdir, overrides, signals)
+
+
+def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str], signals: Any) -> dict[str, Any]:
+    """Resume, reconcile, run what is left, write the report: the sweep, once its folder is ours."""
+    import ray
+
+    from runners.core.storage import build_storage
+    from runners.job.rescore import resume_scan
+    from runners.job.scratch import clean_stale, tag
+    from runners.models.lifeline import owner_label, stop_orphans
+    from runners.sweep.ledger import Ledger
+    from runners.sweep.live_report import LiveReport
+    from runners.sweep.model_servers import ModelServers
+    from runners.sweep.progress import Progress
+    from runners.sweep.reconcile import reconcile
+    from runners.sweep.scheduler import run_all
+    from runners.sweep.stopping import Interrupted, status_line
+    from runners.sweep.uploads import Uploader
+    from runners.sweep.watch import SweepWatch
+    from runners.tracking.tracker import build_tracker
+
+    storage = build_storage(root.storage)
+    name = sdir.name
+    stored = _stored(storage, name, any(s.cfg.judge.name != "none" for s in specs))
+    ledger = Ledger(sdir)
+    logged = ledger.records()  # read once: a record it vouches for is stat'ed, not read
+    rescored, local = resume_scan(specs, sdir, logged)  # a new judge re-scores finished records, it does not re-run them
+    todo = [s for s in specs if s.job_id not in local and s.job_id not in (stored or set())]
+    skipped = len(specs) - len(todo)
+    tracker = build_tracker(root.tracker, name, sdir, specs)
+    uploader = Uploader(storage, name)
+    clean_stale([s.job_id for s in specs], {s.cfg.agent.work_dir for s in specs})  # none of them runs yet
+    servers_scope = tag(str(sdir.resolve()))
+    stop_orphans(servers_scope)  # the model servers of this sweep's killed drivers
+    reconcile([s for s in specs if s.job_id in local], sdir, stored, uploader, tracker, ledger)
+    for spec in rescored:  # the bucket gets the new scores.json
+        uploader.submit(sdir / spec.job_id, lambda error, job=spec.job_id: error and log.warning("upload of %s failed: %s", job, error))
+    if rescored:
+        print(f"sweep {name}: re-scored {len(rescored)} finished job(s) with judge {specs[0].cfg.judge.name} (not re-run)", file=sys.stderr)
+    print(f"sweep {name}: {len(specs)} jobs, {skipped} already complete, {len(todo)} to run -> {sdir}", file=sys.stderr)
+
+    to_run = {s.job_id for s in todo}
+    live = LiveReport(sdir, root.report.live_every, already=[s.job_id for s in specs if s.job_id not in to_run])
+    progress: Progress | None = None
+
+    def done(outcome: Any) -> None:
+        from runners.sweep.finish import finish_job
+
+        finish_job(outcome, sdir, uploader, tracker, ledger)
+        assert progress is not None
+        progress.finish(outcome)
+        live.finished(outcome.spec.job_id)
+
+    try:
+        if todo:
+            if not ray.is_initialized():
+                ray.init(address=root.cluster.address, num_cpus=root.cluster.num_cpus, log_to_driver=False,
+                         include_dashboard=False, runtime_env=_runtime_env())  # fmt: skip
+                signals.install()  # Ray's init put its own SIGTERM handler (exit at once) in place of ours
+            with (ModelServers({s.cfg.model.id: s.cfg.model for s in todo}, root.cluster, owner_label(servers_scope)) as servers,
+                  SweepWatch(sdir, root.budget, specs, todo, tracker) as watch,  # rate limits, spend, budgets
+                  Progress(todo, skipped, watch=watch, name=name) as progress):
+                run_all(todo, sdir, root.cluster, servers.urls, progress.start, done, admit=watch.admit, slots=servers.slots)
+    except KeyboardInterrupt:  # the actors and servers are stopped by now; the records done are kept
+        stop = Interrupted(signals.caught or signal.SIGINT)  # Ray's wait raises a plain one for ours
+        now, in_flight = (progress.finished, sum(progress.running.values())) if progress else (0, 0)
+        stop.status = status_line(stop.signum, len(specs), skipped, now, in_flight, resume_command(overrides))
+        live.abort()
+        raise stop from None
+    finally:
+        uploader.drain()
+        tracker.flush()  # W&B cells whose jobs did not all finish, marked partial
+        jobs_done = time.monotonic()
+        live.close()
+    _report(sdir, tracker, jobs_done, live.settled())
+    return {"sweep_dir": str(sdir), "jobs": len(specs), "ran": len(todo), "skipped": skipped}
+
+
+def resume_command(overrides: Sequence[str]) -> str:
+    """A command that resumes this sweep: the same overrides (the grid's root choices among them,
+    which change neither the grid nor the sweep's name)."""
+    return shlex.join(["python", "-m", "runners.sweep", *overrides])
+
+
+def _part(root: RootConfig) -> tuple[int, int] | None:
+    """The Slurm slice this driver runs (`grid.slice=I/N`), None for the whole sweep."""
+    if not root.grid.slice:
+        return None
+    from runners.sweep.grid import parse_slice
+
+    return parse_slice(root.grid.slice)
+
+
+def _specs_and_dir(root: RootConfig, overrides: list[str], experiment: str | None) -> tuple[list[Any], Path]:
+    """The sweep's jobs (this Slurm slice of them, if one is set) and its folder (made, still empty)."""
+    from runners.sweep.grid import expand
+
+    specs = expand(root, overrides, experiment)
+    part = _part(root)
+    if part is not None:
+        from runners.sweep.grid import slice_specs
+
+        specs = slice_specs(specs, *part)
+    sdir = sweep_dir_for(root, experiment, overrides)
+    make_dirs(sdir)
+    return specs, sdir
+
+
+def _stored(storage: Any, sweep: str, scored: bool) -> set[str] | None:
+    """The jobs complete in the bucket, or None when it cannot be read (resume from local records
+    only; uploads are retried by a later run)."""
+    try:
+        return storage.complete(sweep, scored=scored)
+    except Exception as e:  # boto3 raises many types; all mean "cannot tell"
+        log.warning("the bucket could not be listed (%s: %s): resuming from the local records only", type(e).__name__, e)
+        return None
+
+
+def _report(sdir: Path, tracker: Any, jobs_done: float, settled: Settled | None = None) -> None:
+    """Write the paper's tables and figures for this sweep (also logged to the tracker's summary
+    run) and print its Table 1, the results table. A failing report never fails a sweep whose
+    records are all written."""
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    from eval.report import write_report
+
+    try:
+        report = write_report(sdir, tracker, settled=settled)  # the jobs settled before the last refresh: not stamped again
+    except Exception:
+        log.exception("the report of %s could not be written; run python -m eval.report %s", sdir, sdir)
+        return
+    table1 = report / "table1.md"
+    if table1.exists():
+        Console(width=200).print(Markdown(table1.read_text()))
+    print(f"report: {report / 'index.html'} (written in {time.monotonic() - jobs_done:.1f} s, the wait for a running refresh included)", file=sys.stderr)
+
+
+def _runtime_env() -> dict[str, Any]:
+    """Workers import the project from this checkout, wherever the driver runs from."""
+    from runners.core.project import pythonpath
+
+    return {"env_vars": {"PYTHONPATH": pythonpath(os.environ.get("PYTHONPATH"))}}
+
+
+def _experiment() -> str | None:
+    """The experiment named on the command line, None when none is."""
+    choice = HydraConfig.get().runtime.choices.get("experiment")
+    return None if choice in (None, "null") else choice
+
+
+@hydra.main(config_path="../../conf", config_name="config", version_base=None)
+def main(cfg: DictConfig) -> None:
+    from runners.config.preflight import ConfigError
+    from runners.core.record_types import RecordError
+    from runners.sweep.ownership import SweepBusy
+    from runners.sweep.stopping import Interrupted, exit_stopped
+
+    try:
+        run_sweep(to_root(cfg), list(HydraConfig.get().overrides.task), _experiment())
+    except (ConfigError, RecordError, SweepBusy) as e:  # a record this version cannot read is left as it is
+        sys.exit(f"error: {e}")
+    except Interrupted as stop:
+        exit_stopped(stop)
+

@@ -1,0 +1,72 @@
+"""What the driver does with each finished job: complete its record, track it, store it, log it.
+
+Tracking runs on the driver; the upload runs off its loop (runners/sweep/uploads.py) and the job's ledger
+line is written once the upload is done, with its error if it failed. A job the driver never got
+to log (killed first) is picked up by the next run's reconciliation (runners/sweep/reconcile.py).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import Any
+
+from runners.core.job_record import JobRecord, read_result
+from runners.core.record_types import Result
+from runners.job.resume import retries_left
+from runners.sweep.ledger import Ledger
+from runners.sweep.scheduler import Outcome
+from runners.sweep.uploads import Uploader
+from runners.tracking.cells import tab_stats
+from runners.tracking.tracker import Tracker
+
+log = logging.getLogger(__name__)
+_ledger_lock = threading.Lock()
+
+
+def finish_job(outcome: Outcome, sweep_dir: Path, uploader: Uploader, tracker: Tracker, ledger: Ledger) -> None:
+    spec = outcome.spec
+    job_dir = sweep_dir / spec.job_id
+    scores = outcome.scores
+    result = read_result(job_dir)
+    if outcome.status == "timeout" and spec.cfg.judge.name != "none" and result is not None:
+        from runners.job.run import score
+
+        scores = score(spec.cfg, job_dir)  # a stopped job is judged on what it left
+    entry: dict[str, Any] = {
+        "job_id": spec.job_id,
+        "status": outcome.status,
+        "attempts": outcome.attempts,
+        "wall_s": round(outcome.wall_s, 3),
+        "stop_reason": None if outcome.result is None else outcome.result.stop_reason,
+        "error": outcome.error,
+        "node": outcome.node,
+    }
+    if result is None:
+        log_entry(ledger, entry)
+        return
+    track(job_dir, tracker, scores)
+    entry.update(record_fields(result))
+    # an errored record with retries left is not a result: it stays local until a re-run succeeds
+    upload = not retries_left(result, spec.cfg.cluster.error_retries, spec.cfg.budget.job_usd)
+    uploader.submit(job_dir, lambda error: log_entry(ledger, entry, error), upload=upload)
+
+
+def record_fields(result: Result) -> dict[str, Any]:
+    """What the ledger repeats from the result: which run of the record it logs, and its sandbox."""
+    return {"record_attempt": result.attempt, "sandbox": result.sandbox}
+
+
+def track(job_dir: Path, tracker: Tracker, scores: dict[str, Any] | None) -> None:
+    record = JobRecord(job_dir)
+    tracker.log_job(record.meta, record.scores if scores is None else scores, tab_stats(record))
+
+
+def log_entry(ledger: Ledger, entry: dict[str, Any], upload_error: str | None = None) -> None:
+    """Append the job's ledger line (from the driver or an upload thread)."""
+    if upload_error:
+        entry = {**entry, "upload_error": upload_error}
+        log.warning("%s; the local record is kept and the upload is retried when the sweep is resumed", upload_error)
+    with _ledger_lock:
+        ledger.append(entry)

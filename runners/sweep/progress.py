@@ -1,0 +1,149 @@
+"""The sweep's live progress: done / errored / running / failed / remaining per method, and an ETA.
+
+Errored jobs (their record ends in env_error, model_error or budget) are counted apart from done
+ones, jobs that ran without a sandbox are marked "unsandboxed", and the first error messages are
+printed when the sweep ends. On a terminal the sweep is one redrawing line (runners/sweep/console.py:
+counts, ETA, spend and the providers' rate limits) and the table per method is printed at the end;
+elsewhere one line per finished job, the status line every 30 s, and the table at the end.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+from rich.table import Table
+
+from runners.job.identity import JobSpec
+from runners.sweep.console import PLAIN_EVERY_S, LiveLine, cell_lines, duration, limiter_part, spend_part
+from runners.sweep.scheduler import Outcome
+
+if TYPE_CHECKING:
+    from runners.sweep.watch import SweepWatch
+
+SHOW_ERRORS = 5
+
+
+class Progress:
+    """Counts per method; a live table on a terminal, one line per finished job elsewhere."""
+
+    def __init__(self, specs: list[JobSpec], skipped: int, console: Console | None = None,
+                 watch: SweepWatch | None = None, name: str = "", every_s: float = PLAIN_EVERY_S) -> None:  # fmt: skip
+        self.console = console or Console(stderr=True)
+        self.watch, self.name = watch, name
+        self.total = {m: 0 for m in dict.fromkeys(s.cfg.method.name for s in specs)}
+        for s in specs:
+            self.total[s.cfg.method.name] += 1
+        self.done: dict[str, int] = defaultdict(int)
+        self.errored: dict[str, int] = defaultdict(int)
+        self.failed: dict[str, int] = defaultdict(int)
+        self.running: dict[str, int] = defaultdict(int)
+        self.errors: list[tuple[str, str]] = []
+        self.unsandboxed = 0
+        self.finished = 0  # a count, so the redraw thread never iterates a dict being written
+        self.walls: list[float] = []
+        self.skipped = skipped
+        self.t0 = time.monotonic()
+        self.n_running = self.n_errored = self.n_failed = 0
+        # the line is built when it is drawn (twice a second), not on every start and finish
+        self.line = LiveLine(self.console, self.status, every_s, details=lambda: cell_lines(self.watch))
+        self.live = self.line.live
+
+    def __enter__(self) -> Progress:
+        if not self.live:
+            self.console.print(f"sweep: {self.n_jobs} jobs to run, {self.skipped} already complete")
+        self.line.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.line.__exit__(*exc)
+        if self.live:
+            self.console.print(self.table())
+        self.print_errors()
+        held = None if self.watch is None else self.watch.budget.not_started()
+        if held:
+            self.console.print(held, markup=False, highlight=False, soft_wrap=True)
+
+    def start(self, spec: JobSpec) -> None:
+        self.running[spec.cfg.method.name] += 1
+        self.n_running += 1
+
+    def finish(self, o: Outcome) -> None:
+        m = o.spec.cfg.method.name
+        self.running[m] -= 1
+        self.n_running -= 1
+        self.n_errored += o.status == "error"
+        self.n_failed += o.status not in ("ok", "error")
+        if self.watch is not None:
+            self.watch.finished(o.spec.job_id, None if o.result is None else o.result.spend)
+        {"ok": self.done, "error": self.errored}.get(o.status, self.failed)[m] += 1
+        self.finished += 1
+        stop = None if o.result is None else o.result.stop_reason
+        if o.status != "ok":
+            self.errors.append((o.spec.job_id, f"{o.status}: {o.error or stop}"))
+        sandbox = None if o.result is None else o.result.sandbox
+        self.unsandboxed += sandbox == "none"
+        self.walls.append(o.wall_s)
+        if not self.live:
+            reason = o.error if o.result is None else stop
+            mark = " UNSANDBOXED" if sandbox == "none" else ""
+            line = f"[{self._finished()}/{self.n_jobs}] {o.status:7} {o.spec.job_id} ({reason}, {o.wall_s:.1f} s){mark}"
+            self.console.print(line, markup=False, highlight=False, soft_wrap=True)  # one log line, never wrapped
+
+    @property
+    def n_jobs(self) -> int:
+        return sum(self.total.values())
+
+    def print_errors(self) -> None:
+        """The first errors' messages, so that a sweep of errored jobs does not end looking fine."""
+        if not self.errors:
+            return
+        self.console.print(f"{len(self.errors)} job(s) did not finish ok (errored jobs are retried on resume); the first:")
+        for job_id, msg in self.errors[:SHOW_ERRORS]:
+            self.console.print(f"  {job_id}: {msg[:500]}", markup=False, highlight=False)
+
+    def _finished(self) -> int:
+        return self.finished
+
+    def eta_s(self) -> float | None:
+        finished = self._finished()
+        if not finished:
+            return None
+        left = self.n_jobs - finished
+        rate = finished / (time.monotonic() - self.t0)
+        return left / rate if rate else None
+
+    def status(self) -> str:
+        """The one progress line: counts, ETA, spend and the providers' limiters."""
+        done = self.finished - self.n_errored - self.n_failed
+        parts = [f"sweep {self.name}".rstrip(), f"{done:,}/{self.n_jobs:,} done", f"{self.n_running} running",
+                 f"{self.n_errored} errored", f"{self.n_failed} failed"]  # fmt: skip
+        eta = self.eta_s()
+        parts.append(f"ETA {duration(eta)}" if eta is not None else "ETA –")
+        if self.unsandboxed:
+            parts.append(f"{self.unsandboxed} UNSANDBOXED")
+        spend = spend_part(self.watch)
+        if spend:
+            parts.append(spend)
+        if self.watch is not None:
+            parts.extend(limiter_part(self.watch.snapshot))
+        return " · ".join(parts)
+
+    def table(self) -> Table:
+        t = Table(title="sweep progress")
+        for c in ("method", "done", "errored", "running", "failed", "remaining"):
+            t.add_column(c)
+        for m, total in self.total.items():  # .get: the redraw thread must not insert keys
+            done, errored, failed, running = (c.get(m, 0) for c in (self.done, self.errored, self.failed, self.running))
+            left = total - done - errored - failed - running
+            t.add_row(m, str(done), str(errored), str(running), str(failed), str(left))
+        eta = self.eta_s()
+        notes = [f"{self.skipped} already complete"]
+        if self.unsandboxed:
+            notes.append(f"{self.unsandboxed} UNSANDBOXED")
+        if eta is not None:
+            notes.append(f"ETA {eta:.0f} s")
+        t.caption = " · ".join(notes)
+        return t
