@@ -25,14 +25,14 @@ from envs.config import EnvConfig
 from envs.environment import WorkspaceEnv
 from envs.protocol import ToolCall
 from envs.sandbox_extras import SandboxExtras
-from eval.judges.tac.agent_sandbox import server_sandbox
+from eval.tac.agent_sandbox import server_sandbox
 
 REPO = Path(__file__).resolve().parent.parent
 
 
 def server_start(tmp: Path) -> float:
     t = time.perf_counter()
-    p = subprocess.Popen([sys.executable, "-m", "eval.judges.tac.fileserver", "--root", str(tmp), "--state", str(tmp / ".state"), "--port", "0"],
+    p = subprocess.Popen([sys.executable, "-m", "eval.tac.fileserver", "--root", str(tmp), "--state", str(tmp / ".state"), "--port", "0"],
                          cwd=REPO, stdout=subprocess.PIPE, text=True)  # fmt: skip
     p.stdout.readline()
     took = time.perf_counter() - t

@@ -2,7 +2,7 @@
 on loopback, and a service run beside the shell (a benchmark's own server).
 
 TheAgentCompany's tasks need the image's `/data` and, served, the company's file server at
-`http://the-agent-company.com:8092` (eval/judges/tac/agent_sandbox.py builds theirs). Everything stays
+`http://the-agent-company.com:8092` (eval/tac/agent_sandbox.py builds theirs). Everything stays
 inside the bubblewrap sandbox: the service runs as the agent does, in its namespaces, so whatever
 it reads or follows is what the agent could reach anyway. Without bubblewrap nothing of this can
 be given (a warning for folders, an error for a service; see `envs/sandbox.py`).

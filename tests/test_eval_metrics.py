@@ -6,7 +6,7 @@ import pytest
 
 from eval.judges.metrics import aggregate, answer_metrics, checkpoint_metrics, counts, rubric_metrics
 from eval.judges.rule import checkpoint_final
-from eval.judges.tac.compat.scoring import (
+from eval.tac.compat.scoring import (
     Checkpoint,
     Result,
     bonus_for_completing_any,

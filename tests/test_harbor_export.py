@@ -115,6 +115,9 @@ def test_the_cli_exports_and_harbor_lint_passes(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "pth" in bad.stderr.splitlines()[-1]
 
 
+JUDGE_MODULES = ("rule.py", "llm_rubric.py", "agentcompany.py", "wb_agent.py", "wb_protocol.py", "judge_prompts.py", "judge_view.py", "verdicts.py", "client.py")
+
+
 def test_what_the_agent_can_see_holds_no_answer_key(exported: dict[str, dict[str, list[Path]]]) -> None:
     """The agent's image gets the workspace and the tab's server, never the spec, a judge or the
     built-in benchmark's generator (the verifier runs in a container of its own)."""
@@ -122,7 +125,9 @@ def test_what_the_agent_can_see_holds_no_answer_key(exported: dict[str, dict[str
         for task in arms["tab-on"]:
             env = task / "environment"
             spec = read_spec(task / "tests" / "spec")
-            assert not (env / "runningtab" / "eval" / "builtin").exists() and not (env / "runningtab" / "eval" / "judges").exists()
+            assert not (env / "runningtab" / "eval" / "benchmarks" / "builtin_suites").exists()
+            judges = env / "runningtab" / "eval" / "judges"  # the check language and the readers the tab's config loads are there
+            assert not [j for j in JUDGE_MODULES if (judges / j).exists()]
             secrets = [r.text for r in spec.task.rubrics] + [c.text for c in spec.task.checkpoints] + ([spec.task.answer] if spec.task.answer else [])
             for f in env.rglob("*"):
                 if f.is_file() and f.suffix in (".py", ".yaml", ".json", ".toml"):

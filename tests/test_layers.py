@@ -117,7 +117,7 @@ RECORD_NAMES = {"job.json", "result.json", "scores.json", "tab.json", "trajector
 # Files of other programs' records that happen to share a name: TheAgentCompany's evaluator writes its
 # own result.json; the MCP tab server (tab/, below runners/) keeps its own tab.json; a Harbor trial
 # directory has its own result.json (eval/harbor/harbor_files.py).
-NOT_OURS = ("eval/judges/agentcompany.py", "eval/judges/tac/evaluation.py", "tab/mcp/", "eval/harbor/harbor_files.py")
+NOT_OURS = ("eval/judges/agentcompany.py", "eval/tac/evaluation.py", "tab/mcp/", "eval/harbor/harbor_files.py")
 
 
 def test_the_record_file_names_are_spelled_only_in_record_files() -> None:

@@ -13,8 +13,8 @@ from eval.report import write_report
 from eval.report.fates import fates
 from eval.report.load import load_sweep
 from runners.core.job_record import JobRecord
+from runners.job.identity import job_id
 from runners.job.run import run_and_score
-from runners.sweep.grid import job_id
 from tests.conftest import compose_root, write_native, write_script
 
 # Rubric values that occur only in noise: 1 and 2 in bash's error boilerplate ("bash: line 1:",

@@ -1,4 +1,4 @@
-"""The ownCloud-compatible file server (eval/judges/tac/fileserver) on its own, as a real process on
+"""The ownCloud-compatible file server (eval/tac/fileserver) on its own, as a real process on
 loopback, driven by real HTTP clients: curl and requests, as agents and evaluators drive it."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ needs_curl = pytest.mark.skipif(shutil.which("curl") is None, reason="needs curl
 class Server:
     def __init__(self, root: Path, state: Path) -> None:
         self.root, self.state = root, state
-        argv = [sys.executable, "-m", "eval.judges.tac.fileserver", "--root", str(root), "--state", str(state), "--port", "0", "--hide", ".image"]
+        argv = [sys.executable, "-m", "eval.tac.fileserver", "--root", str(root), "--state", str(state), "--port", "0", "--hide", ".image"]
         self.proc = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline()
         assert line.startswith("listening on "), line

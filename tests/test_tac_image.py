@@ -13,8 +13,8 @@ from eval.benchmarks.agentcompany import Config as AgentCompanyConfig
 from eval.benchmarks.agentcompany import checkpoint_texts, parse_checkpoints
 from eval.config import JudgeConfig
 from eval.judges import make_judge
-from eval.judges.tac import dockerfile
-from eval.judges.tac.trajectory import file_urls, folder_url
+from eval.tac import dockerfile
+from eval.tac.trajectory import file_urls, folder_url
 from tests.test_eval_helpers import SAMPLES, make_job
 
 TASKS = SAMPLES / "theagentcompany"
@@ -127,7 +127,7 @@ def test_a_python_installed_under_tmp_is_visible_to_the_evaluator(tmp_path: Path
     """A checkout (and its .venv) under /tmp: the sandbox's own /tmp must not hide the interpreter."""
     import subprocess
 
-    from eval.judges.tac import sandbox
+    from eval.tac import sandbox
 
     venv = tmp_path / "venv"  # pytest's tmp_path is under /tmp
     (venv / "bin").mkdir(parents=True)
@@ -169,7 +169,7 @@ def test_checkpoint_texts_line_up_with_the_evaluators_list(md: str, evaluator: l
 def test_trajectory_paths_survive_any_argument_text(tmp_path: Path) -> None:
     """A heredoc of a script in a bash call is one long token: it is no path (it made the judge crash
     with 'File name too long'); a file-server URL names the file it serves."""
-    from eval.judges.tac.trajectory import named_paths
+    from eval.tac.trajectory import named_paths
     from tests.test_eval_helpers import bash_call
 
     (tmp_path / "Documents" / "Human Resources Team").mkdir(parents=True)

@@ -10,7 +10,7 @@ the paper's 31 tasks). The workspace is the export; the files the task's Dockerf
 excerpts: the data files task.md names as `/workspace/<path>`); the other data files are grader
 references, kept out of the workspace (the evaluator sees them where the Dockerfile puts them).
 What the Dockerfile builds in `/data` is the agent's too, and `file_server=served` runs the company's
-file server in the agent's sandbox (eval/judges/tac/agent_sandbox.py).
+file server in the agent's sandbox (eval/tac/agent_sandbox.py).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from envs.sandbox_extras import SandboxExtras
 from eval.benchmarks.base import BenchmarkError
 from eval.benchmarks.task_texts import AGENTCOMPANY_PREFACE, AGENTCOMPANY_SERVED_PREFACE
 from eval.config import BenchmarkConfig
-from eval.judges.tac import agent_sandbox, dockerfile
+from eval.tac import agent_sandbox, dockerfile
 from runners.core.task import Checkpoint, Task
 
 FILE_SERVER = "owncloud"
@@ -107,7 +107,7 @@ class Config(BenchmarkConfig):
     include: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
     # mounted: the file server's files are the workspace (the paper's reading); served: the
-    # company's file server runs in the agent's sandbox (eval/judges/tac/agent_sandbox.py)
+    # company's file server runs in the agent's sandbox (eval/tac/agent_sandbox.py)
     file_server: str = "mounted"
 
 

@@ -132,7 +132,7 @@ def verifier_dockerfile(spec: Spec) -> str:
     reqs = " ".join((*bundle.VERIFIER_REQUIREMENTS, *(bundle.TAC_REQUIREMENTS if tac else ())))
     lines = [f"FROM {BASE_IMAGE}", ""]
     if tac:
-        lines += ["# TheAgentCompany's evaluator runs under bubblewrap (eval/judges/tac/sandbox.py).",
+        lines += ["# TheAgentCompany's evaluator runs under bubblewrap (eval/tac/sandbox.py).",
                   "RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap && rm -rf /var/lib/apt/lists/*", ""]  # fmt: skip
     lines += [
         "# Our judge (the whole project's code) and its packages, pinned by our constraints.",

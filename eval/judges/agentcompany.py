@@ -1,16 +1,16 @@
 """TheAgentCompany's protocol: run the task's own `evaluator.py` against the deliverable.
 
 The evaluator runs unchanged in a bubblewrap sandbox shaped like the task's Docker image
-(eval/judges/tac/sandbox.py: /workspace, /utils, /data as its Dockerfile builds them, cwd /workspace,
+(eval/tac/sandbox.py: /workspace, /utils, /data as its Dockerfile builds them, cwd /workspace,
 the host's tools hidden, no network, no secrets), with stand-ins for the benchmark's
-`common`/`scoring`/`config` modules (eval/judges/tac/compat): file-server reads come from the final
+`common`/`scoring`/`config` modules (eval/tac/compat): file-server reads come from the final
 workspace, LLM checkpoints go through our cached judge client over a Unix socket. The final
 score is the evaluator's scoring strategy's (`Result.final_score`), not the sum of its checkpoints;
 the checkpoints are the evaluator's, named by checkpoints.md where they line up.
 Dockerfile steps that were not replayed are listed in scores.json (`image_skipped`). The evaluator
-runs under the agent's caps (eval/judges/tac/evaluation.py); one that a limit stops while reading the
+runs under the agent's caps (eval/tac/evaluation.py); one that a limit stops while reading the
 agent's files scores 0 on the checkpoints it had not finished, anything else that stops it leaves
-the job unscored (eval/judges/tac/outcome.py).
+the job unscored (eval/tac/outcome.py).
 """
 
 from __future__ import annotations
@@ -25,11 +25,11 @@ from eval.config import JudgeConfig
 from eval.judges.base import JudgeError, scores_doc
 from eval.judges.client import CachedLLM, judge_llm
 from eval.judges.metrics import checkpoint_metrics
-from eval.judges.tac import dockerfile, evaluation, outcome
-from eval.judges.tac.image_state import OWNCLOUD, take_state
-from eval.judges.tac.llm_server import LLMProxy
-from eval.judges.tac.sandbox import SandboxError, build_files_view, install_base_utils
-from eval.judges.tac.trajectory import trajectory_text
+from eval.tac import dockerfile, evaluation, outcome
+from eval.tac.image_state import OWNCLOUD, take_state
+from eval.tac.llm_server import LLMProxy
+from eval.tac.sandbox import SandboxError, build_files_view, install_base_utils
+from eval.tac.trajectory import trajectory_text
 from runners.core.job_record import JobRecord
 from runners.core.messages import Model
 from runners.core.task import Task

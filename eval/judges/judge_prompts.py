@@ -8,7 +8,7 @@ outputs, the rubrics, then the deliverable files as text and a trajectory summar
 strict JSON. `UNTRUSTED_NOTE` ends every judge's system message: what the agent wrote is data
 (issue 25, item 7); the prompts put it inside the fence of eval/judges/untrusted.py.
 TheAgentCompany's yes/no question is the benchmark's own code and stays verbatim in its stand-in
-module (`eval/judges/tac/compat/common.py`, `evaluate_with_llm`).
+module (`eval/tac/compat/common.py`, `evaluate_with_llm`).
 """
 
 UNTRUSTED_NOTE = (

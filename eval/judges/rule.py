@@ -14,8 +14,8 @@ from eval.judges.checks import Context, run_check
 from eval.judges.final_files import FinalFiles
 from eval.judges.metrics import answer_metrics, checkpoint_metrics, rubric_metrics
 from eval.judges.officeqa_reward import DEFAULT, TOLERANCES, extract_final_answer, score_answer, version
-from eval.judges.tac.compat.scoring import STRATEGIES
-from eval.judges.tac.compat.scoring import Checkpoint as TacCheckpoint
+from eval.tac.compat.scoring import STRATEGIES
+from eval.tac.compat.scoring import Checkpoint as TacCheckpoint
 from runners.core.job_record import JobRecord
 from runners.core.task import Task
 

@@ -16,11 +16,11 @@ from pathlib import Path
 import hydra
 from omegaconf import DictConfig
 
-from runners.config.schema import RootConfig, to_root
+from runners.config.schema import CONF_DIR, RootConfig, to_root
 from runners.core.task import Task
 
 
-@hydra.main(config_path="../../conf", config_name="config", version_base=None)
+@hydra.main(config_path=str(CONF_DIR), config_name="config", version_base=None)
 def main(dcfg: DictConfig) -> None:
     from runners.config.preflight import ConfigError, check_config, check_tasks
     from runners.core.job_record import RecordWriteError

@@ -25,7 +25,7 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
 from envs.safeio import make_dirs, write_bytes
-from runners.config.schema import RootConfig, listed_axes, to_root
+from runners.config.schema import CONF_DIR, RootConfig, listed_axes, to_root
 
 if TYPE_CHECKING:
     from eval.report.manifest import Settled
@@ -236,7 +236,7 @@ def _experiment() -> str | None:
     return None if choice in (None, "null") else choice
 
 
-@hydra.main(config_path="../../conf", config_name="config", version_base=None)
+@hydra.main(config_path=str(CONF_DIR), config_name="config", version_base=None)
 def main(cfg: DictConfig) -> None:
     from runners.config.preflight import ConfigError
     from runners.core.record_types import RecordError

@@ -4,13 +4,13 @@ with `benchmark.file_server=served`, the company's file server inside its sandbo
 - **mounted** (the default, the paper's direct-interaction reading): the file server's files are
   the workspace itself (`Documents/…`); no server runs for the agent.
 - **served**: the files live in the workspace's `.image/owncloud/` and are served by the file
-  server (eval/judges/tac/fileserver) on the sandbox's loopback at http://the-agent-company.com:8092,
+  server (eval/tac/fileserver) on the sandbox's loopback at http://the-agent-company.com:8092,
   with the benchmark's credentials, as the benchmark's ownCloud serves them; the workspace itself
   holds only the task's local inputs, as the image's `/workspace` does. Shares go to
   `.image/fileserver/`.
 
 Either way `.image/data` (the Dockerfile's `/data`, staged there) is bound at `/data`. What the agent
-changes under `.image/` is in its record, and the evaluator gets it back (eval/judges/tac/image_state.py).
+changes under `.image/` is in its record, and the evaluator gets it back (eval/tac/image_state.py).
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from pathlib import Path
 from envs.sandbox import python_prefixes
 from envs.sandbox_extras import WORKSPACE, SandboxExtras, Service
 from eval.config import cache_root
-from eval.judges.tac import dockerfile
-from eval.judges.tac.image_state import AGENT_TOPS, FILESERVER, OWNCLOUD, STATE_DIR
-from eval.judges.tac.run_evaluator import FILESERVER_CODE, FILESERVER_PORT
-from eval.judges.tac.sandbox import SERVER_HOST
+from eval.tac import dockerfile
+from eval.tac.image_state import AGENT_TOPS, FILESERVER, OWNCLOUD, STATE_DIR
+from eval.tac.run_evaluator import FILESERVER_CODE, FILESERVER_PORT
+from eval.tac.sandbox import SERVER_HOST
 
 TAC_DIR = Path(__file__).resolve().parent
 MODES = ("mounted", "served")

@@ -2,14 +2,14 @@
 
     /workspace    the agent's final workspace (file-server export + staged inputs, the deliverable
                   over them, deletions removed): a temp copy, writable, also the file server's root
-    /utils        the base image's helpers (eval/judges/tac/compat), the task's evaluator.py and what
+    /utils        the base image's helpers (eval/tac/compat), the task's evaluator.py and what
                   the Dockerfile copies there (writable, as in the image: evaluators save files
                   there, e.g. slide images under /utils/figs)
-    /data, ...    what the Dockerfile builds there (eval/judges/tac/dockerfile.py)
+    /data, ...    what the Dockerfile builds there (eval/tac/dockerfile.py)
     /instruction  task.md;  /outputs  the trajectory;  /run/rt  the judge LLM's socket
     /srv/fileserver  the file server's state (the shares the agent made); /opt/runningtab its code
 
-`run_evaluator.py` starts the company's file server (eval/judges/tac/fileserver) over /workspace on the
+`run_evaluator.py` starts the company's file server (eval/tac/fileserver) over /workspace on the
 sandbox's own loopback, port 8092, where /etc/hosts sends the-agent-company.com, before it loads
 the evaluator: the evaluator's own WebDAV requests and share-link downloads reach it.
 
@@ -31,7 +31,7 @@ import sys
 from pathlib import Path
 
 from envs.sandbox import ETC_FILES, ROOT_LINKS, python_prefixes
-from eval.judges.tac.run_evaluator import FILESERVER_CODE
+from eval.tac.run_evaluator import FILESERVER_CODE
 from runners.core.job_record import JobRecord
 from runners.core.task import Task
 

@@ -11,7 +11,7 @@ It first starts the company's file server (`start_file_server`). While it runs i
 `{"started": true}` once the evaluator is loaded, `{"checkpoint": [total, result]}` for each
 checkpoint made, `{"strategy": NAME}` for the scoring strategy, `{"open": PATH}` for the files
 under /workspace, /data or /srv/owncloud it opens (the file server reports those it serves). If a limit stops the evaluator, the judge knows from this which
-checkpoints were done and whether it was reading the agent's files (eval/judges/tac/outcome.py).
+checkpoints were done and whether it was reading the agent's files (eval/tac/outcome.py).
 """
 
 import importlib.util
@@ -24,8 +24,8 @@ import sys
 import time
 
 MAX_OPENS = 2000  # distinct paths reported
-# The company's file server (eval/judges/tac/fileserver): its code is bound at FILESERVER_CODE/fileserver,
-# its state (the shares the agent made) at FILESERVER_STATE; eval/judges/tac/sandbox.py binds both.
+# The company's file server (eval/tac/fileserver): its code is bound at FILESERVER_CODE/fileserver,
+# its state (the shares the agent made) at FILESERVER_STATE; eval/tac/sandbox.py binds both.
 FILESERVER_CODE = "/opt/runningtab"
 FILESERVER_STATE = "/srv/fileserver"
 FILESERVER_FILES = "/srv/owncloud"  # the server's files when the agent had them served; else /workspace

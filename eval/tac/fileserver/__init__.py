@@ -15,5 +15,5 @@ Shares live in a JSON file in a state folder outside what it serves, so the eval
 second run over the agent's final files) finds the links the agent made. It runs as
 `python -m fileserver` with this folder on PYTHONPATH (only the standard library, WsgiDAV and
 cheroot are imported: inside a sandbox nothing of RunningTab is importable), or
-`python -m eval.judges.tac.fileserver` from the project.
+`python -m eval.tac.fileserver` from the project.
 """

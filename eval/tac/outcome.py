@@ -19,7 +19,7 @@ import signal
 from dataclasses import dataclass, field
 from typing import Any
 
-from eval.judges.tac.compat.scoring import STRATEGIES, Checkpoint, sum_strategy
+from eval.tac.compat.scoring import STRATEGIES, Checkpoint, sum_strategy
 
 MAX_PROGRESS_LINES = 5000
 # What the processes' own words say when a limit refused them (the kernel's, Python's, bash's).
@@ -87,7 +87,7 @@ def limit_hit(end: Ended) -> str | None:
     return None
 
 
-# Where the evaluator's sandbox has the agent's workspace files (eval/judges/tac/image_state.py).
+# Where the evaluator's sandbox has the agent's workspace files (eval/tac/image_state.py).
 IN_WORKSPACE = (("/workspace/", ""), ("/data/", ".image/data/"), ("/srv/owncloud/", ".image/owncloud/"))
 
 

@@ -19,8 +19,8 @@ from typing import Any
 
 from envs.config import EnvConfig
 from envs.limits import Caps
-from eval.judges.tac.outcome import Ended, Progress
-from eval.judges.tac.sandbox import HOSTS, bwrap_argv, sandbox_env
+from eval.tac.outcome import Ended, Progress
+from eval.tac.sandbox import HOSTS, bwrap_argv, sandbox_env
 
 MAX_PROGRESS_BYTES = 1024 * 1024
 MAX_RESULT_BYTES = 1024 * 1024

@@ -2,7 +2,7 @@
 
 The file-server helpers speak to the company's file server as the benchmark's do (WebDAV with the
 benchmark's credentials, share links fetched without any): inside the evaluator's sandbox that is
-RunningTab's ownCloud-compatible server (eval/judges/tac/fileserver) over the agent's final files, on
+RunningTab's ownCloud-compatible server (eval/tac/fileserver) over the agent's final files, on
 loopback under the benchmark's host name and port. `llm_complete` goes to RunningTab's judge
 through the HTTP endpoint on the Unix socket `RT_TAC_LLM_SOCKET` (cached there), and
 `evaluate_with_llm` asks TheAgentCompany's own yes/no question. Helpers for services other than

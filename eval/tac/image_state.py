@@ -19,7 +19,7 @@ from pathlib import Path
 
 STATE_DIR = ".image"
 FILESERVER = "fileserver"  # the file server's state (its shares)
-OWNCLOUD = "owncloud"  # the file server's files, when served (eval/judges/tac/agent_sandbox.py)
+OWNCLOUD = "owncloud"  # the file server's files, when served (eval/tac/agent_sandbox.py)
 AGENT_TOPS = ("data",)  # image folders the agent's sandbox gets (the Dockerfile's; /utils never)
 
 
