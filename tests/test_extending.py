@@ -25,7 +25,7 @@ PLUGIN = {
     "myplug/bench.py": '''
         """One task: write the word in words.txt to output/word.txt."""
         from pathlib import Path
-        from runners.core.task import Task
+        from runners.core import Task
 
         default_judge = "myplug.judge.WordJudge"   # what judge=auto runs (a dotted path or a built-in name)
 
@@ -37,7 +37,7 @@ PLUGIN = {
                          extra={"word": "pelican"})]
     ''',
     "myplug/judge.py": '''
-        from eval.judges import scores_doc
+        from runners.core import scores_doc, scoring_session
 
         class WordJudge:
             name = "word"
@@ -46,16 +46,15 @@ PLUGIN = {
                 self.cfg = cfg
 
             def score(self, task, job_dir):
-                out = job_dir / "deliverable" / "output" / "word.txt"
-                got = out.read_text().strip() if out.is_file() else ""
+                read = scoring_session().get(job_dir / "deliverable", "output/word.txt")
+                got = "" if read.error else read.text.strip()
                 want = task.extra.get("word") or (task.workspace / "words.txt").read_text().strip()
                 ok = float(got == want)
                 return scores_doc(self.name, task, {"correct": ok}, [{"text": "the word", "score": ok, "got": got}])
     ''',
     "myplug/model.py": '''
         import json
-        from envs.protocol import ToolCall
-        from runners.core.messages import AssistantMessage
+        from runners.core import AssistantMessage, ToolCall
 
         class EchoModel:
             """Copies words.txt with one bash call, then finishes."""
@@ -104,7 +103,7 @@ PLUGIN = {
     ''',
     "myplug/broken.py": "import a_module_that_does_not_exist_anywhere\n",
     "myplug/hooks.py": '''
-        from runners.agent.methods import PromptBlock
+        from runners.core import PromptBlock
 
         def make(method, ctx):
             """A new kind of hook: a reminder in the system prompt."""
@@ -258,3 +257,66 @@ def test_plugin_hook_by_dotted_path_plugs_into_a_method(plugin: Path, tmp_path: 
     system = next(json.loads(line) for line in (job / "trajectory.jsonl").read_text().splitlines() if '"system"' in line)
     assert "Re-read words.txt before you finish (myplug)." in system["content"]
     assert read_json(job / "job.json")["config"]["method"]["plugins"] == ["myplug.hooks:make"]
+
+
+DOCS = REPO / "docs" / "extending.md"
+PROJECT_PACKAGES = ("runners", "eval", "envs", "tab", "slurm")
+
+
+def _project_imports(code: str) -> list[str]:
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in PROJECT_PACKAGES:
+            found.append(node.module)
+        elif isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name.split(".")[0] in PROJECT_PACKAGES]
+    return found
+
+
+def test_extensions_import_from_one_surface() -> None:
+    """docs/extending.md's examples and this file's plugin import the project only from `runners.core`,
+    and every name of that surface resolves."""
+    import re
+
+    import runners.core
+
+    blocks = re.findall(r"```python\n(.*?)```", DOCS.read_text(), re.S) + [textwrap.dedent(c) for c in PLUGIN.values()]
+    assert len(blocks) >= 8
+    elsewhere = [m for code in blocks for m in _project_imports(code) if m != "runners.core"]
+    assert elsewhere == []
+    assert all(getattr(runners.core, name) is not None for name in runners.core.__all__)
+    with pytest.raises(AttributeError, match="the extension surface is"):
+        _ = runners.core.NotOnTheSurface
+
+
+def _table_rows() -> dict[str, str]:
+    rows = {}
+    for line in DOCS.read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0] and not set(cells[0]) <= {"-"} and cells[0] != "extension":
+            rows[cells[0]] = cells[2]
+    return rows
+
+
+# Existing instances of each extension (any one fits `<name>`), to check that the places the table names exist.
+EXAMPLE = {"benchmark": ("officeqa",), "judge": ("rule",), "model backend": ("scripted",),
+           "model backend, served by a server of ours": ("vllm", "openai_compat"), "storage backend": ("s3",),
+           "tracker": ("wandb",), "method (existing hooks)": ("dci",), "method (a new kind of hook)": ("runningtab",)}
+
+
+def test_the_file_counts_of_extending_are_the_files_it_lists() -> None:
+    """Each row of the table: its count is the number of places it lists, and each place exists."""
+    import re
+
+    rows = _table_rows()
+    assert set(EXAMPLE) <= set(rows), sorted(rows)
+    for kind, example in EXAMPLE.items():
+        text = rows[kind]
+        count = int(re.match(r"(\d+)", text).group(1))
+        listed = re.findall(r"`((?:runners|eval|conf|tab|envs)/[^`]*)`", text)
+        distinct = list(dict.fromkeys(listed))
+        assert len(distinct) == count, f"{kind}: says {count}, lists {distinct}"
+        for place in distinct:
+            assert any((REPO / place.replace("<name>", name)).exists() for name in example), f"{kind}: no {place}"
