@@ -36,7 +36,7 @@ def main() -> None:
     client = boto3.client("s3", endpoint_url=url)
     client.create_bucket(Bucket="bench-runs")
     storage = S3Storage(S3StorageConfig(kind="s3", bucket="bench-runs", prefix="p", endpoint_url=url))
-    storage.complete("indexed", scored=True)  # a new sweep: starts its index
+    storage.final_jobs("indexed", scored=True)  # a new sweep: starts its index
 
     def put(key: str) -> None:
         client.put_object(Bucket="bench-runs", Key=key, Body=b"{}")
@@ -48,7 +48,7 @@ def main() -> None:
     times = {}
     for sweep in ("indexed", "old"):
         t = time.perf_counter()
-        done = storage.complete(sweep, scored=True)
+        done = storage.final_jobs(sweep, scored=True)
         times[sweep] = time.perf_counter() - t
         assert len(done) == args.jobs, (sweep, len(done))
     server.stop()

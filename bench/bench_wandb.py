@@ -5,7 +5,7 @@
 
 Writes fabricated job records (job.json, result.json, scores.json with 15 rubrics, tab.json) into a
 temporary sweep, then feeds them to the W&B tracker (offline) the way the driver does, and prints
-the driver-side time per job (`runners.sweep.finish.track`, what the scheduling loop pays, and the share
+the driver-side time per job (`runners.sweep.bookkeeping.track`, what the scheduling loop pays, and the share
 of it in the tracker's `log_job`), how long the background
 writer took for all cell runs, and the summary run. `--per-job K` also times K runs of the old
 one-run-per-job logging for comparison. `track` reads job.json, scores.json and tab.json, as the
@@ -49,7 +49,7 @@ def write_jobs(sdir: Path, jobs: int, cells: int) -> dict[str, Cell]:
 
 
 def bench_cells(sdir: Path, plan: dict[str, Cell]) -> dict[str, Any]:
-    from runners.sweep.finish import track
+    from runners.sweep.bookkeeping import track
     from runners.tracking.wandb_runs import WandbTracker
 
     tracker = WandbTracker(TrackerConfig(kind="wandb", mode="offline"), "bench", sdir, plan)

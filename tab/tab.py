@@ -17,7 +17,7 @@ from envs.protocol import Observation, ToolResult
 from tab.capture.file_reads import FileReads
 from tab.config import TabConfig
 from tab.evaluator import evaluator_view
-from tab.finish import finish_message
+from tab.finish_check import finish_check_message
 from tab.ops import Operations
 from tab.review import ExcerptIndex
 from tab.state import TabState
@@ -84,7 +84,7 @@ class Tab:
     def on_stop(self, turn: int) -> str | None:
         if not self.config.finish_check or self._stop_messages:
             return None
-        case, message = finish_message(self.ops, turn)
+        case, message = finish_check_message(self.ops, turn)
         self.state.event(turn, "finish_check", case=case, text=message)
         self._stop_messages.append(message)
         return message

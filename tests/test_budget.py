@@ -142,9 +142,9 @@ def test_a_paper_preset_refuses_placeholder_prices_unless_told(monkeypatch: pyte
 
 def test_a_cells_wandb_summary_has_its_spend_and_the_spend_expected_at_completion() -> None:
     from runners.core.record_types import Result
-    from runners.tracking.cells import JobRow, cell_summary, task_table
+    from runners.tracking.cells import CellRow, cell_summary, task_table
 
-    rows = [JobRow(f"j{i}", f"t{i}", Result(f"j{i}", "finished", cost=0.5, spend=s, cached_calls=c), None)
+    rows = [CellRow(f"j{i}", f"t{i}", Result(f"j{i}", "finished", cost=0.5, spend=s, cached_calls=c), None)
             for i, (s, c) in enumerate([(0.5, 0), (0.1, 4)])]  # fmt: skip
     summary = cell_summary(rows, expected=5)
     assert summary["cost_total"] == 1.0 and summary["spend_total"] == pytest.approx(0.6)

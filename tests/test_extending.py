@@ -76,7 +76,7 @@ PLUGIN = {
             def __init__(self, cfg):
                 self.bucket = cfg.bucket
 
-            def complete(self, sweep, scored):
+            def final_jobs(self, sweep, scored):
                 return {"j1"}
 
             def upload(self, sweep, job_dir):
@@ -190,7 +190,7 @@ def test_plugin_storage_and_judge_in_process(plugin: Path, monkeypatch) -> None:
     from runners.core.storage import S3StorageConfig, StorageConfig, build_storage
 
     storage = build_storage(S3StorageConfig(kind="myplug.store:MemStorage", bucket="b"))
-    assert type(storage).__name__ == "MemStorage" and storage.bucket == "b" and storage.complete("s", True) == {"j1"}
+    assert type(storage).__name__ == "MemStorage" and storage.bucket == "b" and storage.final_jobs("s", True) == {"j1"}
     assert type(make_judge(JudgeConfig(name="myplug.judge.WordJudge"), "rule")).__name__ == "WordJudge"
     with pytest.raises(ValueError, match="unknown storage kind 'nope'; valid storage kinds: local, s3"):
         build_storage(StorageConfig(kind="nope"))

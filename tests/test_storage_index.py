@@ -53,11 +53,11 @@ def listed_prefixes(storage: S3Storage) -> list[str]:
 
 def test_a_new_sweep_resumes_from_its_index(s3: str, tmp_path: Path) -> None:
     storage = S3Storage(S3StorageConfig(kind="s3", bucket="runs", prefix="exp", endpoint_url=s3, retries=0, timeout_s=5))
-    assert storage.complete("sw", scored=True) == set()  # a sweep with nothing stored starts its index
+    assert storage.final_jobs("sw", scored=True) == set()  # a sweep with nothing stored starts its index
     for name, files in {"a": (JOB, TRAJECTORY, RESULT, SCORES), "b": (JOB, TRAJECTORY, RESULT), "c": (JOB, TRAJECTORY)}.items():
         assert storage.upload("sw", job(tmp_path, name, *files)) is None
     seen = listed_prefixes(storage)
-    assert storage.complete("sw", scored=True) == {"a"} and storage.complete("sw", scored=False) == {"a", "b"}
+    assert storage.final_jobs("sw", scored=True) == {"a"} and storage.final_jobs("sw", scored=False) == {"a", "b"}
     assert seen and all("/_index/" in p for p in seen), seen  # never the jobs' own files
     keys = {o["Key"] for o in storage.client.list_objects_v2(Bucket="runs", Prefix="exp/sw/")["Contents"]}
     assert "exp/sw/a/result.json" in keys and "exp/sw/c/job.json" in keys  # the records themselves, as before
@@ -65,13 +65,13 @@ def test_a_new_sweep_resumes_from_its_index(s3: str, tmp_path: Path) -> None:
 
 def test_a_job_whose_upload_stopped_before_its_index_entry_is_not_complete(s3: str, tmp_path: Path) -> None:
     storage = S3Storage(S3StorageConfig(kind="s3", bucket="runs", prefix="exp", endpoint_url=s3, retries=0, timeout_s=5))
-    storage.complete("sw", scored=False)
+    storage.final_jobs("sw", scored=False)
     d = job(tmp_path, "a", JOB, RESULT)
     for f in (JOB, RESULT):  # every file, but killed before the index entry
         storage.client.upload_file(str(d / f), "runs", f"exp/sw/a/{f}")
-    assert storage.complete("sw", scored=False) == set()
+    assert storage.final_jobs("sw", scored=False) == set()
     assert storage.upload("sw", d) is None  # reconciliation uploads it again
-    assert storage.complete("sw", scored=False) == {"a"}
+    assert storage.final_jobs("sw", scored=False) == {"a"}
 
 
 def test_a_sweep_stored_before_the_index_is_listed_in_full(s3: str, tmp_path: Path) -> None:
@@ -80,6 +80,6 @@ def test_a_sweep_stored_before_the_index_is_listed_in_full(s3: str, tmp_path: Pa
     d = job(tmp_path, "old", JOB, RESULT, SCORES)
     for f in (JOB, RESULT, SCORES):
         storage.client.upload_file(str(d / f), "runs", f"exp/sw/old/{f}")
-    assert storage.complete("sw", scored=True) == {"old"}
+    assert storage.final_jobs("sw", scored=True) == {"old"}
     assert storage.upload("sw", job(tmp_path, "new", JOB, RESULT, SCORES)) is None
-    assert storage.complete("sw", scored=True) == {"old", "new"}
+    assert storage.final_jobs("sw", scored=True) == {"old", "new"}

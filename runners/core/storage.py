@@ -25,7 +25,7 @@ INDEX = "_index"  # <prefix>/<sweep>/_index/: `since` (kept from the sweep's sta
 class Storage(Protocol):
     remote: bool  # whether it keeps copies besides the local disk (then uploads and reconciliation apply)
 
-    def complete(self, sweep: str, scored: bool) -> set[str]:
+    def final_jobs(self, sweep: str, scored: bool) -> set[str]:
         """Ids of the jobs whose complete record is in this storage."""
 
     def upload(self, sweep: str, job_dir: Path) -> str | None:
@@ -68,7 +68,7 @@ class LocalStorage:
     def __init__(self, cfg: StorageConfig | None = None) -> None:
         pass
 
-    def complete(self, sweep: str, scored: bool) -> set[str]:
+    def final_jobs(self, sweep: str, scored: bool) -> set[str]:
         return set()
 
     def upload(self, sweep: str, job_dir: Path) -> str | None:
@@ -96,7 +96,7 @@ class S3Storage:
     def _prefix(self, sweep: str) -> str:
         return f"{self.cfg.prefix.strip('/')}/{sweep}/"
 
-    def complete(self, sweep: str, scored: bool) -> set[str]:
+    def final_jobs(self, sweep: str, scored: bool) -> set[str]:
         """From the sweep's index (one key per stored record file: ~40 pages for 20,000 jobs instead
         of ~160 for every file); a sweep stored before there was an index is listed in full."""
         prefix = self._prefix(sweep)

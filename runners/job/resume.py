@@ -30,7 +30,7 @@ def retries_left(result: Result, error_retries: int, job_usd: float | None = Non
     return result.errored and result.attempt <= error_retries
 
 
-def is_complete(job_dir: Path, scored: bool, error_retries: int, logged: Logged | None = None, job_usd: float | None = None) -> bool:
+def is_final(job_dir: Path, scored: bool, error_retries: int, logged: Logged | None = None, job_usd: float | None = None) -> bool:
     """A record is complete once its result (and, when a judge is configured, its scores) exist,
     unless it errored and has retries left.
 

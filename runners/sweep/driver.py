@@ -131,9 +131,9 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str],
     progress: Progress | None = None
 
     def done(outcome: Any) -> None:
-        from runners.sweep.finish import finish_job
+        from runners.sweep.bookkeeping import book_job
 
-        finish_job(outcome, sdir, uploader, tracker, ledger)
+        book_job(outcome, sdir, uploader, tracker, ledger)
         assert progress is not None
         progress.finish(outcome)
         live.finished(outcome.spec.job_id)
@@ -197,7 +197,7 @@ def _stored(storage: Any, sweep: str, scored: bool) -> set[str] | None:
     """The jobs complete in the bucket, or None when it cannot be read (resume from local records
     only; uploads are retried by a later run)."""
     try:
-        return storage.complete(sweep, scored=scored)
+        return storage.final_jobs(sweep, scored=scored)
     except Exception as e:  # boto3 raises many types; all mean "cannot tell"
         log.warning("the bucket could not be listed (%s: %s): resuming from the local records only", type(e).__name__, e)
         return None

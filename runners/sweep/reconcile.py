@@ -15,7 +15,7 @@ from pathlib import Path
 from runners.core.job_record import read_result
 from runners.job.identity import JobSpec
 from runners.job.resume import ledger_vouches
-from runners.sweep.finish import log_entry, record_fields, track
+from runners.sweep.bookkeeping import log_entry, record_fields, track
 from runners.sweep.ledger import RECORD_STATUSES, Ledger
 from runners.sweep.uploads import Uploader
 from runners.tracking.tracker import Tracker

@@ -26,7 +26,7 @@ Table = tuple[list[str], list[list[Any]]]
 
 
 @dataclass
-class JobRow:
+class CellRow:
     """What a cell's run needs from one job: its record's result, scores and tab statistics."""
 
     job_id: str
@@ -36,7 +36,7 @@ class JobRow:
     stats: dict[str, float] = field(default_factory=dict)
 
 
-def read_row(job_dir: Path, scores: dict[str, Any] | None = None, stats: dict[str, float] | None = None) -> JobRow | None:
+def read_row(job_dir: Path, scores: dict[str, Any] | None = None, stats: dict[str, float] | None = None) -> CellRow | None:
     """The job's row from its record (None when the record has no result); `scores`/`stats`, when
     the driver already has them, spare reading them again."""
     record = JobRecord(job_dir)
@@ -45,7 +45,7 @@ def read_row(job_dir: Path, scores: dict[str, Any] | None = None, stats: dict[st
     if stats is None:
         stats = tab_stats(record)
     meta = record.meta
-    return JobRow(meta.job_id, meta.task_id, record.result, record.scores if scores is None else scores, stats)
+    return CellRow(meta.job_id, meta.task_id, record.result, record.scores if scores is None else scores, stats)
 
 
 def cell_config(cell: Cell, job_config: dict[str, Any], sweep: str, partial: bool) -> dict[str, Any]:
@@ -60,7 +60,7 @@ def cell_config(cell: Cell, job_config: dict[str, Any], sweep: str, partial: boo
     return {**keys, "job": job_config}
 
 
-def task_table(rows: list[JobRow]) -> Table:
+def task_table(rows: list[CellRow]) -> Table:
     """One row per task: its metrics, what result.json says, and the tab statistics."""
     metrics = sorted({m for r in rows for m in ((r.scores or {}).get("metrics") or {})})
     stats = sorted({s for r in rows for s in r.stats})
@@ -73,9 +73,9 @@ def task_table(rows: list[JobRow]) -> Table:
     return columns, [[cell_value(v) for v in row] for row in data]
 
 
-def item_tables(rows: list[JobRow]) -> dict[str, Table]:
+def item_tables(rows: list[CellRow]) -> dict[str, Table]:
     """One table per kind of scored item (rubrics, checkpoints, questions), a row per item."""
-    by_kind: dict[str, list[tuple[JobRow, dict[str, Any]]]] = {}
+    by_kind: dict[str, list[tuple[CellRow, dict[str, Any]]]] = {}
     for r in rows:
         for it in (r.scores or {}).get("items") or []:
             by_kind.setdefault(str(it.get("kind", "item")), []).append((r, it))
@@ -87,7 +87,7 @@ def item_tables(rows: list[JobRow]) -> dict[str, Table]:
     return out
 
 
-def cell_summary(rows: list[JobRow], expected: int | None) -> dict[str, Any]:
+def cell_summary(rows: list[CellRow], expected: int | None) -> dict[str, Any]:
     """The cell's metrics: the benchmark's aggregate over scored tasks, means and totals of turns,
     tokens, cost, spend (what was paid: cached replies cost nothing) and wall time, the spend expected
     once every job of the cell ran, stop-reason counts and tab-statistic means."""

@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 _ledger_lock = threading.Lock()
 
 
-def finish_job(outcome: Outcome, sweep_dir: Path, uploader: Uploader, tracker: Tracker, ledger: Ledger) -> None:
+def book_job(outcome: Outcome, sweep_dir: Path, uploader: Uploader, tracker: Tracker, ledger: Ledger) -> None:
     spec = outcome.spec
     job_dir = sweep_dir / spec.job_id
     scores = outcome.scores

@@ -9,7 +9,7 @@ from __future__ import annotations
 from tab.ops import Operations
 
 
-def finish_message(ops: Operations, turn: int) -> tuple[str, str]:
+def finish_check_message(ops: Operations, turn: int) -> tuple[str, str]:
     """(case, message) with case 'none', 'open' or 'resolved'."""
     t, state, config = ops.texts, ops.state, ops.config
     if not state.requirements:
