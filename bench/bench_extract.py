@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from eval import extract_pool, extraction  # noqa: E402
-from eval.benchmarks.builtin_suites import generate  # noqa: E402
+from eval.benchmarks.builtin import generate  # noqa: E402
 from eval.benchmarks.native_format import load_native  # noqa: E402
 from eval.config import (
     ExtractLimits,  # noqa: E402
@@ -38,7 +38,7 @@ from eval.config import (
 )
 from eval.judges.extract.extracted import Extracted  # noqa: E402
 from eval.judges.extract.read import extract_file  # noqa: E402
-from eval.score import score_job  # noqa: E402
+from eval.judges.scoring import score_job  # noqa: E402
 from tests import deliverable_bombs as bombs  # noqa: E402
 from tests.test_eval_helpers import make_job  # noqa: E402
 

@@ -93,7 +93,7 @@ def main() -> None:
     ap.add_argument("--suite", default="workspace")
     ap.add_argument("--tasks", type=int, default=10)
     args = ap.parse_args()
-    from eval.benchmarks.builtin import ensure_generated
+    from eval.benchmarks.builtin.loader import ensure_generated
     from eval.benchmarks.native_format import load_native
 
     with tempfile.TemporaryDirectory(prefix="rt-capture-") as t:

@@ -32,8 +32,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from eval.benchmarks.builtin_suites import SUITES
-from eval.benchmarks.builtin_suites.solution import OFFICE_TEXT
+from eval.benchmarks.builtin import SUITES
+from eval.benchmarks.builtin.solution import OFFICE_TEXT
 from eval.config import ExtractLimits
 from eval.judges.extract.read import extract_file
 from runners.core.task import Task
@@ -143,7 +143,7 @@ def summary(scores: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from eval.benchmarks.builtin import ensure_generated
+    from eval.benchmarks.builtin.loader import ensure_generated
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seed", type=int, default=0)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from runners.models.config import ApiModelConfig
 
@@ -130,3 +131,25 @@ class JudgeConfig:
 def cache_root(configured: str | None) -> Path:
     """The cache folder: the configured one, else `<repo>/.cache`."""
     return Path(configured).expanduser() if configured else DEFAULT_CACHE
+
+
+def judge_config(node: Any) -> JudgeConfig:
+    """A `JudgeConfig` from a dict (a record's `config.judge`), an OmegaConf node or a YAML file path
+    (without a defaults list). Its model is always an `ApiModelConfig`; records of schema 2 kept every
+    model kind's fields, which are dropped here."""
+    if isinstance(node, JudgeConfig):
+        return node
+    from omegaconf import DictConfig, OmegaConf
+
+    recorded = isinstance(node, dict)
+    if isinstance(node, str | Path):
+        node = OmegaConf.load(node)
+    d = OmegaConf.to_container(node, resolve=True) if isinstance(node, DictConfig) else dict(node)
+    assert isinstance(d, dict), type(d)
+    model = d.pop("model", None)  # records from before the model was typed kept `{}` for none
+    jc = OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(JudgeConfig), d))
+    assert isinstance(jc, JudgeConfig), type(jc)
+    from runners.models.registry import model_config
+
+    jc.model = model_config(model, recorded=recorded, cls=ApiModelConfig) if model else None  # type: ignore[assignment]
+    return jc

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from eval.benchmarks import benchmark_config
-from eval.benchmarks.builtin import Config as BuiltinConfig
+from eval.benchmarks.builtin.loader import Config as BuiltinConfig
 from eval.benchmarks.officeqa import Config as OfficeQAConfig
 from eval.config import BenchmarkConfig
 from tests.conftest import compose_root

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from runners.config.preflight import ConfigError, check_config
 from runners.config.runner import BudgetConfig
 from runners.job.identity import JobSpec
 from runners.models.config import ApiModelConfig
 from runners.models.wire import parse_reply
+from runners.preflight.checks import ConfigError, check_config
 from runners.sweep.budget import SweepBudget
 from tests.conftest import compose_root, write_native, write_script
 

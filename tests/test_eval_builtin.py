@@ -12,9 +12,9 @@ import pytest
 
 from bench.bench_stuffing import run_baseline, summary
 from eval.benchmarks import BenchmarkError, load_benchmark
-from eval.benchmarks.builtin import COMPLETE, builtin_root, ensure_generated
-from eval.benchmarks.builtin import Config as BuiltinConfig
-from eval.benchmarks.builtin_suites import GENERATOR_VERSION, SUITES, generate
+from eval.benchmarks.builtin import GENERATOR_VERSION, SUITES, generate
+from eval.benchmarks.builtin.loader import COMPLETE, builtin_root, ensure_generated
+from eval.benchmarks.builtin.loader import Config as BuiltinConfig
 from eval.benchmarks.native_format import load_native
 from runners.core.task import Task
 
@@ -111,7 +111,7 @@ def test_generation_is_atomic_and_reused(tmp_path: Path, monkeypatch) -> None:
         assert out.name.startswith(".seed0.") and out.parent == tmp_path  # a temp folder beside the target
         (out / "qa").mkdir()
 
-    monkeypatch.setattr("eval.benchmarks.builtin_suites.generate", fake_generate)
+    monkeypatch.setattr("eval.benchmarks.builtin.generate", fake_generate)
     root = ensure_generated(tmp_path / "seed0", 0)
     assert (root / COMPLETE).is_file() and (root / "qa").is_dir() and len(calls) == 1
     ensure_generated(tmp_path / "seed0", 0)
@@ -127,13 +127,13 @@ def test_generation_is_atomic_and_reused(tmp_path: Path, monkeypatch) -> None:
         (other / COMPLETE).write_text("seed 0\n")
         os.makedirs(out / "qa")
 
-    monkeypatch.setattr("eval.benchmarks.builtin_suites.generate", racing_generate)
+    monkeypatch.setattr("eval.benchmarks.builtin.generate", racing_generate)
     assert ensure_generated(tmp_path / "raced", 0) == tmp_path / "raced"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["half", "raced", "seed0"]
 
 
 def test_cli_generates_suites(tmp_path: Path, capsys) -> None:
-    from eval.benchmarks.builtin_suites.__main__ import main
+    from eval.benchmarks.builtin.__main__ import main
 
     main(["--out", str(tmp_path / "b"), "--seed", "4", "--suite", "qa"])
     assert "wrote qa" in capsys.readouterr().out

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from eval.benchmarks.builtin_suites import office
+from eval.benchmarks.builtin import office
 from eval.config import ExtractLimits
 from eval.judges import bulk
 from eval.judges.checks import CheckError, Context, run_check, validate

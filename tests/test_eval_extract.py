@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from eval.benchmarks.builtin_suites import office
+from eval.benchmarks.builtin import office
 from eval.config import ExtractLimits, JudgeConfig, MiB
 from eval.judges.extract.extracted import markdown_headings
 from eval.judges.extract.pool import ExtractionFailed, Pool
 from eval.judges.extract.read import extract_file
 from eval.judges.extract.session import Extractions, deliverable_texts, kept_doc
-from eval.score import judge_key, score_job
+from eval.judges.scoring import judge_key, score_job
 from runners.core.job_record import JobRecord
 from runners.core.record_files import EXTRACTED
 from tests import deliverable_bombs as bombs

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from envs.protocol import ToolCall
-from eval.benchmarks.builtin_suites import office
+from eval.benchmarks.builtin import office
 from eval.config import JudgeConfig
 from eval.judges import make_judge
 from runners.core.messages import AssistantMessage

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from eval.benchmarks.builtin_suites import office
+from eval.benchmarks.builtin import office
 from eval.config import JudgeConfig
 from eval.judges import JudgeError, judge_prompts, make_judge
 from eval.judges.llm_rubric import trajectory_summary

@@ -137,7 +137,7 @@ def test_without_bubblewrap_the_judge_refuses(tmp_path: Path, task: Task, job: P
 
 def test_a_sweep_without_bubblewrap_is_refused_before_any_job(tmp_path: Path, monkeypatch) -> None:
     import envs.sandbox
-    from runners.config.preflight import ConfigError, check_config
+    from runners.preflight.checks import ConfigError, check_config
 
     cfg = compose_root(["benchmark=builtin", "judge=wb_agent", "model=scripted", f"model.script={write_script(tmp_path / 's.jsonl', [])}",
                         "env.sandbox=auto"])  # fmt: skip
@@ -178,7 +178,7 @@ def test_end_to_end_through_the_job_entry_point_and_the_api_client(tmp_path: Pat
                             "judge.model.max_retries=0"])  # fmt: skip
         jid = job_id(cfg, "rep")
         done = run_and_score(cfg, "rep", tmp_path / jid, jid, None)
-        from eval.score import score_job
+        from eval.judges.scoring import score_job
 
         again = score_job(tmp_path / jid, cfg.judge)  # the stub has no reply left: every turn from the cache
     assert done.scores is not None and done.scores["judge"] == "wb_agent"

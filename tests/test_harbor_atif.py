@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from bench.bench_stuffing import baseline_turns, compose_root
-from eval.benchmarks.builtin import ensure_generated
+from eval.benchmarks.builtin.loader import ensure_generated
 from eval.benchmarks.native_format import load_native
 from eval.harbor import harbor_files as hf
 from eval.harbor.importer import import_trials

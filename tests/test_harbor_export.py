@@ -16,12 +16,12 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from bench.bench_stuffing import baseline_turns
-from eval.benchmarks.builtin import ensure_generated
+from eval.benchmarks.builtin.loader import ensure_generated
 from eval.benchmarks.native_format import load_native
 from eval.harbor import texts
 from eval.harbor.export_tasks import benchmark_from, export
 from eval.harbor.spec import read_spec
-from eval.score import named_judge_config
+from eval.judges.scoring import named_judge_config
 from tests.conftest import write_native
 from tests.harbor_venv import harbor_check, harbor_cli
 from tests.test_eval_helpers import FIXTURES, SAMPLES

@@ -11,14 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from eval.score import judge_config, judge_key
-from runners.config.preflight import check_config
+from eval.config import judge_config
+from eval.judges.scoring import judge_key
 from runners.config.schema import ConfigError, recorded_config
 from runners.job.identity import config_identity
 from runners.models.config import ApiModelConfig, ModelConfig
 from runners.models.registry import KINDS, ModelKind, model_config
 from runners.models.scripted import ScriptedModelConfig
 from runners.models.server import ServedModelConfig, ServerConfig
+from runners.preflight.checks import check_config
 from tests.conftest import compose_root
 
 REPO = Path(__file__).resolve().parents[1]
@@ -170,7 +171,7 @@ def test_a_grid_of_one_kind_takes_that_kinds_settings_and_a_mixed_grid_says_why_
 
 
 def test_the_root_is_composed_as_the_grids_first_cell() -> None:
-    from runners.config.cli import root_choices
+    from runners.preflight.cli import root_choices
 
     assert root_choices(["grid.model=[scripted]", "grid.model=[openai, gpt54_nano]", "grid.benchmark=native"]) == [
         "benchmark=native", "model=openai"]  # the last list wins, as in Hydra

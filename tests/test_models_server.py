@@ -90,8 +90,8 @@ def test_llamacpp_is_an_extra_that_make_installs_and_a_plain_install_does_not() 
 def test_the_embedded_model_without_its_extra_is_refused_naming_it(monkeypatch) -> None:
     """Without llama.cpp, a job or sweep of the embedded model stops in the preflight (before any job)
     with the extra to install; the server says the same if it is reached another way."""
-    from runners.config.preflight import ConfigError, check_config
     from runners.models.server import llamacpp_command
+    from runners.preflight.checks import ConfigError, check_config
     from tests.conftest import compose_root
 
     cfg = compose_root(["model=smollm2"])

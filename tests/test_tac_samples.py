@@ -343,7 +343,7 @@ def test_the_seven_score_as_their_original_evaluators(tmp_path: Path, seven_expo
     """Issue 26 (4): each task's deliverable, made by a scripted agent in its sandbox, scored by the
     project's helpers and by the benchmark's own (as in its image): the same checkpoints, the same score."""
     from eval.judges import agentcompany as judge_module
-    from eval.score import score_job
+    from eval.judges.scoring import score_job
     from tests.tac_seven import RuleJudge
 
     cfg, task, job_dir = _run_seven(tmp_path, seven_export, name, mode, kind)

@@ -47,7 +47,7 @@ class _Module:
 
 
 BENCHMARKS: Registry[BenchmarkLoader] = Registry("benchmark", error=BenchmarkError)
-BENCHMARKS.add("builtin", _Module("eval.benchmarks.builtin", "rule"))
+BENCHMARKS.add("builtin", _Module("eval.benchmarks.builtin.loader", "rule"))
 BENCHMARKS.add("native", _Module("eval.benchmarks.native", "rule"))
 BENCHMARKS.add("workspace_bench", _Module("eval.benchmarks.workspace_bench", "llm_rubric"))
 BENCHMARKS.add("agentcompany", _Module("eval.benchmarks.agentcompany", "agentcompany"))

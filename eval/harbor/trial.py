@@ -15,7 +15,7 @@ from envs.deliverable import copy_tree
 from eval.harbor import harbor_files as hf
 from eval.harbor.atif import AGENT_NAME, iso, to_atif
 from eval.harbor.rewards import rewards
-from eval.score import find_jobs
+from eval.judges.scoring import find_jobs
 from runners.core.job_record import JobRecord
 from runners.core.record_files import TRAJECTORY, write_json
 

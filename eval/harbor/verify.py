@@ -90,7 +90,8 @@ def write_record(spec: Spec, workspace: Path, record: Path | None, job_dir: Path
 
 
 def verify(spec_dir: Path, workspace: Path, record: Path | None, out: Path) -> dict[str, float]:
-    from eval.score import judge_config, score_job
+    from eval.config import judge_config
+    from eval.judges.scoring import score_job
 
     spec = read_spec(spec_dir)
     job_dir = out / RECORD_DIR

@@ -25,9 +25,9 @@ from eval.config import JudgeConfig
 from eval.judges.base import JudgeError, scores_doc
 from eval.judges.client import CachedLLM, judge_llm
 from eval.judges.metrics import checkpoint_metrics
+from eval.judges.tac_llm_server import LLMProxy
 from eval.tac import dockerfile, evaluation, outcome
 from eval.tac.image_state import OWNCLOUD, take_state
-from eval.tac.llm_server import LLMProxy
 from eval.tac.sandbox import SandboxError, build_files_view, install_base_utils
 from eval.tac.trajectory import trajectory_text
 from runners.core.job_record import JobRecord

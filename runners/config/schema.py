@@ -175,7 +175,7 @@ def recorded_config(config: dict[str, Any]) -> RootConfig:
     class (the benchmark's, the model kind's); what it leaves out (where records went, tracking, the
     cluster) takes the schema's defaults."""
     from eval.benchmarks import benchmark_config
-    from eval.score import judge_config
+    from eval.config import judge_config
     from runners.models.registry import model_config
 
     rest: dict[str, Any] = {k: v for k, v in config.items() if k not in ("benchmark", "model", "judge")}

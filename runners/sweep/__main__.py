@@ -1,6 +1,7 @@
 """`python -m runners.sweep [experiment=NAME] [sweep=NAME] [overrides…]`: the sweep driver (runners/sweep/driver.py)."""
 
-from runners.config.cli import run_cli
+from runners.preflight.cli import run_cli
 from runners.sweep.driver import main
+from runners.sweep.show import show_if_asked
 
-run_cli(main, "runners.sweep")
+run_cli(main, "runners.sweep", show=show_if_asked)

@@ -17,10 +17,10 @@ from hydra.errors import HydraException
 from omegaconf import OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from runners.config.preflight import benchmark_tasks, check_configs, check_tasks
 from runners.config.schema import AXES, ConfigError, RootConfig, check_choice, listed_axes, to_root
 from runners.core.task import Task
 from runners.job.identity import CellDigest, JobSpec, readable_id, task_digests
+from runners.preflight.checks import benchmark_tasks, check_configs, check_tasks
 
 SWEEP_CACHE = "read_write"  # a sweep's model-call cache unless model.cache says otherwise (runners.job: off)
 
@@ -28,7 +28,7 @@ SWEEP_CACHE = "read_write"  # a sweep's model-call cache unless model.cache says
 def split_overrides(overrides: list[str]) -> tuple[dict[str, list[str]], list[str]]:
     """Separate plain axis overrides (`model=scripted`, `seed=3`), which narrow an axis, from the rest,
     which apply to every job. `grid.*` overrides are already in the composed grid node; an axis they
-    list is not narrowed (its plain override only chose the root's group: `runners.config.cli.root_choices`)."""
+    list is not narrowed (its plain override only chose the root's group: `runners.preflight.cli.root_choices`)."""
     narrowed: dict[str, list[str]] = {}
     rest: list[str] = []
     listed = listed_axes(overrides)
@@ -96,7 +96,7 @@ def _cell_errors(choices: list[str]) -> Iterator[None]:
 
 def compose_sweep(overrides: list[str], choices: list[str]) -> tuple[RootConfig, str | None, list[RootConfig]]:
     """The sweep's root config, its experiment and its cells, composed as the sweep composes them but
-    outside `hydra.main` (slurm.launch, `--cfg job`); `choices` are `runners.config.cli.root_choices(overrides)`."""
+    outside `hydra.main` (slurm.launch, `--cfg job`); `choices` are `runners.preflight.cli.root_choices(overrides)`."""
     from hydra import initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
     from omegaconf import open_dict
@@ -117,7 +117,7 @@ def compose_sweep(overrides: list[str], choices: list[str]) -> tuple[RootConfig,
 
 def expand(root: RootConfig, overrides: list[str], experiment: str | None) -> list[JobSpec]:
     """All jobs of the sweep: every cell times its benchmark's tasks (or `grid.tasks`); raises
-    `runners.config.preflight.ConfigError` for a config that cannot run."""
+    `runners.preflight.checks.ConfigError` for a config that cannot run."""
     specs: list[JobSpec] = []
     tasks: dict[str, tuple[list[Task], dict[str, str]]] = {}
     configs = cells(root, overrides, experiment)

@@ -1,6 +1,6 @@
 """The built-in benchmark generator: three suites in the native format, deterministic by seed.
 
-    python -m eval.benchmarks.builtin_suites --out DIR --seed N [--suite workspace|company|qa ...]
+    python -m eval.benchmarks.builtin --out DIR --seed N [--suite workspace|company|qa ...]
 
 Writes `DIR/<suite>/tasks.jsonl`, `DIR/<suite>/workspaces/…` and `DIR/<suite>/solutions/<id>.jsonl`
 (a scripted reference solution per task, outside the workspaces). Same seed, same bytes.
@@ -12,12 +12,12 @@ import importlib
 import random
 from pathlib import Path
 
-from eval.benchmarks.builtin_suites.writer import SuiteWriter
+from eval.benchmarks.builtin.writer import SuiteWriter
 
 # Bump when generated content changes, so that cached copies are regenerated.
 GENERATOR_VERSION = "v3"
 SUITES = ("workspace", "company", "qa")
-_MODULES = {"workspace": "eval.benchmarks.builtin_suites.workspace_suite", "company": "eval.benchmarks.builtin_suites.company_suite", "qa": "eval.benchmarks.builtin_suites.qa_suite"}
+_MODULES = {"workspace": "eval.benchmarks.builtin.workspace_suite", "company": "eval.benchmarks.builtin.company_suite", "qa": "eval.benchmarks.builtin.qa_suite"}
 
 
 def generate(out: Path, seed: int, suites: tuple[str, ...] = SUITES) -> None:

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from eval.benchmarks.builtin_suites import office
-from eval.benchmarks.builtin_suites.office import Block
+from eval.benchmarks.builtin import office
+from eval.benchmarks.builtin.office import Block
 from eval.benchmarks.native_format import TASKS_FILE, WORKSPACES, task_to_json
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import random
 
-from eval.benchmarks.builtin_suites import office, words
-from eval.benchmarks.builtin_suites import solution as sol
-from eval.benchmarks.builtin_suites.writer import SuiteWriter
-from eval.benchmarks.builtin_suites.ws_common import Policy, absent, contains, exists, rb, row
+from eval.benchmarks.builtin import office, words
+from eval.benchmarks.builtin import solution as sol
+from eval.benchmarks.builtin.writer import SuiteWriter
+from eval.benchmarks.builtin.ws_common import Policy, absent, contains, exists, rb, row
 
 WS = "operations_manager"
 

@@ -1,4 +1,4 @@
-"""CLI: python -m eval.benchmarks.builtin_suites --out DIR --seed N [--suite NAME ...]"""
+"""CLI: python -m eval.benchmarks.builtin --out DIR --seed N [--suite NAME ...]"""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ import argparse
 import time
 from pathlib import Path
 
-from eval.benchmarks.builtin import COMPLETE
-from eval.benchmarks.builtin_suites import SUITES, generate
+from eval.benchmarks.builtin import SUITES, generate
+from eval.benchmarks.builtin.loader import COMPLETE
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m eval.benchmarks.builtin_suites", description=__doc__)
+    ap = argparse.ArgumentParser(prog="python -m eval.benchmarks.builtin", description=__doc__)
     ap.add_argument("--out", type=Path, required=True, help="output folder (one sub-folder per suite)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--suite", action="append", choices=SUITES, help="generate only these suites (repeatable)")

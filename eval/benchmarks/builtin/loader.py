@@ -38,7 +38,7 @@ class Config(BenchmarkConfig):
 
 
 def builtin_root(cfg: Config) -> Path:
-    from eval.benchmarks.builtin_suites import GENERATOR_VERSION
+    from eval.benchmarks.builtin import GENERATOR_VERSION
 
     if cfg.path:
         return Path(cfg.path).expanduser()
@@ -47,7 +47,7 @@ def builtin_root(cfg: Config) -> Path:
 
 def ensure_generated(root: Path, seed: int) -> Path:
     """Generate the benchmark at `root` unless a complete one is there."""
-    from eval.benchmarks.builtin_suites import generate
+    from eval.benchmarks.builtin import generate
 
     if (root / COMPLETE).is_file():
         return root
@@ -73,7 +73,7 @@ def ensure_generated(root: Path, seed: int) -> Path:
 
 
 def load(cfg: Config) -> list[Task]:
-    from eval.benchmarks.builtin_suites import SUITES
+    from eval.benchmarks.builtin import SUITES
 
     if cfg.suite not in SUITES:
         raise BenchmarkError(f"unknown builtin suite {cfg.suite!r}; valid suites: {', '.join(SUITES)}")

@@ -59,7 +59,7 @@ def show_grid(argv: Sequence[str], choices: list[str]) -> int:
 
 
 def render(root: RootConfig, experiment: str | None, axes: dict[str, list[str]], seeds: list[int], configs: list[RootConfig]) -> str:
-    from runners.config.preflight import check_sweep
+    from runners.preflight.checks import check_sweep
 
     doc: dict[str, Any] = dataclasses.asdict(root)
     cells = zip(itertools.product(*(axes[a] for a in AXES), seeds), configs, strict=True)
@@ -81,3 +81,8 @@ def render(root: RootConfig, experiment: str | None, axes: dict[str, list[str]],
     except ConfigError as e:
         verdict = f"would refuse to start: {e}"
     return head + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True) + f"# preflight: {verdict}\n"
+
+
+def show_if_asked(args: list[str], root_choices: list[str]) -> int | None:
+    """The sweep's `--cfg job`: print its grid and return the exit code; None when not asked."""
+    return show_grid(args, root_choices) if asks_for_job_config(args) else None

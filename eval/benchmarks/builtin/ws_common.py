@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from eval.benchmarks.builtin_suites.office import Block
+from eval.benchmarks.builtin.office import Block
 from eval.judges.matching import text_has
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import random
 
-from eval.benchmarks.builtin_suites import filler
-from eval.benchmarks.builtin_suites.company_tasks import TASKS, WS
-from eval.benchmarks.builtin_suites.writer import SuiteWriter
+from eval.benchmarks.builtin import filler
+from eval.benchmarks.builtin.company_tasks import TASKS, WS
+from eval.benchmarks.builtin.writer import SuiteWriter
 
 FOLDERS = ["Documents/Admin", "Documents/Financials", "Documents/HR", "Documents/Engineering", "Documents/Marketing",
            "Documents/Sales", "Documents/Legal", "Documents/Admin/Archive", "Documents/Financials/Reports",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from eval.benchmarks.builtin_suites import words
-from eval.benchmarks.builtin_suites.writer import SuiteWriter
+from eval.benchmarks.builtin import words
+from eval.benchmarks.builtin.writer import SuiteWriter
 
 TOPICS = ["Quarterly review", "Team offsite plan", "Vendor onboarding", "Office relocation", "Safety inspection",
           "Training calendar", "Holiday schedule", "Printer fleet", "Parking allocation", "Customer feedback",

@@ -153,18 +153,20 @@ def root_choices(argv: Sequence[str]) -> list[str]:
     return out
 
 
-def run_cli(main: Callable[[], None], prog: str, argv: Sequence[str] | None = None) -> None:
+def run_cli(
+    main: Callable[[], None], prog: str, argv: Sequence[str] | None = None,
+    show: Callable[[list[str], list[str]], int | None] | None = None,
+) -> None:
     """Refuse multirun and null groups, then hand the command line to Hydra's `main` (the sweep's
-    with its `root_choices` first)."""
+    with its `root_choices` first). `show(args, root_choices)`: the sweep's own `--cfg job` (its grid,
+    runners/sweep/show.py); None when the command line does not ask for it."""
     args = list(sys.argv[1:] if argv is None else argv)
     message = multirun_refusal(args, prog) or null_group_refusal(args) or sweep_value_refusal(args, prog)
     if message:
         sys.exit(message)
     if prog == "runners.sweep":
-        from runners.config.show import asks_for_job_config, show_grid
-
-        if asks_for_job_config(args):  # the grid's config, not the root's defaults (runners/config/show.py)
-            sys.exit(show_grid(args, root_choices(args)))
+        if show is not None and (shown := show(args, root_choices(args))) is not None:
+            sys.exit(shown)
         sys.argv = [sys.argv[0], *root_choices(args), *args]  # first: after a flag (`--cfg job`) they would not parse
     register()
     if os.environ.get("HYDRA_FULL_ERROR"):  # the user asked for Hydra's own traceback

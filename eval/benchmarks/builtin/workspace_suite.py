@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import random
 
-from eval.benchmarks.builtin_suites import filler, ws_fin, ws_ops
-from eval.benchmarks.builtin_suites.writer import SuiteWriter
+from eval.benchmarks.builtin import filler, ws_fin, ws_ops
+from eval.benchmarks.builtin.writer import SuiteWriter
 
 OPS_FOLDERS = ["notes", "slides", "templates", "procurement/suppliers", "policies/hr", "policies/it", "policies/security",
                "docs/handbooks", "reports/misc", "archive/old_drafts", "meetings/2025", "facilities/floor_plans"]  # fmt: skip

@@ -13,8 +13,8 @@ import math
 import random
 from decimal import ROUND_HALF_UP, Decimal
 
-from eval.benchmarks.builtin_suites import solution as sol
-from eval.benchmarks.builtin_suites.writer import SuiteWriter
+from eval.benchmarks.builtin import solution as sol
+from eval.benchmarks.builtin.writer import SuiteWriter
 
 WS = "bulletins"
 YEARS = range(2015, 2020)

@@ -15,12 +15,11 @@ import dataclasses
 import hashlib
 import json
 import logging
-import sys
 from pathlib import Path
 from typing import Any
 
 from eval.benchmarks import Benchmark, benchmark_config, default_judge, load_benchmark
-from eval.config import REPO_ROOT, JudgeConfig
+from eval.config import REPO_ROOT, JudgeConfig, judge_config
 from eval.judges import make_judge
 from eval.judges.extract.session import kept_doc, scoring
 from eval.judges.metrics import aggregate, counts
@@ -30,30 +29,10 @@ from runners.core.messages import Model
 from runners.core.record_files import JOB
 from runners.core.task import Task
 from runners.models.config import ApiModelConfig
-from runners.models.registry import flat_defaults, flat_model, model_config
+from runners.models.registry import flat_defaults, flat_model
 
 log = logging.getLogger(__name__)
 _BENCHMARKS: dict[str, Benchmark] = {}
-
-
-def judge_config(node: Any) -> JudgeConfig:
-    """A `JudgeConfig` from a dict (a record's `config.judge`), an OmegaConf node or a YAML file path
-    (without a defaults list). Its model is always an `ApiModelConfig`; records of schema 2 kept every
-    model kind's fields, which are dropped here."""
-    if isinstance(node, JudgeConfig):
-        return node
-    from omegaconf import DictConfig, OmegaConf
-
-    recorded = isinstance(node, dict)
-    if isinstance(node, str | Path):
-        node = OmegaConf.load(node)
-    d = OmegaConf.to_container(node, resolve=True) if isinstance(node, DictConfig) else dict(node)
-    assert isinstance(d, dict), type(d)
-    model = d.pop("model", None)  # records from before the model was typed kept `{}` for none
-    jc = OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(JudgeConfig), d))
-    assert isinstance(jc, JudgeConfig), type(jc)
-    jc.model = model_config(model, recorded=recorded, cls=ApiModelConfig) if model else None  # type: ignore[assignment]
-    return jc
 
 
 def named_judge_config(name: str) -> JudgeConfig:
@@ -179,6 +158,3 @@ def main(argv: list[str] | None = None) -> int:
         print(f"aggregate {bench}:", json.dumps({k: round(v, 4) for k, v in aggregate(group).items()}), json.dumps(counts(group)))
     return 1 if failed else 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -6,11 +6,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from eval.benchmarks.builtin_suites import solution as sol
-from eval.benchmarks.builtin_suites import words
-from eval.benchmarks.builtin_suites.office import csv_text
-from eval.benchmarks.builtin_suites.writer import SuiteWriter
-from eval.benchmarks.builtin_suites.ws_common import absent
+from eval.benchmarks.builtin import solution as sol
+from eval.benchmarks.builtin import words
+from eval.benchmarks.builtin.office import csv_text
+from eval.benchmarks.builtin.writer import SuiteWriter
+from eval.benchmarks.builtin.ws_common import absent
 
 WS = "fileserver"
 

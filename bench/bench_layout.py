@@ -1,0 +1,129 @@
+"""The shape of the code, measured from its own imports and definitions (run by hand; no timing):
+
+    python bench/bench_layout.py [REPO]
+
+modules per folder, folders that import each other, import cycles between modules, files over 300
+lines and functions over 60 lines, for the product packages (tests, benchmarks and the benchmark's own
+vendored helpers left out). REPO defaults to this checkout, so an older one can be measured beside it.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections import Counter
+from pathlib import Path
+
+PACKAGES = ("runners", "envs", "tab", "eval", "slurm")
+SKIP = ("eval/tac/compat",)  # TheAgentCompany's evaluator-side helpers, shaped as the benchmark has them
+
+
+def product_files(repo: Path) -> dict[str, Path]:
+    out = {}
+    for pkg in PACKAGES:
+        for p in sorted((repo / pkg).rglob("*.py")):
+            rel = p.relative_to(repo).as_posix()
+            if not rel.startswith(SKIP) and "__pycache__" not in rel:
+                out[".".join(p.relative_to(repo).with_suffix("").parts).removesuffix(".__init__")] = p
+    return out
+
+
+def imports_of(path: Path, known: dict[str, Path]) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in known else node.module for a in node.names]
+        for name in names:
+            while name and name not in known:
+                name = name.rpartition(".")[0]
+            if name:
+                found.add(name)
+    return found
+
+
+def folder_of(module: str, known: dict[str, Path]) -> str:
+    return known[module].parent.as_posix()
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one node (Tarjan, recursive: the graphs are small)."""
+    sys.setrecursionlimit(10_000)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return out
+
+
+def measure(repo: Path) -> dict[str, object]:
+    known = product_files(repo)
+    graph = {m: imports_of(p, known) - {m} for m, p in known.items()}
+    rel = {m: p.relative_to(repo) for m, p in known.items()}
+    per_folder = Counter(r.parent.as_posix() for r in rel.values())
+    folder_graph: dict[str, set[str]] = {}
+    for m, deps in graph.items():
+        a = rel[m].parent.as_posix()
+        folder_graph.setdefault(a, set()).update(rel[d].parent.as_posix() for d in deps if rel[d].parent.as_posix() != a)
+    mutual = sorted({tuple(sorted((a, b))) for a, bs in folder_graph.items() for b in bs if a in folder_graph.get(b, set())})
+    long_files, long_functions = [], []
+    for m, p in known.items():
+        text = p.read_text(encoding="utf-8")
+        if text.count("\n") > 300:
+            long_files.append((rel[m].as_posix(), text.count("\n")))
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.end_lineno - node.lineno + 1 > 60:
+                long_functions.append((f"{rel[m].as_posix()}:{node.name}", node.end_lineno - node.lineno + 1))
+    return {
+        "modules": len(known),
+        "folders": len(per_folder),
+        "modules per folder": dict(sorted(per_folder.items())),
+        "folder pairs importing each other": mutual,
+        "module import cycles (module level and in functions)": cycles(graph),
+        "files over 300 lines": sorted(long_files),
+        "functions over 60 lines": sorted(long_functions),
+    }
+
+
+def main() -> None:
+    repo = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parents[1]).resolve()
+    for key, value in measure(repo).items():
+        if isinstance(value, dict):
+            print(f"{key}:")
+            for k, v in value.items():
+                print(f"  {k:<34} {v}")
+        elif isinstance(value, list):
+            print(f"{key}: {len(value)}")
+            for item in value:
+                print(f"  {item}")
+        else:
+            print(f"{key}: {value}")
+
+
+if __name__ == "__main__":
+    main()
