@@ -160,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     jobs = find_jobs(args.jobs)
     if not jobs:
         ap.error("no job directories (with job.json) found")
-    scored, failed = [], 0
+    scored, failed, rescored = [], 0, []
     for job in jobs:
         if not JobRecord(job).finished:
             print(f"skip {job}: unfinished (no result.json)")
@@ -173,7 +173,11 @@ def main(argv: list[str] | None = None) -> int:
             continue
         if scores is not None:
             scored.append(scores)
+            rescored.append(job)
             print(f"{job}: {scores['judge']} {json.dumps({k: round(v, 4) for k, v in scores['metrics'].items()})}")
+    from eval.report.completed import rescored as rescored_pages
+
+    rescored_pages(rescored)  # where a sweep's report exists, these jobs' pages show their new scores
     for bench in sorted({s["benchmark"] for s in scored}):
         group = [s for s in scored if s["benchmark"] == bench]
         print(f"aggregate {bench}:", json.dumps({k: round(v, 4) for k, v in aggregate(group).items()}), json.dumps(counts(group)))

@@ -192,7 +192,7 @@ def test_a_job_page_reads_each_file_of_its_record_once(scale, tmp_path: Path, mo
     real = JobRecord.trajectory
     monkeypatch.setattr(JobRecord, "trajectory", lambda self: reads.append(self.dir.name) or real(self))
     with job.reading():
-        page = job_html(job, [])
+        page = job_html(job)
     assert reads == [job.dir.name] and job.job_id in page
     job.trajectory  # noqa: B018 - outside `reading`: read again, not held
     assert len(reads) == 2
