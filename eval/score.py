@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
             scored.append(scores)
             rescored.append(job)
             print(f"{job}: {scores['judge']} {json.dumps({k: round(v, 4) for k, v in scores['metrics'].items()})}")
-    from eval.report.completed import rescored as rescored_pages
+    from eval.report.pages.completed import rescored as rescored_pages
 
     rescored_pages(rescored)  # where a sweep's report exists, these jobs' pages show their new scores
     for bench in sorted({s["benchmark"] for s in scored}):

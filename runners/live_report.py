@@ -3,7 +3,7 @@
 After every `report.live_every` finished jobs (a resumed sweep counts those already complete),
 `python -m eval.report` rebuilds the sweep's tables, figures and index from the records in a
 background process at low priority. A job's page and its side-by-sides are written here, when its
-record completes (`eval/report/completed.py`): no build renders them again, so the sweep's own
+record completes (`eval/report/pages/completed.py`): no build renders them again, so the sweep's own
 build at its end computes the tables and writes the pages of no finished job. One refresh runs at
 a time; a refresh that fails stops the refreshing (its log says why) and never the sweep; a page
 that cannot be written is logged and never fails its job.
@@ -78,8 +78,8 @@ class LiveReport:
 
     def pages(self, job: str) -> None:
         """The job's page and its side-by-sides with its finished fellows (never raises)."""
-        from eval.report.completed import at_completion
         from eval.report.load import roles
+        from eval.report.pages.completed import at_completion
 
         if self._roles is None:
             self._roles = roles(self.sweep_dir, None, None)

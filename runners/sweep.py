@@ -121,7 +121,7 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str],
     for spec in rescored:  # the bucket gets the new scores.json
         uploader.submit(sdir / spec.job_id, lambda error, job=spec.job_id: error and log.warning("upload of %s failed: %s", job, error))
     if rescored:
-        from eval.report.completed import rescored as rescored_pages
+        from eval.report.pages.completed import rescored as rescored_pages
 
         rescored_pages(sdir / s.job_id for s in rescored)  # their pages show the new scores
         print(f"sweep {name}: re-scored {len(rescored)} finished job(s) with judge {specs[0].cfg.judge.name} (not re-run)", file=sys.stderr)
@@ -206,7 +206,7 @@ def _stored(storage: Any, sweep: str, scored: bool) -> set[str] | None:
 
 def _groups(specs: Sequence[Any]) -> dict[str, list[str]]:
     """Each job's fellows on its benchmark, task, model and seed: the jobs its side-by-side pages
-    pair it with (`eval/report/completed.py`)."""
+    pair it with (`eval/report/pages/completed.py`)."""
     by_key: dict[tuple[str, str, str, int], list[str]] = {}
     for s in specs:
         by_key.setdefault((s.cfg.benchmark.label, s.task_id, s.cfg.model.id, s.cfg.seed), []).append(s.job_id)

@@ -19,7 +19,7 @@ import pytest
 from bench.bench_viewer import write_scripted_job
 from eval.report import write_report
 from eval.report.__main__ import main
-from eval.report.completed import at_completion, rescored
+from eval.report.pages.completed import at_completion, rescored
 from runners.live_report import LiveReport
 from tests.test_report_html import CHROMIUM, open_page
 

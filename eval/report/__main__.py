@@ -33,9 +33,9 @@ def main(argv: list[str] | None = None) -> int:
         os.nice(args.nice)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
+    from eval.report.analyses.tabview import render_markdown
     from eval.report.build import write_report
     from eval.report.load import Sweep, load_sweep
-    from eval.report.tabview import render_markdown
 
     if not args.sweep_dir.is_dir():
         print(f"error: {args.sweep_dir} is not a directory (give a sweep directory such as outputs/demo)", file=sys.stderr)

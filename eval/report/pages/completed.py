@@ -14,11 +14,11 @@ from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
 
-from eval.report.jobpage import job_html
 from eval.report.load import Sweep, load_sweep, read_job
-from eval.report.page_files import REPORT_DIR
-from eval.report.site import write_pages
-from eval.report.viewer_compare import compare_html, compare_name, pairs
+from eval.report.pages.jobpage import job_html
+from eval.report.pages.page_files import REPORT_DIR
+from eval.report.pages.site import write_pages
+from eval.report.pages.viewer_compare import compare_html, compare_name, pairs
 from runners.core.job_record import is_job_dir
 from runners.core.record_files import RESULT
 

@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from eval.report.analyses.stats import parts
 from eval.report.load import Job
-from eval.report.stats import parts
 
 SAMPLES = 2000
 FLIPS = 10000

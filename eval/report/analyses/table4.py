@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from eval.report import paired
+from eval.report.analyses import paired
+from eval.report.analyses.stats import metric_names, over_seeds
+from eval.report.analyses.table1 import cells, errored_cells, record_notes
 from eval.report.load import Job, Sweep
 from eval.report.method_names import method_key
 from eval.report.section import Section, Skip, Table, fmt, p_text, pct, signed
-from eval.report.stats import metric_names, over_seeds
-from eval.report.table1 import cells, errored_cells, record_notes
 from tab.config import SWITCHES
 
 

@@ -20,14 +20,14 @@ from functools import partial
 from pathlib import Path
 from urllib.parse import quote
 
-from eval.report.html import page, section_html
-from eval.report.jobpage import job_html
 from eval.report.load import Job, Sweep, header_notes
-from eval.report.page_files import write_new, write_page
+from eval.report.pages.html import page, section_html
+from eval.report.pages.jobpage import job_html
+from eval.report.pages.page_files import write_new, write_page
+from eval.report.pages.viewer_assets import LINKS, LINKS_GLOBAL, script_tag
+from eval.report.pages.viewer_compare import compare_html, compare_name, pairs
+from eval.report.pages.viewer_index import jobs_section
 from eval.report.section import Section
-from eval.report.viewer_assets import LINKS, LINKS_GLOBAL, script_tag
-from eval.report.viewer_compare import compare_html, compare_name, pairs
-from eval.report.viewer_index import jobs_section
 
 log = logging.getLogger(__name__)
 POOL_PAGES = 2_000  # from this many pages to write, worker processes share them out

@@ -11,15 +11,15 @@ from typing import Any
 from urllib.parse import quote
 
 from envs.names import shown
-from eval.report.html import job_title, kv_table, page, table_html
+from eval.report.analyses.tabview import snapshots, timeline
 from eval.report.load import Job
+from eval.report.pages.html import job_title, kv_table, page, table_html
+from eval.report.pages.viewer_assets import LINKS, script_tag
+from eval.report.pages.viewer_fates import summary
+from eval.report.pages.viewer_render import json_script, message_html, turn_html
+from eval.report.pages.viewer_tab import events_by_turn, tab_data
+from eval.report.pages.viewer_turns import Seen, Turn, context_level, turns
 from eval.report.section import Table, fmt, percent
-from eval.report.tabview import snapshots, timeline
-from eval.report.viewer_assets import LINKS, script_tag
-from eval.report.viewer_fates import summary
-from eval.report.viewer_render import json_script, message_html, turn_html
-from eval.report.viewer_tab import events_by_turn, tab_data
-from eval.report.viewer_turns import Seen, Turn, context_level, turns
 from runners.core.record_files import DELIVERABLE, JOB, RESULT, SCORES, TAB, TRAJECTORY, VIEW
 
 RESULT_KEYS = ("stop_reason", "turns", "tokens_in", "tokens_out", "cost", "chars_read", "wall_s", "sandbox", "errored", "limits_hit", "error")

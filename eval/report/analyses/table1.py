@@ -16,11 +16,11 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from eval.metrics import counts
-from eval.report import paired
+from eval.report.analyses import paired
+from eval.report.analyses.stats import metric_names, over_seeds, per_seed
 from eval.report.load import Job, Sweep
 from eval.report.method_names import label, method_key
 from eval.report.section import Section, Skip, Table, fmt, p_text, pct, signed
-from eval.report.stats import metric_names, over_seeds, per_seed
 
 Key = tuple[str, str, str]
 
