@@ -144,8 +144,8 @@ def test_the_sweeps_last_build_writes_no_page_of_a_finished_job(tmp_path: Path) 
     script = write_script(tmp_path / "s.jsonl", [{"content": "<FINAL_ANSWER>3</FINAL_ANSWER>"}])
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "runners.sweep", "grid.benchmark=[native]", f"benchmark.path={bench}", "benchmark.limit=null",
-           "grid.method=[dci]", "grid.model=[scripted]", f"model.script={script}", "grid.seed=[0]", "judge=rule",
-           "tracker=none", f"out={out}", "sweep=live", "report.live_every=2", "cluster.max_in_flight=1"]  # fmt: skip
+           "grid.method=[dci,runningtab]", "grid.model=[scripted]", f"model.script={script}", "grid.seed=[0]", "judge=rule",
+           "tracker=none", f"out={out}", "sweep=live", "report.live_every=3", "cluster.max_in_flight=1"]  # fmt: skip
     run = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
     log = (out / "live" / LIVE_LOG).read_text()
@@ -153,8 +153,9 @@ def test_the_sweeps_last_build_writes_no_page_of_a_finished_job(tmp_path: Path) 
     written = re.findall(r"writing (\d+) of (\d+) pages", run.stdout)
     assert written, run.stdout[-3000:]
     n, total = map(int, written[-1])
-    assert (n, total) == (0, 4), run.stdout[-3000:]  # every page was written when its job finished
-    assert len(list((out / "live" / "report" / "jobs").iterdir())) == 4
+    assert (n, total) == (0, 12), run.stdout[-3000:]  # every page was written when its job finished
+    assert len(list((out / "live" / "report" / "jobs").iterdir())) == 8
+    assert len(list((out / "live" / "report" / "compare").glob("*__vs__dci.html"))) == 4  # each when the second of its pair finished
 
 
 def test_a_build_leaves_the_collector_as_it_found_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
