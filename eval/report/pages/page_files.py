@@ -35,5 +35,11 @@ def write_new(path: Path, text: str) -> bool:
         return True
     except FileExistsError:
         return False
+    except OSError:  # a file system without hard links: checked, then renamed (a narrow window)
+        if os.path.lexists(path):
+            return False
+        os.replace(tmp, path)
+        return True
     finally:
-        os.unlink(tmp)
+        if os.path.lexists(tmp):
+            os.unlink(tmp)

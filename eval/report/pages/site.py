@@ -89,7 +89,7 @@ class Pages:
         existing = set()
         for sub in ("jobs", "compare"):
             (out / sub).mkdir(parents=True, exist_ok=True)
-            existing |= {f"{sub}/{e.name}" for e in os.scandir(out / sub)}
+            existing |= {f"{sub}/{e.name}" for e in os.scandir(out / sub) if not e.name.startswith(".")}  # not a page being written
         for rel in sorted(existing - set(wanted)):
             if not (sweep.dir / _job_of(rel)).is_dir():  # a job gone from the sweep (not one newer than this build's reading)
                 shutil.rmtree(out / rel) if (out / rel).is_dir() and not (out / rel).is_symlink() else (out / rel).unlink()
