@@ -8,12 +8,12 @@ per method to get realistic records, then fabricates a finished sweep of N jobs 
 result.json, scores.json, trajectory.jsonl, evaluator_view.json, tab.json for tab methods, and
 jobs.jsonl with its last lines missing, as after a driver killed mid-sweep). A fresh process — the
 driver — then times what the driver does at that size: expanding the grid, the resume check,
-reconciliation, progress with every job finishing, and the report (from scratch, again with nothing
-changed, again with 1% of the jobs re-scored, and the sweep's own last build after a live refresh
-that had not yet seen `report.live_every` jobs: the last grid cell's, as a sweep run cell by cell
-ends, and the worst case of one DCI job per task); each with wall time and the process's peak RSS
-after it. Last line: `jobs=N expand_s=… resume_s=… progress_s=… report_s=… report_again_s=…
-report_1pct_s=… report_live_s=… report_live_dci_s=… peak_rss_mb=…`. `fabricate` is also what tests/test_sweep_scale.py runs on.
+reconciliation, progress with every job finishing, and the report: from scratch (every page), the
+sweep's own last build (every finished job's pages were written as it finished: the tables, figures,
+index and links from the records), the pages the driver writes as each of the last grid cell's jobs
+completes, and the pages of 1% of the jobs re-scored; each with wall time and the process's peak
+RSS after it. Last line: `jobs=N expand_s=… resume_s=… progress_s=… report_s=… report_last_s=…
+completion_ms_per_job=… rescored_1pct_s=… peak_rss_mb=…`. `fabricate` is also what tests/test_sweep_scale.py runs on.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ TURNS = [
     {"content": "Final."},
 ]  # fmt: skip
 LEDGER_MISSING = 50  # ledger lines a killed driver never wrote (reconciliation writes them)
-LIVE_EVERY = 1000  # the default report.live_every: jobs a sweep's last build finds new since the last refresh
+LIVE_EVERY = 1000  # a grid cell's jobs here: those whose pages the completion phase writes
 
 
 def write_benchmark(root: Path, tasks: int) -> Path:
@@ -145,14 +145,14 @@ def _rss_mb(who: int = resource.RUSAGE_SELF) -> float:
     return resource.getrusage(who).ru_maxrss / 1024
 
 
-def rescore_some(sdir: Path, every: int) -> int:
+def rescore_some(sdir: Path, every: int) -> list[Path]:
     """Flip the first rubric of every `every`-th job's scores.json (as a re-scoring rewrites it)."""
     dirs = sorted(p for p in sdir.iterdir() if (p / "scores.json").is_file())[::every]
     for d in dirs:
         scores = json.loads((d / "scores.json").read_text())
         scores["items"][0]["passed"] = not scores["items"][0]["passed"]
         (d / "scores.json").write_text(json.dumps(scores, indent=1))
-    return len(dirs)
+    return dirs
 
 
 def _timed(rows: list[tuple[str, float, float, str]], name: str, fn: Callable[[], str]) -> None:
@@ -174,7 +174,6 @@ def measure(bench: Path) -> dict[str, float]:
     from rich.console import Console
 
     from eval.report import write_report
-    from eval.report.manifest import Settled
     from runners.core.record_types import Result
     from runners.core.storage import LocalStorage
     from runners.sweep.grid import expand
@@ -230,58 +229,42 @@ def measure(bench: Path) -> dict[str, float]:
         out = write_report(sdir)
         return f"{sum(1 for _ in (out / 'jobs').iterdir())} job pages; page workers' peak RSS {_rss_mb(resource.RUSAGE_CHILDREN):.0f} MB"
 
-    def do_report_again() -> str:  # nothing changed: every record and page is the manifest's
+    def do_report_last() -> str:  # the sweep's own last build: each finished job's pages were written as it finished
         write_report(sdir)
-        return "nothing changed"
+        return "tables, figures, index and links.js from the records; no page to write"
 
-    def do_report_rescored() -> str:  # 1% of the jobs re-scored (scores.json rewritten)
-        changed = rescore_some(sdir, 100)
-        write_report(sdir)
-        return f"{changed} jobs re-scored"
+    def do_completion() -> str:  # the driver's part: the pages of the last grid cell's jobs, each as its record completes
+        from eval.report.load import roles
+        from eval.report.pages.completed import at_completion
+        from runners.sweep.driver import _groups
 
-    hidden = bench.parent / "not_yet_finished"
+        groups, last = _groups(state["specs"]), state["specs"][-LIVE_EVERY:]
+        ids, out = {s.job_id for s in last}, sdir / "report"
+        for sub in ("jobs", "compare"):  # as before they finished: none of their pages yet
+            for p in (out / sub).iterdir():
+                if p.name.removesuffix(".html").partition("__vs__")[0] in ids:
+                    p.unlink()
+        base, treat = roles(sdir, None, None)
+        t0 = time.perf_counter()
+        pages = sum(len(at_completion(sdir, s.job_id, groups[s.job_id], base, treat)) for s in last)
+        state["completion_ms"] = (time.perf_counter() - t0) * 1000 / len(last)
+        return f"{len(last)} jobs, {pages} pages: {state['completion_ms']:.1f} ms a job"
 
-    def last_cell() -> list[Path]:  # the sweep runs cell by cell: its last jobs are one cell's
-        return [sdir / s.job_id for s in state["specs"][-LIVE_EVERY:]]
+    def do_rescored() -> str:  # 1% of the jobs re-scored (scores.json rewritten): their pages and side-by-sides
+        from eval.report.pages.completed import rescored
 
-    def one_per_task() -> list[Path]:  # the worst case: each new job is a DCI job with four side-by-sides
-        return sorted(p for p in sdir.iterdir() if (p / "job.json").is_file())[:: max(1, len(state["specs"]) // LIVE_EVERY)]
-
-    def live_pair(pick: Callable[[], list[Path]]) -> tuple[Callable[[], str], Callable[[], str]]:
-        """A refresh's build before the `pick`ed jobs finished (setup), then the sweep's own last
-        build, which is told the jobs settled before that refresh (`Settled`), as `runners.sweep` does."""
-
-        def before() -> str:
-            dirs = pick()
-            hidden.mkdir(exist_ok=True)
-            for d in dirs:
-                d.rename(hidden / d.name)
-            write_report(sdir, build_id="refresh")
-            state["settled"] = Settled("refresh", frozenset(p.name for p in sdir.iterdir() if (p / "job.json").is_file()))
-            return f"setup: a refresh's build with {len(dirs)} jobs not yet finished"
-
-        def last() -> str:
-            back = list(hidden.iterdir())
-            for d in back:
-                d.rename(sdir / d.name)
-            hidden.rmdir()
-            write_report(sdir, settled=state["settled"])
-            return f"{len(back)} jobs finished since the last refresh (report.live_every={LIVE_EVERY})"
-
-        return before, last
-
-    cell_before, cell_last = live_pair(last_cell)
-    dci_before, dci_last = live_pair(one_per_task)
+        dirs = rescore_some(sdir, 100)
+        rescored(dirs)
+        return f"{len(dirs)} jobs re-scored: their pages written again (the sweep loaded once)"
 
     for name, fn in (("expand", do_expand), ("resume", do_resume), ("reconcile", do_reconcile), ("progress", do_progress),
-                     ("analyses", do_report_parts), ("report", do_report), ("report_again", do_report_again),
-                     ("report_1pct", do_report_rescored), ("live_setup", cell_before), ("report_live", cell_last),
-                     ("dci_setup", dci_before), ("report_live_dci", dci_last)):  # fmt: skip
+                     ("analyses", do_report_parts), ("report", do_report), ("report_last", do_report_last),
+                     ("completion", do_completion), ("rescored", do_rescored)):  # fmt: skip
         _timed(rows, name, fn)
     print(f"{'phase':10} {'wall s':>8} {'peak RSS MB':>12}  note")
     for name, wall, rss, note in rows:
         print(f"{name:10} {wall:8.2f} {rss:12.0f}  {note}")
-    return {name: wall for name, wall, _, _ in rows} | {"peak_rss_mb": _rss_mb(), "jobs": len(state["specs"])}
+    return {name: wall for name, wall, _, _ in rows} | {"peak_rss_mb": _rss_mb(), "jobs": len(state["specs"]), "completion_ms": state["completion_ms"]}
 
 
 def prepare(bench: Path, jobs: int) -> None:
@@ -308,9 +291,8 @@ def main() -> None:
     if args.measure:
         r = measure(args.measure)
         print(f"jobs={r['jobs']} expand_s={r['expand']:.2f} resume_s={r['resume']:.2f} reconcile_s={r['reconcile']:.2f} "
-              f"progress_s={r['progress']:.2f} report_s={r['report']:.2f} report_again_s={r['report_again']:.2f} "
-              f"report_1pct_s={r['report_1pct']:.2f} report_live_s={r['report_live']:.2f} "
-              f"report_live_dci_s={r['report_live_dci']:.2f} peak_rss_mb={r['peak_rss_mb']:.0f}")  # fmt: skip
+              f"progress_s={r['progress']:.2f} report_s={r['report']:.2f} report_last_s={r['report_last']:.2f} "
+              f"completion_ms_per_job={r['completion_ms']:.1f} rescored_1pct_s={r['rescored']:.2f} peak_rss_mb={r['peak_rss_mb']:.0f}")  # fmt: skip
         return
     work = args.keep or Path(tempfile.mkdtemp(prefix="bench-scale-"))
     try:

@@ -128,9 +128,9 @@ def main() -> None:
     ap.add_argument("--entries", type=int, default=50)
     args = ap.parse_args()
     from eval.report import write_report
-    from eval.report.jobpage import job_html
     from eval.report.load import load_sweep
-    from eval.report.viewer_compare import compare_html
+    from eval.report.pages.jobpage import job_html
+    from eval.report.pages.viewer_compare import compare_html
 
     with tempfile.TemporaryDirectory() as tmp:
         sdir = Path(tmp) / "bench"

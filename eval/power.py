@@ -4,7 +4,7 @@
         [--method runningtab] [--reference dci] [--metric pass_rate] [--seeds 1,2,3,5,10]
 
 The effect is in the tables' units (points of percentage). Per benchmark × model of the pilot, the
-paired difference of each (task, seed) pair (`eval.report.paired`, errored jobs left out) is split
+paired difference of each (task, seed) pair (`eval.report.analyses.paired`, errored jobs left out) is split
 into the spread of the true gain between tasks and the spread between seeds of one task (one-way
 random effects, method of moments). A design of T tasks × S seeds then has a standard error of
 sqrt(between² / T + within² / (T·S)); its power is that of a two-sided test over tasks at `alpha`
@@ -25,10 +25,10 @@ from statistics import NormalDist
 
 import numpy as np
 
+from eval.report.analyses.paired import Pairs, pairs_of
+from eval.report.analyses.stats import metric_names
+from eval.report.analyses.table1 import cells
 from eval.report.load import load_sweep
-from eval.report.paired import Pairs, pairs_of
-from eval.report.stats import metric_names
-from eval.report.table1 import cells
 
 MAX_TASKS = 100_000
 _NORMAL = NormalDist()

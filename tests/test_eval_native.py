@@ -11,7 +11,8 @@ from eval.benchmarks import BenchmarkError, load_benchmark
 from eval.benchmarks.native_format import NativeFormatError, load_native
 from eval.config import BenchmarkConfig, JudgeConfig
 from eval.judges import make_judge
-from eval.judges.scoring import find_jobs, main, score_job
+from eval.judges.scoring import find_jobs, score_job
+from eval.score.cli import main
 from tests.conftest import write_native
 from tests.test_eval_helpers import FIXTURES, make_job
 

@@ -8,7 +8,7 @@ from eval.benchmarks import load_benchmark
 from eval.benchmarks.officeqa import Config as OfficeQAConfig
 from eval.config import JudgeConfig
 from eval.judges import make_judge
-from eval.report import table1
+from eval.report.analyses import table1
 from eval.report.load import load_sweep
 from tests.test_eval_helpers import SAMPLES, make_job
 from tests.test_report_data import write_job

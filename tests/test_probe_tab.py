@@ -19,6 +19,7 @@ from eval.probe.items import ProbeItem
 from eval.probe.run import ProbeConfig, ask_with_show, review_context
 from eval.report.load import Job
 from runners.core.messages import AssistantMessage
+from runners.core.record_types import JobMeta
 from tab.config import TabConfig
 from tests.test_tab_support import Session, write_files
 
@@ -41,7 +42,7 @@ def _session_and_job(tmp_path: Path, tab: dict[str, Any]) -> tuple[Session, Prob
     jdir = tmp_path / "job"
     jdir.mkdir()
     (jdir / "tab.json").write_text(json.dumps(s.tab.record()), encoding="utf-8")
-    job = Job(jdir, "j1", "wb", "t1", "runningtab", "m1", 0, {"method": {"tab": tab}}, None, None)
+    job = Job(jdir, JobMeta("j1", "wb", "t1", "runningtab", "m1", 0, {"method": {"tab": tab}}), None, None)
     return s, ProbeItem(job, 0, MASKED, {}, [])
 
 

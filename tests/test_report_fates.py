@@ -19,9 +19,9 @@ from eval.probe.run import (
     run_probe,
 )
 from eval.report import write_report
-from eval.report.fates import fates
+from eval.report.analyses.fates import fates
+from eval.report.analyses.values import Haystack, mask, rubric_values, text_values
 from eval.report.load import load_sweep
-from eval.report.values import Haystack, mask, rubric_values, text_values
 from tests.http_stub import Reply, StubServer, completion, tool_call
 from tests.test_report_data import EXCERPTS_B, build_sweep_b
 

@@ -1,7 +1,8 @@
 """The report kept up to date while a sweep runs (issue 15, item 3), and one build at a time.
 
 A sweep refreshes its report in a background process after every `report.live_every` finished
-jobs, so that the build at its end reads and renders only what finished since; two builds of one
+jobs, and writes each job's pages when it finishes, so that the build at its end writes no page of
+a finished job; two builds of one
 report (a refresh and the final build, two Slurm slices, a user's `python -m eval.report`) never
 run at once: the second waits for the first.
 """
@@ -71,17 +72,13 @@ class Proc:
 
 
 class Starts:
-    """Refreshes started: their processes, build ids and what each was told had settled."""
+    """Refreshes started: their processes."""
 
     def __init__(self) -> None:
         self.procs: list[Proc] = []
-        self.ids: list[str] = []
-        self.settled: list = []
 
-    def __call__(self, sdir: Path, log: Path, build_id: str, settled=None) -> Proc:
+    def __call__(self, sdir: Path, log: Path) -> Proc:
         self.procs.append(Proc())
-        self.ids.append(build_id)
-        self.settled.append(settled)
         return self.procs[-1]
 
 
@@ -108,35 +105,6 @@ def test_a_resumed_sweep_counts_its_complete_jobs(tmp_path: Path) -> None:
     live = LiveReport(tmp_path, every=3, start=starts, already=[f"old{i}" for i in range(4)])
     live.finished("new")
     assert len(starts.procs) == 1
-
-
-def test_the_last_build_is_vouched_the_jobs_settled_before_the_last_good_refresh(tmp_path: Path) -> None:
-    starts = Starts()
-    live = LiveReport(tmp_path, every=2, start=starts, already=["old"])
-    assert live.settled() is None  # no refresh has ended
-    live.finished("a")  # 2 finished: the first refresh starts
-    live.finished("b")  # finished while it runs: not vouched for by it
-    assert live.settled() is None
-    starts.procs[0].rc = 0
-    live.finished("c")
-    settled = live.settled()
-    assert settled is not None and settled.build == starts.ids[0] and settled.names == {"old", "a"}
-    assert len(starts.procs) == 2 and starts.ids[1] != starts.ids[0]  # b and c since the first started
-    starts.procs[1].rc = 3  # a failed refresh vouches for nothing: the last good one still holds
-    live.finished("d")
-    assert live.settled() == settled
-    live.close()
-    assert live.settled() == settled
-
-
-def test_a_refresh_still_running_at_the_end_is_vouched_once_it_ends(tmp_path: Path) -> None:
-    starts = Starts()
-    live = LiveReport(tmp_path, every=1, start=starts)
-    live.finished("a")
-    live.finished("b")
-    live.close()  # waits for the refresh started after a
-    settled = live.settled()
-    assert settled is not None and settled.build == starts.ids[0] and settled.names == {"a"}
 
 
 def test_a_failed_refresh_stops_the_refreshing(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
@@ -170,14 +138,14 @@ def test_a_negative_live_every_is_refused(compose_cfg) -> None:
 
 
 @pytest.mark.slow
-def test_the_sweeps_last_build_renders_only_what_the_refresh_did_not(tmp_path: Path) -> None:
+def test_the_sweeps_last_build_writes_no_page_of_a_finished_job(tmp_path: Path) -> None:
     tasks = [{"id": f"t{i}", "prompt": "How many rows?", "workspace": "w", "answer": "3"} for i in range(4)]
     bench = write_native(tmp_path / "bench", tasks, {"w/data.csv": "a\n1\n2\n3\n"})
     script = write_script(tmp_path / "s.jsonl", [{"content": "<FINAL_ANSWER>3</FINAL_ANSWER>"}])
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "runners.sweep", "grid.benchmark=[native]", f"benchmark.path={bench}", "benchmark.limit=null",
-           "grid.method=[dci]", "grid.model=[scripted]", f"model.script={script}", "grid.seed=[0]", "judge=rule",
-           "tracker=none", f"out={out}", "sweep=live", "report.live_every=2", "cluster.max_in_flight=1"]  # fmt: skip
+           "grid.method=[dci,runningtab]", "grid.model=[scripted]", f"model.script={script}", "grid.seed=[0]", "judge=rule",
+           "tracker=none", f"out={out}", "sweep=live", "report.live_every=3", "cluster.max_in_flight=1"]  # fmt: skip
     run = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
     log = (out / "live" / LIVE_LOG).read_text()
@@ -185,12 +153,9 @@ def test_the_sweeps_last_build_renders_only_what_the_refresh_did_not(tmp_path: P
     written = re.findall(r"writing (\d+) of (\d+) pages", run.stdout)
     assert written, run.stdout[-3000:]
     n, total = map(int, written[-1])
-    assert total == 4 and n < total, run.stdout[-3000:]  # the refresh had written the pages of the jobs done by then
-    stamped = re.findall(r"stamped (\d+) of (\d+) job folders", run.stdout)
-    assert stamped, run.stdout[-3000:]
-    n, total = map(int, stamped[-1])
-    assert total == 4 and n < total, run.stdout[-3000:]  # the jobs done before the refresh began: vouched for
-    assert len(list((out / "live" / "report" / "jobs").iterdir())) == 4
+    assert (n, total) == (0, 12), run.stdout[-3000:]  # every page was written when its job finished
+    assert len(list((out / "live" / "report" / "jobs").iterdir())) == 8
+    assert len(list((out / "live" / "report" / "compare").glob("*__vs__dci.html"))) == 4  # each when the second of its pair finished
 
 
 def test_a_build_leaves_the_collector_as_it_found_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -228,21 +193,6 @@ def test_a_build_leaves_the_collector_as_it_found_it(tmp_path: Path, monkeypatch
         gc.enable()
 
 
-def test_kept_data_reaches_a_page_worker_whole() -> None:
-    """A page worker gets its jobs pickled, the manifest's kept (not yet decoded) data with them."""
-    import pickle
-
-    from eval.report.load import Kept
-    from eval.report.manifest import MEMO
-
-    for decoded in (False, True):
-        kept = Kept(["a", 1], MEMO["tab_settings"][1])
-        if decoded:
-            kept.value(None)  # type: ignore[arg-type]
-        again = pickle.loads(pickle.dumps(kept))
-        assert again.doc == ["a", 1] and again.value(None) == ["a", 1]  # type: ignore[arg-type]
-
-
 def test_a_refresh_gets_no_credential(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from runners.sweep import live_report
     for name in ("OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "RAY_AUTH_TOKEN", "DB_PASSWORD", "GH_CREDENTIALS"):
@@ -250,58 +200,8 @@ def test_a_refresh_gets_no_credential(tmp_path: Path, monkeypatch: pytest.Monkey
     monkeypatch.setenv("PYTHONPATH", "/elsewhere")
     seen: dict = {}
     monkeypatch.setattr(live_report.subprocess, "Popen", lambda cmd, **k: seen.update(k, cmd=cmd) or Proc())
-    live_report.spawn(tmp_path, tmp_path / LIVE_LOG, "b1")
+    live_report.spawn(tmp_path, tmp_path / LIVE_LOG)
     env = seen["env"]
     assert "s3cr3t" not in env.values() and env["PATH"] == os.environ["PATH"]
     assert env["PYTHONPATH"] == f"{REPO}{os.pathsep}/elsewhere" and seen["cwd"] == REPO
-    assert seen["cmd"][1:4] == ["-m", "eval.report", str(tmp_path)] and seen["cmd"][-2:] == ["--build-id", "b1"]
-
-
-def test_a_refresh_is_told_what_settled_before_the_last_good_one(tmp_path: Path) -> None:
-    starts = Starts()
-    live = LiveReport(tmp_path, every=2, start=starts)
-    live.finished("a")
-    live.finished("b")  # the first refresh: nothing vouched for yet
-    assert starts.settled == [None]
-    starts.procs[0].rc = 0
-    live.finished("c")
-    live.finished("d")  # the second: a and b had settled when the first (good) one began
-    assert starts.settled[1] is not None and starts.settled[1].build == starts.ids[0] and starts.settled[1].names == {"a", "b"}
-
-
-def test_the_refresh_command_takes_the_settled_jobs_from_a_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from eval.report import build
-    from eval.report.__main__ import main
-    from eval.report.manifest import Settled
-    from runners.sweep import live_report
-    sdir = tmp_path / "s"
-    build_sweep_a(sdir)
-    assert main([str(sdir), "--workers", "0", "--build-id", "r1"]) == 0
-    jobs = {d.name for d in sdir.iterdir() if (d / "job.json").is_file()}
-    seen: dict = {}
-    monkeypatch.setattr(live_report.subprocess, "Popen", lambda cmd, **k: seen.update(cmd=cmd) or Proc())
-    live_report.spawn(sdir, sdir / LIVE_LOG, "r2", Settled("r1", frozenset(jobs)))
-    args = seen["cmd"][seen["cmd"].index(str(sdir)):]
-    stamped: list[str] = []
-    real = build.stamp
-    monkeypatch.setattr(build, "stamp", lambda d: stamped.append(d.name) or real(d))
-    assert main(args) == 0
-    assert not set(stamped) & jobs  # every job folder vouched for: none stamped again
-
-
-def test_an_unreadable_settled_file_stamps_everything(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
-    from eval.report import build
-    from eval.report.__main__ import main
-
-    sdir = tmp_path / "s"
-    build_sweep_a(sdir)
-    assert main([str(sdir), "--workers", "0", "--build-id", "r1"]) == 0
-    bad = tmp_path / "settled.json"
-    bad.write_text('{"build": "r1", "names": "not a list"}')
-    stamped: list[str] = []
-    real = build.stamp
-    monkeypatch.setattr(build, "stamp", lambda d: stamped.append(d.name) or real(d))
-    with caplog.at_level(logging.WARNING):
-        assert main([str(sdir), "--workers", "0", "--settled", str(bad)]) == 0
-    assert {d.name for d in sdir.iterdir() if (d / "job.json").is_file()} <= set(stamped)
-    assert "settled" in caplog.text
+    assert seen["cmd"][1:4] == ["-m", "eval.report", str(tmp_path)] and seen["cmd"][-2:] == ["--workers", "0"]

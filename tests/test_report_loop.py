@@ -10,8 +10,8 @@ import pytest
 
 from eval.config import BenchmarkConfig, JudgeConfig
 from eval.report import write_report
+from eval.report.analyses.tabview import render_markdown
 from eval.report.load import load_sweep
-from eval.report.tabview import render_markdown
 from runners.config.runner import AgentConfig, MethodConfig
 from runners.config.schema import RootConfig
 from runners.job.run import run_and_score

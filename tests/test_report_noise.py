@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from eval.report import write_report
-from eval.report.fates import fates
+from eval.report.analyses.fates import fates
 from eval.report.load import load_sweep
 from runners.core.job_record import JobRecord
 from runners.job.identity import job_id

@@ -21,10 +21,11 @@ import numpy as np
 import pytest
 
 from eval.judges.metrics import aggregate
-from eval.report import paired, write_report
-from eval.report.figure5 import thirds
+from eval.report import write_report
+from eval.report.analyses import paired
+from eval.report.analyses.figure5 import thirds
+from eval.report.analyses.stats import parts
 from eval.report.load import load_sweep
-from eval.report.stats import parts
 from tests.test_report_data import PATTERNS, build_sweep_a
 
 REPO = Path(__file__).resolve().parent.parent
@@ -271,7 +272,7 @@ def test_cli_writes_the_report_and_a_tab_view(tmp_path: Path) -> None:
 def test_table1_shows_the_judged_denominator_where_rubrics_went_unjudged(tmp_path: Path) -> None:
     """A Workspace-Bench judge left a rubric out (not judged): Table 1's pass_rate counts it as failed,
     and its note gives the pass rate over the judged rubrics beside it."""
-    from eval.report import table1
+    from eval.report.analyses import table1
     from tests.test_report_data import rubric_scores, write_job
 
     sdir = tmp_path / "s"
@@ -300,7 +301,7 @@ def test_the_rubrics_that_fail_most_across_tasks(tmp_path: Path) -> None:
 
 
 def test_a_chart_with_nothing_to_draw_is_not_drawn(tmp_path: Path) -> None:
-    from eval.report.plots import grouped_bars
+    from eval.report.analyses.plots import grouped_bars
 
     assert grouped_bars(tmp_path / "none.png", "t", ["a", "b"], {"s": [None, None]}, "%") is None
     assert not (tmp_path / "none.png").exists()
@@ -310,7 +311,7 @@ def test_a_chart_with_nothing_to_draw_is_not_drawn(tmp_path: Path) -> None:
 def test_table1_counts_evaluator_failures_on_agent_files_and_unscored_jobs(tmp_path: Path) -> None:
     """Issue 25 (6): a job whose evaluator failed on the agent's files is a result (its unfinished
     checkpoints count 0); one whose judge failed otherwise is unscored and left out; the note says both."""
-    from eval.report.table1 import build
+    from eval.report.analyses.table1 import build
     from tests.test_report_data import write_job
 
     def cp(result: int, failure: dict | None = None) -> dict:

@@ -16,8 +16,8 @@ from envs.context import manage_context
 from envs.harness_texts import CONTEXT_PLACEHOLDER
 from eval.report import write_report
 from eval.report.load import load_sweep
-from eval.report.viewer_index import outcome_tags
-from eval.report.viewer_turns import seen_messages
+from eval.report.pages.viewer_index import outcome_tags
+from eval.report.pages.viewer_turns import seen_messages
 from tab.render import render_tab
 from tests.test_report_html import CHROMIUM, open_page
 

@@ -32,6 +32,8 @@ def test_a_new_judge_rescores_without_rerunning(tmp_path: Path) -> None:
     jobs = sorted(d for d in (out / "r").iterdir() if (d / "job.json").is_file())
     assert len(jobs) == 2 and not any((d / "scores.json").exists() for d in jobs)
     ran = {d: (d / "result.json").stat().st_mtime_ns for d in jobs}
+    pages = {d: out / "r" / "report" / "jobs" / f"{d.name}.html" for d in jobs}
+    assert all("Not scored (no scores.json)" in p.read_text() for p in pages.values())
 
     second = sweep(bench, script, out, "judge=rule")
     assert second.returncode == 0, second.stderr[-3000:]
@@ -40,6 +42,7 @@ def test_a_new_judge_rescores_without_rerunning(tmp_path: Path) -> None:
         assert (d / "result.json").stat().st_mtime_ns == ran[d]  # the agent did not run again
         scores = read_json(d / "scores.json")
         assert scores["judge"] == "rule" and scores["metrics"]["acc0"] == 1.0 and scores["judge_key"]
+        assert "Judge: rule" in pages[d].read_text()  # its page written again with the new scores (no build rewrites it)
     keys = {d: read_json(d / "scores.json")["judge_key"] for d in jobs}
 
     third = sweep(bench, script, out, "judge=rule", "judge.cache_dir=" + str(tmp_path / "c"))  # runtime-only: no re-score

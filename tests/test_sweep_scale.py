@@ -184,7 +184,7 @@ def test_report_at_scale(scale, tmp_path: Path) -> None:
 def test_a_job_page_reads_each_file_of_its_record_once(scale, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A page reads the trajectory in several places; within `reading` it is read from disk once,
     and nothing stays held after (20,000 trajectories would not fit)."""
-    from eval.report.jobpage import job_html
+    from eval.report.pages.jobpage import job_html
     from runners.core.job_record import JobRecord
 
     sdir = copy_of(scale, tmp_path)
@@ -193,7 +193,7 @@ def test_a_job_page_reads_each_file_of_its_record_once(scale, tmp_path: Path, mo
     real = JobRecord.trajectory
     monkeypatch.setattr(JobRecord, "trajectory", lambda self: reads.append(self.dir.name) or real(self))
     with job.reading():
-        page = job_html(job, [])
+        page = job_html(job)
     assert reads == [job.dir.name] and job.job_id in page
     job.trajectory  # noqa: B018 - outside `reading`: read again, not held
     assert len(reads) == 2

@@ -158,7 +158,8 @@ def test_every_reader_of_the_switches_uses_the_one_list() -> None:
     """A new switch is added in tab/config.py only; Table 4, the report loader and the W&B cell keys follow it."""
     import dataclasses
 
-    from eval.report import load, table4
+    from eval.report import load
+    from eval.report.analyses import table4
     from runners.tracking import cells as tracking_cells
     from tab.config import SWITCHES, TabConfig
 

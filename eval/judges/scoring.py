@@ -10,7 +10,6 @@ the aggregate metrics over the scored jobs are printed per benchmark.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import hashlib
 import json
@@ -22,7 +21,6 @@ from eval.benchmarks import Benchmark, benchmark_config, default_judge, load_ben
 from eval.config import REPO_ROOT, JudgeConfig, judge_config
 from eval.judges import make_judge
 from eval.judges.extract.session import kept_doc, scoring
-from eval.judges.metrics import aggregate, counts
 from runners.core.frozen_fields import FROZEN_JUDGE, defaults_of, drop_new_defaults
 from runners.core.job_record import JobRecord, is_job_dir, write_extracted, write_scores
 from runners.core.messages import Model
@@ -118,43 +116,3 @@ def find_jobs(paths: list[Path]) -> list[Path]:
         for job in [p] if is_job_dir(p) else sorted(j.parent for j in p.rglob(JOB)):
             found[job] = None
     return list(found)
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.score", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("jobs", nargs="+", type=Path, help="job directories (or folders holding them)")
-    group = ap.add_mutually_exclusive_group()
-    group.add_argument("--judge", help="a judge config name from conf/judge/ (e.g. rule, llm_rubric)")
-    group.add_argument("--judge-config", type=Path, help="a judge config YAML file")
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(message)s")
-    judge = None
-    try:
-        if args.judge:
-            judge = named_judge_config(args.judge)
-        elif args.judge_config:
-            judge = judge_config(args.judge_config)
-    except Exception as e:  # noqa: BLE001 - a bad judge config is a usage error
-        ap.error(f"bad judge config: {e}")
-    jobs = find_jobs(args.jobs)
-    if not jobs:
-        ap.error("no job directories (with job.json) found")
-    scored, failed = [], 0
-    for job in jobs:
-        if not JobRecord(job).finished:
-            print(f"skip {job}: unfinished (no result.json)")
-            continue
-        try:
-            scores = score_job(job, judge)
-        except Exception as e:  # noqa: BLE001 - report and go on with the other jobs
-            failed += 1
-            print(f"FAIL {job}: {type(e).__name__}: {e}")
-            continue
-        if scores is not None:
-            scored.append(scores)
-            print(f"{job}: {scores['judge']} {json.dumps({k: round(v, 4) for k, v in scores['metrics'].items()})}")
-    for bench in sorted({s["benchmark"] for s in scored}):
-        group = [s for s in scored if s["benchmark"] == bench]
-        print(f"aggregate {bench}:", json.dumps({k: round(v, 4) for k, v in aggregate(group).items()}), json.dumps(counts(group)))
-    return 1 if failed else 0
-

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from eval.report.fates import fates
+from eval.report.analyses.fates import fates
+from eval.report.analyses.values import Value, mask
 from eval.report.load import Job, Sweep
-from eval.report.values import Value, mask
 
 
 @dataclass

@@ -23,9 +23,9 @@ from eval.config import DEFAULT_CACHE
 from eval.judges.client import CachedLLM, model_identity
 from eval.probe.items import ProbeItem, probe_items
 from eval.probe.probe_prompts import text
-from eval.report.figure4 import CONDITIONS, PROBE_FILE
+from eval.report.analyses.figure4 import CONDITIONS, PROBE_FILE
+from eval.report.analyses.values import Haystack
 from eval.report.load import Job, Sweep, load_sweep
-from eval.report.values import Haystack
 from runners.core.messages import ModelError
 from tab.match import requirement_words
 from tab.recorded import RecordedTab

@@ -31,8 +31,8 @@ from typing import Any
 from eval.benchmarks import benchmark_config, load_benchmark
 from eval.replay.diff import compare, totals
 from eval.replay.tab import replay_tab, tab_config_of_method
+from eval.report.analyses.table3 import COLUMNS, TITLE, rows_of, summarize
 from eval.report.section import Table
-from eval.report.table3 import COLUMNS, TITLE, rows_of, summarize
 from runners.core.job_record import JobRecord, is_job_dir
 from runners.core.record_types import RecordError
 from tab.config import TabConfig

@@ -1,7 +1,9 @@
-"""`python -m eval.report outputs/<sweep> [--job ID ...] [--tracker wandb|jsonl|none] [--workers N] [--nice N] [--build-id ID] [--settled FILE]`
+"""`python -m eval.report outputs/<sweep> [--job ID ...] [--tracker wandb|jsonl|none] [--workers N] [--nice N] [--pages]`
 
 Writes `outputs/<sweep>/report/` and prints where; `--job` also writes and prints the Table 5-like
-view of that job's tab (`report/tab_<id>.md`).
+view of that job's tab (`report/tab_<id>.md`). Job and side-by-side pages are written with their
+records; a build writes only those missing, `--pages` every one again (after a change to the
+report's code).
 """
 
 from __future__ import annotations
@@ -11,10 +13,6 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from eval.report.manifest import Settled
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,9 +24,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--treatment", help="the method Table 4's ablations are compared with (default: report.treatment, else runningtab)")
     ap.add_argument("--workers", type=int, metavar="N", help="page-writing processes at most (0: none; default: one per CPU, up to 4)")
     ap.add_argument("--nice", type=int, default=0, metavar="N", help="run at this lower priority (the sweep's live refreshes use 10)")
-    ap.add_argument("--build-id", metavar="ID", help="name this build in the report's manifest (the sweep's live refreshes do)")
-    ap.add_argument("--settled", type=Path, metavar="FILE",
-                    help="job folders whose records were final when a named build began, not stamped again (the sweep's live refreshes)")
+    ap.add_argument("--pages", action="store_true",
+                    help="render every job and side-by-side page again (after a change to the report's code; a build writes only missing ones)")
     args = ap.parse_args(argv)
     if args.workers is not None and args.workers < 0:
         ap.error(f"--workers {args.workers}: give 0 or more")
@@ -36,9 +33,9 @@ def main(argv: list[str] | None = None) -> int:
         os.nice(args.nice)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
+    from eval.report.analyses.tabview import render_markdown
     from eval.report.build import write_report
     from eval.report.load import Sweep, load_sweep
-    from eval.report.tabview import render_markdown
 
     if not args.sweep_dir.is_dir():
         print(f"error: {args.sweep_dir} is not a directory (give a sweep directory such as outputs/demo)", file=sys.stderr)
@@ -49,8 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         from runners.tracking.tracker import build_tracker
 
         tracker = build_tracker(TrackerConfig(kind=args.tracker), args.sweep_dir.name, args.sweep_dir)
-    out = write_report(args.sweep_dir, tracker, baseline=args.baseline, treatment=args.treatment, workers=args.workers,
-                       build_id=args.build_id, settled=_settled(args.settled))  # fmt: skip
+    out = write_report(args.sweep_dir, tracker, baseline=args.baseline, treatment=args.treatment, workers=args.workers, pages=args.pages)
     jobs = load_sweep(args.sweep_dir, args.baseline, args.treatment).jobs if args.job else []  # read again only for --job
     for job_id in args.job:
         try:
@@ -63,19 +59,6 @@ def main(argv: list[str] | None = None) -> int:
         print(text)
     print(out / "index.html")
     return 0
-
-
-def _settled(path: Path | None) -> Settled | None:
-    """The settled jobs of `--settled`; one that cannot be read only costs stamping every folder."""
-    from eval.report.manifest import Settled
-
-    if path is None:
-        return None
-    try:
-        return Settled.read(path)
-    except (OSError, ValueError) as e:
-        logging.getLogger("eval.report").warning("--settled %s not used (%s); every job folder is stamped", path, e)
-        return None
 
 
 if __name__ == "__main__":

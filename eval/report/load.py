@@ -9,6 +9,7 @@ and trajectories and evaluator views are read on each use.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from collections import OrderedDict
@@ -20,10 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from eval.judges.extract.session import deliverable_texts
-from eval.report.kept_results import KeptResults
 from runners.core.job_record import JobRecord, is_job_dir
 from runners.core.record_files import TAB
-from runners.core.record_types import RecordError, Result, Scores, tab_config_of
+from runners.core.record_types import JobMeta, RecordError, Result, Scores, tab_config_of
 from tab.config import SWITCHES as TAB_SWITCHES
 from tab.shown import NAME as SHOWN_LOG
 
@@ -43,44 +43,44 @@ def _readable(read: Callable[[], Any], default: Any = None) -> Any:
         return default
 
 
-class Kept:
-    """Derived data as the report's manifest kept it (JSON), decoded on first use; the manifest
-    writes `doc` again as it is."""
-
-    __slots__ = ("_decode", "_value", "doc")
-
-    def __init__(self, doc: Any, decode: Callable[[Any, Job], Any]) -> None:
-        self.doc, self._decode, self._value = doc, decode, _UNSET
-
-    def value(self, job: Job) -> Any:
-        if self._value is _UNSET:
-            self._value = self._decode(self.doc, job)
-        return self._value
-
-    def __reduce__(self) -> tuple[Any, ...]:  # to a page worker: the doc, decoded there if used
-        return Kept, (self.doc, self._decode)
-
-
-_UNSET = object()
-
-
 @dataclass
 class Job:
     """One job record. `result`/`scores` are None when the job did not finish or was not scored."""
 
     dir: Path
-    job_id: str
-    benchmark: str
-    task_id: str
-    method: str
-    model: str
-    seed: int
-    config: dict[str, Any]
+    meta: JobMeta  # job.json as the record reader gives it (its config shared with the jobs of its cell)
     result: Result | None
     scores: Scores | None
-    memo: dict[str, Any] = field(default_factory=dict, repr=False)  # derived data analyses share
-    version: str = field(default="", repr=False)  # a digest of its record files' stamps ("": not stamped; `manifest.py`)
+    _derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # see `derived`
     _held: dict[str, Any] | None = field(default=None, repr=False, compare=False)  # see `reading`
+
+    @property
+    def job_id(self) -> str:
+        return self.meta.job_id
+
+    @property
+    def benchmark(self) -> str:
+        return self.meta.benchmark
+
+    @property
+    def task_id(self) -> str:
+        return self.meta.task_id
+
+    @property
+    def method(self) -> str:
+        return self.meta.method
+
+    @property
+    def model(self) -> str:
+        return self.meta.model
+
+    @property
+    def seed(self) -> int:
+        return self.meta.seed
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return self.meta.config
 
     @contextmanager
     def reading(self) -> Iterator[Job]:
@@ -146,12 +146,10 @@ class Job:
         return self.sandbox == "none"
 
     def derived(self, key: str, compute: Callable[[], Any]) -> Any:
-        """`compute()` once per job (analyses share it); the report's manifest keeps some of these
-        across builds (`manifest.MEMO`), so a re-build need not read the record again."""
-        if key not in self.memo:
-            self.memo[key] = compute()
-        value = self.memo[key]
-        return value.value(self) if isinstance(value, Kept) else value
+        """`compute()` once per job and build (the analyses and pages share it)."""
+        if key not in self._derived:
+            self._derived[key] = compute()
+        return self._derived[key]
 
     @property
     def has_tab(self) -> bool:
@@ -194,7 +192,6 @@ class Sweep:
     broken: list[str] = field(default_factory=list)  # job dirs whose job.json could not be read
     baseline: str = "dci"  # what every comparison is against (the sweep's `report.baseline`)
     treatment: str = "runningtab"  # the method whose ablations Table 4 compares (`report.treatment`)
-    results: KeptResults = field(default_factory=KeptResults, repr=False)  # kept across builds by the manifest
 
     @property
     def name(self) -> str:
@@ -332,5 +329,5 @@ def read_job(d: Path, configs: dict[str, dict[str, Any]]) -> Job:
     the one shared dict of each distinct config."""
     record = JobRecord(d)
     meta = record.meta
-    return Job(d, meta.job_id, meta.benchmark, meta.task_id, meta.method, meta.model, meta.seed, shared_config(configs, meta.config),
+    return Job(d, dataclasses.replace(meta, config=shared_config(configs, meta.config)),
                _readable(lambda: record.result) if record.finished else None, _readable(lambda: record.scores))  # fmt: skip

@@ -1,7 +1,7 @@
-"""`python -m eval.score RECORDS… [--judge NAME] …`: score job records now or again later (eval/judges/scoring.py)."""
+"""`python -m eval.score`: see eval/score/cli.py."""
 
 import sys
 
-from eval.judges.scoring import main
+from eval.score.cli import main
 
 sys.exit(main())

@@ -54,9 +54,9 @@ class ReportConfig:
     (Table 1 paired, Figures 2 and 5, the side-by-side pages), Table 4's ablations against
     `treatment`. An experiment names them; they never change a job.
 
-    `live_every`: while the sweep runs, its report is rebuilt in the background after every this
-    many finished jobs (`runners/sweep/live_report.py`), so that the build at its end is a short one;
-    0: only at the end."""
+    `live_every`: while the sweep runs, its tables and figures are computed again from the records
+    in the background after every this many finished jobs (`runners/sweep/live_report.py`; each job's
+    pages are written as it finishes); 0: only at the end."""
 
     baseline: str = "dci"
     treatment: str = "runningtab"

@@ -18,7 +18,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
@@ -26,9 +26,6 @@ from omegaconf import DictConfig, OmegaConf
 
 from envs.safeio import make_dirs, write_bytes
 from runners.config.schema import CONF_DIR, RootConfig, listed_axes, to_root
-
-if TYPE_CHECKING:
-    from eval.report.manifest import Settled
 
 log = logging.getLogger("runners.sweep")
 
@@ -123,11 +120,14 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str],
     for spec in rescored:  # the bucket gets the new scores.json
         uploader.submit(sdir / spec.job_id, lambda error, job=spec.job_id: error and log.warning("upload of %s failed: %s", job, error))
     if rescored:
+        from eval.report.pages.completed import rescored as rescored_pages
+
+        rescored_pages(sdir / s.job_id for s in rescored)  # their pages show the new scores
         print(f"sweep {name}: re-scored {len(rescored)} finished job(s) with judge {specs[0].cfg.judge.name} (not re-run)", file=sys.stderr)
     print(f"sweep {name}: {len(specs)} jobs, {skipped} already complete, {len(todo)} to run -> {sdir}", file=sys.stderr)
 
     to_run = {s.job_id for s in todo}
-    live = LiveReport(sdir, root.report.live_every, already=[s.job_id for s in specs if s.job_id not in to_run])
+    live = LiveReport(sdir, root.report.live_every, already=[s.job_id for s in specs if s.job_id not in to_run], groups=_groups(specs))
     progress: Progress | None = None
 
     def done(outcome: Any) -> None:
@@ -159,7 +159,7 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str],
         tracker.flush()  # W&B cells whose jobs did not all finish, marked partial
         jobs_done = time.monotonic()
         live.close()
-    _report(sdir, tracker, jobs_done, live.settled())
+    _report(sdir, tracker, jobs_done)
     return {"sweep_dir": str(sdir), "jobs": len(specs), "ran": len(todo), "skipped": skipped}
 
 
@@ -203,7 +203,16 @@ def _stored(storage: Any, sweep: str, scored: bool) -> set[str] | None:
         return None
 
 
-def _report(sdir: Path, tracker: Any, jobs_done: float, settled: Settled | None = None) -> None:
+def _groups(specs: Sequence[Any]) -> dict[str, list[str]]:
+    """Each job's fellows on its benchmark, task, model and seed: the jobs its side-by-side pages
+    pair it with (`eval/report/pages/completed.py`)."""
+    by_key: dict[tuple[str, str, str, int], list[str]] = {}
+    for s in specs:
+        by_key.setdefault((s.cfg.benchmark.label, s.task_id, s.cfg.model.id, s.cfg.seed), []).append(s.job_id)
+    return {j: fellows for fellows in by_key.values() for j in fellows}
+
+
+def _report(sdir: Path, tracker: Any, jobs_done: float) -> None:
     """Write the paper's tables and figures for this sweep (also logged to the tracker's summary
     run) and print its Table 1, the results table. A failing report never fails a sweep whose
     records are all written."""
@@ -213,7 +222,7 @@ def _report(sdir: Path, tracker: Any, jobs_done: float, settled: Settled | None 
     from eval.report import write_report
 
     try:
-        report = write_report(sdir, tracker, settled=settled)  # the jobs settled before the last refresh: not stamped again
+        report = write_report(sdir, tracker)  # the tables from the records; the pages of finished jobs are written already
     except Exception:
         log.exception("the report of %s could not be written; run python -m eval.report %s", sdir, sdir)
         return
@@ -239,7 +248,7 @@ def _experiment() -> str | None:
 @hydra.main(config_path=str(CONF_DIR), config_name="config", version_base=None)
 def main(cfg: DictConfig) -> None:
     from runners.core.record_types import RecordError
-    from runners.preflight.checks import ConfigError
+    from runners.preflight.checks.checks import ConfigError
     from runners.sweep.ownership import SweepBusy
     from runners.sweep.stopping import Interrupted, exit_stopped
 

@@ -16,12 +16,11 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from eval.judges.metrics import counts
-from eval.report import paired
-from eval.report.kept_results import KeptResults
+from eval.report.analyses import paired
+from eval.report.analyses.stats import metric_names, over_seeds, per_seed
 from eval.report.load import Job, Sweep
 from eval.report.method_names import label, method_key
 from eval.report.section import Section, Skip, Table, fmt, p_text, pct, signed
-from eval.report.stats import metric_names, over_seeds, per_seed
 
 Key = tuple[str, str, str]
 
@@ -145,7 +144,7 @@ def spend(jobs: list[Job]) -> tuple[float, float | None]:
     return cost, tokens
 
 
-def paired_table(groups: dict[Key, list[Job]], reference: str = "dci", kept: KeptResults | None = None) -> Table:
+def paired_table(groups: dict[Key, list[Job]], reference: str = "dci") -> Table:
     columns = ["benchmark", "model", "method", "metric", "pairs", "tasks", "method_value", f"{reference}_value", "diff", "ci_low", "ci_high",
                "p_value", "rubrics_gained", "rubrics_lost"]  # fmt: skip
     rows = []
@@ -154,7 +153,7 @@ def paired_table(groups: dict[Key, list[Job]], reference: str = "dci", kept: Kep
         if me == reference or not ref:
             continue
         for m in metric_names(groups[(b, mo, me)]):
-            p = paired.compare(groups[(b, mo, me)], ref, m, kept=kept)
+            p = paired.compare(groups[(b, mo, me)], ref, m)
             if p is not None:
                 rows.append([b, mo, me, m, p.pairs, p.tasks, pct(p.method), pct(p.reference), pct(p.diff), pct(p.low), pct(p.high),
                              p.p, p.gained, p.lost])  # fmt: skip
@@ -203,7 +202,7 @@ def build(sweep: Sweep, out: Path) -> Section:
         main.notes.append("answers scored by " + ", ".join(rules))
     ref = sweep.baseline
     if any(k[2] == ref for k in groups):
-        section.tables.append(paired_table(groups, ref, sweep.results))
+        section.tables.append(paired_table(groups, ref))
     elif any(k[2] == ref for k in errored):
         section.notes.append(f"paired comparison skipped: every {label(ref)} job errored")
     else:

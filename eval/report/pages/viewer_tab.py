@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from eval.report.tabview import describe
-from eval.report.viewer_turns import Turn
+from eval.report.analyses.tabview import describe
+from eval.report.pages.viewer_turns import Turn
 
 EXCERPT_LINE = 120
 

@@ -19,7 +19,6 @@ Both are deterministic given `seed`.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -27,9 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from eval.report.kept_results import KeptResults, Untrusted
+from eval.report.analyses.stats import parts
 from eval.report.load import Job
-from eval.report.stats import parts
 
 SAMPLES = 2000
 FLIPS = 10000
@@ -188,18 +186,8 @@ class Paired:
     lost: int | None
 
 
-def compare(method: Sequence[Job], reference: Sequence[Job], metric: str, seed: int = SEED, kept: KeptResults | None = None) -> Paired | None:
-    """`method` minus `reference` on `metric` (None without common scored pairs). With `kept`, a
-    comparison a previous build made of the same jobs (names and versions: their records
-    unchanged) is taken from it: the bootstrap and the permutation test are most of a re-build."""
-    if kept is None or not all(j.version for js in (method, reference) for j in js):
-        return _compare(method, reference, metric, seed)
-    arms = [sorted((j.dir.name, j.version) for j in js) for js in (method, reference)]
-    inputs = ("paired.compare", SAMPLES, FLIPS, EXACT_TASKS, seed, metric, arms)
-    return kept.get(inputs, lambda: _to_json(_compare(method, reference, metric, seed)), _from_json)
-
-
-def _compare(method: Sequence[Job], reference: Sequence[Job], metric: str, seed: int) -> Paired | None:
+def compare(method: Sequence[Job], reference: Sequence[Job], metric: str, seed: int = SEED) -> Paired | None:
+    """`method` minus `reference` on `metric` (None without common scored pairs)."""
     p = pairs_of(method, reference, metric)
     if p is None:
         return None
@@ -208,20 +196,3 @@ def _compare(method: Sequence[Job], reference: Sequence[Job], metric: str, seed:
     rubric = metric == "pass_rate"
     return Paired(metric, p.n, len(p.tasks), m, r, m - r, low, high, flip_pvalue(p, seed=seed),
                   p.gained if rubric else None, p.lost if rubric else None)  # fmt: skip
-
-
-def _to_json(p: Paired | None) -> Any:
-    return None if p is None else dataclasses.asdict(p)
-
-
-def _from_json(doc: Any) -> Paired | None:
-    if doc is None:
-        return None
-    try:
-        p = Paired(**doc)
-    except TypeError as e:
-        raise Untrusted(f"a kept paired comparison is not one: {e}") from None
-    numbers = (p.pairs, p.tasks, p.method, p.reference, p.diff, p.low, p.high, p.p)
-    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in numbers):
-        raise Untrusted(f"a kept paired comparison holds a value that is not a number: {doc!r:.80}")
-    return p

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from eval.report import paired
+from eval.report.analyses import paired
+from eval.report.analyses.stats import metric_names, over_seeds
+from eval.report.analyses.table1 import cells, errored_cells, record_notes
 from eval.report.load import Job, Sweep
 from eval.report.method_names import method_key
 from eval.report.section import Section, Skip, Table, fmt, p_text, pct, signed
-from eval.report.stats import metric_names, over_seeds
-from eval.report.table1 import cells, errored_cells, record_notes
 from tab.config import SWITCHES
 
 
@@ -52,7 +52,7 @@ def build(sweep: Sweep, out: Path) -> Section:
             for m in metrics:
                 s = stats[me].get(m)
                 delta = s.mean - full[m].mean if s and m in full else None
-                p = paired.compare(jobs, full_jobs, m, kept=sweep.results) if me != FULL and jobs and full_jobs else None
+                p = paired.compare(jobs, full_jobs, m) if me != FULL and jobs and full_jobs else None
                 row += [pct(s.mean), pct(s.std), pct(delta)] if s else [None, None, None]
                 row += [pct(p.diff), pct(p.low), pct(p.high), p.p, p.pairs] if p else [None] * 5
                 cells_ += [f"{fmt(pct(s.mean))} ± {fmt(pct(s.std))}" if s else "", signed(pct(delta)), _paired_text(p)]

@@ -7,6 +7,9 @@ goes into the page through `textContent`, never as markup. Scrolling the traject
 panel along with it.
 """
 
+LINKS = "links.js"  # in report/: each job's side-by-side links, loaded by every job page
+LINKS_GLOBAL = "REPORT_LINKS"  # the name links.js assigns them to (the script below reads it)
+
 STYLE = """
 .viewer{display:flex;gap:1em;align-items:flex-start}
 .traj{flex:3;min-width:0} .panel{flex:2;position:sticky;top:0;max-height:100vh;overflow-y:auto;
@@ -187,6 +190,24 @@ SCRIPT = r"""
     apply();
   }
 
+  // A job page's side-by-side links, from links.js (loaded before this script; absent before the
+  // first build, when the paragraph keeps its link to the index).
+  function sideBySide() {
+    const p = document.getElementById("side-by-side"), all = window.REPORT_LINKS;
+    if (!p || !all || !Object.prototype.hasOwnProperty.call(all, p.dataset.job)) {
+      if (p && all) p.hidden = true;  // links.js is there and names none for this job
+      return;
+    }
+    p.textContent = "Side by side: ";
+    all[p.dataset.job].forEach(function (l, i) {
+      if (i) p.append(" · ");
+      const a = el("a", "", l[0]);
+      a.setAttribute("href", "../" + l[1]);
+      p.append(a);
+    });
+  }
+
+  sideBySide();
   jobViewer();
   jobIndex();
 })();

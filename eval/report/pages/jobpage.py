@@ -11,16 +11,15 @@ from typing import Any
 from urllib.parse import quote
 
 from envs.names import shown
-from eval.report.html import job_title, kv_table, page, table_html
+from eval.report.analyses.tabview import snapshots, timeline
 from eval.report.load import Job
-from eval.report.relink import side_by_side_html
+from eval.report.pages.html import job_title, kv_table, page, table_html
+from eval.report.pages.viewer_assets import LINKS, script_tag
+from eval.report.pages.viewer_fates import summary
+from eval.report.pages.viewer_render import json_script, message_html, turn_html
+from eval.report.pages.viewer_tab import events_by_turn, tab_data
+from eval.report.pages.viewer_turns import Seen, Turn, context_level, turns
 from eval.report.section import Table, fmt, percent
-from eval.report.tabview import snapshots, timeline
-from eval.report.viewer_assets import script_tag
-from eval.report.viewer_fates import summary
-from eval.report.viewer_render import json_script, message_html, turn_html
-from eval.report.viewer_tab import events_by_turn, tab_data
-from eval.report.viewer_turns import Seen, Turn, context_level, turns
 from runners.core.record_files import DELIVERABLE, JOB, RESULT, SCORES, TAB, TRAJECTORY, VIEW
 
 RESULT_KEYS = ("stop_reason", "turns", "tokens_in", "tokens_out", "cost", "chars_read", "wall_s", "sandbox", "errored", "limits_hit", "error")
@@ -77,8 +76,10 @@ def _viewer(job: Job, ts: list[Turn]) -> str:
             + json_script("viewer-data", tab_data(job.tab, ts)))  # fmt: skip
 
 
-def job_html(job: Job, compare: list[tuple[str, str]] | None = None) -> str:
-    """The page; `compare` lists (label, href) of this job's side-by-side views."""
+def job_html(job: Job) -> str:
+    """The page. Its side-by-side links are drawn in the browser from `../links.js`, which every
+    build writes (`site.write_links`), so the page is written once, with its record; without
+    script, or before a build, the index's jobs table lists them."""
     result, ts = job.result, turns(job)
     fields = {} if result is None else result.to_json()
     body = [
@@ -89,7 +90,8 @@ def job_html(job: Job, compare: list[tuple[str, str]] | None = None) -> str:
             f'<a href="../../{quote(job.dir.name)}/{name}">{name}</a>' for name in RECORD_FILES if (job.dir / name).is_file()
         ) + "</p>",
     ]
-    body.append(side_by_side_html(compare))  # marked: a re-build replaces the links in place (`relink.py`)
+    body.append(f'<p id="side-by-side" data-job="{html.escape(job.job_id)}">Side by side: see this job in the'
+                ' <a href="../index.html#jobs">report\'s jobs table</a></p>')
     facts = [f"{k} {fmt(fields[k], 4)}" for k in ("stop_reason", "turns", "chars_read", "sandbox") if fields.get(k) is not None]
     metrics = [f"{k} {percent(v)}" for k, v in sorted((job.scores or {}).get("metrics", {}).items())]
     body.append(f"<p><b>{html.escape(' · '.join(facts + metrics) or 'unfinished')}</b></p>")
@@ -115,4 +117,4 @@ def job_html(job: Job, compare: list[tuple[str, str]] | None = None) -> str:
     view = job.view.get("messages", [])
     if [_essence(m) for m in view] != [_essence(m) for m in job.trajectory]:
         body += ["<h2>What the judges read</h2>", _evaluator_view(view, context_level(job)[0])]
-    return page(job.job_id, "\n".join(body), script_tag())
+    return page(job.job_id, "\n".join(body), f'<script src="../{LINKS}"></script>{script_tag()}')

@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from eval.report.fates import Fate, fates
+from eval.report.analyses.fates import Fate, fates
+from eval.report.analyses.values import Haystack, Value, observation
 from eval.report.load import Job
-from eval.report.values import Haystack, Value, observation
-from eval.report.viewer_turns import Turn
+from eval.report.pages.viewer_turns import Turn
 
 
 @dataclass

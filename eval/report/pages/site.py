@@ -1,5 +1,5 @@
-"""The report as a static site: `index.html` (tables, figures, every job), one page per job, and
-`compare/` with the side-by-side views.
+"""The report as a static site: `index.html` (tables, figures, every job), one page per job,
+`compare/` with the side-by-side views, and `links.js` (each job's side-by-side links).
 
 Self-contained (see `html.py`): the pages open from disk anywhere.
 """
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import html
+import json
 import logging
 import multiprocessing
 import os
@@ -19,21 +20,21 @@ from functools import partial
 from pathlib import Path
 from urllib.parse import quote
 
-from eval.report.html import page, section_html
-from eval.report.jobpage import job_html
 from eval.report.load import Job, Sweep, header_notes
-from eval.report.manifest import Manifest, digest
-from eval.report.relink import SEP, relinked_page, write_page
+from eval.report.pages.html import page, section_html
+from eval.report.pages.jobpage import job_html
+from eval.report.pages.page_files import write_new, write_page
+from eval.report.pages.viewer_assets import LINKS, LINKS_GLOBAL, script_tag
+from eval.report.pages.viewer_compare import compare_html, compare_name, pairs
+from eval.report.pages.viewer_index import jobs_section
 from eval.report.section import Section
-from eval.report.viewer_assets import script_tag
-from eval.report.viewer_compare import compare_html, compare_name, pairs
-from eval.report.viewer_index import jobs_section
 
 log = logging.getLogger(__name__)
 POOL_PAGES = 2_000  # from this many pages to write, worker processes share them out
 MAX_WORKERS = 4
 CHUNK_PAGES = 500  # pages per task sent to a worker
-Page = tuple[str, list[Job], Callable[[], str]]  # (key, its jobs, render)
+Page = tuple[list[Job], Callable[[], str]]  # (its jobs, render)
+
 
 
 def index_html(sweep: Sweep, sections: list[Section], compare: dict[str, list[tuple[str, str]]]) -> str:
@@ -46,11 +47,23 @@ def index_html(sweep: Sweep, sections: list[Section], compare: dict[str, list[tu
     return page(f"Report: {sweep.name}", "\n".join(body), script_tag())
 
 
-def write_site(sweep: Sweep, sections: list[Section], out: Path, manifest: Manifest | None = None) -> Path:
-    """index.html, a page per job and a side-by-side page per comparison (`viewer_compare.pairs`)."""
-    with Pages(sweep, out, manifest) as pages:
-        pass
-    return write_index(sweep, sections, out, pages.compare)
+def compare_links(sweep: Sweep) -> dict[str, list[tuple[str, str]]]:
+    """Each job's side-by-side views as (label, href under `report/`) (`viewer_compare.pairs`)."""
+    links: dict[str, list[tuple[str, str]]] = {}
+    for a, b in pairs(sweep):
+        name = quote(compare_name(a, b))
+        for j, other in ((a, b), (b, a)):
+            links.setdefault(j.job_id, []).append((f"vs {other.method}", f"compare/{name}"))
+    return links
+
+
+def write_links(out: Path, compare: dict[str, list[tuple[str, str]]]) -> Path:
+    """`links.js`: every job page loads it (`<script src>`, which works from `file://`) and draws its
+    side-by-side links from it, so a partner that finishes later never makes a page be rewritten."""
+    body = json.dumps(dict(sorted(compare.items())), ensure_ascii=True, separators=(",", ":"))
+    path = out / LINKS
+    write_page(path, f"window.{LINKS_GLOBAL} = {body};\n")
+    return path
 
 
 def write_index(sweep: Sweep, sections: list[Section], out: Path, compare: dict[str, list[tuple[str, str]]]) -> Path:
@@ -60,46 +73,32 @@ def write_index(sweep: Sweep, sections: list[Section], out: Path, compare: dict[
 
 
 class Pages:
-    """The job and side-by-side pages, written while the caller goes on (the report's analyses):
-    with many pages, by worker processes started on entry; all written when the block ends.
+    """The job and side-by-side pages a build writes, while the caller goes on (the report's
+    analyses): with many pages, by worker processes started on entry; all written when the block ends.
 
-    With `manifest`, a page whose inputs (its jobs' versions: digests of their records' stamps; its
-    links) are those it was last written from is left as it is, a job page whose links alone changed
-    has them replaced in place (`relink.py`), and pages of jobs gone from the sweep are removed."""
+    A build writes only the pages that are missing (a finished job's page was written with its
+    record: `completed.py`), each only if still missing when it is done (never over a page the
+    sweep's driver wrote meanwhile); with `rewrite` (`--pages`, after a change to the report's
+    code), every page. Pages of jobs whose folder is gone are removed."""
 
-    def __init__(self, sweep: Sweep, out: Path, manifest: Manifest | None = None, workers: int | None = None) -> None:
-        self.out, self.manifest = out, manifest
+    def __init__(self, sweep: Sweep, out: Path, workers: int | None = None, rewrite: bool = False) -> None:
+        self.out = out
         self.workers = min(MAX_WORKERS, os.cpu_count() or 1) if workers is None else workers
-        self.compare: dict[str, list[tuple[str, str]]] = {}
-        wanted: dict[str, Page] = {}
-        for a, b in pairs(sweep):
-            name = compare_name(a, b)
-            wanted[f"compare/{name}"] = (digest(a.version, b.version), [a, b], partial(compare_html, a, b))
-            for j, other in ((a, b), (b, a)):
-                self.compare.setdefault(j.job_id, []).append((f"vs {other.method}", f"compare/{quote(name)}"))
-        links_of: dict[str, list[tuple[str, str]]] = {}  # a job page's links
-        for j in sweep.jobs:
-            links_of[rel := f"jobs/{j.job_id}.html"] = links = [(label, f"../{href}") for label, href in self.compare.get(j.job_id, [])]
-            wanted[rel] = (f"{digest(j.version)}{SEP}{digest(links)}", [j], partial(job_html, j, links))
-        old = manifest.old_pages if manifest is not None else {}
+        wanted: dict[str, Page] = {f"compare/{compare_name(a, b)}": ([a, b], partial(compare_html, a, b)) for a, b in pairs(sweep)}
+        wanted |= {f"jobs/{j.job_id}.html": ([j], partial(job_html, j)) for j in sweep.jobs}
         existing = set()
         for sub in ("jobs", "compare"):
             (out / sub).mkdir(parents=True, exist_ok=True)
-            existing |= {f"{sub}/{e.name}" for e in os.scandir(out / sub)}
+            existing |= {f"{sub}/{e.name}" for e in os.scandir(out / sub) if not e.name.startswith(".")}  # not a page being written
         for rel in sorted(existing - set(wanted)):
-            shutil.rmtree(out / rel) if (out / rel).is_dir() and not (out / rel).is_symlink() else (out / rel).unlink()
-        self.wanted = wanted
-        todo = {rel: w for rel, w in wanted.items() if rel not in existing or old.get(rel) != w[0]}
-        relinks = 0
-        for rel in [r for r in todo if r in existing and r in links_of]:
-            key, jobs, render = todo[rel]
-            if old.get(rel, "").partition(SEP)[0] == key.partition(SEP)[0]:  # only its links changed (`relink.py`)
-                todo[rel] = (key, jobs, partial(relinked_page, out / rel, links_of[rel], render))
-                relinks += 1
+            if not (sweep.dir / _job_of(rel)).is_dir():  # a job gone from the sweep (not one newer than this build's reading)
+                shutil.rmtree(out / rel) if (out / rel).is_dir() and not (out / rel).is_symlink() else (out / rel).unlink()
+        todo = [(rel, jobs, render) for rel, (jobs, render) in wanted.items() if rewrite or rel not in existing]
         self.groups = _groups(todo)
+        self.replace = rewrite
         self.pool: ProcessPoolExecutor | None = None
         self.futures: list[Future[None]] = []
-        log.info("report: writing %d of %d pages, %d of them relinked (the others are unchanged)", len(todo), len(wanted), relinks)
+        log.info("report: writing %d of %d pages (the others were written with their records)", len(todo), len(wanted))
 
     def __enter__(self) -> Pages:
         workers = self.workers
@@ -109,7 +108,7 @@ class Pages:
             # under `if __name__ == "__main__"`)
             try:
                 self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
-                self.futures = [self.pool.submit(write_chunk, self.out, c) for c in _chunks(self.groups)]
+                self.futures = [self.pool.submit(write_chunk, self.out, c, self.replace) for c in _chunks(self.groups)]
             except Exception as e:  # noqa: BLE001 - a pool that cannot start: the pages are written here
                 self._pool_failed(e)
         return self
@@ -128,9 +127,7 @@ class Pages:
                 self._pool_failed(e)
         if self.pool is None:
             for pages in self.groups:
-                write_pages(self.out, pages)
-        if self.manifest is not None:
-            self.manifest.pages = {rel: key for rel, (key, _, _) in self.wanted.items()}
+                write_pages(self.out, pages, self.replace)
 
     def _pool_failed(self, e: Exception) -> None:
         first = next((line.strip() for line in str(e).splitlines() if line.strip()), "")
@@ -140,11 +137,16 @@ class Pages:
         self.pool = None
 
 
-def _groups(todo: dict[str, Page]) -> list[list[tuple[str, list[Job], Callable[[], str]]]]:
+def _job_of(rel: str) -> str:
+    """The job folder a page belongs to (`jobs/<id>.html`, `compare/<id>__vs__<method>.html`)."""
+    return rel.partition("/")[2].removesuffix(".html").partition("__vs__")[0]
+
+
+def _groups(todo: list[tuple[str, list[Job], Callable[[], str]]]) -> list[list[tuple[str, list[Job], Callable[[], str]]]]:
     """The pages by task (one benchmark, task, model, seed): a group's jobs are read once for their
     pages and their side-by-sides."""
     groups: dict[tuple[str, str, str, int], list[tuple[str, list[Job], Callable[[], str]]]] = {}
-    for rel, (_, jobs, render) in todo.items():
+    for rel, jobs, render in todo:
         j = jobs[0]
         groups.setdefault((j.benchmark, j.task_id, j.model, j.seed), []).append((rel, jobs, render))
     return list(groups.values())
@@ -161,18 +163,19 @@ def _chunks(groups: list[list[tuple[str, list[Job], Callable[[], str]]]]) -> lis
     return chunks + ([chunk] if chunk else [])
 
 
-def write_chunk(out: Path, chunk: list[list[tuple[str, list[Job], Callable[[], str]]]]) -> None:
+def write_chunk(out: Path, chunk: list[list[tuple[str, list[Job], Callable[[], str]]]], replace: bool = True) -> None:
     """A worker's share: whole task groups (see `write_pages`), without the cyclic collector
     (see `build.no_gc`; a worker process lives for one build)."""
     gc.disable()
     for pages in chunk:
-        write_pages(out, pages)
+        write_pages(out, pages, replace)
 
 
-def write_pages(out: Path, pages: list[tuple[str, list[Job], Callable[[], str]]]) -> None:
-    """One task group's pages, each of its jobs read once."""
+def write_pages(out: Path, pages: list[tuple[str, list[Job], Callable[[], str]]], replace: bool = True) -> None:
+    """One task group's pages, each of its jobs read once; without `replace`, a page that exists
+    by the time it is written is left as it is (`write_new`)."""
     with ExitStack() as stack:
         for j in {id(j): j for _, jobs, _ in pages for j in jobs}.values():
             stack.enter_context(j.reading())
         for rel, _, render in pages:
-            write_page(out / rel, render())
+            (write_page if replace else write_new)(out / rel, render())

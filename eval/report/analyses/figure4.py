@@ -9,12 +9,12 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from eval.report.fates import fates, unshown, unshown_note
+from eval.report.analyses.fates import fates, unshown, unshown_note
+from eval.report.analyses.plots import grouped_bars
+from eval.report.analyses.stats import median
 from eval.report.load import Job, Sweep
 from eval.report.method_names import method_key
-from eval.report.plots import grouped_bars
 from eval.report.section import Figure, Section, Skip, Table, pct
-from eval.report.stats import median
 
 PROBE_FILE = Path("probe") / "probe.jsonl"
 CONDITIONS = ("none", "review", "read_log")

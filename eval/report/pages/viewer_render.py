@@ -10,7 +10,7 @@ import html
 import json
 from typing import Any
 
-from eval.report.viewer_turns import Seen, Turn
+from eval.report.pages.viewer_turns import Seen, Turn
 
 
 def _cut(text: str, limit: int | None) -> tuple[str, int]:

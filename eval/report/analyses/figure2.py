@@ -1,17 +1,17 @@
 """Figure 2: for DCI and RunningTab, failed rubrics by where their expected values went (never shown,
 shown but missing from the deliverable, present but judged wrong), and, over all rubrics, the share
 of values shown to the agent that the deliverable lacks. Shown means in workspace content the agent
-received (the shown log: `eval/report/fates.py`)."""
+received (the shown log: `eval/report/analyses/fates.py`)."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
 
-from eval.report.fates import CATEGORIES, LABELS, Fate, fates, unshown, unshown_note
+from eval.report.analyses.fates import CATEGORIES, LABELS, Fate, fates, unshown, unshown_note
+from eval.report.analyses.plots import stacked_bars
 from eval.report.load import Job, Sweep
 from eval.report.method_names import label, method_key
-from eval.report.plots import stacked_bars
 from eval.report.section import Figure, Section, Skip, Table, pct
 
 

@@ -13,10 +13,10 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from eval.report.analyses.stats import median
 from eval.report.load import Job, Sweep
 from eval.report.method_names import method_key
 from eval.report.section import Section, Skip, Table, pct
-from eval.report.stats import median
 from tab.stats import tab_summary
 
 CONTENTS = ("requirements", "read_log_entries", "distinct_files", "excerpt_chars", "candidates")

@@ -13,11 +13,11 @@ from collections import defaultdict
 from pathlib import Path
 
 from eval.judges.metrics import aggregate
+from eval.report.analyses.plots import grouped_bars
+from eval.report.analyses.stats import metric_names
 from eval.report.load import Job, Sweep
 from eval.report.method_names import label
-from eval.report.plots import grouped_bars
 from eval.report.section import Figure, Section, Skip, Table, pct
-from eval.report.stats import metric_names
 
 THIRDS = ("light", "middle", "heavy")
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 import html
 from urllib.parse import quote
 
-from eval.report.fates import LABELS
-from eval.report.html import job_title, page
+from eval.report.analyses.fates import LABELS
 from eval.report.load import Job, Sweep
-from eval.report.viewer_fates import summary
-from eval.report.viewer_render import turn_html
-from eval.report.viewer_tab import events_by_turn
-from eval.report.viewer_turns import Turn, context_level, turns
+from eval.report.pages.html import job_title, page
+from eval.report.pages.viewer_fates import summary
+from eval.report.pages.viewer_render import turn_html
+from eval.report.pages.viewer_tab import events_by_turn
+from eval.report.pages.viewer_turns import Turn, context_level, turns
 
 # A compare cell shows this much of each message; the job page has the rest.
 CELL_CHARS = 1500

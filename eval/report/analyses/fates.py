@@ -16,8 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from eval.report.load import Job
-from eval.report.values import (
+from eval.report.analyses.values import (
     Haystack,
     Value,
     deliverable,
@@ -26,6 +25,7 @@ from eval.report.values import (
     rubric_values,
     shown,
 )
+from eval.report.load import Job
 
 CATEGORIES = ("never_shown", "shown_missing", "present_wrong")
 LABELS = {

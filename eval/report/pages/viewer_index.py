@@ -10,13 +10,11 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from eval.report.kept_results import inputs_digest
-from eval.report.load import Job, Kept, Sweep
+from eval.report.load import Job, Sweep
 from eval.report.method_names import method_key
 from eval.report.section import fmt, percent
 
 FILTERS = ("benchmark", "method", "model", "seed", "outcome")
-ROW = "index_row"  # a job's row as last rendered, in `Job.memo`: [key, html]
 
 
 def outcome_tags(job: Job) -> list[str]:
@@ -67,20 +65,6 @@ def job_row(j: Job, vals: dict[str, str], metrics: list[str], compare: list[tupl
     return f"<tr {data}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
 
 
-def _kept_row(j: Job, vals: dict[str, str], metrics: list[str], compare: list[tuple[str, str]]) -> str:
-    """The row as the last build rendered it when its record (the job is kept whole only when
-    unchanged), the metric columns and its links are the same; the report's manifest keeps it
-    (`manifest.MEMO`): 20,000 rows are a second of a re-build."""
-    key = inputs_digest(metrics, compare)
-    kept = j.memo.get(ROW)
-    doc = kept.doc if isinstance(kept, Kept) else kept
-    if isinstance(doc, list) and len(doc) == 2 and doc[0] == key and isinstance(doc[1], str):
-        return doc[1]
-    row = job_row(j, vals, metrics, compare)
-    j.memo[ROW] = [key, row]
-    return row
-
-
 def jobs_section(sweep: Sweep, compare: dict[str, list[tuple[str, str]]]) -> str:
     """The jobs table with its filters; `compare` maps a job id to its (label, href) comparisons."""
     jobs = sorted(sweep.jobs, key=lambda j: (j.benchmark, j.model, method_key(j.method), j.task_id, j.seed))
@@ -90,6 +74,6 @@ def jobs_section(sweep: Sweep, compare: dict[str, list[tuple[str, str]]]) -> str
     out = [f"<p>{len(jobs)} jobs.</p>", _filters(values), '<div class="wide"><table id="jobs-table"><thead><tr>']
     out += [f"<th>{html.escape(c)}</th>" for c in cols]
     out.append("</tr></thead><tbody>")
-    out += [_kept_row(j, vals, metrics, compare.get(j.job_id, [])) for j, vals in zip(jobs, values, strict=True)]
+    out += [job_row(j, vals, metrics, compare.get(j.job_id, [])) for j, vals in zip(jobs, values, strict=True)]
     out.append("</tbody></table></div>")
     return "".join(out)
