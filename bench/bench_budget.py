@@ -55,7 +55,7 @@ def limiter(calls: int, remote_calls: int) -> None:
                 ray.get(caller.run.remote(handle, 200, concurrent))  # warm up
                 per_call, wall = ray.get(caller.run.remote(handle, remote_calls, concurrent))
                 print(f"governor limiter, {concurrent} concurrent caller(s): {1e3 * per_call:.2f} ms per call (latency), "
-                      f"{remote_calls / wall:,.0f} calls/s through one governor")  # fmt: skip
+                      f"{remote_calls / wall:,.0f} calls/s through one governor")
             governor.stop(handle)
     finally:
         ray.shutdown()
@@ -116,7 +116,7 @@ def cache(turns: int, episodes: int) -> None:
         hit = [x for e in range(episodes) for x in episode(store, e)]
     print(f"cache, {episodes} episodes of {turns} calls (~2 KB tool results): miss path (key, model, store) "
           f"{1e3 * statistics.median(miss):.2f} ms median per call; hit path (key, read) {1e3 * statistics.median(hit):.3f} ms "
-          f"median, {1e3 * max(hit):.2f} ms max")  # fmt: skip
+          f"median, {1e3 * max(hit):.2f} ms max")
 
 
 def sweep(tasks: int, seeds: int, keep: Path | None) -> None:
@@ -125,16 +125,16 @@ def sweep(tasks: int, seeds: int, keep: Path | None) -> None:
     (bench / "workspaces" / "w").mkdir(parents=True, exist_ok=True)
     (bench / "workspaces" / "w" / "notes.txt").write_text("the budget is 42 euros\n")
     (bench / "tasks.jsonl").write_text("".join(json.dumps({"id": f"t{i:04d}", "prompt": f"What is budget {i}?", "workspace": "w",
-                                                           "answer": "42"}) + "\n" for i in range(tasks)))  # fmt: skip
+                                                           "answer": "42"}) + "\n" for i in range(tasks)))
     usage = {"input_tokens": 2000, "output_tokens": 100, "cost": 0.002}
     script = [{"tool_calls": [{"name": "bash", "arguments": {"command": "cat notes.txt"}}], "usage": usage},
-              {"content": "Done. <FINAL_ANSWER>42</FINAL_ANSWER>", "usage": usage}]  # fmt: skip
+              {"content": "Done. <FINAL_ANSWER>42</FINAL_ANSWER>", "usage": usage}]
     (root / "script.jsonl").write_text("".join(json.dumps(t) + "\n" for t in script))
     for name in ("first", "again"):
         cmd = [sys.executable, "-m", "runners.sweep", "benchmark=native", f"benchmark.path={bench}", "model=scripted",
                f"model.script={root / 'script.jsonl'}", "grid.method=[dci,runningtab]", f"grid.seed=[{','.join(map(str, range(seeds)))}]",
                "judge=rule", "tracker=none", f"out={root / 'out'}", f"sweep={name}", f"model.cache_dir={root / 'cache'}",
-               "cluster.max_in_flight=64", f"agent.work_dir={root / 'work'}", "report.live_every=0"]  # fmt: skip
+               "cluster.max_in_flight=64", f"agent.work_dir={root / 'work'}", "report.live_every=0"]
         t0 = time.monotonic()
         r = subprocess.run(cmd, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True)
         wall = time.monotonic() - t0
@@ -143,7 +143,7 @@ def sweep(tasks: int, seeds: int, keep: Path | None) -> None:
         results = [json.loads(p.read_text()) for p in (root / "out" / name).glob("*/result.json")]
         spend = json.loads((root / "out" / name / "spend.json").read_text())["spent"]
         print(f"sweep {name}: {len(results)} jobs in {wall:.0f} s, spend ${spend:.2f}, "
-              f"{sum(r['cached_calls'] for r in results)} calls from the cache, cost recorded ${sum(r['cost'] for r in results):.2f}")  # fmt: skip
+              f"{sum(r['cached_calls'] for r in results)} calls from the cache, cost recorded ${sum(r['cost'] for r in results):.2f}")
     print(f"dir={root}")
 
 

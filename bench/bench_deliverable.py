@@ -51,7 +51,7 @@ def deliver(source: Path | None, ws: Path, dest: Path) -> dict:
     wall = time.perf_counter() - t
     blocks = sum(os.lstat(os.path.join(d, n)).st_blocks * 512 for d, _, names in os.walk(dest) for n in names)
     return {"s": wall, "peak_mb": (_rss_kb("VmHWM") - before) / 1024, "files": len(got.files), "left_out": len(got.left_out),
-            "rest": got.rest, "limits": got.limits_hit, "disk_mb": blocks / 2**20}  # fmt: skip
+            "rest": got.rest, "limits": got.limits_hit, "disk_mb": blocks / 2**20}
 
 
 def make_case(case: str, root: Path, files: int) -> tuple[Path | None, Path]:

@@ -94,7 +94,7 @@ def bombs_table(tmp: Path) -> None:
              "xlsx zip bomb (256 MB part)": ("big.xlsx", bombs.xlsx_zip_bomb()),
              "pdf of 1,000,000 pages": ("scan.pdf", bombs.pdf_page_bomb()),
              "pdf of 50,176 pages (pdf_pages raised)": ("slow.pdf", bombs.pdf_page_bomb(224, 2)),
-             "md heading line of 20,000 blanks": ("readme.md", bombs.redos_markdown().encode())}  # fmt: skip
+             "md heading line of 20,000 blanks": ("readme.md", bombs.redos_markdown().encode())}
     print("| file | bytes | time to a result | child CPU | child peak RSS | result |\n|---|---|---|---|---|---|")
     session = extraction.Extractions()
     (tmp / "warm.md").write_text("# warm\n")
@@ -129,7 +129,7 @@ def overhead(tmp: Path, repeat: int) -> None:
                 assert scores["metrics"]["pass_rate"] == 1.0, (task.id, scores["items"])
                 first = walls[0] if first is None else first
         print(f"{label}: per job median {statistics.median(walls) * 1e3:.1f} ms wall, {statistics.median(cpus) * 1e3:.1f} ms CPU "
-              f"(this process and its children); first job {first * 1e3:.0f} ms")  # fmt: skip
+              f"(this process and its children); first job {first * 1e3:.0f} ms")
 
 
 def main() -> None:

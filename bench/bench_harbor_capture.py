@@ -49,7 +49,7 @@ def record_job(suite_root: Path, task, out: Path) -> Path:
     script = out / f"{task.id}.jsonl"
     script.write_text("".join(json.dumps(t) + "\n" for t in baseline_turns("reference", suite_root, task)))
     cfg = compose_root(["benchmark=builtin", f"benchmark.path={suite_root.parent}", f"benchmark.suite={suite_root.name}", "method=runningtab",
-                        "model=scripted", f"model.script={script}", "judge=none", f"out={out}"])  # fmt: skip
+                        "model=scripted", f"model.script={script}", "judge=none", f"out={out}"])
     jid = job_id(cfg, task.id)
     run_and_score(cfg, task.id, out / jid, jid, None)
     return out / jid
@@ -67,7 +67,7 @@ def calls(job: Path) -> list[tuple[str, dict]]:
 def tally(tab: dict) -> dict[str, int]:
     log = tab.get("read_log", [])
     return {"entries": len(log), "files": len({e["path"] for e in log}), "chars": sum(int(e.get("chars") or 0) for e in log),
-            "candidates": len(tab.get("candidates", []))}  # fmt: skip
+            "candidates": len(tab.get("candidates", []))}
 
 
 def replay(task, job: Path, routed, tmp: Path) -> dict[str, int]:

@@ -15,7 +15,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 FILES = ["job.json", "trajectory.jsonl", "evaluator_view.json", "tab.json", "deliverable/output/guide.md",
-         "workspace_diff.json", "result.json", "scores.json"]  # fmt: skip
+         "workspace_diff.json", "result.json", "scores.json"]
 
 
 def main() -> None:
@@ -53,7 +53,7 @@ def main() -> None:
         assert len(done) == args.jobs, (sweep, len(done))
     server.stop()
     print(f"jobs={args.jobs} files={len(FILES)} indexed_s={times['indexed']:.2f} full_s={times['old']:.2f} "
-          f"ratio={times['old'] / times['indexed']:.1f}")  # fmt: skip
+          f"ratio={times['old'] / times['indexed']:.1f}")
 
 
 if __name__ == "__main__":

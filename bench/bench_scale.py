@@ -43,7 +43,7 @@ TURNS = [
     {"tool_calls": [{"name": "tab_resolve", "arguments": {"id": "r1", "status": "done", "entries": ["L1"]}}]},
     {"content": "Done."},
     {"content": "Final."},
-]  # fmt: skip
+]
 LEDGER_MISSING = 50  # ledger lines a killed driver never wrote (reconciliation writes them)
 LIVE_EVERY = 1000  # a grid cell's jobs here: those whose pages the completion phase writes
 
@@ -60,9 +60,9 @@ def write_benchmark(root: Path, tasks: int) -> Path:
     lines = []
     for t in range(tasks):
         rubrics = [{"text": "Mentions 450 yuan per night", "check": {"type": "contains", "file": "output/guide.md", "values": ["450"]}},
-                   {"text": f"Mentions task {t}'s taxi rule"}]  # fmt: skip
+                   {"text": f"Mentions task {t}'s taxi rule"}]
         lines.append({"id": f"t{t:05d}", "prompt": f"Write travel guide number {t}.", "workspace": f"w{t % WORKSPACES}",
-                      "output": "output/guide.md", "rubrics": rubrics})  # fmt: skip
+                      "output": "output/guide.md", "rubrics": rubrics})
     (root / "tasks.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
     (root / "script.jsonl").write_text("".join(json.dumps(x) + "\n" for x in TURNS))
     return root
@@ -71,7 +71,7 @@ def write_benchmark(root: Path, tasks: int) -> Path:
 def overrides(bench: Path, methods: list[str], seeds: int) -> list[str]:
     return ["benchmark=native", f"benchmark.path={bench}", "model=scripted", f"model.script={bench / 'script.jsonl'}", "model.cache=off",
             f"grid.method=[{','.join(methods)}]", f"grid.seed=[{','.join(map(str, range(seeds)))}]", "judge=rule",
-            "tracker=none", f"out={bench.parent}", "sweep=scale"]  # fmt: skip
+            "tracker=none", f"out={bench.parent}", "sweep=scale"]
 
 
 def grid_for(jobs: int) -> tuple[int, list[str], int]:
@@ -135,7 +135,7 @@ def fabricate(specs: list[Any], sdir: Path, tpl: dict[str, dict[str, str]], miss
                 (d / name).parent.mkdir(parents=True, exist_ok=True)
                 (d / name).write_text(text.replace(t["__job_id__"], spec.job_id))
         ledger.append({"job_id": spec.job_id, "status": "ok", "attempts": 1, "wall_s": 1.0, "stop_reason": result["stop_reason"],
-                       "error": None, "record_attempt": 1, "sandbox": result.get("sandbox"), "time": time.time()})  # fmt: skip
+                       "error": None, "record_attempt": 1, "sandbox": result.get("sandbox"), "time": time.time()})
     kept = ledger[: max(0, len(ledger) - missing)]
     (sdir / "jobs.jsonl").write_text("".join(json.dumps(e) + "\n" for e in kept))
 
@@ -259,7 +259,7 @@ def measure(bench: Path) -> dict[str, float]:
 
     for name, fn in (("expand", do_expand), ("resume", do_resume), ("reconcile", do_reconcile), ("progress", do_progress),
                      ("analyses", do_report_parts), ("report", do_report), ("report_last", do_report_last),
-                     ("completion", do_completion), ("rescored", do_rescored)):  # fmt: skip
+                     ("completion", do_completion), ("rescored", do_rescored)):
         _timed(rows, name, fn)
     print(f"{'phase':10} {'wall s':>8} {'peak RSS MB':>12}  note")
     for name, wall, rss, note in rows:
@@ -292,7 +292,7 @@ def main() -> None:
         r = measure(args.measure)
         print(f"jobs={r['jobs']} expand_s={r['expand']:.2f} resume_s={r['resume']:.2f} reconcile_s={r['reconcile']:.2f} "
               f"progress_s={r['progress']:.2f} report_s={r['report']:.2f} report_last_s={r['report_last']:.2f} "
-              f"completion_ms_per_job={r['completion_ms']:.1f} rescored_1pct_s={r['rescored']:.2f} peak_rss_mb={r['peak_rss_mb']:.0f}")  # fmt: skip
+              f"completion_ms_per_job={r['completion_ms']:.1f} rescored_1pct_s={r['rescored']:.2f} peak_rss_mb={r['peak_rss_mb']:.0f}")
         return
     work = args.keep or Path(tempfile.mkdtemp(prefix="bench-scale-"))
     try:

@@ -33,7 +33,7 @@ REPO = Path(__file__).resolve().parent.parent
 def server_start(tmp: Path) -> float:
     t = time.perf_counter()
     p = subprocess.Popen([sys.executable, "-m", "eval.tac.fileserver", "--root", str(tmp), "--state", str(tmp / ".state"), "--port", "0"],
-                         cwd=REPO, stdout=subprocess.PIPE, text=True)  # fmt: skip
+                         cwd=REPO, stdout=subprocess.PIPE, text=True)
     p.stdout.readline()
     took = time.perf_counter() - t
     p.kill()
@@ -72,7 +72,7 @@ def evaluation(tmp: Path) -> float:
     task_dir.mkdir(parents=True, exist_ok=True)
     (task_dir / "task.md").write_text("Do nothing.\n")
     (task_dir / "evaluator.py").write_text("from scoring import Result, Checkpoint\n\ndef grade_checkpoints(trajectory=''):\n"
-                                           "    return Result([Checkpoint(1, 1)])\n")  # fmt: skip
+                                           "    return Result([Checkpoint(1, 1)])\n")
     export = tmp / "export"
     export.mkdir(exist_ok=True)
     job = make_job(tmp / f"job-{time.monotonic_ns()}")

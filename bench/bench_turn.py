@@ -130,7 +130,7 @@ def episode(bench: Path, out: Path, url: str, method: str, sandbox: str, turns: 
     cfg = compose_root([
         "benchmark=native", f"benchmark.path={bench}", f"method={method}", "model=openai", f"model.base_url={url}",
         "model.name=stub", "judge=none", f"agent.max_turns={turns}", f"env.sandbox={sandbox}", "agent.context_level=3",
-    ])  # fmt: skip
+    ])
     task = load_benchmark(cfg.benchmark).task("t0")
     jid = job_id(cfg, "t0")
     ph.ms = dict.fromkeys(PHASES, 0.0)

@@ -25,7 +25,7 @@ from tab.state import TabState
 
 FULL = {"capture": True, "review": True, "evidence_check": True, "finish_check": True}
 RUBRICS = ["The report states the total budget of 55,000.", 'The report names the supplier "Acme Corp".',
-           "Headcount is 140.", "The report has a summary section."]  # fmt: skip
+           "Headcount is 140.", "The report has a summary section."]
 FACTS = ["Budget total: 55,000 NOK", "Supplier: Acme Corp", "Headcount 140"]
 WORDS = "travel hotel meal invoice approval budget supplier order amount status policy report".split()
 
@@ -46,14 +46,14 @@ def _call(turn: int, name: str, args: dict[str, Any], content: str, appendix: st
          "tool_calls": [{"id": cid, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}]},
         {"role": "tool", "tool_call_id": cid, "name": name, "content": body, "appendix": appendix, "is_error": False,
          "chars": len(content), "turn": turn},
-    ]  # fmt: skip
+    ]
 
 
 def _script(turns: int, entries: int, tab: TabState | None, rng: random.Random, shown: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The trajectory; `tab` (when given) and `shown` (the shown log's excerpts) record what the
     environment would have captured."""
     traj: list[dict[str, Any]] = [{"role": "system", "content": "You work over the organization's files.", "turn": 0},
-                                  {"role": "user", "content": "Write output/report.md on the budget.", "turn": 0}]  # fmt: skip
+                                  {"role": "user", "content": "Write output/report.md on the budget.", "turn": 0}]
     read_turns = set(rng.sample(range(2, turns), min(entries, turns - 2)))
     fact_turns = dict(zip(sorted(read_turns)[:3], FACTS, strict=False))
     if tab is not None:
@@ -103,11 +103,11 @@ def write_scripted_job(sdir: Path, method: str, turns: int, entries: int, seed: 
     if context_level is not None:
         config["agent"] = {"context_level": context_level}
     (d / "job.json").write_text(json.dumps({"job_id": jid, "benchmark": "wb", "task_id": task, "method": method,
-                                            "model": model, "seed": seed, "config": config}))  # fmt: skip
+                                            "model": model, "seed": seed, "config": config}))
     (d / "trajectory.jsonl").write_text("".join(json.dumps(m) + "\n" for m in traj))
     tab_msgs = [m for m in traj if m.get("name") == "tab_add" or "tab_add" in json.dumps(m.get("tool_calls"))]
     view = [{**m, "content": m["content"][: len(m["content"]) - len(m["appendix"]) - 1], "appendix": ""} if m.get("appendix") else m
-            for m in traj if m not in tab_msgs]  # fmt: skip
+            for m in traj if m not in tab_msgs]
     (d / "evaluator_view.json").write_text(json.dumps({"task": "Write the report.", "messages": view, "final_answer": ""}))
     if tab is not None:
         (d / "tab.json").write_text(json.dumps(tab.to_record(FULL)))
@@ -115,7 +115,7 @@ def write_scripted_job(sdir: Path, method: str, turns: int, entries: int, seed: 
     (d / "deliverable" / "output" / "report.md").write_text("# Report\n\nHeadcount 140.\n")
     reads = sum(m["chars"] for m in traj if m["role"] == "tool")
     res = {"job_id": jid, "stop_reason": "finished", "turns": turns + 1, "chars_read": reads, "final_answer": "",
-           "sandbox": "bwrap", "error": None, **(result or {})}  # fmt: skip
+           "sandbox": "bwrap", "error": None, **(result or {})}
     (d / "result.json").write_text(json.dumps(res))
     items = [{"kind": "rubric", "index": i, "text": r, "passed": i == 2, "judged": True} for i, r in enumerate(RUBRICS)]
     (d / "scores.json").write_text(json.dumps({"judge": "rule", "metrics": {"pass_rate": 0.25}, "items": items}))
@@ -139,7 +139,7 @@ def main() -> None:
         sweep = load_sweep(sdir)
         dci, rt = sweep.job("wb__t1__dci__m1__s0"), sweep.job("wb__t1__runningtab__m1__s0")
         print(f"{args.turns} turns, {len(rt.tab['read_log'])} read-log entries, trajectory "
-              f"{(rt.dir / 'trajectory.jsonl').stat().st_size / 1e6:.2f} MB")  # fmt: skip
+              f"{(rt.dir / 'trajectory.jsonl').stat().st_size / 1e6:.2f} MB")
         for name, build in (("job page", lambda: job_html(rt)), ("side-by-side page", lambda: compare_html(dci, rt))):
             times = []
             for _ in range(3):
@@ -151,7 +151,7 @@ def main() -> None:
         out = write_report(sdir)
         browser = shutil.which("chromium") or shutil.which("chromium-browser")
         print(f"whole report (2 jobs, all analyses): {time.perf_counter() - start:.2f} s; "
-              f"index {(out / 'index.html').stat().st_size / 1e3:.0f} kB")  # fmt: skip
+              f"index {(out / 'index.html').stat().st_size / 1e3:.0f} kB")
         if browser:
             page_s, blank_s = _browser_s(browser, out, rt.job_id, tmp)
             print(f"headless Chromium, job page loaded, panel drawn, DOM dumped: {page_s:.2f} s (about:blank: {blank_s:.2f} s)")
@@ -160,7 +160,7 @@ def main() -> None:
 def _browser_s(browser: str, out: Path, job_id: str, tmp: str) -> tuple[float, float]:
     """Seconds to open the job page in headless Chromium, and to open an empty page (the start-up)."""
     cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", f"--user-data-dir={tmp}/profile",
-           "--dump-dom", (out / "jobs" / f"{job_id}.html").as_uri()]  # fmt: skip
+           "--dump-dom", (out / "jobs" / f"{job_id}.html").as_uri()]
     subprocess.run([*cmd[:-1], "about:blank"], capture_output=True, timeout=120)  # warm the profile
     start = time.perf_counter()
     subprocess.run([*cmd[:-1], "about:blank"], capture_output=True, timeout=120)

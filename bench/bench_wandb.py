@@ -39,9 +39,9 @@ def write_jobs(sdir: Path, jobs: int, cells: int) -> dict[str, Cell]:
         d.mkdir(parents=True)
         cfg = {"method": {"name": cell.method, "tab": {"capture": True}}, "model": {"api_key_env": "OPENAI_API_KEY"}}
         (d / "job.json").write_text(json.dumps({"job_id": job_id, "benchmark": cell.benchmark, "task_id": f"task{t:04d}",
-                                                "method": cell.method, "model": cell.model, "seed": cell.seed, "config": cfg}))  # fmt: skip
+                                                "method": cell.method, "model": cell.model, "seed": cell.seed, "config": cfg}))
         (d / "result.json").write_text(json.dumps({"job_id": job_id, "stop_reason": "finished", "turns": 12, "tokens_in": 40000,
-                                                   "tokens_out": 900, "cost": 0.004, "wall_s": 31.5, "attempt": 1}))  # fmt: skip
+                                                   "tokens_out": 900, "cost": 0.004, "wall_s": 31.5, "attempt": 1}))
         items = [{"kind": "rubric", "index": k, "text": f"rubric {k} of task {t}", "passed": (t + k) % 3 > 0} for k in range(15)]
         (d / "scores.json").write_text(json.dumps({"metrics": {"pass_rate": 0.6, "tcr70": 0.0}, "items": items}))
         (d / "tab.json").write_text(json.dumps({"requirements": [{}] * 8, "read_log": [{"path": "a.md", "chars": 900}] * 20}))
@@ -73,7 +73,7 @@ def bench_cells(sdir: Path, plan: dict[str, Cell]) -> dict[str, Any]:
     written = time.perf_counter()
     tracker.log_summary({"table1": (["method", "pass_rate"], [[f"method{i}", 0.5] for i in range(5)])})
     return {"driver_ms_per_job": 1000 * driver / len(plan), "log_job_us_per_job": 1e6 * in_log_job / len(plan), "feed_s": fed - start, "cells_written_s": written - start,
-            "summary_s": time.perf_counter() - written, "runs": len(list((sdir / "wandb").glob("offline-run-*")))}  # fmt: skip
+            "summary_s": time.perf_counter() - written, "runs": len(list((sdir / "wandb").glob("offline-run-*")))}
 
 
 def bench_per_job(sdir: Path, plan: dict[str, Cell], k: int) -> float:
@@ -87,7 +87,7 @@ def bench_per_job(sdir: Path, plan: dict[str, Cell], k: int) -> float:
         scores = json.loads((sdir / job_id / "scores.json").read_text())
         run = wandb.init(project="runningtab", group="bench-old", dir=str(sdir / "old"), mode="offline", name=job_id,
                          job_type=job["method"], config=job["config"], reinit="create_new",
-                         settings=wandb.Settings(silent=True, console="off", disable_git=True, x_disable_stats=True))  # fmt: skip
+                         settings=wandb.Settings(silent=True, console="off", disable_git=True, x_disable_stats=True))
         run.log(scores["metrics"])
         cols = sorted({c for it in scores["items"] for c in it})
         run.log({"items": wandb.Table(columns=cols, data=[[it.get(c) for c in cols] for it in scores["items"]])})

@@ -32,7 +32,7 @@ def reply(turn: int, tool_turns: int, arg: str = "command") -> bytes:
         message = {"role": "assistant", "content": "Done. <FINAL_ANSWER>0</FINAL_ANSWER>"}
     body = {"id": "stub", "object": "chat.completion", "model": "stub",
             "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}}  # fmt: skip
+            "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}}
     return json.dumps(body).encode()
 
 

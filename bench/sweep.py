@@ -99,7 +99,7 @@ class Tree:
 
 def start_stub(latency: float, tool_turns: int, arg: str = "command") -> tuple[subprocess.Popen, int]:
     proc = subprocess.Popen([sys.executable, "-m", "bench.stub_model", f"--latency={latency}", f"--tool-turns={tool_turns}",
-                             f"--arg={arg}"], cwd=REPO, stdout=subprocess.PIPE, text=True)  # fmt: skip
+                             f"--arg={arg}"], cwd=REPO, stdout=subprocess.PIPE, text=True)
     line = proc.stdout.readline() if proc.stdout else ""
     if not line.startswith("port="):
         proc.kill()
@@ -121,7 +121,7 @@ def result_line(times: list[float], tree: Tree, in_flight: int, latency: float) 
     rate, ideal = calls / (hi - lo), in_flight / latency
     cpu_ms = 1000 * (tree.cpu_at(hi) - tree.cpu_at(lo)) / calls
     return (f"in_flight={in_flight} calls_per_s={rate:.1f} ideal={ideal:.1f} pct={100 * rate / ideal:.0f} "
-            f"peak_rss_mb={tree.peak_rss / 2**20:.0f} cpu_ms_per_call={cpu_ms:.1f}")  # fmt: skip
+            f"peak_rss_mb={tree.peak_rss / 2**20:.0f} cpu_ms_per_call={cpu_ms:.1f}")
 
 
 def run(args: argparse.Namespace, tmp: Path) -> str:
@@ -135,10 +135,10 @@ def run(args: argparse.Namespace, tmp: Path) -> str:
         f"cluster.max_in_flight={args.in_flight}", f"env.sandbox={args.sandbox}", f"agent.work_dir={tmp / 'work'}",
         f"env.shell_session={str(args.shell_session).lower()}",
         *([f"cluster.actors={args.actors}"] if args.actors else []),
-    ]  # fmt: skip
+    ]
     try:
         sweep = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=open(tmp / "sweep.log", "w"),
-                                 env={**os.environ, "PYTHONPATH": str(REPO)})  # fmt: skip
+                                 env={**os.environ, "PYTHONPATH": str(REPO)})
         tree = Tree(sweep.pid)
         wall = tree.follow(sweep)
         if sweep.returncode != 0:

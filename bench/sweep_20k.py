@@ -28,7 +28,7 @@ from runners.sweep.ledger import Ledger
 REPO = Path(__file__).resolve().parent.parent
 TICK = os.sysconf("SC_CLK_TCK")
 SCRIPT = [{"tool_calls": [{"name": "bash", "arguments": {"command": "cat notes.txt"}}]},
-          {"content": "Done. <FINAL_ANSWER>0</FINAL_ANSWER>"}]  # fmt: skip
+          {"content": "Done. <FINAL_ANSWER>0</FINAL_ANSWER>"}]
 
 
 def setup(root: Path, tasks: int) -> tuple[Path, Path]:
@@ -59,7 +59,7 @@ def run(cmd: list[str], log: Path, stop_at: int | None, sdir: Path) -> tuple[flo
     """Run the sweep; SIGKILL it once `stop_at` ledger lines exist. Returns (wall, driver CPU, killed)."""
     t0 = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=open(log, "w"), start_new_session=True,
-                            env={**os.environ, "PYTHONPATH": str(REPO), "WANDB_MODE": "offline"})  # fmt: skip
+                            env={**os.environ, "PYTHONPATH": str(REPO), "WANDB_MODE": "offline"})
     cpu = 0.0
     while proc.poll() is None:
         try:
@@ -85,7 +85,7 @@ def sweep_cmd(root: Path, bench: Path, script: Path, seeds: int, in_flight: int)
             "grid.benchmark=[native]", "grid.method=[dci,runningtab]", f"grid.seed=[{','.join(map(str, range(seeds)))}]",
             "grid.model=[scripted]", "model=scripted", f"model.script={script}", "model.cache=off", "tracker=wandb",
             f"tracker.dir={root / 'wandb-dir'}", f"out={root / 'out'}", "sweep=s20k", f"cluster.max_in_flight={in_flight}",
-            f"agent.work_dir={root / 'work'}"]  # fmt: skip
+            f"agent.work_dir={root / 'work'}"]
 
 
 def wandb_runs(root: Path) -> set[str]:
@@ -121,7 +121,7 @@ def main() -> None:
     )
     print(f"ledger: {len(ids)} lines, {len(set(ids))} distinct jobs of {jobs}; each exactly once: {once}")
     print(f"jobs={jobs} cells={2 * args.seeds} wandb_runs={len(runs)} driver_ms_per_job={1000 * (cpu1 + cpu2) / jobs:.2f} "
-          f"run1_s={wall1:.0f} run2_s={wall2:.0f} exactly_once={once} dir={root}")  # fmt: skip
+          f"run1_s={wall1:.0f} run2_s={wall2:.0f} exactly_once={once} dir={root}")
 
 
 if __name__ == "__main__":

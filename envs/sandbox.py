@@ -254,7 +254,7 @@ class Shell:
                 launcher = [*self._launcher[:1], "--as-pid-1", *self._launcher[1:]]
                 self.session = ShellSession([*self.caps.prefix(), *launcher], self.env, workspace,
                                             commands_dir(self.scratch), extras.service,
-                                            before_start=lambda: real_folders(workspace, self._binds), seen_at=seen_at)  # fmt: skip
+                                            before_start=lambda: real_folders(workspace, self._binds), seen_at=seen_at)
         else:
             self.env = agent_env(cfg, f"{self.scratch}/tmp/home", f"{self.scratch}/tmp")
             self._launcher = [sys.executable, "-I", "-S", str(Path(__file__).with_name("reaper.py"))]

@@ -118,7 +118,7 @@ class ShellSession:
                 [*self._prefix, shell, "-c", SUPERVISOR, "supervisor", self.commands_dir, *self._service],
                 cwd=self._workspace, env=self._env, stdin=ctl_r, stdout=st_w, stderr=out_w,
                 start_new_session=True, close_fds=True,
-            )  # fmt: skip
+            )
         finally:
             for fd in (ctl_r, out_w, st_w):
                 os.close(fd)

@@ -108,13 +108,13 @@ def render(label: str, c: Components, effect: float, alpha: float, target: float
     ]
     if c.separable and c.between == 0:
         lines.append("  (the spread between tasks estimates to 0: the pilot cannot tell it from seed noise, so the "
-                     "table is optimistic about buying seeds instead of tasks)")  # fmt: skip
+                     "table is optimistic about buying seeds instead of tasks)")
     if not c.separable:
         lines.append("  (one seed per task in the pilot: seed noise cannot be told from task spread, so more seeds "
-                     "are assumed not to help; run the pilot with 2+ seeds to tell)")  # fmt: skip
+                     "are assumed not to help; run the pilot with 2+ seeds to tell)")
     lines += [f"  effect {100 * effect:+.2f} points, alpha {alpha:g} (two-sided), power {target:g}", "",
               f"| seeds | tasks needed | tasks × seeds (jobs per method) | power with the pilot's {c.tasks} tasks |",
-              "|---|---|---|---|"]  # fmt: skip
+              "|---|---|---|---|"]
     for s in seeds:
         n = tasks_needed(effect, c, s, alpha, target)
         need = "more than 100,000" if n is None else f"{n:,}"
@@ -162,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     if not blocks:
         found = ", ".join(sorted({me for _, _, me in groups})) or "none"
         print(f"error: {args.sweep_dir} has no 2+ tasks scored by both {args.method} and {args.reference} on the same "
-              f"seeds{f' with metric {args.metric}' if args.metric else ''} (methods with results: {found})", file=sys.stderr)  # fmt: skip
+              f"seeds{f' with metric {args.metric}' if args.metric else ''} (methods with results: {found})", file=sys.stderr)
         return 2
     print("\n\n".join(blocks))
     return 0

@@ -163,7 +163,7 @@ def queued(job_name: str) -> list[str]:
     out = subprocess.run(
         ["squeue", "-h", "-u", os.environ.get("USER") or str(os.getuid()), f"--name={job_name}", "-o", "%i"],
         capture_output=True, text=True, check=True,
-    )  # fmt: skip
+    )
     return out.stdout.split()
 
 

@@ -47,10 +47,10 @@ def node_command(
         sys.executable, "-m", "ray.scripts.scripts", "start", "--block", "--disable-usage-stats",
         f"--temp-dir={temp_dir}", f"--num-cpus={cpus}", f"--num-gpus={gpus}",
         f"--dashboard-agent-listen-port={agent}",
-    ]  # fmt: skip
+    ]
     if head:
         cmd += ["--head", "--port=0", "--include-dashboard=false", f"--dashboard-port={dashboard}",
-                f"--ray-client-server-port={client}"]  # fmt: skip
+                f"--ray-client-server-port={client}"]
     else:
         cmd.append(f"--address={address}")
     return [*cmd, *extra]

@@ -31,7 +31,7 @@ SECOND = {"absolute_id": 12, "persona": "AI Product Manager", "task": "Summarise
           "output_files": ["summary.md"], "rubrics": ["Does summary.md name Q3 search?"], "rubric_types": ["Outcome Evaluation"],
           "file_dep_graph": [{"from": "roadmap_notes.md", "to": "summary.md"}],
           "data_manifest": [{"filename": "roadmap_notes.md", "stored_relpath": "data/0123456789abcdef_roadmap_notes.md"}],
-          "tested_capabilities": [], "collaboration_type": [], "file_count": 1}  # fmt: skip
+          "tested_capabilities": [], "collaboration_type": [], "file_count": 1}
 CARD = """---
 configs:
 - config_name: default
@@ -132,7 +132,7 @@ def officeqa_dataset(root: Path, all_uids: bool = False) -> Path:
         extra = [{"uid": uid, "question": f"Made-up question {uid} about receipts in 1941?", "answer": "1",
                   "source_docs": "https://fraser.stlouisfed.org/title/treasury-bulletin-407/january-1941-6529",
                   "source_files": "treasury_bulletin_1941_01.txt", "difficulty": "hard"}
-                 for uid in read_selection(SHIPPED / "officeqa_paper.csv") if uid not in have]  # fmt: skip
+                 for uid in read_selection(SHIPPED / "officeqa_paper.csv") if uid not in have]
     out = io.StringIO(newline="")
     csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\r\n").writerows(extra)
     (root / oqa.QUESTIONS["lite"]).write_bytes(sample + out.getvalue().encode("utf-8"))

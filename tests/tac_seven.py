@@ -25,7 +25,7 @@ from tests.test_eval_helpers import SAMPLES
 TASKS = SAMPLES / "theagentcompany"
 SEVEN = ("ds-stock-analysis-slides", "hr-populate-salary-increase-memo", "hr-new-grad-job-description",
          "sde-copy-table-from-pdf-to-xlsx", "ds-coffee-shop-database-management", "ds-answer-numerical-data-question",
-         "hr-organize-talent-info")  # fmt: skip
+         "hr-organize-talent-info")
 HR = "Documents/Human Resources Team"
 COFFEE = "Documents/Data Analysis/Coffee Shop"
 SERVER = "http://the-agent-company.com:8092"
@@ -39,7 +39,7 @@ EMPLOYEES = [("John Doe", "john.doe@theagentcompany.com", 95000, "2024-01-01", "
              ("Raj Patel", "raj.patel@theagentcompany.com", 101000, "2024-06-01", "2025-05-31"),
              ("Ana Silva", "ana.silva@theagentcompany.com", 97000, "2024-07-01", "2025-06-30"),
              ("Tom Hardy", "tom.hardy@theagentcompany.com", 110000, "2024-08-01", "2025-07-31"),
-             ("Mia Wong", "mia.wong@theagentcompany.com", 93000, "2024-09-01", "2025-08-31")]  # fmt: skip
+             ("Mia Wong", "mia.wong@theagentcompany.com", 93000, "2024-09-01", "2025-08-31")]
 RESUMES = {
     "Emily Johnson": ("University of California, Berkeley", "Google; Amazon",
                       "Python, Java, C++, JavaScript, React, Node.js, Flask, Git, Docker, AWS, MySQL"),
@@ -47,7 +47,7 @@ RESUMES = {
                       "JavaScript, Python, Swift, Ruby, Django, Angular, React Native, Git, Firebase, PostgreSQL, Jenkins"),
     "Sarah Thompson": ("University of Texas at Austin", "Microsoft; Oracle",
                        "Python, Java, C#, HTML/CSS, Angular, Spring Boot, Express.js, Git, Docker, MongoDB, Kubernetes"),
-}  # fmt: skip
+}
 # The rows of TheAgentCompany's OpenHands paper tables 3-6 that sde-copy-table-from-pdf-to-xlsx checks.
 TABLES = [
     [["Lemur", "Lemur-chat-70b", None, 5.3, None, None], ["CodeActAgent v1.8", "claude-3-5-sonnet", 26.0, 15.3, 52.0, None]],
@@ -87,14 +87,14 @@ def write_export(root: Path) -> Path:
 
     put("Documents/Financials/stock_data_raw.csv", (TASKS / "ds-stock-analysis-slides" / "stock_data.csv").read_bytes())
     put(f"{HR}/salary_increase.txt", "Name,Email,Salary Amount,Assignment Start Date,Assignment End Date\n"
-        + "".join(f"{n},{e},{s},{a},{b}\n" for n, e, s, a, b in EMPLOYEES))  # fmt: skip
+        + "".join(f"{n},{e},{s},{a},{b}\n" for n, e, s, a, b in EMPLOYEES))
     for name, (school, work, skills) in RESUMES.items():
         pdf(f"{HR}/resumes/{name}.pdf", [name, f"Education: {school}", f"Experience: {work}", f"Skills: {skills}"])
     pdf("Documents/Research/OpenHands.pdf", ["OpenHands", *(" | ".join(str(v) for v in row) for t in TABLES for row in t)])
     for name in ("customers", "products", "inventory", "orders", "order_items"):
         put(f"{COFFEE}/{name}.csv", (TASKS / "ds-coffee-shop-database-management" / "eval_data" / f"{name}.csv").read_bytes())
     put(f"{COFFEE}/analysis.txt", "Products to reorder: <ANSWER HERE>\nBest selling products: <ANSWER HERE>\n"
-        "Customers with pending payments: <ANSWER HERE>\n")  # fmt: skip
+        "Customers with pending payments: <ANSWER HERE>\n")
     put("Documents/Data Analysis/beverage_stats.xlsx", _xlsx({"2015": [["Beverage", "Age 14-18"], ["Tea (including ice tea)", 20]]}))
     return root
 
@@ -107,12 +107,12 @@ def deliverable(task: str, tmp: Path) -> Deliverable:
 def _stock(tmp: Path) -> Deliverable:
     folder = "Documents/Financials/stock_presentation"
     script = "Good morning, board members, and thank you for joining. " + " ".join(
-        f"Slide {i}: {t} and its business impact." for i, t in enumerate(STOCK_PLOTS, 1)) + " Thank you for your time."  # fmt: skip
+        f"Slide {i}: {t} and its business impact." for i, t in enumerate(STOCK_PLOTS, 1)) + " Thank you for your time."
     return Deliverable(
         server={f"{folder}/stock_cleaned.csv": (TASKS / "ds-stock-analysis-slides" / "stock_data.csv").read_bytes(),
                 f"{folder}/stock_analysis.pptx": slides(tmp), f"{folder}/stock_analysis_script.md": script.encode()},
         reads=["Documents/Financials/stock_data_raw.csv"],
-    )  # fmt: skip
+    )
 
 
 def _memo(tmp: Path) -> Deliverable:
@@ -120,7 +120,7 @@ def _memo(tmp: Path) -> Deliverable:
     template = _odt([f"{f}: ____" for f in fields])
     notices = {f"{HR}/salary_increase_notice/{n.replace(' ', '_')}_MEMO.odt": _odt([f"Name: {n}", f"Email: {e}", f"Salary Amount: {s}",
                                                                                     f"Assignment Start and End Date: {a} to {b}"])
-               for n, e, s, a, b in EMPLOYEES}  # fmt: skip
+               for n, e, s, a, b in EMPLOYEES}
     return Deliverable(server={f"{HR}/Salary_Increase_MEMO.odt": template, **notices}, reads=[f"{HR}/salary_increase.txt"])
 
 
@@ -138,7 +138,7 @@ def _copy_table(tmp: Path) -> Deliverable:
     heads = [["Agent", "Model", "A", "B", "C", "D"], ["Agent", "Model", "A", "B"], ["Agent", "Model", "A", "B"], ["Agent", "Model", "A", "B"]]
     sheets = {f"Table {i + 3}": [heads[i], *TABLES[i]] for i in range(4)}
     return Deliverable(server={"Documents/Research/openhands_evaluation.xlsx": _xlsx(sheets)}, reads=["Documents/Research/OpenHands.pdf"],
-                       share="Documents/Research/openhands_evaluation.xlsx")  # fmt: skip
+                       share="Documents/Research/openhands_evaluation.xlsx")
 
 
 COFFEE_DB = """
@@ -164,7 +164,7 @@ con.commit()
 def _coffee(tmp: Path) -> Deliverable:
     analysis = "Products to reorder: P001, P003, P005\nBest selling products: P001, P002, P004\nCustomers with pending payments: Sarah Johnson, Emma Brown\n"
     return Deliverable(local={"analysis.txt": analysis.encode()}, script=COFFEE_DB,
-                       reads=[f"{COFFEE}/{n}.csv" for n in ("customers", "products", "inventory", "orders", "order_items")])  # fmt: skip
+                       reads=[f"{COFFEE}/{n}.csv" for n in ("customers", "products", "inventory", "orders", "order_items")])
 
 
 def _numerical(tmp: Path) -> Deliverable:
@@ -189,7 +189,7 @@ def _talent(tmp: Path) -> Deliverable:
 
 _BUILDERS = {"ds-stock-analysis-slides": _stock, "hr-populate-salary-increase-memo": _memo, "hr-new-grad-job-description": _new_grad,
              "sde-copy-table-from-pdf-to-xlsx": _copy_table, "ds-coffee-shop-database-management": _coffee,
-             "ds-answer-numerical-data-question": _numerical, "hr-organize-talent-info": _talent}  # fmt: skip
+             "ds-answer-numerical-data-question": _numerical, "hr-organize-talent-info": _talent}
 
 
 def agent_script(d: Deliverable, served: bool) -> list[dict]:
@@ -219,7 +219,7 @@ def agent_script(d: Deliverable, served: bool) -> list[dict]:
         if served and not d.plain_link:
             ocs = f"{SERVER}/ocs/v2.php/apps/files_sharing/api/v1/shares?format=json"
             turns.append(_bash(f"curl -s {AUTH} -d 'path=/{d.share}&shareType=3' '{ocs}' | python -c "
-                               "'import json,sys; print(json.load(sys.stdin)[\"ocs\"][\"data\"][\"url\"])' > link.txt; cat link.txt"))  # fmt: skip
+                               "'import json,sys; print(json.load(sys.stdin)[\"ocs\"][\"data\"][\"url\"])' > link.txt; cat link.txt"))
         else:
             turns.append(_bash(f"echo '{url}' > link.txt"))
     return [*turns, {"content": "Done."}]
@@ -255,7 +255,7 @@ class RuleJudge:
 
 
 STOCK_PLOTS = ("Closing Prices Over Time", "Close Price with 50 and 200-Day Moving Averages", "Correlation Between Columns",
-               "Daily Return Distribution", "Volume Distribution")  # fmt: skip
+               "Daily Return Distribution", "Volume Distribution")
 
 
 def slides(tmp: Path) -> bytes:
@@ -272,7 +272,7 @@ def slides(tmp: Path) -> bytes:
     close = df["Close"]
     draw = [lambda ax: ax.plot(close), lambda ax: [ax.plot(close), ax.plot(close.rolling(50).mean()), ax.plot(close.rolling(200).mean())],
             lambda ax: ax.imshow(df[["Close", "Volume", "Open"]].corr()), lambda ax: ax.hist(close.pct_change().dropna(), bins=50),
-            lambda ax: ax.hist(df["Volume"], bins=50)]  # fmt: skip
+            lambda ax: ax.hist(df["Volume"], bins=50)]
     deck = Presentation()
     for i, (title, plot) in enumerate(zip(STOCK_PLOTS, draw, strict=True)):
         fig, ax = plt.subplots(figsize=(4, 3))

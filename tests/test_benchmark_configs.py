@@ -27,7 +27,7 @@ def test_each_benchmark_composes_to_its_own_class() -> None:
 
 def test_a_setting_of_another_benchmark_is_refused() -> None:
     r = subprocess.run([sys.executable, "-m", "runners.job", "benchmark=native", "benchmark.suite=qa", "task=x"],
-                       cwd=REPO, capture_output=True, text=True, timeout=120)  # fmt: skip
+                       cwd=REPO, capture_output=True, text=True, timeout=120)
     err = r.stderr.strip().splitlines()
     assert r.returncode != 0 and len(err) == 1 and "benchmark.suite is not a setting of this benchmark" in err[0], r.stderr[-2000:]
     assert "start from benchmark=builtin" in err[0]  # the project's own one-line error, not Hydra's hint
@@ -37,7 +37,7 @@ def test_a_record_from_before_the_split_rebuilds_its_benchmark_config() -> None:
     """Version-1 records kept every loader's fields, most at their defaults."""
     old = {"name": "officeqa", "path": None, "suite": "workspace", "seed": 0, "questions": "q.csv", "corpus": "c",
            "dataset": None, "split": None, "workspaces": None, "roles": {}, "tasks_dir": None, "export_dir": None,
-           "include": [], "exclude": [], "ids": ["UID1"], "limit": None, "reward": "460ad51", "cache_dir": None}  # fmt: skip
+           "include": [], "exclude": [], "ids": ["UID1"], "limit": None, "reward": "460ad51", "cache_dir": None}
     cfg = benchmark_config(old)
     assert type(cfg) is OfficeQAConfig and (cfg.questions, cfg.reward, cfg.ids) == ("q.csv", "460ad51", ["UID1"])
     assert type(benchmark_config({**old, "name": "native"})) is BenchmarkConfig

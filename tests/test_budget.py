@@ -37,7 +37,7 @@ def _job(tmp_path: Path, *overrides: str) -> subprocess.CompletedProcess[str]:
     script = write_script(tmp_path / "s.jsonl", _turns(5, 0.4))
     cmd = [sys.executable, "-m", "runners.job", "benchmark=native", f"benchmark.path={bench}", "task=t", "model=scripted",
            f"model.script={script}", "judge=none", f"out={tmp_path / 'out'}", "model.cache=read_write",
-           f"model.cache_dir={tmp_path / 'cache'}", *overrides]  # fmt: skip
+           f"model.cache_dir={tmp_path / 'cache'}", *overrides]
     return subprocess.run(cmd, cwd=REPO, env=ENV, capture_output=True, text=True, timeout=300)
 
 
@@ -93,11 +93,11 @@ def test_the_cell_budget_counts_its_own_cell() -> None:
 @pytest.mark.slow
 def test_a_sweep_stops_starting_jobs_at_its_budget_and_a_rerun_with_more_runs_the_rest(tmp_path: Path) -> None:
     bench = write_native(tmp_path / "b", [{"id": f"t{i}", "prompt": f"Count {i}.", "workspace": "w", "answer": "3"} for i in range(5)],
-                         {"w/a.txt": "1\n"})  # fmt: skip
+                         {"w/a.txt": "1\n"})
     script = write_script(tmp_path / "s.jsonl", _turns(2, 0.25))
     cmd = [sys.executable, "-m", "runners.sweep", "benchmark=native", f"benchmark.path={bench}", "model=scripted",
            f"model.script={script}", "judge=none", "tracker=jsonl", f"out={tmp_path / 'out'}", "sweep=s",
-           f"model.cache_dir={tmp_path / 'cache'}", "cluster.max_in_flight=4"]  # fmt: skip
+           f"model.cache_dir={tmp_path / 'cache'}", "cluster.max_in_flight=4"]
     r = subprocess.run([*cmd, "budget.sweep_usd=1.2", "budget.estimate_usd=0.5"], cwd=REPO, env=ENV, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     done = [d for d in (tmp_path / "out" / "s").iterdir() if (d / "result.json").is_file()]
@@ -112,12 +112,12 @@ def test_a_sweep_stops_starting_jobs_at_its_budget_and_a_rerun_with_more_runs_th
 def test_prices_come_from_the_dated_file_with_cached_input_and_tiers(tmp_path: Path) -> None:
     prices = tmp_path / "prov.yaml"
     prices.write_text("provider: p\nas_of: '2026-01-02'\nmodels:\n  m: {input: 2.0, cached_input: 0.5, output: 8.0,"
-                      " tiers: [{above_input_tokens: 1000, input: 4.0, cached_input: 1.0, output: 16.0}]}\n")  # fmt: skip
+                      " tiers: [{above_input_tokens: 1000, input: 4.0, cached_input: 1.0, output: 16.0}]}\n")
     cfg = ApiModelConfig(kind="openai", name="m", base_url="http://x/v1", pricing=str(prices))
 
     def cost(prompt: int, cached: int, out: int, **shape: object) -> float:
         usage = {"prompt_tokens": prompt, "completion_tokens": out, **shape} if shape else {
-            "prompt_tokens": prompt, "completion_tokens": out, "prompt_tokens_details": {"cached_tokens": cached}}  # fmt: skip
+            "prompt_tokens": prompt, "completion_tokens": out, "prompt_tokens_details": {"cached_tokens": cached}}
         reply = {"choices": [{"message": {"role": "assistant", "content": "x"}}], "usage": usage}
         return parse_reply(reply, cfg, lambda: "id").usage.cost
 
@@ -145,7 +145,7 @@ def test_a_cells_wandb_summary_has_its_spend_and_the_spend_expected_at_completio
     from runners.tracking.cells import CellRow, cell_summary, task_table
 
     rows = [CellRow(f"j{i}", f"t{i}", Result(f"j{i}", "finished", cost=0.5, spend=s, cached_calls=c), None)
-            for i, (s, c) in enumerate([(0.5, 0), (0.1, 4)])]  # fmt: skip
+            for i, (s, c) in enumerate([(0.5, 0), (0.1, 4)])]
     summary = cell_summary(rows, expected=5)
     assert summary["cost_total"] == 1.0 and summary["spend_total"] == pytest.approx(0.6)
     assert summary["spend_expected"] == pytest.approx(0.3 * 5) and summary["partial"] is True

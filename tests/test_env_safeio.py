@@ -8,7 +8,13 @@ import threading
 
 import pytest
 
-from envs.safeio import UnsafePath, lstat_inside, open_regular, read_regular, walk_regular
+from envs.safeio import (
+    UnsafePath,
+    lstat_inside,
+    open_regular,
+    read_regular,
+    walk_regular,
+)
 
 
 def _ws(tmp_path):

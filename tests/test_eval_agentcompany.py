@@ -32,7 +32,7 @@ def test_loader_on_the_real_samples() -> None:
         "ds-fix-table-values-and-missing-answers", "ds-stock-analysis-slides", "finance-budget-variance", "hr-check-attendance-one-day",
         "hr-new-grad-job-description", "hr-organize-talent-info", "hr-populate-salary-increase-memo", "research-answer-questions-on-paper",
         "sde-copy-table-from-pdf-to-xlsx", "sde-create-sqlite-database",
-    ] and bench.default_judge == "agentcompany"  # fmt: skip  (ds-sql-exercise has no dependencies: only by name)
+    ] and bench.default_judge == "agentcompany"  # (ds-sql-exercise has no dependencies: only by name)
     drinks = bench.task("admin-make-spreadsheet")
     assert [c.points for c in drinks.checkpoints] == [2, 1, 1, 1]
     assert "diet coke is not written on the same line" in drinks.checkpoints[0].text.lower()
@@ -189,7 +189,7 @@ def grade_checkpoints(trajectory=''):
 """
     task = _fixture_task(tmp_path, "fs-caps", probe)
     job = {"job_id": "j", "benchmark": "agentcompany", "task_id": "fs-caps", "method": "dci", "model": "m", "seed": 0,
-           "config": {"env": {"max_memory_bytes": 512 * 1024 * 1024, "max_file_bytes": 8 * 1024 * 1024}}}  # fmt: skip
+           "config": {"env": {"max_memory_bytes": 512 * 1024 * 1024, "max_file_bytes": 8 * 1024 * 1024}}}
     judge = make_judge(JudgeConfig(name="agentcompany", cache_dir=str(tmp_path / "c"), evaluator_timeout_s=30), "agentcompany")
     scores = judge.score(task, make_job(tmp_path / "a", job=job))
     assert [i["earned"] for i in scores["items"]] == [1, 1, 1], scores["evaluator_log"]

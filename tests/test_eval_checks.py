@@ -42,7 +42,7 @@ def ctx(tmp_path: Path) -> Context:
     (ws / "docs" / "original.md").write_text("original text\n")
     (ws / "docs" / "gone.md").write_text("will be deleted\n")
     office.write_docx(ws / "docs" / "policy.docx", [("title", "Policy"), ("heading", "Chapter 1 Scope", 1), ("para", "Limit 6 litres per minute."),
-                                                     ("table", [["Item", "Cost"], ["Desk", "760"]])])  # fmt: skip
+                                                     ("table", [["Item", "Cost"], ["Desk", "760"]])])
     task = Task(id="t", prompt="p", workspace=ws, output="output/")
     xlsx = tmp_path / "x.xlsx"
     office.write_xlsx(xlsx, [("S", [["Name", "Hours"], ["Atlas", 41.5], ["Beacon", 12]])])
@@ -114,7 +114,7 @@ def test_row_values_take_cells_of_their_own(ctx: Context, tmp_path: Path) -> Non
     assert not check(ctx, type="row", file=f, cells=["Cedar Trading", "Cedar Trading"])  # two values, one cell
     table = "| Item | Amount | Note |\n|---|---|---|\n" + "\n".join([
         "| Apple Juice 3 | ¥55,000 | (1,200.50) |", "| Desk | 55 000 CNY | 12.5 % |", "| Chair | 41.5 hours | PO 15 of 55,000 |",
-        "| " + "Milk, Coke, Tea and everything else " * 10 + "| 7 | x |"])  # fmt: skip
+        "| " + "Milk, Coke, Tea and everything else " * 10 + "| 7 | x |"])
     job = make_job(tmp_path / "rows", {"output/t.md": table})
     c = Context(FinalFiles(ctx.files.task, JobRecord(job)), "output/", "")
     assert not check(c, type="row", cells=["Apple Juice", 3])  # the number is inside the text of the name's cell
@@ -156,7 +156,7 @@ def test_a_dump_of_the_workspace_fails_the_content_checks(memos: Task, tmp_path:
     ctx = _ctx(memos, tmp_path / "dump", dump)
     checks = [{"type": "contains", "values": ["M004"]}, {"type": "order", "values": ["Memo 3", "Memo 4"]},
               {"type": "headings", "values": ["Memo 3"]}, {"type": "row", "cells": ["M004"]}, {"type": "row_count", "min": 1},
-              {"type": "columns", "names": ["Code"]}, {"type": "absent", "values": ["nowhere"]}]  # fmt: skip
+              {"type": "columns", "names": ["Code"]}, {"type": "absent", "values": ["nowhere"]}]
     for c in checks:
         out = run_check(ctx, c)
         assert not out.passed and out.reason.startswith("bulk copy: the deliverable reproduces 30 workspace files (more than 20)"), (c, out)

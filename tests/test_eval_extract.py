@@ -38,17 +38,17 @@ def write_normal_files(root: Path) -> list[str]:
     root.mkdir(parents=True, exist_ok=True)
     office.write_docx(root / "report.docx", [("title", "Quarterly Report"), ("heading", "Chapter 1 Scope", 1), ("para", "Limit 6 litres per minute."),
                                              ("heading", "1.1 Details", 2), ("bullets", ["First point", "Second point"]),
-                                             ("table", [["Item", "Cost", "Note"], ["Desk", "760", ""], ["Chair", "1,250.50", "two"]])])  # fmt: skip
+                                             ("table", [["Item", "Cost", "Note"], ["Desk", "760", ""], ["Chair", "1,250.50", "two"]])])
     office.write_xlsx(root / "data.xlsx", [("Hours", [["Name", "Hours", "Start", "When"], ["Atlas", 41.5, dt.date(2024, 3, 1), dt.datetime(2024, 3, 1, 10, 30)],
                                                        ["Beacon", 12.0, None, None], [None, None, None, None], ["", "  ", None, None], ["Cedar", None, None, "x"]]),
-                                           ("Single", [[42]])])  # fmt: skip
+                                           ("Single", [[42]])])
     office.write_pptx(root / "deck.pptx", [("Deck title", ["Presenter"]), ("Market outlook", ["Growth 4%", "Risks"]), ("Close", [])])
     office.write_pdf(root / "report.pdf", [("title", "Operations Report"), ("para", "Revenue grew."), ("table", [["Indicator", "Value"], ["Revenue (CNY)", "3,456,000"]])])
     (root / "data.csv").write_bytes('\ufeffSupplier,Amount\r\nCedar Trading,"55,000"\r\n\r\nHarbor,"multi\nline"\r\n'.encode())
     (root / "data.tsv").write_text("a\tb\n1\t2\n")
     (root / "records.json").write_text(json.dumps({"orders": [{"id": 1, "amount": 55000.0}, {"id": 2, "supplier": "Harbor", "amount": 1.5}], "n": 2}))
     (root / "notes.md").write_text("# Manual #\n\n## Chapter 2 Water ##\n### Learn C#\n#NotHeading\n####### seven\n\n| A | B |\n|---|:-:|\n| 1 | 2 |\n"
-                                   "x | y | z\n\ntext\r\n# CRLF title\r\n")  # fmt: skip
+                                   "x | y | z\n\ntext\r\n# CRLF title\r\n")
     (root / "log.txt").write_text("plain text | with | pipes\nline two\n")
     (root / "bad.json").write_text('{"a": 1,}')
     (root / "blob.bin").write_bytes(b"\x00\x01binary" * 10)
@@ -228,7 +228,7 @@ def test_the_scores_keep_the_text_the_judges_read(tmp_path: Path, monkeypatch: p
     task = {"id": "t", "prompt": "p", "workspace": "w", "output": "output/", "rubrics": [{"text": "r", "check": {"type": "contains", "file": "output/h.xlsx", "values": ["Atlas"]}}]}
     bench = write_native(tmp_path / "bench", [task], {"w/in.txt": "x"})
     meta = {"job_id": "j", "benchmark": "native", "task_id": "t", "method": "dci", "model": "m", "seed": 0,
-            "config": {"benchmark": {"name": "native", "path": str(bench)}, "judge": {"name": "rule"}}}  # fmt: skip
+            "config": {"benchmark": {"name": "native", "path": str(bench)}, "judge": {"name": "rule"}}}
     xlsx = tmp_path / "h.xlsx"
     office.write_xlsx(xlsx, [("S", [["Name"], ["Atlas"]])])
     job = make_job(tmp_path / "j", {"output/h.xlsx": xlsx.read_bytes(), "output/a.md": "alpha " * 10, "output/bomb.pdf": bombs.pdf_page_bomb()}, job=meta)

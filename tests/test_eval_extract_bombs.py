@@ -33,7 +33,7 @@ CASES: dict[str, tuple[str, Callable[[], bytes], dict[str, Any], bool, str]] = {
     "pdf_pages": ("output/scan.pdf", bombs.pdf_page_bomb, {"type": "contains", "values": ["Page text"]}, False, "pages"),
     "md_heading": ("output/readme.md", lambda: bombs.redos_markdown().encode(), {"type": "headings", "values": ["Title"]}, True,
                    "headings found"),
-}  # fmt: skip
+}
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +42,7 @@ def bench(tmp_path_factory: pytest.TempPathFactory) -> Path:
         {"id": name, "prompt": "Write the report.", "workspace": "w", "output": "output/",
          "rubrics": [{"text": f"The {name} file holds the content.", "check": {**check, "file": rel}}]}
         for name, (rel, _, check, _, _) in CASES.items()
-    ]  # fmt: skip
+    ]
     return write_native(tmp_path_factory.mktemp("bombs"), tasks, {"w/readme.txt": "inputs\n"})
 
 
@@ -56,7 +56,7 @@ def score_capped(job: Path) -> subprocess.CompletedProcess[str]:
 def test_a_bomb_in_the_deliverable_ends_scored_with_its_reason(name: str, bench: Path, tmp_path: Path) -> None:
     rel, make, _check, passes, reason = CASES[name]
     meta = {"job_id": name, "benchmark": "native", "task_id": name, "method": "dci", "model": "m", "seed": 0,
-            "config": {"benchmark": {"name": "native", "path": str(bench)}, "judge": {"name": "rule"}}}  # fmt: skip
+            "config": {"benchmark": {"name": "native", "path": str(bench)}, "judge": {"name": "rule"}}}
     job = make_job(tmp_path / name, {rel: make(), "output/other.md": "# Other\n"}, job=meta)
     out = score_capped(job)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
@@ -92,12 +92,12 @@ def test_a_job_whose_agent_writes_bombs_ends_scored_with_the_reasons(tmp_path: P
     """`python -m runners.job` (scripted model, bash under bubblewrap) under a 2 GiB address space: the
     job ends scored, the bombs' rubrics fail with their reasons, the real content is still judged."""
     task = {"id": "bombs", "prompt": "Write the report.", "workspace": "w", "output": "output/",
-            "rubrics": [{"text": f"{rel} holds the content.", "check": {**check, "file": rel}} for rel, _, check, _ in E2E_RUBRICS]}  # fmt: skip
+            "rubrics": [{"text": f"{rel} holds the content.", "check": {**check, "file": rel}} for rel, _, check, _ in E2E_RUBRICS]}
     bench = write_native(tmp_path / "bench", [task], {"w/readme.txt": "inputs\n"})
     script = tmp_path / "turns.jsonl"
     script.write_text("".join(json.dumps(t) + "\n" for t in bomb_turns([(rel, make()) for rel, make, _, _ in E2E_RUBRICS])))
     args = ["benchmark=native", f"benchmark.path={bench}", "task=bombs", "method=dci", "model=scripted", f"model.script={script}",
-            f"out={tmp_path / 'o'}", f"env.max_memory_bytes={1 << 30}"]  # fmt: skip
+            f"out={tmp_path / 'o'}", f"env.max_memory_bytes={1 << 30}"]
     cmd = f'ulimit -S -H -v {2 * MEMORY_KB} && exec "$0" -m runners.job "$@"'
     out = subprocess.run(["bash", "-c", cmd, sys.executable, *args], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]

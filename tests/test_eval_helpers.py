@@ -48,7 +48,7 @@ def bash_call(command: str, turn: int = 1) -> list[dict[str, Any]]:
         {"role": "assistant", "turn": turn, "content": None,
          "tool_calls": [{"id": f"c{turn}", "type": "function", "function": {"name": "bash", "arguments": json.dumps({"command": command})}}]},
         {"role": "tool", "turn": turn, "tool_call_id": f"c{turn}", "name": "bash", "content": "ok", "is_error": False},
-    ]  # fmt: skip
+    ]
 
 
 class FakeModel:

@@ -17,7 +17,7 @@ from runners.core.task import Rubric, Task
 from tests.test_eval_helpers import FakeModel, make_job
 
 TASK = Task(id="wb-4", prompt="Write the report.", workspace=Path("/nonexistent"), output="report.md",
-            rubrics=tuple(Rubric(f"rubric {i}") for i in range(4)), extra={"output_files": ["report.md"]})  # fmt: skip
+            rubrics=tuple(Rubric(f"rubric {i}") for i in range(4)), extra={"output_files": ["report.md"]})
 
 
 def entries(*passed: object) -> list[dict]:
@@ -88,7 +88,7 @@ def test_entries_the_benchmark_would_count_as_extra_rows_are_ignored(tmp_path: P
 
 def test_verdict_fields_are_kept_as_the_benchmark_keeps_them(tmp_path: Path) -> None:
     answer = json.dumps({"rubrics": [{"index": 0, "passed": True, "confidence": "high", "evidence": {"file": "x"}},
-                                     {"index": 1, "passed": False, "confidence": 1, "evidence": "table row 3"}]})  # fmt: skip
+                                     {"index": 1, "passed": False, "confidence": 1, "evidence": "table row 3"}]})
     items = score(tmp_path, answer)[0]["items"]
     assert (items[0]["confidence"], items[0]["evidence"]) == (None, "")
     assert (items[1]["confidence"], items[1]["evidence"]) == (1.0, "table row 3")

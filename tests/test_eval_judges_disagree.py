@@ -28,7 +28,7 @@ from tests.test_eval_helpers import bash_call, make_job
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==")
 DRAWN = {hashlib.sha256(PNG).hexdigest(): "A bar chart: Q1 31%, Q2 35%, Q3 churn 4.7%, Q4 29%."}
 DUMP = ("python3 -c \"import sys, openpyxl; wb = openpyxl.load_workbook(sys.argv[1], read_only=True); "
-        "[print(*r, sep='\\t') for ws in wb for r in ws.iter_rows(values_only=True)]\" ")  # fmt: skip
+        "[print(*r, sep='\\t') for ws in wb for r in ws.iter_rows(values_only=True)]\" ")
 
 
 class EvidenceOracle:
@@ -95,13 +95,13 @@ def cases(tmp_path: Path) -> dict[str, tuple[str, dict[str, str | bytes]]]:
         "xlsx, answer past the 2,000-character excerpt": ("churn.xlsx", {"churn.xlsx": _xlsx(tmp_path)}),
         "image-only deliverable (a chart)": ("chart.png", {"chart.png": PNG}),
         "answer in a 13th file (past the 10 shown)": ("report.md", {"report.md": "# Churn\nSee notes.\n", **many,
-                                                                     "notes/zz.md": "Q3 churn 4.7%."}),  # fmt: skip
+                                                                     "notes/zz.md": "Q3 churn 4.7%."}),
     }
 
 
 def verdict_of(tmp_path: Path, name: str, expected: str, files: dict[str, str | bytes]) -> tuple[bool, int]:
     task = Task(id="c", prompt="Report the Q3 churn.", workspace=tmp_path / "none", output=expected,
-                rubrics=(Rubric("The deliverable reports the Q3 churn figure."),), extra={"output_files": [expected]})  # fmt: skip
+                rubrics=(Rubric("The deliverable reports the Q3 churn figure."),), extra={"output_files": [expected]})
     job = make_job(tmp_path / name / "job", files, final_answer="Done.", messages=bash_call("python3 build_report.py"))
     oracle = EvidenceOracle(["churn 4.7%"])
     scores = make_judge(JudgeConfig(name=name, cache_dir=str(tmp_path / name / "cache")), "llm_rubric", oracle).score(task, job)

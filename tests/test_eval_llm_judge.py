@@ -27,7 +27,7 @@ TASK = Task(
     id="wb-7", prompt="Write the travel guide.", workspace=Path("/nonexistent"), output="output.md",
     rubrics=(Rubric("Mentions the 600 yuan cap."), Rubric("Has five sections."), Rubric("Names the approver.")),
     extra={"output_files": ["output.md"], "rubric_types": ["Outcome Evaluation", "Basic Evaluation", "Outcome Evaluation"]},
-)  # fmt: skip
+)
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
 
 
@@ -49,7 +49,7 @@ def job(tmp_path: Path) -> Path:
     docx = tmp_path / "g.docx"
     office.write_docx(docx, [("title", "Guide"), ("para", "Hotels up to 600 yuan per night.")])
     return make_job(tmp_path / "job", {"output.md": "# Travel guide\n", "notes/guide.docx": docx.read_bytes()},
-                    final_answer="Done.", messages=bash_call("cat policies/travel.md"))  # fmt: skip
+                    final_answer="Done.", messages=bash_call("cat policies/travel.md"))
 
 
 def test_only_a_json_true_passes(tmp_path: Path, job: Path) -> None:
@@ -72,7 +72,7 @@ def test_protocol_prompt_follows_the_benchmarks_judge(tmp_path: Path, job: Path)
     assert body["task"] == "Write the travel guide." and body["steps"] is None and body["expectedOutputs"] == ["output.md"]
     out, docx = body["outputs"]
     assert out == {"path": "deliverable/output.md", "relToWorkDir": "output.md", "sizeBytes": len("# Travel guide\n"),
-                   "excerpt": "# Travel guide\n", "mime": None, "hasImage": False, "_imageDataUrl": None, "note": None}  # fmt: skip
+                   "excerpt": "# Travel guide\n", "mime": None, "hasImage": False, "_imageDataUrl": None, "note": None}
     assert body["workDir"] == "deliverable"
     assert docx["path"] == "deliverable/notes/guide.docx" and "Hotels up to 600 yuan per night." in docx["excerpt"]
     assert docx["mime"] == "application/vnd.openxmlformats-officedocument.wordprocessingml.document" and docx["note"] is None
@@ -95,7 +95,7 @@ def test_protocol_file_entries_for_images_and_unreadable_office_files(tmp_path: 
     files = {f["relToWorkDir"]: f for f in body["outputs"]}
     url = "data:image/png;base64," + base64.b64encode(PNG).decode()
     assert files["chart.png"] | {} == {"path": "deliverable/chart.png", "relToWorkDir": "chart.png", "sizeBytes": len(PNG), "excerpt": None,
-                                       "mime": "image/png", "hasImage": True, "_imageDataUrl": url, "note": None}  # fmt: skip
+                                       "mime": "image/png", "hasImage": True, "_imageDataUrl": url, "note": None}
     assert [p["image_url"]["url"] for p in parts[1:]] == [url]
     assert files["huge.png"]["hasImage"] is False and files["huge.png"]["_imageDataUrl"] is None and "image" in files["huge.png"]["note"]
     assert files["broken.xlsx"]["excerpt"] is None and "xlsx" in files["broken.xlsx"]["note"]

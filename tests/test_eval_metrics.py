@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from eval.judges.metrics import aggregate, answer_metrics, checkpoint_metrics, counts, rubric_metrics
+from eval.judges.metrics import (
+    aggregate,
+    answer_metrics,
+    checkpoint_metrics,
+    counts,
+    rubric_metrics,
+)
 from eval.judges.rule import checkpoint_final
 from eval.tac.compat.scoring import (
     Checkpoint,

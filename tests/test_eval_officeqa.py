@@ -8,7 +8,12 @@ from eval.benchmarks import BenchmarkError, load_benchmark
 from eval.benchmarks.officeqa import Config as OfficeQAConfig
 from eval.config import JudgeConfig
 from eval.judges import make_judge
-from eval.judges.officeqa_reward import DEFAULT, VERSIONS, extract_final_answer, score_answer
+from eval.judges.officeqa_reward import (
+    DEFAULT,
+    VERSIONS,
+    extract_final_answer,
+    score_answer,
+)
 from tests.test_eval_helpers import SAMPLES, make_job
 
 CSV = SAMPLES / "officeqa" / "officeqa_pro_head5.csv"
@@ -159,7 +164,7 @@ def test_the_paper_selection_decides_every_pro_question_with_a_reason() -> None:
     assert all(len(reason) > 20 for _, reason in rows.values())
     # the real sample's five: UID0005 deflates with the CPI-U, the others need only the bulletins
     assert {u: rows[u][0] for u in ("UID0001", "UID0003", "UID0004", "UID0005", "UID0007")} == {
-        "UID0001": "include", "UID0003": "include", "UID0004": "include", "UID0005": "exclude", "UID0007": "include"}  # fmt: skip
+        "UID0001": "include", "UID0003": "include", "UID0004": "include", "UID0005": "exclude", "UID0007": "include"}
     assert rows["UID0010"][0] == "exclude" and "exchange rate" in rows["UID0010"][1]
 
 

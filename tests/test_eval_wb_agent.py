@@ -140,7 +140,7 @@ def test_a_sweep_without_bubblewrap_is_refused_before_any_job(tmp_path: Path, mo
     from runners.preflight.checks import ConfigError, check_config
 
     cfg = compose_root(["benchmark=builtin", "judge=wb_agent", "model=scripted", f"model.script={write_script(tmp_path / 's.jsonl', [])}",
-                        "env.sandbox=auto"])  # fmt: skip
+                        "env.sandbox=auto"])
     check_config(cfg)  # bubblewrap runs here
     monkeypatch.setattr(envs.sandbox, "bwrap_problem", lambda: "bwrap is not on PATH")
     with pytest.raises(ConfigError, match=r"judge.name: judge=wb_agent runs the judge model's commands in bubblewrap, but bwrap is not on PATH"):
@@ -161,21 +161,21 @@ def test_end_to_end_through_the_job_entry_point_and_the_api_client(tmp_path: Pat
     """`judge=wb_agent` as a user runs it: a scripted agent writes the report, the judge model (a
     loopback OpenAI-compatible server) inspects it with bash, then answers; a re-score is free."""
     bench = write_native(tmp_path / "bench", [{"id": "rep", "prompt": "Write report.md.", "workspace": "w", "output": "report.md",
-                                               "rubrics": [{"text": r.text} for r in RUBRICS]}], {"w/policy.md": "cap 600\n"})  # fmt: skip
+                                               "rubrics": [{"text": r.text} for r in RUBRICS]}], {"w/policy.md": "cap 600\n"})
     script = write_script(tmp_path / "agent.jsonl", [
         {"tool_calls": [{"name": "bash", "arguments": {"command": "printf '# Report\\nThe cap is 600.\\n' > report.md"}}]},
         {"content": "Done."},
-    ])  # fmt: skip
+    ])
     from runners.job.identity import job_id
     from runners.job.run import run_and_score
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-judge-test")
     with StubServer() as stub:
         stub.push(Reply(body=completion(None, [tool_call("j1", "bash", json.dumps({"command": "cat deliverable/report.md"}))])),
-                  Reply(body=completion(verdict(True, False).content)))  # fmt: skip
+                  Reply(body=completion(verdict(True, False).content)))
         cfg = compose_root(["benchmark=native", f"benchmark.path={bench}", "model=scripted", f"model.script={script}", "judge=wb_agent",
                             f"judge.model.base_url={stub.url}", "judge.model.name=stub-judge", f"judge.cache_dir={tmp_path / 'cache'}",
-                            "judge.model.max_retries=0"])  # fmt: skip
+                            "judge.model.max_retries=0"])
         jid = job_id(cfg, "rep")
         done = run_and_score(cfg, "rep", tmp_path / jid, jid, None)
         from eval.judges.scoring import score_job

@@ -130,7 +130,7 @@ def _job(plugin: Path, *overrides: str) -> subprocess.CompletedProcess[str]:
 def test_plugin_benchmark_judge_and_model_run_through_the_entry_point(plugin: Path, tmp_path: Path) -> None:
     # dotted names are field values on top of existing groups (benchmark=builtin, judge=auto, model=scripted)
     r = _job(plugin, "benchmark.name=myplug.bench", f"benchmark.path={tmp_path / 'data'}", "task=word",
-             "model=scripted", "model.kind=myplug.model:EchoModel", "model.id=echo", f"out={tmp_path / 'o'}")  # fmt: skip
+             "model=scripted", "model.kind=myplug.model:EchoModel", "model.id=echo", f"out={tmp_path / 'o'}")
     assert r.returncode == 0, r.stderr[-3000:]
     job = Path(r.stdout.strip().splitlines()[-1])
     result, scores, meta = read_json(job / "result.json"), read_json(job / "scores.json"), read_json(job / "job.json")
@@ -153,7 +153,7 @@ def test_plugin_judge_by_dotted_path_scores_a_builtin_benchmark(plugin: Path, tm
     cp = {"name": "bash", "arguments": {"command": "mkdir -p output && cp words.txt output/word.txt"}}
     script.write_text(json.dumps({"tool_calls": [cp]}) + "\n" + json.dumps({"content": "<FINAL_ANSWER>x</FINAL_ANSWER>"}) + "\n")
     r = _job(plugin, "benchmark=native", f"benchmark.path={bench}", "task=t", "model=scripted", f"model.script={script}",
-             "judge.name=myplug.judge:WordJudge", f"out={tmp_path / 'o'}")  # fmt: skip
+             "judge.name=myplug.judge:WordJudge", f"out={tmp_path / 'o'}")
     assert r.returncode == 0, r.stderr[-3000:]
     scores = read_json(Path(r.stdout.strip().splitlines()[-1]) / "scores.json")
     assert scores["judge"] == "word" and scores["metrics"] == {"correct": 1.0} and scores["items"][0]["got"] == "heron"
@@ -176,7 +176,7 @@ def test_unknown_name_fails_before_the_job_listing_the_names(plugin: Path, tmp_p
     script = tmp_path / "s.jsonl"
     script.write_text("{}\n")
     r = _job(plugin, "benchmark=builtin", "task=ws-01-resource-saving-manual", "model=scripted", f"model.script={script}",
-             override, f"out={tmp_path / 'o'}")  # fmt: skip
+             override, f"out={tmp_path / 'o'}")
     assert r.returncode != 0
     assert listed in r.stderr and "dotted path" in r.stderr, r.stderr[-2000:]
     assert r.stderr.startswith("error: ") and "Traceback" not in r.stderr  # one message, no traceback
@@ -251,7 +251,7 @@ def test_plugin_hook_by_dotted_path_plugs_into_a_method(plugin: Path, tmp_path: 
     """A new kind of hook from outside: `method.plugins=[pkg.module:factory]` on an existing method."""
     r = _job(plugin, "benchmark.name=myplug.bench", f"benchmark.path={tmp_path / 'b'}", "task=word", "method=dci",
              "method.plugins=[myplug.hooks:make]", "model=scripted", "model.kind=myplug.model.EchoModel",
-             "model.name=echo", f"out={tmp_path / 'o'}")  # fmt: skip
+             "model.name=echo", f"out={tmp_path / 'o'}")
     assert r.returncode == 0, r.stderr[-3000:]
     job = Path(r.stdout.strip().splitlines()[-1])
     system = next(json.loads(line) for line in (job / "trajectory.jsonl").read_text().splitlines() if '"system"' in line)

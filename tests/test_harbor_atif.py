@@ -44,7 +44,7 @@ def sweep(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 script.parent.mkdir(parents=True, exist_ok=True)
                 script.write_text("".join(json.dumps(t) + "\n" for t in baseline_turns(kind, suite, task)))
                 cfg = compose_root(["benchmark=builtin", f"benchmark.path={bench}", "benchmark.suite=qa", f"method={method}",
-                                    "model=scripted", f"model.script={script}", f"seed={seed}", f"out={tmp}"])  # fmt: skip
+                                    "model=scripted", f"model.script={script}", f"seed={seed}", f"out={tmp}"])
                 jid = job_id(cfg, task.id)
                 run_and_score(cfg, task.id, out / jid, jid, None)
     return out
@@ -56,7 +56,7 @@ def _lines(path: Path) -> list[dict]:
 
 def test_atif_validates_and_round_trips_to_the_same_table1(sweep: Path, tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "eval.export", "atif", str(sweep), "--out", str(tmp_path / "atif")],
-                          capture_output=True, text=True, timeout=300)  # fmt: skip
+                          capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     trials = sorted(p for p in (tmp_path / "atif").iterdir())
     assert len(trials) == 16 and "16 trajectory(ies) as ATIF" in proc.stdout
@@ -72,7 +72,7 @@ def test_atif_validates_and_round_trips_to_the_same_table1(sweep: Path, tmp_path
     assert all("tab" not in s["extra"] for s in json.loads((trials[0] / hf.TRAJECTORY).read_text())["steps"] if "__dci__" in trials[0].name)
 
     imp = subprocess.run([sys.executable, "-m", "eval.import", "atif", str(tmp_path / "atif"), "--out", str(tmp_path / "back")],
-                         capture_output=True, text=True, timeout=300)  # fmt: skip
+                         capture_output=True, text=True, timeout=300)
     assert imp.returncode == 0, imp.stderr
     for job in sorted(sweep.iterdir()):
         back = tmp_path / "back" / job.name
@@ -106,10 +106,10 @@ def test_a_harbor_runs_trials_are_imported_with_harbors_identity(sweep: Path, tm
         result["agent_result"] = {"n_input_tokens": 1000 + n, "n_output_tokens": 50, "cost_usd": 0.01}
         if n == 1:
             result["exception_info"] = {"exception_type": "AgentTimeoutError", "exception_message": "timed out", "exception_traceback": "",
-                                        "occurred_at": "2026-01-01T00:01:30+00:00"}  # fmt: skip
+                                        "occurred_at": "2026-01-01T00:01:30+00:00"}
         if n == 2:
             result["exception_info"] = {"exception_type": "NonZeroAgentExitCodeError", "exception_message": "exit 1", "exception_traceback": "",
-                                        "occurred_at": "2026-01-01T00:01:30+00:00"}  # fmt: skip
+                                        "occurred_at": "2026-01-01T00:01:30+00:00"}
         (dest / hf.TRIAL_RESULT).write_text(json.dumps(result))
     stray = runs / "not-ours__x"
     stray.mkdir()

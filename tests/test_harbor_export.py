@@ -32,7 +32,7 @@ NATIVE_TASKS = [
      "output": "output/po_table.md", "rubrics": [{"text": "Supplier 15 has 55,000", "check": {"type": "row", "cells": ["Supplier 15", 55000]}},
                                                  {"text": "The table is clear"}]},
     {"id": "total", "prompt": "What is the total of the orders?", "workspace": "office", "answer": "55000"},
-]  # fmt: skip
+]
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +86,7 @@ def test_every_kind_passes_harbors_task_validation(exported: dict[str, dict[str,
     print("exported and validated:", json.dumps(counts))
     assert counts == {"builtin": {"tab-off": 1, "tab-on": 1}, "native": {"tab-off": 2, "tab-on": 2},
                       "workspace_bench": {"tab-off": 1, "tab-on": 1}, "agentcompany": {"tab-off": 2, "tab-on": 2},
-                      "officeqa": {"tab-off": 2, "tab-on": 2}}  # fmt: skip
+                      "officeqa": {"tab-off": 2, "tab-on": 2}}
     for task in tasks:
         v = verdicts[str(task)]
         assert v["findings"] == [], (task, v["findings"])
@@ -102,16 +102,16 @@ def test_every_kind_passes_harbors_task_validation(exported: dict[str, dict[str,
 def test_the_cli_exports_and_harbor_lint_passes(tmp_path: Path) -> None:
     native = write_native(tmp_path / "b", NATIVE_TASKS[:1], {"office/orders/po.md": "| Supplier 15 | 55,000 |\n"})
     proc = subprocess.run([sys.executable, "-m", "eval.export", "harbor", "native", f"benchmark.path={native}", "--out", str(tmp_path / "o"),
-                           "--tab", "on"], capture_output=True, text=True, timeout=300)  # fmt: skip
+                           "--tab", "on"], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "1 Harbor task(s) of native" in proc.stdout and not (tmp_path / "o" / "tab-off").exists()
     lint = harbor_cli("lint", str(tmp_path / "o" / "tab-on" / "native-po-table"))
     assert lint.returncode == 0 and "finding" not in lint.stdout.lower(), lint.stdout + lint.stderr
     again = subprocess.run([sys.executable, "-m", "eval.export", "harbor", "native", f"path={native}", "--out", str(tmp_path / "o")],
-                           capture_output=True, text=True, timeout=300)  # fmt: skip
+                           capture_output=True, text=True, timeout=300)
     assert again.returncode == 2 and "exists: export into a new folder" in again.stderr
     bad = subprocess.run([sys.executable, "-m", "eval.export", "harbor", "native", "pth=x", "--out", str(tmp_path / "p")],
-                         capture_output=True, text=True, timeout=300)  # fmt: skip
+                         capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2 and "pth" in bad.stderr.splitlines()[-1]
 
 

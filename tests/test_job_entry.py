@@ -32,9 +32,9 @@ def test_cli_runs_one_job_and_prints_its_dir(bench: Path, tmp_path: Path) -> Non
     script = write_script(tmp_path / "s.jsonl", [
         {"tool_calls": [{"name": "bash", "arguments": {"command": "tail -n +2 data.csv | wc -l"}}]},
         {"content": "<FINAL_ANSWER>3</FINAL_ANSWER>"},
-    ])  # fmt: skip
+    ])
     cmd = [sys.executable, "-m", "runners.job", "benchmark=native", f"benchmark.path={bench}", "task=count",
-           "method=runningtab", "model=scripted", f"model.script={script}", "seed=1", f"out={tmp_path / 'o'}"]  # fmt: skip
+           "method=runningtab", "model=scripted", f"model.script={script}", "seed=1", f"out={tmp_path / 'o'}"]
     r = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
     job = Path(r.stdout.strip().splitlines()[-1])
@@ -51,7 +51,7 @@ def test_cli_runs_one_job_and_prints_its_dir(bench: Path, tmp_path: Path) -> Non
 
 def test_cli_without_task_lists_tasks(bench: Path) -> None:
     r = subprocess.run([sys.executable, "-m", "runners.job", "benchmark=native", f"benchmark.path={bench}",
-                        "model=scripted"], cwd=REPO, capture_output=True, text=True, timeout=120)  # fmt: skip
+                        "model=scripted"], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert r.returncode != 0 and "task=ID" in r.stderr and "count" in r.stderr
 
 
@@ -65,7 +65,7 @@ def test_api_key_never_reaches_the_record(bench: Path, tmp_path: Path, monkeypat
             Reply(body=completion("<FINAL_ANSWER>3</FINAL_ANSWER>")),  # after the finish check
         )
         cfg = compose_root(["benchmark=native", f"benchmark.path={bench}", "method=runningtab", "model=openai",
-                            f"model.base_url={stub.url}", "model.name=stub", "model.api_key_env=RT_TEST_KEY"])  # fmt: skip
+                            f"model.base_url={stub.url}", "model.name=stub", "model.api_key_env=RT_TEST_KEY"])
         jid = job_id(cfg, "count")
         out = run_and_score(cfg, "count", tmp_path / jid, jid, None)
     assert stub.requests[0]["headers"]["Authorization"] == f"Bearer {SECRET}"
@@ -81,7 +81,7 @@ def test_api_key_never_reaches_the_record(bench: Path, tmp_path: Path, monkeypat
 def test_model_error_is_the_stop_reason(bench: Path, tmp_path: Path) -> None:
     with StubServer(default=Reply(500, {"error": {"message": "down"}})) as stub:
         cfg = compose_root(["benchmark=native", f"benchmark.path={bench}", "model=openai", f"model.base_url={stub.url}",
-                            "model.name=stub", "model.max_retries=1", "model.backoff_base_s=0.01", "judge=none"])  # fmt: skip
+                            "model.name=stub", "model.max_retries=1", "model.backoff_base_s=0.01", "judge=none"])
         jid = job_id(cfg, "count")
         out = run_and_score(cfg, "count", tmp_path / jid, jid, None)
     assert out.result.stop_reason == "model_error"
@@ -92,7 +92,7 @@ def test_context_length_is_the_stop_reason(bench: Path, tmp_path: Path) -> None:
     body = {"error": {"message": "This model's maximum context length is 8192 tokens", "code": "context_length_exceeded"}}
     with StubServer(default=Reply(400, body)) as stub:
         cfg = compose_root(["benchmark=native", f"benchmark.path={bench}", "model=openai", f"model.base_url={stub.url}",
-                            "model.name=stub", "judge=none"])  # fmt: skip
+                            "model.name=stub", "judge=none"])
         jid = job_id(cfg, "count")
         out = run_and_score(cfg, "count", tmp_path / jid, jid, None)
     assert out.result.stop_reason == "context_length"
@@ -103,7 +103,7 @@ def test_context_length_is_the_stop_reason(bench: Path, tmp_path: Path) -> None:
 def test_embedded_model_short_episode(tmp_path: Path) -> None:
     """A real episode on SmolLM2 through the llama.cpp server: the whole path, a few turns."""
     cfg = compose_root(["benchmark=builtin", "benchmark.suite=qa", "method=runningtab", "model=smollm2",
-                        "agent.max_turns=3", f"out={tmp_path}"])  # fmt: skip
+                        "agent.max_turns=3", f"out={tmp_path}"])
     from eval.benchmarks import load_benchmark
 
     task = load_benchmark(cfg.benchmark).tasks()[0].id
@@ -111,7 +111,7 @@ def test_embedded_model_short_episode(tmp_path: Path) -> None:
         [sys.executable, "-m", "runners.job", "benchmark=builtin", "benchmark.suite=qa", f"task={task}",
          "method=runningtab", "model=smollm2", "agent.max_turns=3", f"out={tmp_path}"],
         cwd=REPO, capture_output=True, text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(REPO)},
-    )  # fmt: skip
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     assert len(r.stdout.splitlines()) == 1, r.stdout  # what the command returns; logs (the health check's) on stderr
     job = Path(r.stdout.strip())
@@ -124,7 +124,7 @@ def test_embedded_model_short_episode(tmp_path: Path) -> None:
 
 def _job_cmd(bench: Path, out: Path, *overrides: str) -> list[str]:
     return [sys.executable, "-m", "runners.job", "benchmark=native", f"benchmark.path={bench}", "task=count",
-            "model=scripted", f"out={out}", *overrides]  # fmt: skip
+            "model=scripted", f"out={out}", *overrides]
 
 
 def _bad_configs(tmp_path: Path) -> list[tuple[list[str], str]]:
@@ -162,7 +162,7 @@ def test_errored_job_is_retried_and_keeps_the_earlier_error(bench: Path, tmp_pat
     dead = "http://127.0.0.1:9/v1"  # the discard port: nothing listens
     erroring = ["model=openai", f"model.base_url={dead}", "model.name=stub", "model.max_retries=0", "cluster.error_retries=1"]
     cmd = [sys.executable, "-m", "runners.job", "benchmark=native", f"benchmark.path={bench}", "task=count",
-           f"out={tmp_path / 'o'}", "judge=none", *erroring]  # fmt: skip
+           f"out={tmp_path / 'o'}", "judge=none", *erroring]
     first = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
     assert first.returncode != 0 and "model_error" in first.stderr, first.stderr[-2000:]
     job = Path(first.stdout.strip().splitlines()[-1])
@@ -177,7 +177,7 @@ def test_errored_job_is_retried_and_keeps_the_earlier_error(bench: Path, tmp_pat
     assert read_json(job / "result.json")["attempt"] == 2
     # the fixed cause (a working model, same identity otherwise) is a different job; it runs and is complete
     fixed = subprocess.run([*cmd[:-len(erroring)], "model=scripted", f"model.script={script}"], cwd=REPO,
-                           capture_output=True, text=True, timeout=120)  # fmt: skip
+                           capture_output=True, text=True, timeout=120)
     assert fixed.returncode == 0, fixed.stderr[-2000:]
 
 
@@ -191,7 +191,7 @@ def test_errored_job_is_retried_and_keeps_the_earlier_error(bench: Path, tmp_pat
 def test_a_wrong_task_or_benchmark_is_one_line(bench: Path, tmp_path: Path, args: list[str], message: str) -> None:
     script = write_script(tmp_path / "s.jsonl", [{"content": "x"}])
     cmd = [sys.executable, "-m", "runners.job", "benchmark=native", f"benchmark.path={bench}", "model=scripted",
-           f"model.script={script}", f"out={tmp_path / 'o'}", *args]  # fmt: skip
+           f"model.script={script}", f"out={tmp_path / 'o'}", *args]
     r = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
     assert r.returncode != 0 and message in r.stderr and "Traceback" not in r.stderr, r.stderr[-2000:]
     assert not (tmp_path / "o").exists()
@@ -200,7 +200,7 @@ def test_a_wrong_task_or_benchmark_is_one_line(bench: Path, tmp_path: Path, args
 def test_a_new_judge_rescores_the_finished_job(bench: Path, tmp_path: Path) -> None:
     script = write_script(tmp_path / "s.jsonl", [{"content": "<FINAL_ANSWER>3</FINAL_ANSWER>"}])
     cmd = [sys.executable, "-m", "runners.job", "benchmark=native", f"benchmark.path={bench}", "task=count",
-           "model=scripted", f"model.script={script}", f"out={tmp_path / 'o'}"]  # fmt: skip
+           "model=scripted", f"model.script={script}", f"out={tmp_path / 'o'}"]
     first = subprocess.run([*cmd, "judge=none"], cwd=REPO, capture_output=True, text=True, timeout=120)
     job = Path(first.stdout.strip().splitlines()[-1])
     assert first.returncode == 0 and not (job / "scores.json").exists(), first.stderr[-2000:]

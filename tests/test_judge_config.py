@@ -34,7 +34,7 @@ def test_a_misspelt_judge_model_key_is_refused() -> None:
 # --------------------------------------------------------------------------- records judged before
 _RUNTIME = ("cache_dir", "max_retries", "evaluator_timeout_s")
 _MODEL_RUNTIME = ("base_url", "api_key_env", "server", "timeout_s", "max_retries", "backoff_base_s", "backoff_max_s",
-                  "concurrency", "price_in_per_mtok", "price_out_per_mtok")  # fmt: skip
+                  "concurrency", "price_in_per_mtok", "price_out_per_mtok")
 
 
 def key_as_written_before(judge: dict) -> str:
@@ -49,10 +49,10 @@ def recorded_before(tmp_path: Path, judge: dict) -> Path:
     d = tmp_path / "old"
     d.mkdir()
     (d / "job.json").write_text(json.dumps({"job_id": "old", "benchmark": "native", "task_id": "t", "method": "dci",
-                                            "model": "m", "seed": 0, "config": {"judge": judge}}))  # fmt: skip
+                                            "model": "m", "seed": 0, "config": {"judge": judge}}))
     (d / "result.json").write_text(json.dumps({"job_id": "old", "stop_reason": "finished"}))
     (d / "scores.json").write_text(json.dumps({"judge": "llm_rubric", "task_id": "t", "kind": "rubric", "metrics": {},
-                                               "items": [], "judge_key": key_as_written_before(judge)}))  # fmt: skip
+                                               "items": [], "judge_key": key_as_written_before(judge)}))
     return d
 
 

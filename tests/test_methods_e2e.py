@@ -54,7 +54,7 @@ def method_cfg(method: str, bench: Path, tmp: Path, extra: list[str] = ()):
     script = write_script(tmp / f"{method}.jsonl", turns)
     return compose_root(
         ["benchmark=native", f"benchmark.path={bench}", f"method={method}", "model=scripted",
-         f"model.script={script}", "judge=none", f"out={tmp}", *extra]  # fmt: skip
+         f"model.script={script}", "judge=none", f"out={tmp}", *extra]
     )
 
 
@@ -65,7 +65,7 @@ def bench(tmp_path_factory) -> Path:
     for i in range(5):
         files[f"travel/archive/old_{i}.md"] = f"old note {i}\n"
     task = {"id": "guide", "prompt": "Write a travel guide.", "workspace": "travel", "output": "output/guide.md",
-            "rubrics": [{"text": "Mentions 450 yuan per night"}]}  # fmt: skip
+            "rubrics": [{"text": "Mentions 450 yuan per night"}]}
     return write_native(root, [task], files)
 
 

@@ -46,7 +46,7 @@ def test_the_judges_keys_and_entries_are_those_written_before_the_move(tmp_path:
     assert llm.key(MSGS) == "4fbd2a9753cab365597b846ee1bdfd4c1fa8679163b64e445d2cc77b6973f826"
     assert llm.key(MSGS, TOOLS) == "770e22d6a001fd776f57593780b8ebffcdc7234807fc4e0265e7fc0115e0bfd1"
     old = {"content": "", "model": "gpt-5.4-mini", "usage": {"input_tokens": 3, "output_tokens": 4, "cost": 0.5},
-           "tool_calls": [{"id": "c1", "name": "read", "arguments": "{}"}]}  # fmt: skip
+           "tool_calls": [{"id": "c1", "name": "read", "arguments": "{}"}]}
     entry = tmp_path / llm.key(MSGS, TOOLS)[:2] / f"{llm.key(MSGS, TOOLS)}.json"
     entry.parent.mkdir(parents=True)
     entry.write_text(json.dumps(old))
@@ -128,7 +128,7 @@ def _job_cmd(bench: Path, url: str, out: Path, cache: Path, work: Path) -> list[
     return [sys.executable, "-m", "runners.job", "benchmark=native", f"benchmark.path={bench}", "task=t", "method=dci",
             "model=openai", "model.name=stub", f"model.base_url={url}", "model.cache=read_write", f"model.cache_dir={cache}",
             "model.price_in_per_mtok=1", "model.price_out_per_mtok=2", "judge=none", f"out={out}", f"agent.work_dir={work}",
-            "model.max_retries=0"]  # fmt: skip
+            "model.max_retries=0"]
 
 
 @pytest.mark.slow
@@ -136,12 +136,12 @@ def test_an_interrupted_job_reruns_from_its_cache_then_continues_live(tmp_path: 
     """Killed while its third call was in flight, the job's re-run asks the model only from there:
     its first two calls come from the cache, unpaid, and the third is sent as it was sent before."""
     bench = write_native(tmp_path / "b", [{"id": "t", "prompt": "Read the notes.", "workspace": "w", "answer": "3"}],
-                         {"w/notes.txt": "three\n"})  # fmt: skip
+                         {"w/notes.txt": "three\n"})
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     with StubServer() as stub:
         stub.push(Reply(body=completion(None, [tool_call("c1", "bash", '{"command": "ls"}')])),
                   Reply(body=completion(None, [tool_call("c2", "bash", '{"command": "cat notes.txt"}')])),
-                  Reply(body=completion("too late"), delay_s=60))  # fmt: skip
+                  Reply(body=completion("too late"), delay_s=60))
         cmd = _job_cmd(bench, stub.url, tmp_path / "out", tmp_path / "cache", tmp_path / "work")
         proc = subprocess.Popen(cmd, cwd=REPO, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 120
@@ -166,7 +166,7 @@ def test_an_interrupted_job_reruns_from_its_cache_then_continues_live(tmp_path: 
 
 def _sweep(out: Path, name: str, cache: Path, *overrides: str) -> subprocess.CompletedProcess[str]:
     cmd = [sys.executable, "-m", "runners.sweep", "tracker=jsonl", f"out={out}", f"sweep={name}", f"model.cache_dir={cache}",
-           "cluster.max_in_flight=4", *overrides]  # fmt: skip
+           "cluster.max_in_flight=4", *overrides]
     r = subprocess.run(cmd, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stderr[-3000:]
     return r
@@ -212,9 +212,9 @@ def test_a_finished_scripted_sweep_reruns_from_its_cache_into_a_new_folder(tmp_p
     turn = {"usage": {"input_tokens": 100, "output_tokens": 10, "cost": 0.25}}
     script = write_script(tmp_path / "s.jsonl", [{"tool_calls": [{"name": "bash", "arguments": {"command": "ls"}}], **turn},
                                                  {"tool_calls": [{"name": "read", "arguments": {"path": "notes.txt"}}], **turn},
-                                                 {"content": "<FINAL_ANSWER>3</FINAL_ANSWER>", **turn}])  # fmt: skip
+                                                 {"content": "<FINAL_ANSWER>3</FINAL_ANSWER>", **turn}])
     bench = write_native(tmp_path / "b", [{"id": f"t{i}", "prompt": f"Count {i}.", "workspace": "w", "answer": "3"} for i in range(2)],
-                         {"w/notes.txt": "1\n2\n3\n"})  # fmt: skip
+                         {"w/notes.txt": "1\n2\n3\n"})
     args = ("benchmark=native", f"benchmark.path={bench}", "model=scripted", f"model.script={script}", "grid.method=[dci,runningtab]")
     _sweep(tmp_path / "out", "first", tmp_path / "cache", *args)
     _sweep(tmp_path / "out", "again", tmp_path / "cache", *args)
@@ -230,7 +230,7 @@ def test_a_finished_embedded_model_sweep_reruns_from_its_cache(tmp_path: Path) -
     """SmolLM2 on llama.cpp, one job: the re-run's every call comes from the cache."""
     pytest.importorskip("llama_cpp")
     bench = write_native(tmp_path / "b", [{"id": "t", "prompt": "List the files, then say done.", "workspace": "w", "answer": "x"}],
-                         {"w/notes.txt": "hello\n"})  # fmt: skip
+                         {"w/notes.txt": "hello\n"})
     args = ("benchmark=native", f"benchmark.path={bench}", "model=smollm2", "agent.max_turns=3", "judge=none", "cluster.max_in_flight=1")
     _sweep(tmp_path / "out", "first", tmp_path / "cache", *args)
     _sweep(tmp_path / "out", "again", tmp_path / "cache", *args)

@@ -36,28 +36,28 @@ IDS_BEFORE = {
     "vllm": (["model=vllm", "model.name=q", "model.server.model_path=Qwen/Qwen3-32B", "model.max_tokens=null",
               "model.server.ctx_size=32768"], "956635c4387a516be3287a50cd2044ac76d64e303186ac0c63739f14f4306553"),
     "gpt54_nano": (["model=gpt54_nano"], "e41a03dc846621fd2a66d3759c2915cfca55eacf1ad728e4afdab04950f37f63"),
-}  # fmt: skip
+}
 JUDGE_KEYS_BEFORE = {
     "llm_rubric": ([], "4e8f8b656fcc10bf"),
     "agentcompany": ([], "cb533ecf33a29bc1"),
     "rule": ([], "e18d9c87a8c80a67"),
     "llm_rubric-local": (["judge.model.kind=llamacpp", "judge.model.base_url=http://127.0.0.1:1/v1", "judge.model.name=smol"],
                          "d466abf8a334eff6"),
-}  # fmt: skip
+}
 _SERVER_V2 = {"model_path": None, "host": "127.0.0.1", "port": 0, "tool_call_parser": "hermes", "tensor_parallel_size": 1,
               "gpus": [], "ctx_size": 8192, "chat_format": "chatml-function-calling", "startup_timeout_s": 900.0,
-              "stop_grace_s": 15.0, "log_path": None, "extra_args": [], "replicas": 1, "resources": {}}  # fmt: skip
+              "stop_grace_s": 15.0, "log_path": None, "extra_args": [], "replicas": 1, "resources": {}}
 _API_V2 = {"base_url": None, "api_key_env": None, "temperature": None, "top_p": None, "max_tokens": None, "seed": None,
            "extra_body": {}, "echo_extra": [], "timeout_s": 120.0, "max_retries": 6, "backoff_base_s": 1.0,
-           "backoff_max_s": 60.0}  # fmt: skip
+           "backoff_max_s": 60.0}
 # How a schema-2 job.json kept a scripted model: every kind's fields.
 SCRIPTED_V2 = {"kind": "scripted", "id": "scripted", "name": "scripted", **_API_V2, "concurrency": 0, "price_in_per_mtok": 0.0,
-               "price_out_per_mtok": 0.0, "script": "/x/turns.jsonl", "server": _SERVER_V2}  # fmt: skip
+               "price_out_per_mtok": 0.0, "script": "/x/turns.jsonl", "server": _SERVER_V2}
 JUDGE_V2 = {"name": "llm_rubric", "cache_dir": None, "max_retries": 2, "max_file_chars": 40000, "max_total_chars": 160000,
             "max_trajectory_chars": 30000, "evaluator_timeout_s": 600.0,
             "model": {**SCRIPTED_V2, **_API_V2, "kind": "openai", "id": "model", "name": "gpt-5.4-mini",
                       "base_url": "https://api.openai.com/v1", "api_key_env": "OPENAI_API_KEY", "seed": 0, "timeout_s": 300.0,
-                      "concurrency": 16, "script": None}}  # fmt: skip
+                      "concurrency": 16, "script": None}}
 
 
 @pytest.mark.parametrize("name", IDS_BEFORE)
@@ -78,7 +78,7 @@ def test_judge_keys_are_those_of_the_flat_config(name: str) -> None:
     [(["model=scripted", "model.script=x.jsonl"], ScriptedModelConfig), (["model=openai", "model.name=m"], ApiModelConfig),
      (["model=gpt54_nano"], ApiModelConfig), (["model=smollm2"], ServedModelConfig),
      (["model=vllm", "model.name=q"], ServedModelConfig)],
-)  # fmt: skip
+)
 def test_each_model_config_is_its_kinds_class(overrides: list[str], cls: type) -> None:
     assert type(compose_root(overrides).model) is cls
 
@@ -90,7 +90,7 @@ def test_each_model_config_is_its_kinds_class(overrides: list[str], cls: type) -
      (["model=gpt54_nano", "model.script=x.jsonl"], "script"),
      (["model=gpt54_nano", "model.server.model_path=/m"], "server"),
      (["model=smollm2", "model.script=x.jsonl"], "script")],
-)  # fmt: skip
+)
 def test_a_setting_of_another_kind_is_refused(overrides: list[str], key: str) -> None:
     with pytest.raises(Exception, match=key):
         compose_root(overrides)
@@ -158,13 +158,13 @@ def test_a_grid_of_one_kind_takes_that_kinds_settings_and_a_mixed_grid_says_why_
     script = tmp_path / "s.jsonl"
     script.write_text('{"content": "<FINAL_ANSWER>x</FINAL_ANSWER>"}\n')
     common = ["grid.benchmark=[builtin]", "benchmark.suite=qa", "benchmark.limit=1", "grid.method=[dci]", "grid.seed=[0]",
-              f"model.script={script}", "judge=rule", "tracker=none", f"out={tmp_path / 'o'}", "sweep=k"]  # fmt: skip
+              f"model.script={script}", "judge=rule", "tracker=none", f"out={tmp_path / 'o'}", "sweep=k"]
     run = [sys.executable, "-m", "runners.sweep"]
     ok = subprocess.run([*run, "grid.model=[scripted]", *common], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert ok.returncode == 0, ok.stderr
     assert [p.name.split("__")[3] for p in (tmp_path / "o" / "k").iterdir() if p.is_dir() and "__" in p.name] == ["scripted"]
     mixed = subprocess.run([*run, "grid.model=[scripted,gpt54_nano]", *common[:-1], "sweep=m"], cwd=REPO,
-                           capture_output=True, text=True, timeout=300)  # fmt: skip
+                           capture_output=True, text=True, timeout=300)
     assert mixed.returncode != 0 and "Traceback" not in mixed.stderr
     assert "grid cell" in mixed.stderr and "model=gpt54_nano" in mixed.stderr and "script" in mixed.stderr, mixed.stderr
     assert not (tmp_path / "o" / "m").exists()

@@ -16,7 +16,14 @@ from eval.judges.client import CachedLLM
 from runners.core import deadline
 from runners.core.messages import ModelError
 from runners.models import ApiModelConfig, build_model
-from tests.http_stub import Reply, StubServer, completion, huge_completion, tool_call, trickle
+from tests.http_stub import (
+    Reply,
+    StubServer,
+    completion,
+    huge_completion,
+    tool_call,
+    trickle,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 MESSAGES = [{"role": "system", "content": "sys"}, {"role": "user", "content": "hi"}]
@@ -24,7 +31,7 @@ MESSAGES = [{"role": "system", "content": "sys"}, {"role": "user", "content": "h
 
 def job_cmd(url: str, out: Path, *extra: str) -> list[str]:
     return [sys.executable, "-m", "runners.job", "benchmark=builtin", "task=ws-01-resource-saving-manual",
-            "model=openai", "model.name=stub", f"model.base_url={url}", "judge=none", f"out={out}", *extra]  # fmt: skip
+            "model=openai", "model.name=stub", f"model.base_url={url}", "judge=none", f"out={out}", *extra]
 
 
 def only_record(out: Path) -> Path:
@@ -39,7 +46,7 @@ def test_a_trickling_reply_ends_at_the_jobs_time_limit(tmp_path: Path) -> None:
     with StubServer(default=trickle(completion("never whole"), pause_s=2.0)) as stub:
         t0 = time.monotonic()
         r = subprocess.run(job_cmd(stub.url, tmp_path / "o", "agent.time_limit_s=5", "model.timeout_s=5"),
-                           cwd=REPO, capture_output=True, text=True, timeout=40)  # fmt: skip
+                           cwd=REPO, capture_output=True, text=True, timeout=40)
         wall = time.monotonic() - t0
     result = json.loads((only_record(tmp_path / "o") / "result.json").read_text())
     assert result["stop_reason"] == "time_limit", (result, r.stderr[-2000:])
@@ -54,7 +61,7 @@ def test_a_100_mb_reply_is_not_read_past_the_cap(tmp_path: Path) -> None:
     model_error with a small record."""
     with StubServer(default=Reply(stream=huge_completion(100_000_000))) as stub:
         r = subprocess.run(job_cmd(stub.url, tmp_path / "o", "model.max_retries=0"), cwd=REPO,
-                           capture_output=True, text=True, timeout=300)  # fmt: skip
+                           capture_output=True, text=True, timeout=300)
         sent = stub.sent_bytes
     job = only_record(tmp_path / "o")
     result = json.loads((job / "result.json").read_text())
@@ -102,7 +109,7 @@ def test_the_judges_client_ends_at_the_jobs_deadline(tmp_path: Path) -> None:
 
     with StubServer(default=trickle(completion("verdict"), pause_s=0.5)) as stub:
         llm = CachedLLM(build_model(ApiModelConfig(kind="openai", name="judge", base_url=stub.url, timeout_s=5.0)),
-                        {"name": "judge"}, tmp_path)  # fmt: skip
+                        {"name": "judge"}, tmp_path)
 
         async def job() -> float:
             with deadline.until(time.monotonic() + 1.5):
@@ -119,10 +126,10 @@ def test_a_thousand_turns_of_invalid_tool_call_json_end_in_a_scored_record(tmp_p
     entry point: each is an error result the agent sees, the job runs its turns and is scored."""
     with StubServer() as stub:
         stub.push(*[Reply(body=completion(None, [tool_call(f"c{i}", "bash", '{"command": oops ' + str(i))]))
-                    for i in range(1000)])  # fmt: skip
+                    for i in range(1000)])
         stub.push(Reply(body=completion("done")))
         r = subprocess.run(job_cmd(stub.url, tmp_path / "o", "agent.max_turns=1005", "judge=auto"), cwd=REPO,
-                           capture_output=True, text=True, timeout=300)  # fmt: skip
+                           capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     job = only_record(tmp_path / "o")
     result = json.loads((job / "result.json").read_text())

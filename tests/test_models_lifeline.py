@@ -53,7 +53,7 @@ def sweep_cmd(bench: Path, out: Path, mark: str) -> list[str]:
     return [sys.executable, "-m", "runners.sweep", "benchmark=native", f"benchmark.path={bench}", "method=dci",
             "model=smollm2", f"+model.server.env.{MARK}={mark}", f"model.server.stop_grace_s={GRACE_S}",
             f"model.server.log_path={out}.server.log", "model.server.extra_args=[--n_threads,1]",
-            "agent.max_turns=2", "tracker=jsonl", f"out={out}", "sweep=k"]  # fmt: skip
+            "agent.max_turns=2", "tracker=jsonl", f"out={out}", "sweep=k"]
 
 
 def start_sweep(cmd: list[str], log: Path) -> subprocess.Popen[bytes]:
@@ -139,7 +139,7 @@ def test_stop_orphans_spares_live_owners_and_other_sweeps(tmp_path: Path) -> Non
     servers = {}
     host = socket.gethostname()
     for name, owner in [("dead", f"scope-a:{host}:{dead.pid}"), ("live", owner_label("scope-a")),
-                        ("other", f"scope-b:{host}:{dead.pid}"), ("elsewhere", f"scope-a:not-{host}:{dead.pid}")]:  # fmt: skip
+                        ("other", f"scope-b:{host}:{dead.pid}"), ("elsewhere", f"scope-a:not-{host}:{dead.pid}")]:
         env = {**os.environ, "RUNNINGTAB_SERVER_OWNER": owner}
         servers[name] = subprocess.Popen(["sleep", "60"], env=env, start_new_session=True)
     try:

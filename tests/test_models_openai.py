@@ -186,7 +186,7 @@ def test_other_client_errors_are_not_retried(stub):
 
 def test_redirects_are_not_followed(stub):
     stub.push(Reply(307, {"error": {"message": "moved"}}, headers={"Location": stub.url + "/chat/completions"}),
-              Reply(body=completion("followed")))  # fmt: skip
+              Reply(body=completion("followed")))
     with pytest.raises(ModelError, match="HTTP 307"):
         make(stub).complete(MESSAGES, TOOLS)
     assert len(stub.requests) == 1

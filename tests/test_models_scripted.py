@@ -84,14 +84,14 @@ def _tasks_and_scripts(tmp_path):
     from tests.conftest import write_native, write_script
 
     tasks = [{"id": t, "prompt": f"Write {t}.", "workspace": "w", "output": f"output/{t}.md",
-              "rubrics": [{"text": f"{t} is written", "check": {"type": "contains", "values": [t]}}]} for t in ("a1", "b2")]  # fmt: skip
+              "rubrics": [{"text": f"{t} is written", "check": {"type": "contains", "values": [t]}}]} for t in ("a1", "b2")]
     bench = write_native(tmp_path / "bench", tasks, {"w/x.txt": "x\n"})
     scripts = tmp_path / "solutions"
     scripts.mkdir()
     for t in ("a1", "b2"):
         write_script(scripts / f"{t}.jsonl", [
             {"tool_calls": [{"name": "bash", "arguments": {"command": f"mkdir -p output && echo {t} > output/{t}.md"}}]},
-            {"content": "done"}])  # fmt: skip
+            {"content": "done"}])
     return bench, scripts
 
 
@@ -104,7 +104,7 @@ def test_a_script_dir_drives_each_task_with_its_own_script(tmp_path):
 
     bench, scripts = _tasks_and_scripts(tmp_path)
     cfg = compose_root(["benchmark=native", f"benchmark.path={bench}", "model=scripted", f"model.script_dir={scripts}",
-                        "judge=rule", "tracker=none"])  # fmt: skip
+                        "judge=rule", "tracker=none"])
     for t in ("a1", "b2"):
         jid = job_id(cfg, t)
         done = run_and_score(cfg, t, tmp_path / "out" / jid, jid, None)
@@ -123,7 +123,7 @@ def test_a_script_dir_without_a_tasks_script_is_refused_before_any_job(tmp_path)
     bench, scripts = _tasks_and_scripts(tmp_path)
     (scripts / "b2.jsonl").unlink()
     cmd = [sys.executable, "-m", "runners.sweep", "benchmark=native", f"benchmark.path={bench}", "model=scripted",
-           f"model.script_dir={scripts}", f"out={tmp_path / 'out'}", "sweep=s", "tracker=none"]  # fmt: skip
+           f"model.script_dir={scripts}", f"out={tmp_path / 'out'}", "sweep=s", "tracker=none"]
     r = subprocess.run(cmd, cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True, timeout=300)
     assert r.returncode != 0 and "no script for 1 of 2 task(s) (b2)" in r.stderr.splitlines()[-1], r.stderr[-2000:]
     assert not list((tmp_path / "out").glob("s/native__*")), "no job ran"

@@ -15,9 +15,20 @@ import httpx
 import pytest
 
 from runners.core.messages import AssistantMessage, ContextLengthError
-from runners.models import ApiModelConfig, ServedModelConfig, ServerConfig, build_model, served
+from runners.models import (
+    ApiModelConfig,
+    ServedModelConfig,
+    ServerConfig,
+    build_model,
+    served,
+)
 from runners.models.embedded import embedded_gguf
-from runners.models.server import ModelServer, ServerError, llamacpp_command, vllm_command
+from runners.models.server import (
+    ModelServer,
+    ServerError,
+    llamacpp_command,
+    vllm_command,
+)
 from tests.conftest import compose_root
 
 TOOLS = [{
@@ -189,11 +200,11 @@ def test_vllm_in_its_own_environment_with_the_models_own_length():
     """`model.server.executable` names vLLM where it lives; `ctx_size: null` sends no --max-model-len
     (vLLM refuses one longer than the model's own), llama.cpp gets --n_ctx 0 (the model's own)."""
     cfg = compose_root(["model=vllm", "model.name=smol", "model.server.model_path=HuggingFaceTB/SmolLM2-360M-Instruct",
-                        "model.server.executable=[/opt/vllm/bin/python,-m,vllm.entrypoints.openai.api_server]"]).model  # fmt: skip
+                        "model.server.executable=[/opt/vllm/bin/python,-m,vllm.entrypoints.openai.api_server]"]).model
     assert cfg.server.ctx_size is None and cfg.max_tokens == 4096
     cmd = vllm_command(cfg, 8123)
     assert cmd[:5] == ["/opt/vllm/bin/python", "-m", "vllm.entrypoints.openai.api_server", "--model",
-                       "HuggingFaceTB/SmolLM2-360M-Instruct"]  # fmt: skip
+                       "HuggingFaceTB/SmolLM2-360M-Instruct"]
     assert "--max-model-len" not in cmd
     llama = compose_root(["model=smollm2", "model.server.ctx_size=null"]).model
     assert llamacpp_command(llama, 8123)[llamacpp_command(llama, 8123).index("--n_ctx") + 1] == "0"

@@ -25,14 +25,21 @@ from runners.core.record_files import read_json
 from runners.models.server import ModelServer, ServerError
 from runners.sweep.ledger import Ledger
 from tests.conftest import compose_root, write_native
-from tests.server_procs import MARK, clean_up, kill_driver_session, marked, new_mark, wait_marked
+from tests.server_procs import (
+    MARK,
+    clean_up,
+    kill_driver_session,
+    marked,
+    new_mark,
+    wait_marked,
+)
 
 VLLM_PYTHON = os.environ.get("RUNNINGTAB_VLLM_PYTHON")
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(not VLLM_PYTHON, reason="no vLLM here: RUNNINGTAB_VLLM_PYTHON names the Python of a venv "
                        "with vLLM's CPU build (RUNNINGTAB_VLLM_PYTHON=$(bash .ci/vllm-up.sh); CI sets it)"),
-]  # fmt: skip
+]
 REPO = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "PYTHONPATH": str(REPO)}
 COMMANDS = ("ls", "cat data.csv")
@@ -43,7 +50,7 @@ GRACE_S = 10.0
 def make_model(out: Path, head_size: int = 64) -> Path:
     assert VLLM_PYTHON and Path(VLLM_PYTHON).is_file(), f"RUNNINGTAB_VLLM_PYTHON={VLLM_PYTHON}: no such file"
     r = subprocess.run([VLLM_PYTHON, str(REPO / "tests" / "vllm_tiny_model.py"), str(out), "--head-size", str(head_size)],
-                       capture_output=True, text=True, timeout=300)  # fmt: skip
+                       capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]
     return out
 
@@ -56,7 +63,7 @@ def tiny(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def bench(tmp_path_factory) -> Path:
     tasks = [{"id": f"count{i}", "prompt": "How many rows does data.csv have?", "workspace": "w", "answer": "3"}
-             for i in range(4)]  # fmt: skip
+             for i in range(4)]
     return write_native(tmp_path_factory.mktemp("bench"), tasks, {"w/data.csv": "a,b\n1,2\n3,4\n5,6\n"})
 
 
@@ -65,7 +72,7 @@ def vllm(model: Path, mark: str, *extra: str) -> list[str]:
     return ["model=vllm_cpu", "model.name=tiny", f"model.server.model_path={model}", "model.max_tokens=64",
             "model.server.env.VLLM_CPU_KVCACHE_SPACE=1", "+model.server.env.HF_HUB_OFFLINE=1",
             f"+model.server.env.{MARK}={mark}", f"+model.extra_body.structured_outputs.regex='{REGEX}'",
-            f"model.server.stop_grace_s={GRACE_S}", "model.server.startup_timeout_s=300", *extra]  # fmt: skip
+            f"model.server.stop_grace_s={GRACE_S}", "model.server.startup_timeout_s=300", *extra]
 
 
 def assert_vllm_tool_calls(job: Path, turns: int) -> None:
@@ -93,7 +100,7 @@ def completions(server_log: Path) -> int:
 def sweep_cmd(bench: Path, out: Path, *overrides: str) -> list[str]:
     return [sys.executable, "-m", "runners.sweep", "benchmark=native", f"benchmark.path={bench}", "method=dci",
             "agent.max_turns=3", "tracker=jsonl", f"out={out}", "sweep=v",
-            "model.cache=off", *overrides]  # these test serving: every call must reach a server  # fmt: skip
+            "model.cache=off", *overrides]  # these test serving: every call must reach a server
 
 
 def test_a_job_through_runners_job(tiny: Path, bench: Path, tmp_path: Path) -> None:
@@ -103,7 +110,7 @@ def test_a_job_through_runners_job(tiny: Path, bench: Path, tmp_path: Path) -> N
         [sys.executable, "-m", "runners.job", "benchmark=native", f"benchmark.path={bench}", "task=count0",
          "method=dci", *vllm(tiny, mark), "agent.max_turns=3", f"out={tmp_path}"],
         cwd=REPO, env=ENV, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     assert len(r.stdout.splitlines()) == 1, r.stdout  # the job directory, nothing else
     assert_vllm_tool_calls(Path(r.stdout.strip()), turns=3)
@@ -120,7 +127,7 @@ def test_two_replicas_serve_a_sweep_and_stop(tiny: Path, bench: Path, tmp_path: 
                     "cluster.server_gpus=0")  # the CPU build holds no GPU
     with open(tmp_path / "sweep.log", "wb") as log:
         driver = subprocess.Popen(cmd, cwd=REPO, env={**ENV, "TMPDIR": str(logs)}, stdout=log,
-                                  stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
+                                  stderr=subprocess.STDOUT, start_new_session=True)
     try:
         while not marked(mark):
             assert driver.poll() is None, (tmp_path / "sweep.log").read_text()[-3000:]

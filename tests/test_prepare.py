@@ -33,7 +33,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 def prepare(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "eval.prepare", *args], cwd=REPO, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", **(env or {})})  # fmt: skip
+                          env={**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", **(env or {})})
 
 
 def override(r: subprocess.CompletedProcess[str], name: str) -> Path:
@@ -77,7 +77,7 @@ def test_workspace_bench_names_an_unknown_role(tmp_path: Path) -> None:
     assert r.returncode == 1 and "no role folder for persona 'Chief Druid'" in r.stderr and "--role" in r.stderr, r.stderr
     assert "Traceback" not in r.stderr and not (tmp_path / "DATA" / "workspace_bench").exists()
     r = prepare("workspace_bench", "--out", str(tmp_path / "DATA"), "--tasks-from", str(tasks), "--workspaces-from", str(tmp_path / "w"),
-                "--role", "Chief Druid=ProductManager_Workdir")  # fmt: skip
+                "--role", "Chief Druid=ProductManager_Workdir")
     assert (override(r, "workspace_bench") / "filesys/chief_druid_raw/prd/roadmap.md").is_file()
 
 
@@ -152,7 +152,7 @@ def test_agentcompany_copies_the_files_out_of_the_image(tmp_path: Path, fail: bo
     engine.write_text(STAND_IN_ENGINE.format(python=sys.executable, log=str(log), tar=str(tar), fail=fail, digest=tac.IMAGE_DIGEST))
     engine.chmod(engine.stat().st_mode | stat.S_IEXEC)
     r = prepare("agentcompany", "--out", str(tmp_path / "DATA"), "--repo", str(repo), "--commit", commit, "--engine", "docker",
-                env={"PATH": f"{bin_dir}:{os.environ['PATH']}"})  # fmt: skip
+                env={"PATH": f"{bin_dir}:{os.environ['PATH']}"})
     calls = log.read_text().splitlines()
     assert calls[:3] == [f"create {tac.IMAGE}", f"cp c0ffee:{tac.DATA_IN_IMAGE} -", "rm -f c0ffee"]
     if fail:
@@ -168,10 +168,10 @@ def test_officeqa_from_the_dataset(tmp_path: Path) -> None:
     r = prepare("officeqa", "--out", str(tmp_path / "DATA"), "--from", str(dataset), "--corpus", "txt,json")
     root = override(r, "officeqa")
     assert sorted(p.name for p in (root / "corpus").iterdir()) == [f"treasury_bulletin_{d}.{f}" for d in ("1939_01", "1941_01", "1950_02", "1954_02")
-                                                                    for f in ("json", "txt")]  # fmt: skip
+                                                                    for f in ("json", "txt")]
     tasks = load_oqa(OQAConfig(**oqa.configure(root)))
     assert [t.id for t in tasks][:2] == ["UID0001", "UID0003"] and tasks[2].extra["source_files"] == ["treasury_bulletin_1941_01.txt",
-                                                                                                        "treasury_bulletin_1954_02.txt"]  # fmt: skip
+                                                                                                        "treasury_bulletin_1954_02.txt"]
     (dataset / oqa.FORMATS["txt"] / "treasury_bulletin_1950_02.txt").unlink()
     r = prepare("officeqa", "--out", str(tmp_path / "DATA2"), "--from", str(dataset))
     assert r.returncode == 1 and "treasury_bulletin_1950_02.txt" in r.stderr, r.stderr
@@ -250,9 +250,9 @@ def test_paper_main_over_prepared_data(tmp_path: Path) -> None:
     repo, commit = src.tac_repository(tmp_path / "tac")
     roots = {
         "workspace_bench": override(prepare("workspace_bench", "--out", str(out), "--tasks-from", str(tasks),
-                                            "--workspaces-from", str(src.workspaces_zip(tmp_path / "w"))), "workspace_bench"),  # fmt: skip
+                                            "--workspaces-from", str(src.workspaces_zip(tmp_path / "w"))), "workspace_bench"),
         "agentcompany": override(prepare("agentcompany", "--out", str(out), "--repo", str(repo), "--commit", commit,
-                                         "--owncloud-tar", str(src.owncloud_tarball(tmp_path / "oc.tar.gz"))), "agentcompany"),  # fmt: skip
+                                         "--owncloud-tar", str(src.owncloud_tarball(tmp_path / "oc.tar.gz"))), "agentcompany"),
         "officeqa": override(prepare("officeqa", "--out", str(out), "--from", str(src.officeqa_dataset(tmp_path / "oqa", all_uids=True))), "officeqa"),
     }
     # the shipped prices are placeholders, which a paper preset refuses unless told (tests/test_budget.py)

@@ -69,7 +69,7 @@ class Asking:
         self.sent.append(([dict(m) for m in messages], tools))
         if len(self.sent) == 1:
             return AssistantMessage(None, [ToolCall("a", "tab_show", '{"entry_id": "l1"}'),
-                                           ToolCall("b", "tab_show", '{"entry_id": "L9"}')])  # fmt: skip
+                                           ToolCall("b", "tab_show", '{"entry_id": "L9"}')])
         return AssistantMessage('{"[V1]": "500"}')
 
 

@@ -120,7 +120,7 @@ def test_the_gate_adapts_the_clients_attempts_to_the_providers_429s() -> None:
         lim = AsyncLimiter(Limits(concurrency=8))
         lowest: list[float] = []
         model = OpenAICompatModel(ApiModelConfig(kind="openai", name="m", base_url=url, max_retries=30, backoff_base_s=0.05,
-                                                 backoff_max_s=0.2))  # fmt: skip
+                                                 backoff_max_s=0.2))
         if gated:
             model.gate = LocalGate(lim, 60)
 
@@ -178,11 +178,11 @@ def test_two_actors_share_one_limit_and_stay_under_n_requests_a_second(tmp_path:
     requests in any second: with model.rpm=180 held by the sweep's one limiter, no request is refused
     (each actor limiting alone would send 6 a second)."""
     bench = write_native(tmp_path / "b", [{"id": f"t{i}", "prompt": f"Read {i}.", "workspace": "w", "answer": "3"} for i in range(8)],
-                         {"w/notes.txt": "three\n"})  # fmt: skip
+                         {"w/notes.txt": "three\n"})
     with PerSecondStub(n=5) as stub:
         cmd = [sys.executable, "-m", "runners.sweep", "benchmark=native", f"benchmark.path={bench}", "model=openai",
                "model.name=stub", f"model.base_url={stub.url}", "model.rpm=180", "judge=none", "tracker=none",
-               f"out={tmp_path / 'out'}", "sweep=s", "cluster.actors=2", "cluster.max_in_flight=8", "model.cache=off"]  # fmt: skip
+               f"out={tmp_path / 'out'}", "sweep=s", "cluster.actors=2", "cluster.max_in_flight=8", "model.cache=off"]
         r = subprocess.run(cmd, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=600)
         times = [q["time"] for q in stub.requests]
     assert r.returncode == 0, r.stderr[-3000:]

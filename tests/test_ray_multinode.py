@@ -48,7 +48,7 @@ pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parent.parent
 MARKER = "RT_TEST_RAY_NODE"
 TASKS = ["ws-01-resource-saving-manual", "ws-02-purchase-order-summary", "ws-03-business-travel-guide",
-         "ws-04-atlas-action-items"]  # fmt: skip
+         "ws-04-atlas-action-items"]
 
 # Stands in for `vllm serve --model MODEL --host H --port P --served-model-name N ...`: answers
 # /v1/models and the readiness check's one-token chat completion.
@@ -90,7 +90,7 @@ class Cluster:
 
     def start(self, name: str, resources: dict[str, float]) -> None:
         cmd = node_command(name == "head", self.address or None, str(self.root / name), 1, 0,
-                           ["--node-ip-address=127.0.0.1", f"--resources={json.dumps(resources)}"])  # fmt: skip
+                           ["--node-ip-address=127.0.0.1", f"--resources={json.dumps(resources)}"])
         log = open(self.root / f"{name}.log", "wb")  # noqa: SIM115 - kept open for the node's life
         env = {**self.env, MARKER: f"{self.tag}-{name}"}
         self.procs.append(
@@ -156,7 +156,7 @@ def cluster() -> Iterator[Cluster]:
         # a dead node is declared dead within seconds, not the default ~30 s
         "RAY_health_check_period_ms": "1000", "RAY_health_check_timeout_ms": "1000",
         "RAY_health_check_failure_threshold": "5",
-    }  # fmt: skip
+    }
     c = Cluster(secrets.token_hex(6), root, env)
     saved = {k: os.environ.get(k) for k in auth}
     try:
@@ -197,7 +197,7 @@ def _use_auth(values: dict[str, str | None]) -> None:
 
 def served(resources: dict[str, float]) -> ServedModelConfig:
     return ServedModelConfig(kind="vllm", name="stub", server=ServerConfig(model_path="stub", resources=resources,
-                                                                     startup_timeout_s=60, stop_grace_s=2))  # fmt: skip
+                                                                     startup_timeout_s=60, stop_grace_s=2))
 
 
 def test_replicas_are_placed_on_the_nodes_with_their_resources(cluster: Cluster) -> None:
@@ -223,7 +223,7 @@ def test_replicas_are_placed_on_the_nodes_with_their_resources(cluster: Cluster)
     ],
 )
 def test_replicas_that_cannot_be_placed_fail_at_once(cluster: Cluster, count: int, resources: dict[str, float],
-                                                     message: str) -> None:  # fmt: skip
+                                                     message: str) -> None:
     started = time.monotonic()
     with pytest.raises(ServerError, match=message):
         start_replicas(served(resources), count=count, server_gpus=0.0, public=True)
@@ -251,7 +251,7 @@ def test_jobs_spread_over_one_episode_actor_per_cpu(cluster: Cluster, tmp_path: 
     outcomes: list[Outcome] = []
     sched = ClusterConfig(max_in_flight=12, retries=0)
     run = threading.Thread(target=run_all, args=(specs, tmp_path, sched, {}, lambda s: None, outcomes.append),
-                           kwargs={"actor_cls": Quick}, daemon=True)  # fmt: skip
+                           kwargs={"actor_cls": Quick}, daemon=True)
     run.start()
     run.join(timeout=90)
     assert not run.is_alive(), (
@@ -264,7 +264,7 @@ def test_jobs_spread_over_one_episode_actor_per_cpu(cluster: Cluster, tmp_path: 
 
 def test_sweep_spreads_over_nodes_and_survives_losing_one(cluster: Cluster, tmp_path: Path) -> None:
     script = write_script(tmp_path / "s.jsonl", [{"tool_calls": [{"name": "bash", "arguments": {"command": "sleep 3"}}]},
-                                                  {"content": "done"}])  # fmt: skip
+                                                  {"content": "done"}])
     out = tmp_path / "out"
     cmd = [
         sys.executable, "-m", "runners.sweep", "experiment=demo", "model=scripted", f"model.script={script}",
@@ -272,7 +272,7 @@ def test_sweep_spreads_over_nodes_and_survives_losing_one(cluster: Cluster, tmp_
         f"grid.tasks=[{','.join(TASKS)}]", "tracker=none", f"out={out}", "sweep=mn",
         "cluster=ray", f"cluster.address={cluster.address}",
         "cluster.max_in_flight=8",  # one episode actor per 1-CPU node, 4 jobs in flight in each
-    ]  # fmt: skip
+    ]
     log = tmp_path / "sweep.log"
     env = {**cluster.env, MARKER: f"{cluster.tag}-driver"}
     with open(log, "wb") as f:

@@ -29,7 +29,7 @@ def finished(tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("rec")
     script = write_script(tmp / "s.jsonl", [{"content": "<FINAL_ANSWER>none</FINAL_ANSWER>"}])
     cfg = compose_root(["benchmark=builtin", "benchmark.suite=qa", "method=dci", "model=scripted",
-                        f"model.script={script}", "judge=rule", f"out={tmp}"])  # fmt: skip
+                        f"model.script={script}", "judge=rule", f"out={tmp}"])
     from eval.benchmarks import load_benchmark
 
     task = load_benchmark(cfg.benchmark).tasks()[0]
@@ -72,11 +72,11 @@ def write_v1(sdir: Path) -> Path:
     d = sdir / "old"
     d.mkdir(parents=True)
     (d / "job.json").write_text(json.dumps({"job_id": "old", "benchmark": "builtin-workspace", "task_id": "t1",
-                                            "method": "dci", "model": "m", "seed": 0, "config": {}}))  # fmt: skip
+                                            "method": "dci", "model": "m", "seed": 0, "config": {}}))
     (d / "result.json").write_text(json.dumps({"job_id": "old", "stop_reason": "time_limit", "turns": None,
-                                               "final_answer": "", "wall_s": 9.0, "error": "stopped"}))  # fmt: skip
+                                               "final_answer": "", "wall_s": 9.0, "error": "stopped"}))
     (d / "scores.json").write_text(json.dumps({"judge": "rule", "task_id": "t1", "kind": "workspace", "benchmark": "builtin/workspace",
-                                               "metrics": {"pass_rate": 0.5}, "items": []}))  # fmt: skip
+                                               "metrics": {"pass_rate": 0.5}, "items": []}))
     return d
 
 
@@ -105,7 +105,7 @@ def test_the_job_entry_point_says_what_is_wrong_with_a_newer_record(finished: Pa
     script = cfg["model"]["script"]
     out = tmp_path / "o"
     cmd = [sys.executable, "-m", "runners.job", "benchmark=builtin", "benchmark.suite=qa", f"task={JobRecord(finished).meta.task_id}",
-           "method=dci", "model=scripted", f"model.script={script}", "judge=rule", f"out={out}"]  # fmt: skip
+           "method=dci", "model=scripted", f"model.script={script}", "judge=rule", f"out={out}"]
     first = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
     assert first.returncode == 0, first.stderr[-2000:]
     job = Path(first.stdout.strip().splitlines()[-1])

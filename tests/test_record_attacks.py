@@ -40,7 +40,7 @@ TASKS = [
      "rubrics": [_rubric("the original value is still there", {"type": "contains", "file": "data/in.csv", "values": ["original"]}),
                  _rubric("f5 exists", {"type": "exists", "path": "output/f5.md"}),
                  _rubric("f1 exists", {"type": "exists", "path": "output/f1.md"})]},
-]  # fmt: skip
+]
 
 
 @pytest.fixture(scope="module")
@@ -51,17 +51,17 @@ def bench(tmp_path_factory) -> Path:
 
 
 def run_job(bench: Path, out: Path, turns: list, *overrides: str, task: str = "t", umask: int = 0o022,
-            env: dict | None = None) -> subprocess.CompletedProcess:  # fmt: skip
+            env: dict | None = None) -> subprocess.CompletedProcess:
     script = write_script(out.parent / f"{out.name}-{task}.jsonl", turns)
     cmd = [sys.executable, "-m", "runners.job", "benchmark=native", f"benchmark.path={bench}", f"task={task}",
-           "method=runningtab", "model=scripted", f"model.script={script}", "env.sandbox=bwrap", f"out={out}", *overrides]  # fmt: skip
+           "method=runningtab", "model=scripted", f"model.script={script}", "env.sandbox=bwrap", f"out={out}", *overrides]
     return subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300, preexec_fn=lambda: os.umask(umask),
-                          env={**os.environ, **(env or {})})  # fmt: skip
+                          env={**os.environ, **(env or {})})
 
 
 def bash(command: str) -> list:
     return [{"tool_calls": [{"name": "bash", "arguments": {"command": command, "timeout": 600}}]},
-            {"content": "<FINAL_ANSWER>done</FINAL_ANSWER>"}]  # fmt: skip
+            {"content": "<FINAL_ANSWER>done</FINAL_ANSWER>"}]
 
 
 def job_dir(r: subprocess.CompletedProcess) -> Path:
@@ -94,9 +94,9 @@ def test_a_sparse_file_and_its_links_cost_their_size_once(bench: Path, tmp_path:
 
 def test_files_past_the_caps_are_left_out_and_judged_missing(bench: Path, tmp_path: Path) -> None:
     command = ("mkdir -p output && echo hello > output/report.md && for i in 1 2 3 4 5; do echo x > output/f$i.md; done"
-               " && head -c 3000 /dev/zero | tr '\\0' y >> data/in.csv")  # fmt: skip
+               " && head -c 3000 /dev/zero | tr '\\0' y >> data/in.csv")
     job = job_dir(run_job(bench, tmp_path / "o", bash(command), "env.deliverable_max_files=4",
-                          "env.deliverable_max_bytes=2000", task="caps"))  # fmt: skip
+                          "env.deliverable_max_bytes=2000", task="caps"))
     res = JobRecord(job).result
     assert res.deliverable == [f"output/f{i}.md" for i in range(1, 5)]
     assert res.left_out == ["data/in.csv", "output/f5.md", "output/report.md"] and not res.left_out_rest
@@ -111,7 +111,7 @@ def test_setuid_bits_never_reach_the_record_and_others_can_read_it(bench: Path) 
     try:
         top.chmod(0o755)
         job = job_dir(run_job(bench, top / "o", bash("mkdir -p output && echo hello > output/report.md"
-                                                    " && cp /usr/bin/id output/tool && chmod 6755 output/tool")))  # fmt: skip
+                                                    " && cp /usr/bin/id output/tool && chmod 6755 output/tool")))
         tool = job / "deliverable" / "output" / "tool"
         assert oct(tool.stat().st_mode & 0o7777) == oct(0o644)
         probe = f"test -u {tool} && echo setuid; {tool} -u; cat {job}/result.json {job}/trajectory.jsonl >/dev/null && echo readable"
@@ -127,7 +127,7 @@ def test_a_name_that_is_not_utf8_is_recorded_losslessly_scored_and_shown_escaped
                                                             " && printf hello > \"output/bad$(printf '\\377\\376').md\""}}]},
              {"tool_calls": [{"name": "read", "arguments": {"path": f"output/{BAD}"}}]},  # the model's own \udcff escapes
              {"tool_calls": [{"name": "read", "arguments": {"path": f"data/{BAD}"}}]},
-             {"content": "<FINAL_ANSWER>done</FINAL_ANSWER>"}]  # fmt: skip
+             {"content": "<FINAL_ANSWER>done</FINAL_ANSWER>"}]
     job = job_dir(run_job(bench, tmp_path / "o", turns))
     rec = JobRecord(job)
     assert f"output/{BAD}" in rec.result.deliverable and f"output/{BAD}" in rec.deliverable_files()
@@ -140,7 +140,7 @@ def test_a_name_that_is_not_utf8_is_recorded_losslessly_scored_and_shown_escaped
     for name in ("result.json", "tab.json", "evaluator_view.json", "trajectory.jsonl"):
         (job / name).read_bytes().decode("utf-8")  # valid UTF-8, the name as \udcff escapes
     r = subprocess.run([sys.executable, "-m", "eval.report", str(tmp_path / "o")], cwd=REPO, capture_output=True,
-                       text=True, timeout=300)  # fmt: skip
+                       text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]
     page = (tmp_path / "o" / "report" / "jobs" / f"{job.name}.html").read_text(encoding="utf-8")
     assert "bad\\xff\\xfe.md</a>" in page and "/deliverable/output/bad%FF%FE.md" in page
@@ -169,7 +169,7 @@ print("made")"""
     tmp.mkdir()
     turns = bash(f"mkdir -p output && echo hello > output/report.md && python3 - <<'EOF'\n{make}\nEOF")
     job = job_dir(run_job(bench, tmp_path / "o", turns, "env.deliverable_max_files=50", f"agent.work_dir={scratch}",
-                          env={"TMPDIR": str(tmp)}))  # fmt: skip
+                          env={"TMPDIR": str(tmp)}))
     rec = JobRecord(job)
     assert [m for m in rec.trajectory() if m.get("role") == "tool"][0]["content"].startswith("made")
     res = rec.result
@@ -188,9 +188,9 @@ def test_the_models_own_lone_surrogate_never_stops_the_job(bench: Path, tmp_path
     monkeypatch.setenv("RT_TEST_KEY", "k")
     with StubServer() as stub:
         stub.push(Reply(body=completion("see \udcff", [tool_call("c1", "bash", json.dumps({"command": "echo hello > r.md"}))])),
-                  *[Reply(body=completion("<FINAL_ANSWER>done</FINAL_ANSWER>"))] * 2)  # fmt: skip
+                  *[Reply(body=completion("<FINAL_ANSWER>done</FINAL_ANSWER>"))] * 2)
         cfg = compose_root(["benchmark=native", f"benchmark.path={bench}", "method=dci", "model=openai",
-                            f"model.base_url={stub.url}", "model.name=stub", "model.api_key_env=RT_TEST_KEY"])  # fmt: skip
+                            f"model.base_url={stub.url}", "model.name=stub", "model.api_key_env=RT_TEST_KEY"])
         jid = job_id(cfg, "t")
         out = run_and_score(cfg, "t", tmp_path / jid, jid, None)
     assert out.result.stop_reason == "finished", out.result.error  # before: UnicodeEncodeError, env_error, retried
@@ -297,11 +297,11 @@ def test_a_full_disk_in_a_sweep_fails_that_job_with_its_line_and_a_resume_runs_i
     disk, grow = small_disk
     task = {"prompt": "x", "rubrics": [_rubric("r", {"type": "exists", "path": "output/report.md"})]}
     bench = write_native(tmp_path / "b", [{"id": "big", "workspace": "wb", **task}, {"id": "small", "workspace": "w", **task}],
-                         {"wb/big": "a", "w/in.txt": "a"})  # fmt: skip
+                         {"wb/big": "a", "w/in.txt": "a"})
     script = write_script(tmp_path / "s.jsonl", bash("mkdir -p output && echo hello > output/report.md"
-                                                     " && if [ -f big ]; then head -c 3000000 /dev/urandom > output/big.bin; fi"))  # fmt: skip
+                                                     " && if [ -f big ]; then head -c 3000000 /dev/urandom > output/big.bin; fi"))
     cmd = [sys.executable, "-m", "runners.sweep", "benchmark=native", f"benchmark.path={bench}", "grid.method=[dci]",
-           "model=scripted", f"model.script={script}", f"out={disk}", "sweep=full", "tracker=none"]  # fmt: skip
+           "model=scripted", f"model.script={script}", f"out={disk}", "sweep=full", "tracker=none"]
     r = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=600)
     ledger = [json.loads(line) for line in (disk / "full" / "jobs.jsonl").read_text().splitlines()]
     status = {e["job_id"].split("__")[1]: e for e in ledger}

@@ -28,13 +28,13 @@ def sweep(tmp_path_factory: pytest.TempPathFactory) -> Path:
     requirement, reviews, resolves it citing the entry, then once more citing nothing (refused)."""
     tmp = tmp_path_factory.mktemp("replay")
     bench = write_native(tmp / "b", [{"id": "t", "prompt": "What is the hotel rate?", "workspace": "w", "answer": "450"}],
-                         {"w/notes.txt": "Travel rules\nThe hotel rate is 450 yuan per night.\n", "w/old/memo.txt": "x\n"})  # fmt: skip
+                         {"w/notes.txt": "Travel rules\nThe hotel rate is 450 yuan per night.\n", "w/old/memo.txt": "x\n"})
     script = write_script(tmp / "s.jsonl", [_call("bash", command="cat notes.txt; ls old"), _call("tab_add", requirements=["hotel rate"]),
                                             _call("tab_review"), _call("tab_resolve", id="r1", status="done", entries=["L1"]),
                                             _call("tab_resolve", id="r1", status="done", entries=[]),
-                                            {"content": "<FINAL_ANSWER>450</FINAL_ANSWER>"}])  # fmt: skip
+                                            {"content": "<FINAL_ANSWER>450</FINAL_ANSWER>"}])
     cmd = [sys.executable, "-m", "runners.sweep", "benchmark=native", f"benchmark.path={bench}", "model=scripted", f"model.script={script}",
-           "grid.method=[dci,runningtab]", "judge=none", "tracker=none", f"out={tmp / 'out'}", "sweep=s", "model.cache=off"]  # fmt: skip
+           "grid.method=[dci,runningtab]", "judge=none", "tracker=none", f"out={tmp / 'out'}", "sweep=s", "model.cache=off"]
     r = subprocess.run(cmd, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     return tmp / "out" / "s"

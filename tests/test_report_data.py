@@ -90,7 +90,7 @@ def write_job(
         (d / "shown.json").write_text(json.dumps({"excerpts": excerpts}))
     result = {"job_id": jid, "stop_reason": "finished", "turns": 1, "tokens_in": 0, "tokens_out": 0, "cost": 0.0,
               "chars_read": chars_read, "final_answer": final_answer, "wall_s": 0.1, "error": None,
-              "deliverable": sorted(deliverable or {}), "deleted": []}  # fmt: skip
+              "deliverable": sorted(deliverable or {}), "deleted": []}
     (d / "result.json").write_text(json.dumps(result))
     if scores is not None:
         (d / "scores.json").write_text(json.dumps(scores))
@@ -179,21 +179,21 @@ def build_sweep_a(sdir: Path) -> Path:
             elif method == "runningtab_no_review":
                 tab = simple_tab(1, [], 0, settings).to_record(settings)
             write_job(sdir, "wb", task, method, model, seed, rubric_scores(texts, passed), chars_read=chars,
-                      tab=tab, tab_settings=settings, shown=[])  # fmt: skip
+                      tab=tab, tab_settings=settings, shown=[])
     # An answer benchmark with two tasks, DCI and RunningTab, m1, one seed.
     for method, accs in {"dci": [(1, 1), (0, 1)], "runningtab": [(1, 1), (1, 1)]}.items():
         for k, (a0, a1) in enumerate(accs):
             scores = {"judge": "officeqa", "metrics": {"acc0": float(a0), "acc1": float(a1)},
-                      "items": [{"kind": "answer", "index": 0, "text": "q", "passed": bool(a0)}]}  # fmt: skip
+                      "items": [{"kind": "answer", "index": 0, "text": "q", "passed": bool(a0)}]}
             write_job(sdir, "qa", f"q{k}", method, "m1", 0, scores, chars_read=100)
     # An unfinished job (no result, no scores) and a directory that is not a job.
     (sdir / "wb__t1__dci__m3__s0").mkdir()
     (sdir / "wb__t1__dci__m3__s0" / "job.json").write_text(json.dumps(
-        {"job_id": "wb__t1__dci__m3__s0", "benchmark": "wb", "task_id": "t1", "method": "dci", "model": "m3", "seed": 0, "config": {}}))  # fmt: skip
+        {"job_id": "wb__t1__dci__m3__s0", "benchmark": "wb", "task_id": "t1", "method": "dci", "model": "m3", "seed": 0, "config": {}}))
     (sdir / "wandb").mkdir()
     ledger = [{"job_id": "wb__t1__dci__m3__s0", "status": "failed", "error": "RayActorError: died"},
               {"job_id": "wb__t1__dci__m1__s0", "status": "failed", "error": "timeout"},
-              {"job_id": "wb__t1__dci__m1__s0", "status": "ok", "error": None}]  # fmt: skip
+              {"job_id": "wb__t1__dci__m1__s0", "status": "ok", "error": None}]
     (sdir / "jobs.jsonl").write_text("".join(json.dumps(e) + "\n" for e in ledger) + "not json\n")
     return sdir
 
@@ -218,7 +218,7 @@ def _tool(turn: int, name: str, content: str, appendix: str = "", call_id: str =
          "tool_calls": [{"id": cid, "type": "function", "function": {"name": name, "arguments": "{}"}}]},
         {"role": "tool", "tool_call_id": cid, "name": name, "content": content + appendix, "appendix": appendix,
          "is_error": False, "chars": len(content), "turn": turn},
-    ]  # fmt: skip
+    ]
 
 
 def build_sweep_b(sdir: Path, model_cfg: dict[str, Any] | None = None) -> Path:
@@ -234,7 +234,7 @@ def build_sweep_b(sdir: Path, model_cfg: dict[str, Any] | None = None) -> Path:
     write_job(sdir, "wb", "t9", "dci", "m1", 0, rubric_scores(RUBRICS_B, "000010", CHECKS_B),
               trajectory=head + _tool(1, "read", dci_obs) + [{"role": "assistant", "content": "done", "turn": 2}],
               deliverable={"output/report.md": "Total budget 55000. Growth 12.5%. Headcount 140. Offices: Oslo."},
-              model_cfg=model_cfg, shown=[(1, "data.md", dci_obs)])  # fmt: skip
+              model_cfg=model_cfg, shown=[(1, "data.md", dci_obs)])
     st = TabState()
     st.add_requirement("Total budget", 1)
     st.event(1, "add", ids=["r1"], texts=["Total budget"])
@@ -247,5 +247,5 @@ def build_sweep_b(sdir: Path, model_cfg: dict[str, Any] | None = None) -> Path:
     write_job(sdir, "wb", "t9", "runningtab", "m1", 0, rubric_scores(RUBRICS_B, "001010", CHECKS_B),
               tab=st.to_record(FULL), tab_settings=FULL, trajectory=traj,
               deliverable={"output/report.md": "The total is 999."}, model_cfg=model_cfg,
-              shown=[(turn, path, text) for turn, (path, text) in enumerate(EXCERPTS_B.items(), start=2)])  # fmt: skip
+              shown=[(turn, path, text) for turn, (path, text) in enumerate(EXCERPTS_B.items(), start=2)])
     return sdir

@@ -35,10 +35,10 @@ def test_expected_values_of_a_rubric() -> None:
     text = 'Does `archive` hold "Q3 plan.docx", ¥55,000 (12.5%) for 2024-12 and 4000 bytes, not Q3 or r2?'
     vals = [(v.text, v.number) for v in text_values(text)]
     assert vals == [("archive", None), ("Q3 plan.docx", None), ("¥55,000", 55000.0), ("12.5%", 12.5),
-                    ("2024-12", None), ("4000", 4000.0)]  # fmt: skip
+                    ("2024-12", None), ("4000", 4000.0)]
     item = {"text": "Lists 7 offices.", "check": {"type": "all", "checks": [
         {"type": "contains", "values": ["Oslo", 7]}, {"type": "absent", "values": ["Paris"]},
-        {"type": "row", "cells": ["Bergen", "1,200"]}]}}  # fmt: skip
+        {"type": "row", "cells": ["Bergen", "1,200"]}]}}
     got = [(v.text, v.number, v.span) for v in rubric_values(item)]
     assert got == [("7", 7.0, (6, 7)), ("Oslo", None, None), ("Bergen", None, None), ("1,200", 1200.0, None)]
     masked, labels = mask("The total is ¥55,000 for \"Acme\".", text_values("The total is ¥55,000 for \"Acme\"."))
@@ -138,7 +138,7 @@ def test_probe_recovers_per_condition_through_the_model_client_and_cache(tmp_pat
         got = {(r["rubric"], r["condition"]): r for r in records}
         assert {k: r["recovered"] for k, r in got.items()} == {
             (0, "none"): 0, (0, "review"): 1, (0, "read_log"): 1, (1, "none"): 0, (1, "review"): 1, (1, "read_log"): 1,
-        }  # fmt: skip
+        }
         sweep = load_sweep(sdir)
         job = sweep.job("wb__t9__runningtab__m1__s0")
         r0 = next(i for i in probe_items(sweep, ("runningtab",)) if i.rubric == 0)
@@ -158,7 +158,7 @@ def test_probe_recovers_per_condition_through_the_model_client_and_cache(tmp_pat
     out = write_report(sdir)
     right = csv_rows(out / "figure4_right.csv")
     assert [(c, right[("runningtab", "m1", c)]["values"], right[("runningtab", "m1", c)]["recovered"]) for c in ("none", "review", "read_log")] == [
-        ("none", "2", "0"), ("review", "2", "2"), ("read_log", "2", "2")]  # fmt: skip
+        ("none", "2", "0"), ("review", "2", "2"), ("read_log", "2", "2")]
     assert float(right[("runningtab", "m1", "review")]["recovered_pct"]) == 100.0
     assert float(right[("runningtab", "m1", "read_log")]["median_context_chars"]) == len(log_text)
     assert (out / "figure4_right.png").exists()
@@ -179,7 +179,7 @@ def test_haystack_numbers_agree_with_the_rule_checks() -> None:
     from eval.judges.matching import numbers_in
 
     text = ("Totals: 55,000 and 1,234,567.50; growth -3.25% (was 3.2); fullwidth ５５ ids r12 Q3 2024-12-01 "
-            "list 1,2,3 and 7.5e3 and 0.5 and 12.500 and 9" * 3 + " 1234" * 2500)  # fmt: skip
+            "list 1,2,3 and 7.5e3 and 0.5 and 12.500 and 9" * 3 + " 1234" * 2500)
     hay = Haystack(text)
     truth = set(numbers_in(text))
     for x in [55000, 55, 1234567.5, -3.25, 3.25, 3.2, 12, 3, 2024, 1, 2, 7.5, 0.5, 12.5, 9, 1234, 4, 1234567, 99, 0]:

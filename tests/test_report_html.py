@@ -23,7 +23,7 @@ def open_page(page: Path | str, profile: Path) -> tuple[str, list[str]]:
     file URL with a fragment)."""
     cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
            "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
-           "--enable-logging=stderr", "--v=0", "--dump-dom", page if isinstance(page, str) else page.as_uri()]  # fmt: skip
+           "--enable-logging=stderr", "--v=0", "--dump-dom", page if isinstance(page, str) else page.as_uri()]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=90)
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout, [line for line in done.stderr.splitlines() if ":CONSOLE" in line]

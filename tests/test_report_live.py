@@ -145,7 +145,7 @@ def test_the_sweeps_last_build_writes_no_page_of_a_finished_job(tmp_path: Path) 
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "runners.sweep", "grid.benchmark=[native]", f"benchmark.path={bench}", "benchmark.limit=null",
            "grid.method=[dci,runningtab]", "grid.model=[scripted]", f"model.script={script}", "grid.seed=[0]", "judge=rule",
-           "tracker=none", f"out={out}", "sweep=live", "report.live_every=3", "cluster.max_in_flight=1"]  # fmt: skip
+           "tracker=none", f"out={out}", "sweep=live", "report.live_every=3", "cluster.max_in_flight=1"]
     run = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
     log = (out / "live" / LIVE_LOG).read_text()

@@ -36,7 +36,7 @@ def sweep(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("loop")
     task = {"id": "guide", "prompt": "Write a travel guide.", "workspace": "travel", "output": "output/guide.md",
             "rubrics": [{"text": "States the hotel rate of 450 yuan", "check": {"type": "contains", "values": ["450"]}},
-                        {"text": 'Says that taxi fares need "receipts"', "check": {"type": "contains", "values": ["receipts"]}}]}  # fmt: skip
+                        {"text": 'Says that taxi fares need "receipts"', "check": {"type": "contains", "values": ["receipts"]}}]}
     bench = write_native(root / "bench", [task], {"travel/policies/travel.md": POLICY})
     script = write_script(root / "turns.jsonl", TURNS)
     sdir = root / "sweep"

@@ -29,7 +29,7 @@ RUBRICS = [
     {"text": 'The memo gives the budget "4,350"', "check": {"type": "contains", "values": ["4,350"]}},
 ]
 TASK = {"id": "memo", "prompt": "Write a memo about project Orbit to output/memo.md.", "workspace": "w",
-        "output": "output/memo.md", "rubrics": RUBRICS}  # fmt: skip
+        "output": "output/memo.md", "rubrics": RUBRICS}
 FILES = {"w/budget.txt": "Budget: 4,350 EUR\n", "w/quarterly-notes/readme.txt": "nothing here\n"}
 TURNS = [
     {"tool_calls": [{"name": "bash", "arguments": {"command": "ls -R"}}]},
@@ -50,7 +50,7 @@ def sweep(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = root / "sweep"
     for method in ("dci", "runningtab"):
         cfg = compose_root(["benchmark=native", f"benchmark.path={bench}", f"method={method}", "model=scripted",
-                            f"model.script={script}", "judge=rule", "tracker=none"])  # fmt: skip
+                            f"model.script={script}", "judge=rule", "tracker=none"])
         jid = job_id(cfg, "memo")
         run_and_score(cfg, "memo", out / jid, jid, None)
     return out
@@ -88,12 +88,12 @@ def test_the_same_job_gets_the_same_prompt(sweep: Path, tmp_path: Path) -> None:
     bench = Path(job.config["benchmark"]["path"])
     script = Path(job.config["model"]["script"])
     cfg = compose_root(["benchmark=native", f"benchmark.path={bench}", "method=dci", "model=scripted",
-                        f"model.script={script}", "judge=rule", "tracker=none"])  # fmt: skip
+                        f"model.script={script}", "judge=rule", "tracker=none"])
     jid = job_id(cfg, "memo")
     run_and_score(cfg, "memo", cfg_dir / jid, jid, None)
     again = JobRecord(cfg_dir / jid).trajectory()
     assert [m["content"] for m in first if m["role"] in ("system", "user")] == \
-        [m["content"] for m in again if m["role"] in ("system", "user")]  # fmt: skip
+        [m["content"] for m in again if m["role"] in ("system", "user")]
     tool_outputs = [m["content"] for m in again if m["role"] == "tool"]
     assert "/workspace\n/workspace/output" in tool_outputs[3]
     assert all("rt-ws-" not in str(m.get("content")) for m in again)

@@ -77,7 +77,7 @@ def errored_sweep(sdir: Path) -> Path:
     texts = ["a", "b", "c", "d"]
     ok = {("m1", "dci", "t1"): "1100", ("m1", "dci", "t2"): "1000", ("m1", "runningtab", "t1"): "1110",
           ("m1", "runningtab", "t2"): "0000", ("m2", "dci", "t1"): "0000", ("m2", "dci", "t2"): "0000",
-          ("m2", "runningtab", "t1"): "1000", ("m2", "runningtab", "t2"): "1100"}  # fmt: skip
+          ("m2", "runningtab", "t1"): "1000", ("m2", "runningtab", "t2"): "1100"}
     errored = {("m1", "runningtab", "t2"), ("m2", "dci", "t1"), ("m2", "dci", "t2")}
     for (model, method, task), pattern in ok.items():
         write_job(sdir, "wb", task, method, model, 0, rubric_scores(texts, pattern))
@@ -132,7 +132,7 @@ def test_old_records_read_as_not_errored_and_unknown_sandbox(tmp_path: Path) -> 
 def test_table4_counts_errored_ablation_jobs_and_pairs_against_the_full_tab(tmp_path: Path) -> None:
     texts = ["a", "b", "c", "d"]
     runs = {"runningtab": {"t1": "1110", "t2": "1100"}, "runningtab_no_review": {"t1": "1100", "t2": "0000"},
-            "dci": {"t1": "1000", "t2": "1000"}}  # fmt: skip
+            "dci": {"t1": "1000", "t2": "1000"}}
     settings = {"runningtab": FULL, "runningtab_no_review": NO_REVIEW, "dci": None}
     sdir = tmp_path / "ab"
     for method, by_task in runs.items():

@@ -257,7 +257,7 @@ def test_cli_writes_the_report_and_a_tab_view(tmp_path: Path) -> None:
     sdir = build_sweep_a(tmp_path / "a")
     jid = "wb__t1__runningtab__m1__s0"
     done = subprocess.run([sys.executable, "-m", "eval.report", str(sdir), "--job", jid], cwd=REPO,
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+                          capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().endswith(str(sdir / "report" / "index.html"))
     view = (sdir / "report" / f"tab_{jid}.md").read_text()
@@ -316,7 +316,7 @@ def test_table1_counts_evaluator_failures_on_agent_files_and_unscored_jobs(tmp_p
 
     def cp(result: int, failure: dict | None = None) -> dict:
         doc = {"judge": "agentcompany", "metrics": {"success": float(result == 3), "score": result / 6},
-               "items": [{"kind": "checkpoint", "index": i, "points": 1, "earned": int(i < result)} for i in range(3)]}  # fmt: skip
+               "items": [{"kind": "checkpoint", "index": i, "points": 1, "earned": int(i < result)} for i in range(3)]}
         return {**doc, "evaluator_failure": failure} if failure else doc
 
     sdir = tmp_path / "s"

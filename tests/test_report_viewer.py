@@ -130,7 +130,7 @@ def test_index_filters_hide_the_jobs_that_do_not_match(report: Path, tmp_path: P
         "outcome=errored": {"wb__t1__runningtab__m1__s1"},
         "outcome=unsandboxed": {"wb__t2__dci__m1__s0"},
         "method=runningtab&seed=0&outcome=finished": {RT, "wb__t2__runningtab__m1__s0"},
-    }.items()):  # fmt: skip
+    }.items()):
         dom, console = open_page(f"{(report / 'index.html').as_uri()}#{frag}", tmp_path / f"p{k}")
         assert console == []
         rows = re.findall(r'<tr (data-benchmark="[^>]*)>(.*?)</tr>', re.search(r'id="jobs-table">(.*?)</table>', dom, re.DOTALL).group(1))
@@ -148,7 +148,7 @@ def test_side_by_side_aligns_turns_and_says_where_values_went(report: Path, tmp_
     dom, console = open_page(page, tmp_path / "p")
     assert console == []
     turns = {side: {json.loads(line)["turn"] for line in (report.parent / j / "trajectory.jsonl").read_text().splitlines()}
-             for side, j in (("a", DCI), ("b", RT))}  # fmt: skip
+             for side, j in (("a", DCI), ("b", RT))}
     rows = re.findall(r'<tr data-turn="(\d+)"><td data-side="a">(.*?)</td><td data-side="b">(.*?)</td></tr>', dom, re.DOTALL)
     assert [int(n) for n, _, _ in rows] == sorted(turns["a"] | turns["b"])
     for n, a, b in rows:
@@ -171,7 +171,7 @@ def test_screenshot_of_the_viewer_is_not_blank(report: Path, tmp_path: Path) -> 
     shot = tmp_path / "viewer.png"
     cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
            f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1400,900", f"--screenshot={shot}",
-           (report / "jobs" / f"{RT}.html").as_uri()]  # fmt: skip
+           (report / "jobs" / f"{RT}.html").as_uri()]
     subprocess.run(cmd, capture_output=True, timeout=90, check=True)
     import matplotlib.image
 

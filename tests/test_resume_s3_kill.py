@@ -56,7 +56,7 @@ def test_sigkill_with_s3_down_then_resume(tmp_path: Path, monkeypatch) -> None:
     client.create_bucket(Bucket="runs")
     tasks = [t.id for t in load_benchmark(compose_root(["benchmark=builtin"]).benchmark).tasks()][:3]
     script = write_script(tmp_path / "s.jsonl", [{"tool_calls": [{"name": "bash", "arguments": {"command": "sleep 2"}}]},
-                                                 {"content": "done"}])  # fmt: skip
+                                                 {"content": "done"}])
     work = tmp_path / "ws"
     work.mkdir()
     out = tmp_path / "out"
@@ -66,7 +66,7 @@ def test_sigkill_with_s3_down_then_resume(tmp_path: Path, monkeypatch) -> None:
         f"grid.tasks=[{','.join(tasks)}]", f"out={out}", "sweep=k", "cluster.max_in_flight=2", f"agent.work_dir={work}",
         "storage=s3", "storage.bucket=runs", "storage.prefix=exp", f"storage.endpoint_url={url}", "storage.retries=1",
         "storage.timeout_s=2", "tracker=jsonl",
-    ]  # fmt: skip
+    ]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     sdir = out / "k"
     proc = subprocess.Popen(cmd, cwd=REPO, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -100,7 +100,7 @@ def test_sigkill_with_s3_down_then_resume(tmp_path: Path, monkeypatch) -> None:
         ran = Counter(e["job_id"] for e in lines if e["status"] == "ok" and not e.get("reconciled"))
         assert max(ran.values()) == 1
         tracked = Counter(json.loads(x)["job_id"] for x in (sdir / "tracker.jsonl").read_text().splitlines()
-                          if json.loads(x)["kind"] == "job")  # fmt: skip
+                          if json.loads(x)["kind"] == "job")
         assert tracked == Counter(jobs)  # the tracker holds every job, once
         keys = {o["Key"] for o in client.list_objects_v2(Bucket="runs", Prefix="exp/k/")["Contents"]}
         for j in jobs:  # the bucket holds every job

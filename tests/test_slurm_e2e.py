@@ -46,12 +46,12 @@ def overrides(out: Path, script: Path, tasks: list[str], sweep: str, *extra: str
         f"model.script={script}", "grid.method=[dci]", "grid.seed=[0]",
         f"grid.tasks=[{','.join(tasks)}]", "tracker=none", f"out={out}", f"sweep={sweep}", "cluster=slurm",
         "cluster.slurm.cpus_per_node=2", "cluster.slurm.time=00:15:00", "cluster.max_in_flight=2", *extra,
-    ]  # fmt: skip
+    ]
 
 
 def launch(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "slurm.launch", *args], cwd=REPO,
-                          capture_output=True, text=True, timeout=timeout)  # fmt: skip
+                          capture_output=True, text=True, timeout=timeout)
 
 
 def job_id(launched: subprocess.CompletedProcess[str]) -> str:
@@ -101,7 +101,7 @@ def assert_complete_once(sdir: Path, expected: int) -> None:
 
 def test_sweep_runs_as_a_slurm_job(slurm, tasks, tmp_path):
     script = write_script(tmp_path / "s.jsonl", [{"tool_calls": [{"name": "bash", "arguments": {"command": "ls"}}]},
-                                                  {"content": "done"}])  # fmt: skip
+                                                  {"content": "done"}])
     out = tmp_path / "out"
     launched = launch("--wait", *overrides(out, script, tasks[:2], "one"))
     job = job_id(launched)
@@ -116,7 +116,7 @@ def test_sweep_runs_as_a_slurm_job(slurm, tasks, tmp_path):
 
 def test_cancelled_sweep_resumes_without_duplicates(slurm, tasks, tmp_path):
     script = write_script(tmp_path / "s.jsonl", [{"tool_calls": [{"name": "bash", "arguments": {"command": "sleep 1"}}]},
-                                                  {"content": "done"}])  # fmt: skip
+                                                  {"content": "done"}])
     out = tmp_path / "out"
     sdir = out / "cancel"
     six = ("grid.seed=[0,1]", "cluster.max_in_flight=1")
@@ -143,7 +143,7 @@ def test_cancelled_sweep_resumes_without_duplicates(slurm, tasks, tmp_path):
     assert "got SIGTERM" in (sdir / "slurm" / f"{job}.out").read_text()
 
     resumed = subprocess.run(["sbatch", "--wait", "--parsable", str(sdir / "slurm" / "sweep.sbatch")],
-                             capture_output=True, text=True, timeout=300)  # fmt: skip
+                             capture_output=True, text=True, timeout=300)
     second = resumed.stdout.strip()
     assert resumed.returncode == 0, logs(sdir, second)
     # a job in flight at the cancel may have finished its record after the driver's last ledger
@@ -161,7 +161,7 @@ def test_job_array_runs_one_slice_per_task(slurm, tasks, tmp_path):
     script = write_script(tmp_path / "s.jsonl", [{"content": "done"}])
     out = tmp_path / "out"
     launched = launch("--wait", *overrides(out, script, tasks[:2], "array", "cluster.slurm.array=2",
-                                           "cluster.slurm.cpus_per_node=1"))  # fmt: skip
+                                           "cluster.slurm.cpus_per_node=1"))
     job = job_id(launched)
     assert launched.returncode == 0, logs(out / "array", job)
     files = sorted((out / "array" / "slurm").glob(f"{job}_*.out"))

@@ -66,14 +66,14 @@ def test_setup_lines_run_before_the_job(tmp_path):
 
 def test_header_for_gpu_nodes():
     slurm = SlurmConfig(nodes=4, cpus_per_node=32, gpus_per_node=4, mem="0", partition="gpu", account="lab",
-                        time="2-00:00:00", stop_grace_s=300, sbatch_args=["--exclusive"])  # fmt: skip
+                        time="2-00:00:00", stop_grace_s=300, sbatch_args=["--exclusive"])
     header = sbatch_header(slurm, "rt-paper", Path("/o/slurm"), Path("/w"))
     assert header == [
         "#SBATCH --job-name=rt-paper", "#SBATCH --nodes=4", "#SBATCH --ntasks-per-node=1",
         "#SBATCH --cpus-per-task=32", "#SBATCH --time=2-00:00:00", "#SBATCH --output=/o/slurm/%j.out",
         "#SBATCH --chdir=/w", "#SBATCH --signal=B:TERM@300", "#SBATCH --gpus-per-node=4", "#SBATCH --mem=0",
         "#SBATCH --partition=gpu", "#SBATCH --account=lab", "#SBATCH --exclusive",
-    ]  # fmt: skip
+    ]
 
 
 def test_header_for_cpu_job_array():

@@ -56,7 +56,7 @@ def gpu_ray(shim):
         ray.shutdown()
     path = f"{shim}{os.pathsep}{os.environ['PATH']}"
     ray.init(num_cpus=2, num_gpus=2, include_dashboard=False, log_to_driver=False,
-             runtime_env={"env_vars": {"PATH": path, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}})  # fmt: skip
+             runtime_env={"env_vars": {"PATH": path, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}})
     yield
     ray.shutdown()
 
@@ -64,7 +64,7 @@ def gpu_ray(shim):
 def vllm_cfg(tp: int = 1) -> ServedModelConfig:
     return ServedModelConfig(kind="vllm", name="smol-vllm", max_tokens=16, temperature=0.0, seed=0, max_retries=0, timeout_s=60,
                        server=ServerConfig(model_path=embedded_gguf(), tool_call_parser="hermes", tensor_parallel_size=tp,
-                                           ctx_size=1024, startup_timeout_s=90, stop_grace_s=5))  # fmt: skip
+                                           ctx_size=1024, startup_timeout_s=90, stop_grace_s=5))
 
 
 def port_open(url: str) -> bool:
@@ -106,7 +106,7 @@ def test_vllm_replicas_on_gpus_reachable_spread_and_stopped(gpu_ray, shim):
         argv = calls[0]["argv"]
         assert argv[:3] == ["serve", "--model", embedded_gguf()]
         for flag, value in [("--host", "0.0.0.0"), ("--served-model-name", "smol-vllm"),
-                            ("--tool-call-parser", "hermes"), ("--tensor-parallel-size", "1"), ("--max-model-len", "1024")]:  # fmt: skip
+                            ("--tool-call-parser", "hermes"), ("--tensor-parallel-size", "1"), ("--max-model-len", "1024")]:
             assert argv[argv.index(flag) + 1] == value
         assert "--enable-auto-tool-choice" in argv
 

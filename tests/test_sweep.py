@@ -33,7 +33,7 @@ def sweep_cmd(out: Path, script: Path, tasks: list[str], *extra: str) -> list[st
         sys.executable, "-m", "runners.sweep", "experiment=demo", "model=scripted", f"model.script={script}",
         "grid.benchmark=[builtin]", "benchmark.limit=null", "grid.method=[dci,runningtab]", "grid.seed=[0,1]", f"grid.tasks=[{','.join(tasks)}]",
         "tracker=jsonl", f"out={out}", "sweep=t", "cluster.max_in_flight=2", *extra,
-    ]  # fmt: skip
+    ]
 
 
 def wait_for_orphan_actors(timeout: float = 60) -> None:
@@ -64,7 +64,7 @@ def test_sweep_resume_after_sigkill(tmp_path: Path, three_tasks: list[str]) -> N
     cmd = sweep_cmd(tmp_path / "out", script, three_tasks)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.Popen(cmd, cwd=REPO, env=env, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     sdir = tmp_path / "out" / "t"
     deadline = time.monotonic() + 180
     while len(ok_ids(sdir) if sdir.exists() else []) < 3:
@@ -106,7 +106,7 @@ def test_bad_axis_value_lists_valid_names(tmp_path: Path) -> None:
     r = subprocess.run(
         [sys.executable, "-m", "runners.sweep", "grid.method=[dci,nope]", "model=scripted", f"out={tmp_path}"],
         cwd=REPO, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    )
     assert r.returncode != 0
     assert "unknown method 'nope'" in r.stderr and "runningtab" in r.stderr
     assert not any(tmp_path.iterdir())
@@ -138,7 +138,7 @@ def test_paper_presets_refuse_to_start_without_bubblewrap(tmp_path: Path, experi
     keys = {k: "sk-dummy" for k in ("OPENAI_API_KEY", "DEEPSEEK_API_KEY", "GEMINI_API_KEY")}
     env = {**os.environ, **keys, "PATH": str(tmp_path), "PYTHONPATH": str(REPO)}
     r = subprocess.run([sys.executable, "-m", "runners.sweep", f"experiment={experiment}", f"out={tmp_path / 'o'}"],
-                       cwd=REPO, env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
+                       cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode != 0
     assert "env.sandbox=bwrap" in r.stderr and "bubblewrap" in r.stderr, r.stderr[-2000:]
     assert "Traceback" not in r.stderr and not (tmp_path / "o").exists()

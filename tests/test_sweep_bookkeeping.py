@@ -29,7 +29,7 @@ def test_progress_counts_errored_and_unsandboxed_apart() -> None:
         p.finish(Outcome(specs[0], "ok", 1, 1.0, result=Result("", "finished", sandbox="bwrap")))
         p.finish(Outcome(specs[1], "ok", 1, 1.0, result=Result("", "finished", sandbox="none")))
         p.finish(Outcome(specs[2], "error", 1, 1.0, result=Result("", "model_error", sandbox="bwrap"),
-                         error="model 'x': gave up after 7 attempts"))  # fmt: skip
+                         error="model 'x': gave up after 7 attempts"))
         assert (dict(p.done), dict(p.errored), dict(p.failed)) == ({"dci": 2}, {"dci": 1}, {})
         assert "1 UNSANDBOXED" in p.table().caption
     text = out.getvalue()
@@ -71,7 +71,7 @@ def test_shell_scratch_of_killed_processes_is_removed_at_sweep_start(tmp_path: P
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     dead = subprocess.Popen([sys.executable, "-c", "import envs.sandbox as s; print(s.make_scratch())"],
-                            stdout=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(tmp_path)})  # fmt: skip
+                            stdout=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(tmp_path)})
     left = Path(dead.communicate()[0].strip())  # a killed actor's shell scratch, never closed
     assert left.parent == tmp_path and left.is_dir()
     mine = Path(make_scratch())  # this live process's own

@@ -24,7 +24,7 @@ ENTRY_POINTS = ["runners.sweep", "runners.job"]
 def run(module: str, *args: str, cwd: Path = REPO, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     return subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=timeout)  # fmt: skip
+                          timeout=timeout)
 
 
 def printed_config(module: str, *args: str) -> dict:
@@ -116,7 +116,7 @@ def test_a_key_outside_the_schema_is_refused(module: str, bench: Path, script: P
     nearest known one, instead of being kept as an attribute nothing reads."""
     out = tmp_path / "o"
     r = run(module, "+agent.max_turn=5", "benchmark=native", f"benchmark.path={bench}", "task=t0", "model=scripted",
-            f"model.script={script}", "tracker=jsonl", f"out={out}")  # fmt: skip
+            f"model.script={script}", "tracker=jsonl", f"out={out}")
     assert r.returncode != 0
     assert "'agent.max_turn'" in r.stderr and "agent.max_turns" in r.stderr, r.stderr[-2000:]
     assert "Traceback" not in r.stderr and not out.exists()
@@ -136,9 +136,9 @@ def test_a_key_outside_the_schema_is_refused(module: str, bench: Path, script: P
          "+model.script"),
         (["model=nosuch"], "unknown model 'nosuch'; valid model names: deepseek_v4_flash, gemini38_flash", "Could not find"),
     ],
-)  # fmt: skip
+)
 def test_hydras_misleading_hints_become_the_projects_one_line_errors(module: str, args: list[str], says: str,
-                                                                      hydra_said: str, tmp_path: Path) -> None:  # fmt: skip
+                                                                      hydra_said: str, tmp_path: Path) -> None:
     """Hydra answers `agent.max_turn=5` with "use +agent.max_turn=5" (which the project refuses too)
     and `grid.seed=0,1` with "add --multirun" (which it refuses): one `error:` line says what the
     project takes instead, and nothing is written."""
@@ -179,9 +179,9 @@ def test_derived_names_keep_different_sweeps_apart() -> None:
     name = derived_name(base)
     assert derived_name(list(reversed(base))) == name  # the same command in any order resumes
     assert derived_name([*base, "out=/x", "sweep=", "tracker=jsonl", "storage.bucket=b", "cluster.max_in_flight=2",
-                         "grid.slice=0/4", "agent.work_dir=/scratch", "report.live_every=0"]) == name  # fmt: skip
+                         "grid.slice=0/4", "agent.work_dir=/scratch", "report.live_every=0"]) == name
     others = [["benchmark=native", "benchmark.path=/data/other", "grid.seed=[0,1]"], base[:2], [*base, "method=runningtab"],
-              ["benchmark=native", "benchmark.path=/data/my-bench", "grid.seed=[0,1]"]]  # fmt: skip
+              ["benchmark=native", "benchmark.path=/data/my-bench", "grid.seed=[0,1]"]]
     assert len({name, *map(derived_name, others)}) == 1 + len(others)
     assert derived_name(["benchmark.path=" + "x" * 500]) != derived_name(["benchmark.path=" + "x" * 501])
     for n in (name, *map(derived_name, others), derived_name(["benchmark.path=" + "x" * 500])):

@@ -44,18 +44,18 @@ def script_writing_bombs_where_asked() -> str:
 
 def test_a_bomb_stalls_no_other_job_on_its_actor(tmp_path: Path) -> None:
     plain = [{"id": f"t{i}", "prompt": "Write the report.", "workspace": "plain", "output": "output/",
-              "rubrics": [{"text": "The report says it is done.", "check": REPORT}]} for i in range(3)]  # fmt: skip
+              "rubrics": [{"text": "The report says it is done.", "check": REPORT}]} for i in range(3)]
     bomb = {"id": "tbomb", "prompt": "Write the report.", "workspace": "bombs", "output": "output/",
             "rubrics": [{"text": "The report says it is done.", "check": REPORT}]
-                       + [{"text": f"{rel} holds the content.", "check": {**check, "file": rel}} for rel, (_, check, _, _) in BOMBS.items()]}  # fmt: skip
+                       + [{"text": f"{rel} holds the content.", "check": {**check, "file": rel}} for rel, (_, check, _, _) in BOMBS.items()]}
     bench = write_native(tmp_path / "bench", [*plain, bomb], {"plain/in.txt": "x\n", "bombs/in.txt": "x\n", "bombs/bomb.txt": "yes\n"})
     script = write_script(tmp_path / "s.jsonl", [{"tool_calls": [{"name": "bash", "arguments": {"command": script_writing_bombs_where_asked()}}]},
-                                                 {"content": "Done."}])  # fmt: skip
+                                                 {"content": "Done."}])
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "runners.sweep", "grid.benchmark=[native]", f"benchmark.path={bench}", "benchmark.limit=null",
            "grid.method=[dci]", "grid.model=[scripted]", f"model.script={script}", "grid.seed=[0]", "judge=rule",
            "judge.extract.cpu_s=3", "judge.extract.pdf_pages=100000", "tracker=none", f"out={out}", "sweep=bomb",
-           "cluster.actors=1", "cluster.max_in_flight=4", "report.live_every=0"]  # fmt: skip
+           "cluster.actors=1", "cluster.max_in_flight=4", "report.live_every=0"]
     proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         _, err = proc.communicate(timeout=600)

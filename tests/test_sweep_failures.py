@@ -81,7 +81,7 @@ def specs_for(tmp_path: Path, names: list[str], seed: int = 0) -> list[JobSpec]:
 def run(specs: list[JobSpec], tmp_path: Path, **cluster: Any) -> tuple[dict[str, Outcome], list[str]]:
     started: list[str] = []
     outcomes = run_all(specs, tmp_path, ClusterConfig(**cluster), {}, lambda s: started.append(s.job_id), lambda o: None,
-                       actor_cls=Flaky)  # fmt: skip
+                       actor_cls=Flaky)
     by = {o.spec.job_id: o for o in outcomes}
     assert len(by) == len(outcomes) == len(specs)  # every job exactly once
     return by, started

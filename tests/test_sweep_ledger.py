@@ -48,10 +48,10 @@ def test_a_line_appended_after_a_cut_one_is_kept(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_a_sweep_resumes_over_a_corrupted_ledger(tmp_path: Path) -> None:
     script = write_script(tmp_path / "s.jsonl", [{"tool_calls": [{"name": "bash", "arguments": {"command": "ls"}}]},
-                                                 {"content": "done"}])  # fmt: skip
+                                                 {"content": "done"}])
     cmd = [sys.executable, "-m", "runners.sweep", "model=scripted", f"model.script={script}", "grid.benchmark=[builtin]",
            "grid.method=[dci,runningtab]", "grid.tasks=[ws-01-resource-saving-manual,ws-02-purchase-order-summary]",
-           "tracker=jsonl", f"out={tmp_path / 'out'}", "sweep=t", "cluster.max_in_flight=4", "report.live_every=0"]  # fmt: skip
+           "tracker=jsonl", f"out={tmp_path / 'out'}", "sweep=t", "cluster.max_in_flight=4", "report.live_every=0"]
     first = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=600)
     assert first.returncode == 0, first.stderr[-3000:]
     path = tmp_path / "out" / "t" / "jobs.jsonl"

@@ -31,7 +31,7 @@ def quick(monkeypatch) -> None:
 def sweep_cmd(out: Path, script: Path) -> list[str]:
     return [sys.executable, "-m", "runners.sweep", "model=scripted", f"model.script={script}", "grid.benchmark=[builtin]",
             "grid.method=[dci,runningtab]", "grid.tasks=[ws-01-resource-saving-manual,ws-02-purchase-order-summary]",
-            "tracker=jsonl", f"out={out}", "sweep=t", "cluster.max_in_flight=4", "report.live_every=0"]  # fmt: skip
+            "tracker=jsonl", f"out={out}", "sweep=t", "cluster.max_in_flight=4", "report.live_every=0"]
 
 
 @pytest.mark.slow
@@ -39,7 +39,7 @@ def test_a_second_driver_on_the_same_sweep_refuses(tmp_path: Path) -> None:
     """The issue's case: the same command started twice ran every job twice (8 ledger lines for 4
     jobs). Now the second stops at once, naming the first, and leaves nothing behind."""
     script = write_script(tmp_path / "s.jsonl", [{"tool_calls": [{"name": "bash", "arguments": {"command": "sleep 3"}}]},
-                                                 {"content": "done"}])  # fmt: skip
+                                                 {"content": "done"}])
     cmd, sdir = sweep_cmd(tmp_path / "out", script), tmp_path / "out" / "t"
     first = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
@@ -67,7 +67,7 @@ def test_a_second_driver_on_the_same_sweep_refuses(tmp_path: Path) -> None:
 def _holder(sdir: Path, part: str) -> subprocess.Popen[str]:
     """A process that takes the driver's lock (of slice `part`, "" for the whole sweep) and waits."""
     code = (f"import sys; from pathlib import Path; from runners.sweep.ownership import DriverLock\n"
-            f"lock = DriverLock(Path({str(sdir)!r}), {part or None}); lock.acquire(); print('held', flush=True); sys.stdin.read()")  # fmt: skip
+            f"lock = DriverLock(Path({str(sdir)!r}), {part or None}); lock.acquire(); print('held', flush=True); sys.stdin.read()")
     p = subprocess.Popen([sys.executable, "-c", code], cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert p.stdout is not None and p.stdout.readline().strip() == "held"
     return p
@@ -89,7 +89,7 @@ def test_a_killed_drivers_lock_is_taken_over(tmp_path: Path) -> None:
     ("held", "wanted", "refused"),
     [("(0, 2)", (1, 2), False), ("(0, 2)", (0, 4), True), ("(0, 2)", (1, 4), False), ("(0, 2)", None, True),
      ("", (1, 3), True), ("(2, 3)", (2, 3), True)],
-)  # fmt: skip
+)
 def test_slices_that_share_no_job_run_side_by_side(tmp_path: Path, held: str, wanted, refused: bool) -> None:
     holder = _holder(tmp_path, held)
     try:

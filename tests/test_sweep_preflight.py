@@ -28,7 +28,7 @@ def bench(tmp_path_factory) -> Path:
 
 def sweep(bench: Path, out: Path, *overrides: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     cmd = [sys.executable, "-m", "runners.sweep", "grid.benchmark=[native]", f"benchmark.path={bench}", "benchmark.limit=null", "grid.method=[dci]",
-           "grid.model=[scripted]", "grid.seed=[0]", "tracker=jsonl", f"out={out}", "sweep=p", *overrides]  # fmt: skip
+           "grid.model=[scripted]", "grid.seed=[0]", "tracker=jsonl", f"out={out}", "sweep=p", *overrides]
     return subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300, env=env)
 
 
@@ -54,7 +54,7 @@ def test_a_judge_without_its_key_is_refused_before_any_job(tmp_path: Path) -> No
     """Issue 30: a judge's missing key was found only after every agent ran (the sweep exited 0 and
     every job ended unscored); the preflight now refuses the sweep before anything is written."""
     rubric_bench = write_native(tmp_path / "b", [{"id": "t", "prompt": "Count the rows.", "workspace": "w",
-                                                  "rubrics": ["The count is 3"]}], {"w/data.csv": "a\n1\n2\n3\n"})  # fmt: skip
+                                                  "rubrics": ["The count is 3"]}], {"w/data.csv": "a\n1\n2\n3\n"})
     good = write_script(tmp_path / "good.jsonl", [{"content": "3 rows"}])
     out = tmp_path / "out"
     env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
@@ -66,7 +66,7 @@ def test_a_judge_without_its_key_is_refused_before_any_job(tmp_path: Path) -> No
 
 def test_errored_jobs_are_counted_apart_and_retried(bench: Path, tmp_path: Path) -> None:
     erroring = ["grid.model=[openai]", "model.base_url=http://127.0.0.1:9/v1", "model.name=stub", "model.max_retries=0",
-                "cluster.error_retries=1"]  # fmt: skip
+                "cluster.error_retries=1"]
     out = tmp_path / "out"
     first = sweep(bench, out, *erroring)
     assert first.returncode == 0, first.stderr[-3000:]

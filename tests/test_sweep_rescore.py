@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parent.parent
 def sweep(bench: Path, script: Path, out: Path, *overrides: str) -> subprocess.CompletedProcess[str]:
     cmd = [sys.executable, "-m", "runners.sweep", "grid.benchmark=[native]", f"benchmark.path={bench}", "benchmark.limit=null",
            "grid.method=[dci]", "grid.model=[scripted]", f"model.script={script}", "grid.seed=[0]", "tracker=jsonl",
-           f"out={out}", "sweep=r", *overrides]  # fmt: skip
+           f"out={out}", "sweep=r", *overrides]
     return subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
 
 

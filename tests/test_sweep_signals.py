@@ -72,11 +72,11 @@ def wait_gone(marker: str, timeout: float = 60) -> list[str]:
     while (left := marked(marker)) and time.monotonic() < deadline:
         time.sleep(0.5)
     return [Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:120]
-            for pid in left if Path(f"/proc/{pid}").exists()]  # fmt: skip
+            for pid in left if Path(f"/proc/{pid}").exists()]
 
 
 @pytest.mark.parametrize(("sig", "group"), [(signal.SIGINT, True), (signal.SIGTERM, False), (signal.SIGTERM, True)],
-                         ids=["ctrl-c", "sigterm", "sigterm-group"])  # fmt: skip
+                         ids=["ctrl-c", "sigterm", "sigterm-group"])
 def test_a_signalled_driver_stops_cleanly_and_its_command_resumes(tmp_path: Path, sig: int, group: bool) -> None:
     """SIGINT to the whole process group is a terminal's Ctrl-C; SIGTERM to the driver alone is
     `kill`; SIGTERM to the group (`kill -- -PGID`, a service manager) also reaches the local Ray
@@ -88,13 +88,13 @@ def test_a_signalled_driver_stops_cleanly_and_its_command_resumes(tmp_path: Path
     (shim / "vllm").chmod((shim / "vllm").stat().st_mode | stat.S_IEXEC)
     marker = f"RT_SIGNAL_TEST={secrets.token_hex(8)}"
     env = {**os.environ, marker.split("=")[0]: marker.split("=")[1], "PATH": f"{shim}{os.pathsep}{os.environ['PATH']}",
-           "PYTHONPATH": str(REPO)}  # fmt: skip
+           "PYTHONPATH": str(REPO)}
     args = ["model=vllm", "model.name=stub", "model.server.model_path=stub", "cluster.server_gpus=0",
             "grid.benchmark=[builtin]", "grid.method=[dci,runningtab]", "grid.seed=[0,1]", f"grid.tasks=[{TASKS}]", "judge=none",
-            "tracker=jsonl", f"out={tmp_path / 'out'}", "sweep=t", "cluster.max_in_flight=4", "report.live_every=0"]  # fmt: skip
+            "tracker=jsonl", f"out={tmp_path / 'out'}", "sweep=t", "cluster.max_in_flight=4", "report.live_every=0"]
     sdir = tmp_path / "out" / "t"
     proc = subprocess.Popen([sys.executable, "-m", "runners.sweep", *args], cwd=REPO, env=env, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)  # fmt: skip
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 300
         while len(Ledger(sdir).entries()) < 2:

@@ -45,7 +45,7 @@ def test_the_first_waiting_job_whose_model_has_room_starts() -> None:
 
     served, scripted = compose_root(["model=smollm2"]), compose_root(["model=scripted", "model.script=x"])
     specs = [JobSpec("served0", served, "t"), JobSpec("scripted0", scripted, "t"),
-             JobSpec("served1", served, "t"), JobSpec("scripted1", scripted, "t")]  # fmt: skip
+             JobSpec("served1", served, "t"), JobSpec("scripted1", scripted, "t")]
     pending = _Pending(specs)
     assert pending.pop(lambda m: m != "smollm2").job_id == "scripted0"  # the server is full: the next job of another model
     assert pending.pop(lambda m: True).job_id == "served0"
@@ -61,7 +61,7 @@ def test_jobs_on_the_embedded_model_run_one_at_a_time_and_the_advice_is_right(tm
     and the warning points at replicas, not at `model.concurrency=0`."""
     cmd = [sys.executable, "-m", "runners.sweep", "grid.benchmark=[builtin]", "benchmark.limit=3", "grid.method=[dci]",
            "model=smollm2", "model.max_tokens=48", "agent.max_turns=1", "judge=none", "tracker=jsonl", f"out={tmp_path}",
-           "sweep=t", "cluster.max_in_flight=3", "report.live_every=0"]  # fmt: skip
+           "sweep=t", "cluster.max_in_flight=3", "report.live_every=0"]
     r = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stderr[-3000:]
     windows = []

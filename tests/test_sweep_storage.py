@@ -45,7 +45,7 @@ def test_s3_upload_resume_and_wandb_offline(s3, tmp_path: Path) -> None:
         sys.executable, "-m", "runners.sweep", "experiment=demo", "model=scripted", f"model.script={script}",
         "grid.benchmark=[builtin]", "benchmark.limit=null", "grid.method=[runningtab]", f"grid.tasks=[{','.join(tasks)}]", f"out={out}", "sweep=s3sweep",
         "storage=s3", "storage.bucket=runs", "storage.prefix=exp", f"storage.endpoint_url={url}", "tracker=wandb",
-    ]  # fmt: skip
+    ]
     env = {**os.environ, "PYTHONPATH": str(REPO), "OPENAI_API_KEY": SECRET, "WANDB_MODE": "offline"}
     r = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]

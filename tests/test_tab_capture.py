@@ -13,7 +13,14 @@ from envs.protocol import Observation
 from envs.read_tool import read_file
 from tab.capture.observe import Capture, Captured
 from tab.capture.workspace_files import Workspace
-from tests.test_tab_support import check_entry, missing_tools, snapshot, write_docx, write_files, write_pdf
+from tests.test_tab_support import (
+    check_entry,
+    missing_tools,
+    snapshot,
+    write_docx,
+    write_files,
+    write_pdf,
+)
 
 TRAVEL = (
     "# Travel policy\nArticle 1 Travel approval\nEmployees file a travel request before departure.\n"

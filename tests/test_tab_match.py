@@ -9,7 +9,15 @@ from pathlib import Path
 import pytest
 
 from tab.capture.lexer import parse
-from tab.match import clip, path_words, requirement_words, stem, supports, word_set, words
+from tab.match import (
+    clip,
+    path_words,
+    requirement_words,
+    stem,
+    supports,
+    word_set,
+    words,
+)
 from tests.test_tab_support import Session, own, write_files
 
 

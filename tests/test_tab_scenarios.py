@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 
 from tab import render_tab, review_coverage, tab_summary
-from tests.test_tab_support import Session, missing_tools, status_of, write_docx, write_files, write_pdf
+from tests.test_tab_support import (
+    Session,
+    missing_tools,
+    status_of,
+    write_docx,
+    write_files,
+    write_pdf,
+)
 
 PY = sys.executable  # has python-docx, as an agent's python would
 pytestmark = pytest.mark.skipif(bool(missing_tools("pdftotext")), reason="pdftotext not installed (poppler-utils)")

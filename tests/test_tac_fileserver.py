@@ -86,7 +86,7 @@ def test_webdav_listing_as_the_evaluators_read_it(server: Server) -> None:
 def test_download_upload_and_folders_with_curl(server: Server, files: Path) -> None:
     base = f"{server.url}/remote.php/webdav"
     got = subprocess.run(["curl", "-s", "-u", "theagentcompany:theagentcompany", f"{base}/Documents/Human%20Resources%20Team/salary_increase.txt"],
-                         capture_output=True, text=True, check=True)  # fmt: skip
+                         capture_output=True, text=True, check=True)
     assert got.stdout == "Name,Salary\nJohn,100\n"
     anonymous = subprocess.run(["curl", "-s", "-w", "%{http_code}", f"{base}/Documents/download.md"], capture_output=True, text=True).stdout
     assert anonymous.endswith("401") and not DOWNLOAD_LINK.search(anonymous)
@@ -94,7 +94,7 @@ def test_download_upload_and_folders_with_curl(server: Server, files: Path) -> N
     subprocess.run(["curl", "-sf", "-u", "theagentcompany:theagentcompany", "-X", "MKCOL", f"{dav}/Documents/notices"], check=True)
     (files.parent / "memo.odt").write_bytes(b"PK odt")
     subprocess.run(["curl", "-sf", "-u", "theagentcompany:theagentcompany", "-T", str(files.parent / "memo.odt"),
-                    f"{dav}/Documents/notices/memo%201.odt"], check=True)  # fmt: skip
+                    f"{dav}/Documents/notices/memo%201.odt"], check=True)
     assert (files / "Documents" / "notices" / "memo 1.odt").read_bytes() == b"PK odt"
     listing = requests.request("PROPFIND", f"{base}/Documents/notices", headers={"Depth": "1"}, auth=AUTH)
     assert len(_hrefs(listing.text)) - 1 == 1
@@ -106,7 +106,7 @@ def test_download_upload_and_folders_with_curl(server: Server, files: Path) -> N
 def test_a_public_share_link_downloads_as_the_benchmark_downloads_it(server: Server, files: Path, tmp_path: Path) -> None:
     ocs = f"{server.url}/ocs/v1.php/apps/files_sharing/api/v1/shares"
     made = subprocess.run(["curl", "-s", "-u", "theagentcompany:theagentcompany", "-H", "OCS-APIRequest: true", "-X", "POST",
-                           "-d", f"path=/{HR}/salary_increase.txt&shareType=3", ocs], capture_output=True, text=True, check=True)  # fmt: skip
+                           "-d", f"path=/{HR}/salary_increase.txt&shareType=3", ocs], capture_output=True, text=True, check=True)
     data = ET.fromstring(made.stdout)
     assert data.findtext("meta/statuscode") == "100" and data.findtext("data/item_type") == "file"
     link = data.findtext("data/url")
@@ -116,7 +116,7 @@ def test_a_public_share_link_downloads_as_the_benchmark_downloads_it(server: Ser
     assert download == f"{link}/download"
     assert subprocess.run(["curl", "-s", download], capture_output=True, text=True).stdout == "Name,Salary\nJohn,100\n"
     v2 = requests.post(f"{server.url}/ocs/v2.php/apps/files_sharing/api/v1/shares?format=json", auth=AUTH,
-                       data={"path": "Documents/Research", "shareType": 3})  # fmt: skip
+                       data={"path": "Documents/Research", "shareType": 3})
     assert v2.status_code == 200 and v2.json()["ocs"]["data"]["item_type"] == "folder"
     listed = requests.get(f"{ocs}?format=json", auth=AUTH).json()["ocs"]["data"]
     assert [s["path"] for s in listed] == [f"/{HR}/salary_increase.txt", "/Documents/Research"]

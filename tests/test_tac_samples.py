@@ -28,7 +28,7 @@ SAMPLE_TASKS = (
     "admin-remove-pages-pdf", "ds-fix-table-values-and-missing-answers", "ds-sql-exercise",
     "hr-check-attendance-one-day", "research-answer-questions-on-paper", "sde-create-sqlite-database",
     "ds-stock-analysis-slides", "hr-organize-talent-info",
-)  # fmt: skip
+)
 ATTENDANCE = "Documents/Human Resources Team/Attendance"
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="the agentcompany judge needs bubblewrap (CI installs it)")
 
@@ -147,7 +147,7 @@ def test_ds_fix_table_values_reads_the_reference_copied_into_workspace(tmp_path:
 def test_ds_sql_exercise_no_dependencies(tmp_path: Path, export: Path) -> None:
     task = _task(export, "ds-sql-exercise")
     answers = {"task1.txt": "20\n", "task2.txt": "3\n",
-               "task3.txt": '"Gaming Laptop G1", 1799.99,\n"Professional Laptop T1", 1299.99,\n"Tablet Pro T1", 899.99\n'}  # fmt: skip
+               "task3.txt": '"Gaming Laptop G1", 1799.99,\n"Professional Laptop T1", 1299.99,\n"Tablet Pro T1", 899.99\n'}
     good = _score(tmp_path / "ok", task, answers)
     assert good["final_score"] == {"total": 6, "result": 6}
     assert any("apt-get install -y sqlite3" in s["step"] for s in good["image_skipped"])
@@ -234,7 +234,7 @@ def _xlsx_bomb() -> bytes:
 
 def _bomb_job(tmp_path: Path, memory: int) -> Path:
     job = {"job_id": "bomb", "benchmark": "agentcompany", "task_id": "hr-check-attendance-one-day", "method": "dci", "model": "m",
-           "seed": 0, "config": {"env": {"max_memory_bytes": memory}}}  # fmt: skip
+           "seed": 0, "config": {"env": {"max_memory_bytes": memory}}}
     read = bash_call(f'head "{ATTENDANCE}/attendance-2024-03-01.csv"')
     return make_job(tmp_path, {"2024-03-attendance-summary.xlsx": _xlsx_bomb()}, messages=read, job=job)
 
@@ -266,7 +266,7 @@ def test_checkpoint_texts_come_with_the_evaluators_checkpoints(tmp_path: Path, e
     assert [i["points"] for i in empty["items"]] == [1, 1, 1, 1] and empty["final_score"] == {"total": 4, "result": 0}
     assert [i["text"].split(" for ")[-1] for i in empty["items"][1:]] == [
         "Emily Johnson is included in the summary.csv file.", "Michael Davis is included in the summary.csv file.",
-        "Sarah Thompson is included in the summary.csv file."]  # fmt: skip
+        "Sarah Thompson is included in the summary.csv file."]
 
 
 # --- Issue 26 (4): the seven task folders behind the defects, through the job and as in the image ---
@@ -286,7 +286,7 @@ SEVEN_CASES = {
         ("ds-stock-analysis-slides", 8), ("hr-populate-salary-increase-memo", 7), ("hr-new-grad-job-description", 3),
         ("sde-copy-table-from-pdf-to-xlsx", 5), ("ds-coffee-shop-database-management", 10), ("ds-answer-numerical-data-question", 6),
         ("hr-organize-talent-info", 4))},
-}  # fmt: skip
+}
 
 
 @pytest.fixture(scope="module")
@@ -329,7 +329,7 @@ def _run_seven(tmp_path: Path, export: Path, name: str, mode: str, kind: str):
     script = write_script(tmp_path / "turns.jsonl", agent_script(d, mode == "served"))
     cfg = compose_root(["benchmark=agentcompany", f"benchmark.tasks_dir={TASKS}", f"benchmark.export_dir={export}", f"benchmark.include=[{name}]",
                         f"benchmark.file_server={mode}", "method=runningtab", "model=scripted", f"model.script={script}",
-                        f"judge.cache_dir={tmp_path / 'cache'}", "env.sandbox=bwrap"])  # fmt: skip
+                        f"judge.cache_dir={tmp_path / 'cache'}", "env.sandbox=bwrap"])
     task = load_benchmark(cfg.benchmark).task(name)
     jid = job_id(cfg, task.id)
     result = run_job(cfg, task, tmp_path / jid, jid)

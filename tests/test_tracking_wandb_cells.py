@@ -83,12 +83,12 @@ def read_runs(wandb_dir: Path) -> list[dict[str, Any]]:
 def write_record(sdir: Path, job_id: str, cell: Cell, task: str, passed: list[bool], key_env: str = "OPENAI_API_KEY") -> JobMeta:
     job = {"job_id": job_id, "benchmark": cell.benchmark, "task_id": task, "method": cell.method, "model": cell.model,
            "seed": cell.seed, "config": {"method": {"name": cell.method, "tab": {"capture": True, "review": False}},
-                                         "model": {"api_key_env": key_env}}}  # fmt: skip
+                                         "model": {"api_key_env": key_env}}}
     d = sdir / job_id
     d.mkdir(parents=True)
     (d / "job.json").write_text(json.dumps(job))
     (d / "result.json").write_text(json.dumps({"job_id": job_id, "stop_reason": "finished", "turns": 3, "tokens_in": 100,
-                                               "tokens_out": 10, "cost": 0.01, "wall_s": 2.0, "attempt": 1}))  # fmt: skip
+                                               "tokens_out": 10, "cost": 0.01, "wall_s": 2.0, "attempt": 1}))
     items = [{"kind": "rubric", "index": i, "text": f"r{i}", "passed": p} for i, p in enumerate(passed)]
     (d / "scores.json").write_text(json.dumps({"metrics": {"pass_rate": sum(passed) / len(passed)}, "items": items}))
     return JobMeta.from_json(job)
@@ -126,7 +126,7 @@ def test_a_cell_run_is_written_once_its_last_job_has_finished(records) -> None:
     [run] = read_runs(sdir / "wandb")
     assert run["name"] == CELL_A.name and run["config"]["partial"] is False
     for key, value in {"benchmark": "bench", "method": "runningtab", "model": "m", "seed": 0,
-                       "tab_capture": True, "tab_review": False, "ablation": True}.items():  # fmt: skip
+                       "tab_capture": True, "tab_review": False, "ablation": True}.items():
         assert run["config"][key] == value
     assert sorted(r["task_id"] for r in run["tables"]["tasks"]) == ["t0", "t1", "t2"]
     assert len(run["tables"]["rubrics"]) == 6 and all(r["tab/read_log_entries"] == 4 for r in run["tables"]["tasks"])
@@ -220,7 +220,7 @@ def test_sweep_logs_one_run_per_cell_and_a_rerun_adds_none(tmp_path: Path) -> No
     script = write_script(tmp_path / "s.jsonl", [{"tool_calls": [{"name": "bash", "arguments": {"command": "ls"}}]}, {"content": "done"}])
     cmd = [sys.executable, "-m", "runners.sweep", "experiment=demo", "model=scripted", f"model.script={script}",
            "grid.benchmark=[builtin]", "benchmark.limit=null", "grid.method=[dci,runningtab]", "grid.seed=[0,1]",
-           f"grid.tasks=[{','.join(tasks)}]", "tracker=wandb", f"out={tmp_path / 'out'}", "sweep=cells"]  # fmt: skip
+           f"grid.tasks=[{','.join(tasks)}]", "tracker=wandb", f"out={tmp_path / 'out'}", "sweep=cells"]
     env = {**os.environ, "PYTHONPATH": str(REPO), "WANDB_MODE": "offline", "OPENAI_API_KEY": SECRET}
     r = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stderr[-3000:]
@@ -234,7 +234,7 @@ def test_sweep_logs_one_run_per_cell_and_a_rerun_adds_none(tmp_path: Path) -> No
     for cell, n in cells.items():
         run = by_name[cell.name]
         assert {k: run["config"][k] for k in ("benchmark", "method", "model", "seed")} == {
-            "benchmark": cell.benchmark, "method": cell.method, "model": cell.model, "seed": cell.seed}  # fmt: skip
+            "benchmark": cell.benchmark, "method": cell.method, "model": cell.model, "seed": cell.seed}
         assert run["config"]["tab"] is (cell.method == "runningtab") and "tab_capture" in run["config"]
         assert sorted(row["task_id"] for row in run["tables"]["tasks"]) == sorted(tasks) and n == len(tasks)
         assert run["summary"]["jobs"] == n and run["summary"]["partial"] is False
@@ -264,5 +264,5 @@ def test_the_spend_is_a_live_run_of_its_own_per_cell(records) -> None:
     [run] = read_runs(sdir / "wandb")
     assert run["name"] == "sw-spend"
     steps = [{"/".join(i.nested_key) or i.key: json.loads(i.value_json) for i in rec.history.item}
-             for rec in _settled(sdir / "wandb" / run["folder"]) if rec.WhichOneof("record_type") == "history"]  # fmt: skip
+             for rec in _settled(sdir / "wandb" / run["folder"]) if rec.WhichOneof("record_type") == "history"]
     assert [s["spend/total"] for s in steps] == [0.5, 1.25] and {s[f"expected/{CELL_A.name}"] for s in steps} == {3.0}

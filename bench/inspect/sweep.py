@@ -35,9 +35,9 @@ def main() -> None:
         cmd = [str(inspect), "eval", "bench/inspect/task.py", "--model", "openai-api/stub/stub",
                "--model-base-url", f"http://127.0.0.1:{port}/v1", "--max-samples", str(args.in_flight),
                "--max-connections", str(args.in_flight), "-T", f"jobs={jobs}", "--log-dir", tmp, "--display", "none",
-               *(["--max-subprocesses", str(args.max_subprocesses)] if args.max_subprocesses else [])]  # fmt: skip
+               *(["--max-subprocesses", str(args.max_subprocesses)] if args.max_subprocesses else [])]
         try:
-            proc = subprocess.Popen(cmd, cwd=REPO, env={**os.environ, "STUB_API_KEY": "stub", "STUB_BASE_URL": f"http://127.0.0.1:{port}/v1"}, stdout=subprocess.DEVNULL)  # fmt: skip
+            proc = subprocess.Popen(cmd, cwd=REPO, env={**os.environ, "STUB_API_KEY": "stub", "STUB_BASE_URL": f"http://127.0.0.1:{port}/v1"}, stdout=subprocess.DEVNULL)
             tree = Tree(proc.pid)
             wall = tree.follow(proc)
             times = stub_times(port)

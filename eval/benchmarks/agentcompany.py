@@ -133,7 +133,7 @@ def load_task(task_dir: Path, export: Path, file_server: str = "mounted") -> Tas
         checkpoints=parse_checkpoints(cp.read_text(encoding="utf-8")) if cp.is_file() else (),
         stage={**agent_sandbox.served_files(export), **stage} if served else stage,
         extra={"task_dir": str(task_dir), "evaluator": str(task_dir / "evaluator.py"), "dependencies": dependencies(task_dir),
-               "file_server": file_server},  # fmt: skip
+               "file_server": file_server},
         sandbox=agent_sandbox.server_sandbox(binds) if served else SandboxExtras(binds=binds),
     )
 
@@ -147,7 +147,7 @@ def load(cfg: Config) -> list[Task]:
         raise BenchmarkError(f"benchmark.file_server={cfg.file_server!r}: choose one of {', '.join(agent_sandbox.MODES)}")
     if cfg.file_server == "served" and (problem := bwrap_problem()) is not None:
         raise BenchmarkError(f"benchmark.file_server=served runs the file server in the agent's bubblewrap sandbox, but {problem}; "
-                             "install bubblewrap or use benchmark.file_server=mounted")  # fmt: skip
+                             "install bubblewrap or use benchmark.file_server=mounted")
     tasks_dir, export = Path(cfg.tasks_dir).expanduser(), Path(cfg.export_dir).expanduser()
     if not tasks_dir.is_dir():
         raise BenchmarkError(f"benchmark.tasks_dir={tasks_dir} does not exist")

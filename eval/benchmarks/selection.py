@@ -64,5 +64,5 @@ def apply_selection(tasks: list[Task], name: str) -> list[Task]:
             more = " …" if len(which) > _SHOWN else ""
             tail = "" if which is undecided else " that the questions do not have"
             raise BenchmarkError(f"selection {path} {what} {len(which)} task(s){tail}: {', '.join(which[:_SHOWN])}{more}; "
-                                 f"it was reviewed for other data ({len(rows)} tasks): prepare the data it names, or review a selection of your own")  # fmt: skip
+                                 f"it was reviewed for other data ({len(rows)} tasks): prepare the data it names, or review a selection of your own")
     return [t for t in tasks if rows[t.id][0] == "include"]

@@ -70,7 +70,7 @@ def tab_by_turn(tab: dict[str, Any] | None) -> dict[int, dict[str, Any]]:
     for req in tab.get("requirements", []):
         if req.get("turn_resolved") is not None:
             at(req["turn_resolved"])["resolutions"].append(
-                {k: req.get(k) for k in ("id", "text", "status", "entries", "reason")})  # fmt: skip
+                {k: req.get(k) for k in ("id", "text", "status", "entries", "reason")})
     for ev in tab.get("events", []):
         at(ev.get("turn"))["events"].append(ev)
     return out
@@ -96,7 +96,7 @@ def to_atif(messages: list[dict[str, Any]], meta: dict[str, Any], tab: dict[str,
             calls = m.get("tool_calls") or []
             if calls:
                 step["tool_calls"] = [{"tool_call_id": c.get("id") or f"call-{i}-{n}", "function_name": (c.get("function") or {}).get("name") or "",
-                                       "arguments": _arguments((c.get("function") or {}).get("arguments"))} for n, c in enumerate(calls)]  # fmt: skip
+                                       "arguments": _arguments((c.get("function") or {}).get("arguments"))} for n, c in enumerate(calls)]
                 ids = {c["tool_call_id"] for c in step["tool_calls"]}
                 results = []
                 while i + 1 < len(messages) and messages[i + 1].get("role") == "tool":
@@ -109,14 +109,14 @@ def to_atif(messages: list[dict[str, Any]], meta: dict[str, Any], tab: dict[str,
                 step["observation"] = {"results": results}
             usage = m.get("usage") or {}
             step["metrics"] = {"prompt_tokens": int(usage.get("input_tokens") or 0), "completion_tokens": int(usage.get("output_tokens") or 0),
-                               "cost_usd": float(usage.get("cost") or 0.0)}  # fmt: skip
+                               "cost_usd": float(usage.get("cost") or 0.0)}
         extra: dict[str, Any] = {"runningtab": _keep(m, _STEP_KEYS)}
         if m.get("tools"):
             extra["runningtab"]["tools"] = True  # this message carried the tool schemas (agent.tool_definitions)
         if tab is not None and role == "assistant":
             turn = int(m.get("turn") or 0)
             status = [r["extra"]["runningtab"]["appendix"] for r in (step.get("observation") or {}).get("results", [])
-                      if r["extra"]["runningtab"].get("appendix")]  # fmt: skip
+                      if r["extra"]["runningtab"].get("appendix")]
             extra["tab"] = {"status": status[-1] if status else None, **changes.get(turn, {"read_log": [], "resolutions": [], "events": []})}
         step["extra"] = extra
         steps.append(step)
@@ -132,7 +132,7 @@ def to_atif(messages: list[dict[str, Any]], meta: dict[str, Any], tab: dict[str,
         "final_metrics": {"total_prompt_tokens": tokens_in, "total_completion_tokens": tokens_out, "total_cost_usd": cost,
                           "total_steps": len(steps)},
         "extra": {"runningtab": {k: meta.get(k) for k in ("job_id", "benchmark", "task_id", "method", "model", "seed")}},
-    }  # fmt: skip
+    }
 
 
 def messages(doc: dict[str, Any]) -> list[dict[str, Any]]:
@@ -154,14 +154,14 @@ def messages(doc: dict[str, Any]) -> list[dict[str, Any]]:
         metrics = step.get("metrics") or {}
         m = {"role": "assistant", "content": text,
              "usage": {"input_tokens": int(metrics.get("prompt_tokens") or 0), "output_tokens": int(metrics.get("completion_tokens") or 0),
-                       "cost": float(metrics.get("cost_usd") or 0.0)}}  # fmt: skip
+                       "cost": float(metrics.get("cost_usd") or 0.0)}}
         calls = step.get("tool_calls") or []
         if calls:
             import json
 
             m["tool_calls"] = [{"id": c["tool_call_id"], "type": "function",
                                 "function": {"name": c["function_name"], "arguments": c["arguments"]["_raw"] if set(c["arguments"]) == {"_raw"}
-                                             else json.dumps(c["arguments"], ensure_ascii=False)}} for c in calls]  # fmt: skip
+                                             else json.dumps(c["arguments"], ensure_ascii=False)}} for c in calls]
         for k in ("latency_s", "extra"):
             if k in ours:
                 m[k] = ours[k]
@@ -172,7 +172,7 @@ def messages(doc: dict[str, Any]) -> list[dict[str, Any]]:
             content = r.get("content")
             text = content if isinstance(content, str) else "\n".join(p.get("text") or "" for p in content or [] if isinstance(p, dict))
             tool = {"role": "tool", "tool_call_id": r.get("source_call_id"), "name": rx.get("name", names.get(r.get("source_call_id"), "")),
-                    "content": text, "is_error": bool(rx.get("is_error", False))}  # fmt: skip
+                    "content": text, "is_error": bool(rx.get("is_error", False))}
             for k in ("appendix", "chars"):
                 if k in rx:
                     tool[k] = rx[k]

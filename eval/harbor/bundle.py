@@ -33,7 +33,7 @@ def tab_files() -> tuple[str, ...]:
     """Repo-relative files of the project's modules the tab's MCP server loads, with their packages'
     `__init__.py` (measured once per process: see closure.py)."""
     proc = subprocess.run([sys.executable, "-m", "eval.harbor.closure"], cwd=REPO_ROOT, capture_output=True, text=True,
-                          timeout=120, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})  # fmt: skip
+                          timeout=120, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
     if proc.returncode != 0:
         raise RuntimeError(f"could not list the tab server's modules: {proc.stderr.strip()[-2000:]}")
     return tuple(json.loads(proc.stdout))

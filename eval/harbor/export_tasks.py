@@ -63,7 +63,7 @@ def judge_key_env(jc: JudgeConfig, judge_name: str) -> str | None:
 
 
 def export(bench: BenchmarkConfig, judge: JudgeConfig, out: Path, tab: str = "both", res: Resources | None = None,
-           tab_method: str = "runningtab") -> dict[str, list[Path]]:  # fmt: skip
+           tab_method: str = "runningtab") -> dict[str, list[Path]]:
     """Write every task of `bench` once per arm; returns the task folders by arm (`tab-on`, `tab-off`)."""
     if tab not in ARMS:
         raise ValueError(f"--tab {tab!r}: choose on, off or both")

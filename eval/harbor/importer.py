@@ -29,7 +29,13 @@ from envs.safeio import read_regular
 from eval.harbor import harbor_files as hf
 from eval.harbor.atif import messages
 from eval.harbor.verify import SANDBOX
-from runners.core.job_record import JobRecord, Trajectory, write_meta, write_result, write_scores
+from runners.core.job_record import (
+    JobRecord,
+    Trajectory,
+    write_meta,
+    write_result,
+    write_scores,
+)
 from runners.core.record_files import JOB, RESULT, SCORES, TRAJECTORY
 from runners.core.record_types import JobMeta, Result
 
@@ -145,7 +151,7 @@ def _write(t: Trial, meta: JobMeta, dest: Path) -> Path:
             tokens_out=int(agent.get("n_output_tokens") or 0), cost=float(agent.get("cost_usd") or 0.0),
             wall_s=_seconds(timing.get("started_at"), timing.get("finished_at")),
             turns=sum(1 for m in JobRecord(dest).trajectory() if m.get("role") == "assistant") or None,
-        )  # fmt: skip
+        )
     write_result(dest, dataclasses.replace(result, job_id=meta.job_id))
     return dest
 

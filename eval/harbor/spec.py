@@ -63,7 +63,7 @@ def task_doc(task: Task, tac: bool) -> dict[str, Any]:
         "rubrics": [dataclasses.asdict(r) for r in task.rubrics],
         "checkpoints": [dataclasses.asdict(c) for c in task.checkpoints],
         "extra": extra,
-    }  # fmt: skip
+    }
 
 
 def write_spec(folder: Path, spec: Spec) -> None:
@@ -72,7 +72,7 @@ def write_spec(folder: Path, spec: Spec) -> None:
         "spec_version": SPEC_VERSION, "task": task_doc(spec.task, tac), "benchmark": spec.benchmark,
         "benchmark_config": spec.benchmark_config, "judge": spec.judge, "default_judge": spec.default_judge,
         "tab": spec.tab, "method": spec.method, "tab_method": spec.tab_method,
-    }  # fmt: skip
+    }
     (folder / SPEC_FILE).write_text(json.dumps(doc, indent=1, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
 
 
@@ -94,6 +94,6 @@ def read_spec(folder: Path) -> Spec:
         id=t["id"], prompt=t["prompt"], workspace=folder / WORKSPACE_DIR, output=t["output"], answer=t["answer"],
         rubrics=tuple(Rubric(**r) for r in t["rubrics"]), checkpoints=tuple(Checkpoint(**c) for c in t["checkpoints"]),
         extra=extra,
-    )  # fmt: skip
+    )
     return Spec(task, doc["benchmark"], doc["benchmark_config"], doc["judge"], doc["default_judge"], doc["tab"], doc["method"],
                 doc["tab_method"])

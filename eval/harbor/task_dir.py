@@ -78,7 +78,7 @@ def mcp_server(spec: Spec) -> dict[str, Any]:
     over the same /workspace, keeping tab.json in the record folder (an artifact the verifier and the
     import collect). Bash runs without bubblewrap: the container is the sandbox."""
     args = ["--workspace", texts.WORKSPACE, "--record", texts.RECORD, "--exclude", spec.task.output,
-            f"method={spec.tab_method}", "env.sandbox=none"]  # fmt: skip
+            f"method={spec.tab_method}", "env.sandbox=none"]
     return {"name": texts.MCP_NAME, "transport": "stdio", "command": texts.MCP_COMMAND, "args": args}
 
 
@@ -88,13 +88,13 @@ def task_toml(spec: Spec, name: str, res: Resources, judge_model_key: str | None
     if spec.tab:
         artifacts.append({"source": texts.RECORD, "destination": "runningtab"})
     verifier: dict[str, Any] = {"timeout_sec": res.verifier_timeout_s, "environment_mode": "separate",
-                                "network_mode": "public" if judge_model_key else "no-network"}  # fmt: skip
+                                "network_mode": "public" if judge_model_key else "no-network"}
     if judge_model_key:
         verifier["env"] = {judge_model_key: "${" + judge_model_key + "}"}  # Harbor fills it from the host's environment
     environment: dict[str, Any] = {
         "build_timeout_sec": res.build_timeout_s, "cpus": res.cpus, "memory_mb": res.memory_mb,
         "storage_mb": res.storage_mb, "workdir": texts.WORKSPACE,
-    }  # fmt: skip
+    }
     if spec.tab:
         environment["mcp_servers"] = [mcp_server(spec)]
     doc = {
@@ -107,7 +107,7 @@ def task_toml(spec: Spec, name: str, res: Resources, judge_model_key: str | None
         "verifier": verifier,
         "agent": {"timeout_sec": res.agent_timeout_s},
         "environment": environment,
-    }  # fmt: skip
+    }
     return dumps(doc, top_inline=("artifacts",))
 
 
@@ -122,7 +122,7 @@ def agent_dockerfile(spec: Spec) -> str:
             f"RUN printf '#!/bin/sh\\ncd {texts.CODE} && exec python -m tab.mcp \"$@\"\\n' > {texts.MCP_COMMAND} && chmod 755 {texts.MCP_COMMAND}",
             f"RUN mkdir -p {texts.RECORD}",
             "",
-        ]  # fmt: skip
+        ]
     lines += ["# The task's files, as the agent starts them.", f"COPY {WORKSPACE_DIR}/ {texts.WORKSPACE}/", f"WORKDIR {texts.WORKSPACE}", ""]
     return "\n".join(lines)
 
@@ -133,7 +133,7 @@ def verifier_dockerfile(spec: Spec) -> str:
     lines = [f"FROM {BASE_IMAGE}", ""]
     if tac:
         lines += ["# TheAgentCompany's evaluator runs under bubblewrap (eval/tac/sandbox.py).",
-                  "RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap && rm -rf /var/lib/apt/lists/*", ""]  # fmt: skip
+                  "RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap && rm -rf /var/lib/apt/lists/*", ""]
     lines += [
         "# Our judge (the whole project's code) and its packages, pinned by our constraints.",
         f"COPY {TAB_DIR}/{bundle.CONSTRAINTS} /tmp/{bundle.CONSTRAINTS}",

@@ -38,7 +38,7 @@ def trial_result(record: JobRecord, reward: dict[str, float] | None, trial_dir: 
                          "metadata": {"runningtab": {"method": meta.method, "seed": meta.seed, "stop_reason": res.stop_reason}}},
         "verifier_result": {"rewards": reward} if reward else None,
         "started_at": iso(min(times)) if times else None, "finished_at": iso(max(times)) if times else None,
-    }  # fmt: skip
+    }
 
 
 def export_job(job_dir: Path, out: Path) -> Path:

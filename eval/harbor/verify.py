@@ -47,7 +47,7 @@ SANDBOX = "container"  # the agent ran in Harbor's container, not in our bubblew
 def job_config(spec: Spec) -> dict:
     """The job config a record of this trial keeps: what `eval.score` and the report read."""
     return {"benchmark": spec.benchmark_config, "judge": spec.judge,
-            "method": {"name": spec.method, "tab": {} if spec.tab else None}, "harbor": {"tab_method": spec.tab_method}}  # fmt: skip
+            "method": {"name": spec.method, "tab": {} if spec.tab else None}, "harbor": {"tab_method": spec.tab_method}}
 
 
 def read_tab(record: Path | None) -> dict | None:
@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     if not args.workspace.is_dir():
         print(f"verify: --workspace {args.workspace} is not a folder: the agent's files did not reach the verifier "
-              "(task.toml's artifacts list /workspace)", file=sys.stderr)  # fmt: skip
+              "(task.toml's artifacts list /workspace)", file=sys.stderr)
         return 2
     reward = verify(args.spec, args.workspace, args.record if args.record and args.record.is_dir() else None, args.out)
     print(json.dumps(reward))

@@ -66,13 +66,13 @@ class AgentCompanyJudge:
             {"kind": "checkpoint", "index": i, "text": texts[i], "points": c["total"], "earned": c["result"],
              "passed": c["result"] == c["total"]}
             for i, c in enumerate(checkpoints)
-        ]  # fmt: skip
+        ]
         extra = {"evaluator_failure": failure} if failure else {}
         return scores_doc(
             self.name, task, checkpoint_metrics(final["result"], final["total"]), items,
             judge_failures=llm_errors, final_score=final, evaluator_log=done.end.stderr[-4000:],
             image_skipped=[{"step": line, "reason": why} for line, why in plan.skipped], **extra,
-        )  # fmt: skip
+        )
 
     @staticmethod
     def _outcome(task: Task, record: JobRecord, done: evaluation.Run) -> tuple[dict[str, Any], dict[str, Any] | None]:
@@ -84,7 +84,7 @@ class AgentCompanyJudge:
         if failure is None:
             why = outcome.why_infrastructure(done.end, done.progress)
             raise JudgeError(f"task {task.id!r}: evaluator.py failed ({why}); the job stays unscored (re-score it with "
-                             f"python -m eval.score):\n{done.end.stderr[-3000:]}")  # fmt: skip
+                             f"python -m eval.score):\n{done.end.stderr[-3000:]}")
         return outcome.unfinished_result(done.progress, [c.points for c in task.checkpoints]), failure
 
     def _image(self, task: Task, record: JobRecord, evaluator: Path, task_dir: Path, plan: dockerfile.Plan, tmp: Path) -> dict[str, Path]:

@@ -282,7 +282,7 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "contains": ("values",), "absent": ("values",), "order": ("values",), "headings": ("values",),
     "row": ("cells",), "row_count": (), "columns": ("names",), "exists": ("path",), "same_as": ("path", "source"),
     "file_count": ("dir",), "answer": ("value",), "all": ("checks",), "any": ("checks",),
-}  # fmt: skip
+}
 
 
 def validate(check: dict[str, Any]) -> None:

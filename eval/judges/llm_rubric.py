@@ -83,7 +83,7 @@ def ask(
         if verdicts.problem is None:
             break
         messages = [*messages, {"role": "assistant", "content": answer},
-                    {"role": "user", "content": judge_prompts.RUBRIC_RETRY.format(error=verdicts.problem)}]  # fmt: skip
+                    {"role": "user", "content": judge_prompts.RUBRIC_RETRY.format(error=verdicts.problem)}]
         answer = llm.reply(messages, tools or []).content or ""
         verdicts = read_answer(answer, n)
     return verdicts
@@ -135,6 +135,6 @@ class FullTextRubricJudge(LLMRubricJudge):
             expected="\n".join(f"- {e}" for e in expected),
             rubrics="\n".join(f"{i}. {' '.join(r.text.split())}" for i, r in enumerate(task.rubrics)),
             start=fenced.start, end=fenced.end, fenced=fenced.text,
-        )  # fmt: skip
+        )
         system = f"{judge_prompts.RUBRIC_SYSTEM} {judge_prompts.UNTRUSTED_NOTE}"
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]

@@ -13,7 +13,13 @@ from eval.judges.base import JudgeError, scores_doc
 from eval.judges.checks import Context, run_check
 from eval.judges.final_files import FinalFiles
 from eval.judges.metrics import answer_metrics, checkpoint_metrics, rubric_metrics
-from eval.judges.officeqa_reward import DEFAULT, TOLERANCES, extract_final_answer, score_answer, version
+from eval.judges.officeqa_reward import (
+    DEFAULT,
+    TOLERANCES,
+    extract_final_answer,
+    score_answer,
+    version,
+)
 from eval.tac.compat.scoring import STRATEGIES
 from eval.tac.compat.scoring import Checkpoint as TacCheckpoint
 from runners.core.job_record import JobRecord
@@ -69,7 +75,7 @@ def score_answer_task(judge: str, task: Task, record: JobRecord) -> dict[str, An
         "kind": "answer", "index": 0, "text": task.prompt[:500], "expected": task.answer, "predicted": pred,
         "passed": verdicts["acc0"][0], **{f"{n}_reason": v[1] for n, v in verdicts.items()},
         **{n: v[0] for n, v in verdicts.items()},
-    }  # fmt: skip
+    }
     metrics = answer_metrics({n: v[0] for n, v in verdicts.items()})
     return scores_doc(judge, task, metrics, [item], rule=rule.label, reward_version=rule.name)
 

@@ -49,7 +49,7 @@ _RUNTIME_ONLY = ("cache_dir", "max_retries", "evaluator_timeout_s")
 # Judge-model settings that change where or how a reply is fetched or billed, not which reply.
 _MODEL_RUNTIME_ONLY = ("base_url", "api_key_env", "server", "timeout_s", "call_timeout_s", "max_reply_bytes", "max_retries",
                        "backoff_base_s", "backoff_max_s", "concurrency", "price_in_per_mtok", "price_out_per_mtok", "pricing",
-                       "cache", "cache_dir", "rpm", "tpm")  # fmt: skip
+                       "cache", "cache_dir", "rpm", "tpm")
 
 
 def judge_key(jc: JudgeConfig) -> str:

@@ -103,4 +103,4 @@ def rubric_scores(judge: str, task: Task, verdicts: Verdicts, **extra: Any) -> d
     passed, judged = [it["passed"] for it in items], [it["judged"] for it in items]
     counts = {"rubrics": len(items), "judged": sum(judged), "passed": sum(passed)}
     return scores_doc(judge, task, rubric_metrics(passed, judged), items,
-                      judge_failures=int(verdicts.problem is not None), rubric_counts=counts, **extra)  # fmt: skip
+                      judge_failures=int(verdicts.problem is not None), rubric_counts=counts, **extra)

@@ -37,7 +37,12 @@ from eval.judges.wb_protocol import task_fields
 from runners.agent.loop import EpisodeResult, run_episode
 from runners.config.runner import AgentConfig
 from runners.core.job_record import JobRecord
-from runners.core.messages import AssistantMessage, ContextLengthError, Model, ModelError
+from runners.core.messages import (
+    AssistantMessage,
+    ContextLengthError,
+    Model,
+    ModelError,
+)
 from runners.core.task import Task
 
 OUT_OF_BUDGET = ("turn_budget", "time_limit", "context_length")
@@ -90,7 +95,7 @@ class WBAgentJudge:
         problem = sandbox.bwrap_problem()
         if problem is not None:
             raise ValueError(f"judge=wb_agent runs the judge model's commands in bubblewrap, but {problem}; "
-                             "install it (apt-get install bubblewrap) or choose another judge")  # fmt: skip
+                             "install it (apt-get install bubblewrap) or choose another judge")
 
     def score(self, task: Task, job_dir: Path) -> dict[str, Any]:
         if not task.rubrics:
@@ -113,7 +118,7 @@ class WBAgentJudge:
         verdicts = self.verdicts(task, run, model, tools)
         summary = {"turns": run.turns, "stop_reason": run.stop_reason, "cost": round(model.spent, 6),
                    "tokens_in": run.tokens_in, "tokens_out": run.tokens_out,
-                   "tool_calls": sum(len(m.get("tool_calls") or []) for m in run.messages)}  # fmt: skip
+                   "tool_calls": sum(len(m.get("tool_calls") or []) for m in run.messages)}
         return rubric_scores(self.name, task, verdicts, judge_agent=summary)
 
     def agent_config(self) -> AgentConfig:

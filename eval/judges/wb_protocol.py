@@ -104,7 +104,7 @@ def file_entry(root: Path, rel: str) -> dict[str, Any] | None:
         return None
     suffix = Path(rel).suffix.lower()
     entry: dict[str, Any] = {"path": f"{WORK_DIR}/{shown(rel)}", "relToWorkDir": shown(rel), "sizeBytes": st.st_size,
-                             "excerpt": None, "mime": MIME_TYPES.get(suffix), "hasImage": False, "_imageDataUrl": None, "note": None}  # fmt: skip
+                             "excerpt": None, "mime": MIME_TYPES.get(suffix), "hasImage": False, "_imageDataUrl": None, "note": None}
     if suffix in IMAGE_TYPES:
         url = image_data_url(root, rel)
         entry.update(hasImage=url is not None, _imageDataUrl=url, note=None if url else NOTE_IMAGE)
@@ -142,7 +142,7 @@ def trace_summary(messages: list[dict[str, Any]], final_answer: str = "", max_it
             fn = call.get("function") or {}
             out = results.get(call.get("id")) or {}
             events.append({"type": "tool", "tool": fn.get("name"), "input": clip(str(fn.get("arguments") or "")),
-                           "output": clip(str(out.get("content") or "")), "isError": bool(out.get("is_error"))})  # fmt: skip
+                           "output": clip(str(out.get("content") or "")), "isError": bool(out.get("is_error"))})
     if max_items is not None and len(events) > max_items:
         events = [*events[:max_items], f"...[truncated {len(events) - max_items} more items]"]
     return [*events, {"type": "final", "text": clip(final_answer)}] if final_answer else events
@@ -157,7 +157,7 @@ def task_fields(task: Task) -> dict[str, Any]:
 
     rubrics = [{"index": i, "rubric": r.text, "rubricType": text_at(types, i), "rubricDiff": text_at(diffs, i)} for i, r in enumerate(task.rubrics)]
     return {"taskId": task.id, "task": record_task_text(task), "steps": task.extra.get("steps"), "expectedOutputs": expected_outputs(task),
-            "rubrics": rubrics}  # fmt: skip
+            "rubrics": rubrics}
 
 
 def payload(task: Task, record: JobRecord) -> dict[str, Any]:
@@ -165,7 +165,7 @@ def payload(task: Task, record: JobRecord) -> dict[str, Any]:
     fields = task_fields(task)
     trace = trace_summary(record.view.get("messages") or [], record.final_answer)
     return {"taskId": fields["taskId"], "task": fields["task"], "steps": fields["steps"], "expectedOutputs": fields["expectedOutputs"],
-            "workDir": WORK_DIR, "outputs": outputs(record, fields["expectedOutputs"]), "traceSummary": trace, "rubrics": fields["rubrics"]}  # fmt: skip
+            "workDir": WORK_DIR, "outputs": outputs(record, fields["expectedOutputs"]), "traceSummary": trace, "rubrics": fields["rubrics"]}
 
 
 def image_parts(body: dict[str, Any]) -> list[dict[str, Any]]:

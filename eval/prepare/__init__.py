@@ -22,7 +22,7 @@ from eval.config import DataConfig
 from eval.prepare.manifest import ManifestError, check
 
 PREPARERS = {"workspace_bench": "eval.prepare.workspace_bench", "agentcompany": "eval.prepare.agentcompany",
-             "officeqa": "eval.prepare.officeqa"}  # fmt: skip
+             "officeqa": "eval.prepare.officeqa"}
 
 
 class DataError(ValueError):
@@ -32,7 +32,7 @@ class DataError(ValueError):
 def module(name: str) -> Any:
     if name not in PREPARERS:
         raise DataError(f"data.{name}: no benchmark of that name is prepared by eval.prepare; data roots are named by "
-                        f"benchmark loader: {', '.join(PREPARERS)}")  # fmt: skip
+                        f"benchmark loader: {', '.join(PREPARERS)}")
     return importlib.import_module(PREPARERS[name])
 
 

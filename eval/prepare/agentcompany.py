@@ -41,7 +41,7 @@ IMAGE = "ghcr.io/theagentcompany/servers-owncloud:1.0.0"
 IMAGE_DIGEST = "sha256:326406d88345899db22fc1081aa8fa15415c542a71b80486c0a2cebf59f56f63"
 DATA_IN_IMAGE = "/var/www/html/data/theagentcompany/files"
 OWNCLOUD_TARBALL = (f"docker create --name rt-owncloud {IMAGE} && "
-                    f"docker cp rt-owncloud:{DATA_IN_IMAGE} - | gzip > owncloud-files.tar.gz && docker rm rt-owncloud")  # fmt: skip
+                    f"docker cp rt-owncloud:{DATA_IN_IMAGE} - | gzip > owncloud-files.tar.gz && docker rm rt-owncloud")
 PARTS = ["tasks", "files"]
 
 
@@ -92,7 +92,7 @@ def _files(args: argparse.Namespace, out: Path) -> tuple[Path, dict[str, Any]]:
         if engine is None:
             raise PrepareError("no container engine runs here (docker or podman) to copy the file server's files out of "
                                f"{IMAGE}: where one runs, make the tarball with\n  {OWNCLOUD_TARBALL}\n"
-                               "then pass --owncloud-tar owncloud-files.tar.gz")  # fmt: skip
+                               "then pass --owncloud-tar owncloud-files.tar.gz")
         info = {"image": IMAGE, "path": DATA_IN_IMAGE, "engine": engine, "digest": copy_out(engine, dest)}
     return documents_root(dest), info
 
@@ -127,7 +127,7 @@ def documents_root(root: Path) -> Path:
             if p.is_dir() and not p.is_symlink():
                 return p.parent
     raise PrepareError(f"no Documents/ folder in the file server's files ({root}); the tarball must hold ownCloud's "
-                       f"{DATA_IN_IMAGE} as `docker cp` writes it:\n  {OWNCLOUD_TARBALL}")  # fmt: skip
+                       f"{DATA_IN_IMAGE} as `docker cp` writes it:\n  {OWNCLOUD_TARBALL}")
 
 
 def configure(root: Path) -> dict[str, str]:

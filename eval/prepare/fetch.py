@@ -37,13 +37,13 @@ def hub_download(repo: str, revision: str, dest: Path, allow: list[str] | None =
     except ImportError as e:  # pragma: no cover - a dependency of the project
         raise PrepareError(f"huggingface_hub is not installed ({e}): pip install -e .") from None
     how = (f"download it where the Hub is reachable (`hf download {repo} --repo-type dataset --revision {revision} "
-           f"--local-dir DIR`) and pass --from DIR")  # fmt: skip
+           f"--local-dir DIR`) and pass --from DIR")
     try:
         commit = HfApi().dataset_info(repo, revision=revision).sha or revision
         snapshot_download(repo, repo_type="dataset", revision=commit, local_dir=dest, allow_patterns=allow)
     except GatedRepoError:
         raise PrepareError(f"{repo} is gated: request access on https://huggingface.co/datasets/{repo}, then set "
-                           "HF_TOKEN (or run `hf auth login`) and run this again") from None  # fmt: skip
+                           "HF_TOKEN (or run `hf auth login`) and run this again") from None
     except RepositoryNotFoundError:
         raise PrepareError(f"{repo} (revision {revision}) was not found on the Hub; {how}") from None
     except Exception as e:  # noqa: BLE001 - httpx, OS and Hub errors all mean "not downloaded"

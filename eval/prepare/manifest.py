@@ -45,7 +45,7 @@ class Manifest:
     def to_json(self) -> dict[str, Any]:
         return {"schema": SCHEMA, "benchmark": self.benchmark, "variant": self.variant, "command": self.command,
                 "sources": self.sources, "parts": self.parts, "files": len(self.entries),
-                "bytes": sum(e[1] for e in self.entries), "digest": self.digest, "entries": self.entries}  # fmt: skip
+                "bytes": sum(e[1] for e in self.entries), "digest": self.digest, "entries": self.entries}
 
 
 def listing_digest(entries: Iterable[list[Any]]) -> str:
@@ -86,7 +86,7 @@ def read(root: Path) -> dict[str, Any]:
     path = root / MANIFEST
     if not path.is_file():
         raise ManifestError(f"{root} has no {MANIFEST}: it was not written by `python -m eval.prepare` (or not to the end); "
-                            "prepare it again, or point the benchmark's own paths at hand-made data")  # fmt: skip
+                            "prepare it again, or point the benchmark's own paths at hand-made data")
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
@@ -112,8 +112,8 @@ def check(root: Path, benchmark: str, full: bool = False) -> dict[str, Any]:
     changed = sorted(p for p in set(listed) & set(found) if p not in resized and full and file_sha256(root, p) != listed[p][1])
     problems = [f"{len(v)} {what} ({', '.join(v[:_SHOWN])}{', …' if len(v) > _SHOWN else ''})"
                 for what, v in (("missing", missing), ("not in the manifest", extra), ("of another size", resized),
-                                ("changed", changed)) if v]  # fmt: skip
+                                ("changed", changed)) if v]
     if problems:
         raise ManifestError(f"{root} does not match its manifest ({doc.get('files')} files, {doc.get('digest')}): "
-                            f"{'; '.join(problems)}. Prepare it again: {doc.get('command') or 'python -m eval.prepare'}")  # fmt: skip
+                            f"{'; '.join(problems)}. Prepare it again: {doc.get('command') or 'python -m eval.prepare'}")
     return doc

@@ -17,7 +17,14 @@ import csv
 from pathlib import Path
 from typing import Any
 
-from eval.prepare.fetch import PrepareError, building, check_loads, hub_download, link_file, local_source
+from eval.prepare.fetch import (
+    PrepareError,
+    building,
+    check_loads,
+    hub_download,
+    link_file,
+    local_source,
+)
 from eval.prepare.manifest import Manifest
 
 NAME = "officeqa"
@@ -34,7 +41,7 @@ PREFIX = "treasury_bulletin_"
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--from", dest="source", metavar="DIR", help="a local copy of the dataset (laid out as on the Hub) instead of downloading it")
     p.add_argument("--corpus", default="txt", metavar="FORMATS",
-                   help="the corpus formats, comma-separated: txt (default, ~460 MB), json (~730 MB), pdf (~4 GB)")  # fmt: skip
+                   help="the corpus formats, comma-separated: txt (default, ~460 MB), json (~730 MB), pdf (~4 GB)")
 
 
 def prepare(args: argparse.Namespace, out: Path) -> Path:
@@ -78,7 +85,7 @@ def _check_sources(questions: Path, names: set[str], formats: list[str]) -> None
     missing = sorted(f"{Path(c).stem}.{fmt}" for c in cited for fmt in formats if f"{Path(c).stem}.{fmt}" not in names)
     if missing:
         raise PrepareError(f"{len(missing)} bulletin(s) the questions cite are not in the corpus: {', '.join(missing[:5])}"
-                           f"{' …' if len(missing) > 5 else ''}")  # fmt: skip
+                           f"{' …' if len(missing) > 5 else ''}")
 
 
 def configure(root: Path) -> dict[str, str]:

@@ -44,7 +44,7 @@ ARCHIVE = "filesys_en.zip"
 REVISION = "main"
 PARTS = ["tasks.jsonl", "data", "filesys"]
 LIST_FIELDS = ("output_files", "rubrics", "rubric_types", "file_dep_graph", "data_manifest", "tested_capabilities",
-               "collaboration_type")  # fmt: skip
+               "collaboration_type")
 # The role folders the releases name for each persona (the first found is used).
 ROLE_FOLDERS = {
     "Backend Developer": ("BackendDeveloper_Workdir", "kaifa_raw"),
@@ -62,7 +62,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"a local {ARCHIVE}, or a folder holding it or its unpacked role folders, instead of downloading it")
     p.add_argument("--workspaces-revision", metavar="REV", help=f"the revision of {WORKSPACES} (--revision is the tasks dataset's)")
     p.add_argument("--role", action="append", default=[], metavar="PERSONA=FOLDER",
-                   help="the role folder of a persona the known names do not cover")  # fmt: skip
+                   help="the role folder of a persona the known names do not cover")
 
 
 def role_dir(persona: str) -> str:
@@ -215,7 +215,7 @@ def _role_folders(records: list[dict[str, Any]], root: Path, given: dict[str, st
         if folder is None:
             have = sorted(n for n in found if n.endswith(("_Workdir", "_raw")))
             raise PrepareError(f"no role folder for persona {persona!r} in {root} (looked for {', '.join(n for n in names if n)}; "
-                               f"role folders there: {', '.join(have) or 'none'}); name it with --role '{persona}=FOLDER'")  # fmt: skip
+                               f"role folders there: {', '.join(have) or 'none'}); name it with --role '{persona}=FOLDER'")
         out[persona] = folder
     return out
 

@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {args.sweep_dir} is not a directory (give a sweep directory such as outputs/demo)", file=sys.stderr)
         return 2
     cfg = ProbeConfig(methods=list(args.methods), max_show=args.max_show, max_log_chars=args.max_log_chars,
-                      cache_dir=args.cache_dir, base_url=args.base_url, workers=args.workers, limit=args.limit)  # fmt: skip
+                      cache_dir=args.cache_dir, base_url=args.base_url, workers=args.workers, limit=args.limit)
     path = run_probe(args.sweep_dir, cfg)
     print(path)
     if not args.no_report:

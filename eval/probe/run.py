@@ -73,7 +73,7 @@ def _entries(job: Job) -> list[dict[str, Any]]:
 def read_log_context(job: Job, limit: int) -> tuple[str, bool]:
     """The whole read log as one block, cut at `limit` characters; (text, was it cut)."""
     blocks = [text("log_entry", id=e["id"], path=e.get("path", ""), turn=e.get("turn", ""),
-                   command=e.get("command", ""), excerpt=e.get("excerpt", "")) for e in _entries(job)]  # fmt: skip
+                   command=e.get("command", ""), excerpt=e.get("excerpt", "")) for e in _entries(job)]
     full = text("log_header") + "\n\n" + "\n\n".join(blocks)
     if len(full) <= limit:
         return full, False
@@ -126,7 +126,7 @@ def probe_one(llm: CachedLLM, item: ProbeItem, condition: str, cfg: ProbeConfig)
     j = item.job
     rec: dict[str, Any] = {"job_id": j.job_id, "benchmark": j.benchmark, "task_id": j.task_id, "method": j.method,
                            "model": j.model, "seed": j.seed, "rubric": item.rubric, "condition": condition,
-                           "requirement": item.masked, "values": len(item.targets), "error": None}  # fmt: skip
+                           "requirement": item.masked, "values": len(item.targets), "error": None}
     try:
         if condition == "none":
             answer, chars = llm.reply(_messages(item, ""), []).content or "", 0
@@ -143,7 +143,7 @@ def probe_one(llm: CachedLLM, item: ProbeItem, condition: str, cfg: ProbeConfig)
         return {**rec, "error": str(e), "recovered": 0, "context_chars": 0}
     got = parse_answer(answer)
     labels = {lab: {"expected": v.text, "answer": got.get(lab), "recovered": lab in got and Haystack(got[lab]).has(v)}
-              for lab, v in item.labels.items() if lab in item.targets}  # fmt: skip
+              for lab, v in item.labels.items() if lab in item.targets}
     return {**rec, "recovered": sum(x["recovered"] for x in labels.values()), "context_chars": chars, "labels": labels, "answer": answer}
 
 
@@ -194,5 +194,5 @@ def run_probe(sweep_dir: Path, cfg: ProbeConfig) -> Path:
     tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
     tmp.replace(out)
     write_json(out.parent / "probe_config.json", {**dataclasses.asdict(cfg), "items": len(items),
-               "calls": sum(m.calls for m in models.models.values())})  # fmt: skip
+               "calls": sum(m.calls for m in models.models.values())})
     return out

@@ -58,7 +58,7 @@ def _hits(tab: dict[str, Any]) -> dict[str, list[int]]:
 def totals(diffs: list[dict[str, Any]]) -> dict[str, int]:
     """The differences summed over jobs."""
     out = {k: sum(len(d[k]) for d in diffs) for k in ("entries_gained", "entries_lost", "candidates_gained", "candidates_lost",
-                                                      "now_refused", "now_accepted")}  # fmt: skip
+                                                      "now_refused", "now_accepted")}
     out["jobs_changed"] = sum(1 for d in diffs if any(d[k] for k in out if k != "jobs_changed"))
     for side in ("before", "after"):
         pairs = [p for d in diffs for p in d["review_hits"][side].values()]

@@ -41,7 +41,7 @@ log = logging.getLogger("eval.replay")
 CANNOT = ("What this replay cannot answer: the agent acted on the tab it was shown. With today's tab it would have "
           "read, added, reviewed and resolved differently, and its deliverable would differ; these numbers are today's "
           "tab answering the recorded actions, not what a run with today's tab would do or score. Reads of files the "
-          "agent changed are not credited (the replay knows their final state, not when they changed).")  # fmt: skip
+          "agent changed are not credited (the replay knows their final state, not when they changed).")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -136,7 +136,7 @@ def summary(sweep: Path, label: str, report: dict[str, Any]) -> str:
              f"- candidates: +{t['candidates_gained']} gained, -{t['candidates_lost']} lost",
              f"- recorded resolutions that would now be refused: {t['now_refused']}; refused then, accepted now: {t['now_accepted']}",
              f"- review hits (a requirement shown beside a read-log line, per review): before {t['review_hits_before']}/"
-             f"{t['review_slots_before']}, after {t['review_hits_after']}/{t['review_slots_after']}", ""]  # fmt: skip
+             f"{t['review_slots_before']}, after {t['review_hits_after']}/{t['review_slots_after']}", ""]
     for j in jobs:
         if j["now_refused"]:
             lines.append(f"  {j['job_id']}: now refused " + ", ".join(f"{r['id']} (turn {r['turn']}: {r['why']})" for r in j["now_refused"]))

@@ -17,7 +17,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from eval.report.analyses import failing, figure2, figure4, figure5, table1, table3, table4
+from eval.report.analyses import (
+    failing,
+    figure2,
+    figure4,
+    figure5,
+    table1,
+    table3,
+    table4,
+)
 from eval.report.load import Sweep, header_notes, load_sweep
 from eval.report.pages.page_files import REPORT_DIR
 from eval.report.section import Section, Skip
@@ -91,7 +99,12 @@ def write_report(sweep_dir: Path, tracker: Any = None, baseline: str | None = No
     with exclusive(sweep_dir / LOCK), no_gc():
         sweep = load_sweep(sweep_dir, baseline, treatment)
         clear(out)
-        from eval.report.pages.site import Pages, compare_links, write_index, write_links
+        from eval.report.pages.site import (
+            Pages,
+            compare_links,
+            write_index,
+            write_links,
+        )
 
         with Pages(sweep, out, workers, rewrite=pages):  # written by workers while the analyses run here
             sections = run_analyses(sweep, out)

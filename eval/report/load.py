@@ -23,7 +23,13 @@ from typing import Any
 from eval.judges.extract.session import deliverable_texts
 from runners.core.job_record import JobRecord, is_job_dir
 from runners.core.record_files import TAB
-from runners.core.record_types import JobMeta, RecordError, Result, Scores, tab_config_of
+from runners.core.record_types import (
+    JobMeta,
+    RecordError,
+    Result,
+    Scores,
+    tab_config_of,
+)
 from tab.config import SWITCHES as TAB_SWITCHES
 from tab.shown import NAME as SHOWN_LOG
 
@@ -330,4 +336,4 @@ def read_job(d: Path, configs: dict[str, dict[str, Any]]) -> Job:
     record = JobRecord(d)
     meta = record.meta
     return Job(d, dataclasses.replace(meta, config=shared_config(configs, meta.config)),
-               _readable(lambda: record.result) if record.finished else None, _readable(lambda: record.scores))  # fmt: skip
+               _readable(lambda: record.result) if record.finished else None, _readable(lambda: record.scores))

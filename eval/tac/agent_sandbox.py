@@ -65,7 +65,7 @@ def server_sandbox(binds: tuple[tuple[str, str], ...]) -> SandboxExtras:
     """The agent's sandbox with the file server beside its shell (served mode)."""
     files, state = f"{WORKSPACE}/{STATE_DIR}/{OWNCLOUD}", f"{WORKSPACE}/{STATE_DIR}/{FILESERVER}"
     argv = (sys.executable, "-m", "fileserver", "--root", files, "--state", state, "--port", str(FILESERVER_PORT),
-            "--user", USER, "--password", PASSWORD)  # fmt: skip
+            "--user", USER, "--password", PASSWORD)
     code = ((str(TAC_DIR / "fileserver"), f"{FILESERVER_CODE}/fileserver"), *((p, p) for p in python_prefixes("")))
     urls = tuple((f"{SERVER_URL}{mount}/", f"{STATE_DIR}/{OWNCLOUD}") for mount in ("/remote.php/webdav", f"/remote.php/dav/files/{USER}"))
     service = Service("owncloud", argv, FILESERVER_PORT, code, (("PYTHONPATH", FILESERVER_CODE),), urls=urls)

@@ -56,7 +56,7 @@ def run(image: dict[str, Path], socket_dir: Path, log: Path, env: EnvConfig, tim
         argv = [*caps.prefix(), *bwrap_argv(image, socket_dir, hosts, COMMAND)]
         with open(log, "wb") as out:
             proc = subprocess.Popen(argv, env={**sandbox_env(), "RT_TAC_PROGRESS_FD": str(write_fd)}, pass_fds=(write_fd,),
-                                    stdin=subprocess.DEVNULL, stdout=out, stderr=out)  # fmt: skip
+                                    stdin=subprocess.DEVNULL, stdout=out, stderr=out)
         os.close(write_fd)
         write_fd = -1
         reader.start()

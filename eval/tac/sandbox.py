@@ -112,7 +112,7 @@ def bwrap_argv(image: dict[str, Path], socket_dir: Path, hosts: Path, command: l
     to host folders; `hosts` is the sandbox's /etc/hosts (`HOSTS`)."""
     argv = [require_bwrap(), "--unshare-all", "--die-with-parent", "--cap-drop", "ALL", "--hostname", "task",
             "--ro-bind", "/usr/lib", "/usr/lib", "--ro-bind-try", "/usr/lib64", "/usr/lib64",
-            "--ro-bind-try", "/usr/share/zoneinfo", "/usr/share/zoneinfo"]  # fmt: skip
+            "--ro-bind-try", "/usr/share/zoneinfo", "/usr/share/zoneinfo"]
     for tool in BASE_TOOLS:
         argv += ["--ro-bind-try", f"/usr/bin/{tool}", f"/usr/bin/{tool}"]
     for hidden in HIDDEN_LIB_DIRS:

@@ -15,13 +15,13 @@ from typing import Any
 
 _SERVER = {"model_path", "tool_call_parser", "tensor_parallel_size", "ctx_size", "chat_format", "extra_args"}
 _MODEL = {"kind", "id", "name", "script", "base_url", "api_key_env", "temperature", "top_p", "max_tokens", "seed",
-          "extra_body", "echo_extra", "server"}  # fmt: skip
+          "extra_body", "echo_extra", "server"}
 _TAB = {"capture", "review", "evidence_check", "finish_check", "review_lines", "review_candidates", "line_chars",
-        "status_paths", "texts"}  # fmt: skip
+        "status_paths", "texts"}
 _ENV = {"bash_timeout", "bash_timeout_max", "sandbox", "write_tool", "read_max_lines", "read_max_bytes",
         "bash_max_lines", "bash_max_bytes", "bash_output_max_bytes", "saved_output_max_bytes", "max_memory_bytes",
         "max_processes", "max_file_bytes", "materialize", "env_passthrough", "env_set", "agent_python",
-        "extra_ro_binds"}  # fmt: skip
+        "extra_ro_binds"}
 
 Frozen = dict[str, "Frozen | None"]
 
@@ -44,7 +44,7 @@ FROZEN_JOB: Frozen = {
 # What `eval.score.judge_key` hashed then: the judge's settings and its model's, as the flat model.
 FROZEN_JUDGE: Frozen = _leaves(
     {"name", "cache_dir", "max_retries", "max_file_chars", "max_total_chars", "max_trajectory_chars",
-     "evaluator_timeout_s"},  # fmt: skip
+     "evaluator_timeout_s"},
     model=_leaves(_MODEL, server=_leaves(_SERVER)),
 )
 

@@ -18,7 +18,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from envs.safeio import write_json as write_json  # the one atomic JSON write, re-exported
+from envs.safeio import (
+    write_json as write_json,  # the one atomic JSON write, re-exported
+)
 
 SCHEMA_VERSION = 3  # 3: result.json's left_out and left_out_rest; names that are not UTF-8 as \udcXX escapes
 JOB = "job.json"

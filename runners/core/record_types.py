@@ -140,7 +140,7 @@ class Result:
     def error_entry(self) -> dict[str, Any]:
         """What a later attempt keeps of this one in `earlier_errors`."""
         return {"attempt": self.attempt, "stop_reason": self.stop_reason, "error": self.error, "turns": self.turns,
-                "wall_s": self.wall_s, "spend": self.spend}  # fmt: skip
+                "wall_s": self.wall_s, "spend": self.spend}
 
 
 class Scores(TypedDict):

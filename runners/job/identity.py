@@ -30,9 +30,9 @@ from runners.models.scripted import ScriptedModelConfig
 # Model fields that change how a reply is fetched or billed, never which reply the agent sees.
 _MODEL_RUNTIME = ("price_in_per_mtok", "price_out_per_mtok", "max_retries", "backoff_base_s", "backoff_max_s",
                   "timeout_s", "call_timeout_s", "max_reply_bytes", "concurrency", "pricing", "cache", "cache_dir", "rpm",
-                  "tpm")  # fmt: skip
+                  "tpm")
 _SERVER_RUNTIME = ("host", "port", "gpus", "startup_timeout_s", "stop_grace_s", "log_path", "replicas",
-                   "resources", "executable", "env", "slots")  # fmt: skip
+                   "resources", "executable", "env", "slots")
 _FULL_HASH_MAX = 1 << 20  # larger files are identified by size plus their first and last 256 KiB
 _EDGE = 256 * 1024
 _file_digests: dict[tuple[str, int, int, int], str] = {}

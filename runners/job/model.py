@@ -22,7 +22,14 @@ from runners.core.messages import Model
 from runners.models import build_model, governor
 from runners.models.accounting import JobBudget, Paid
 from runners.models.caching import CachingModel
-from runners.models.call_cache import CallCache, CallKeys, agent_identity, cache_mode, cache_root, echo_fields
+from runners.models.call_cache import (
+    CallCache,
+    CallKeys,
+    agent_identity,
+    cache_mode,
+    cache_root,
+    echo_fields,
+)
 from runners.models.config import ApiModelConfig
 from runners.models.rate_limit import Limits, local_gate, provider_key
 from runners.models.registry import seeded
@@ -42,7 +49,7 @@ class JobModel:
     def record_fields(self, stop_reason: str, budget_usd: float | None) -> dict[str, Any]:
         """`spend`, `cached_calls` and, for a budget stop, `budget_usd` (result.json)."""
         return {"spend": round(self.paid.usd, 6), "cached_calls": self.cached.hits if self.cached else 0,
-                "budget_usd": budget_usd if stop_reason == "budget" else None}  # fmt: skip
+                "budget_usd": budget_usd if stop_reason == "budget" else None}
 
     async def aclose(self) -> None:
         if self.handle is not None:

@@ -78,7 +78,7 @@ def resume_scan(specs: Iterable[JobSpec], sweep_dir: Path, logged: dict[str, Log
     for spec in specs:
         job_dir = sweep_dir / spec.job_id
         if not is_final(job_dir, scored=False, error_retries=spec.cfg.cluster.error_retries,
-                           logged=(logged or {}).get(spec.job_id), job_usd=spec.cfg.budget.job_usd):  # fmt: skip
+                           logged=(logged or {}).get(spec.job_id), job_usd=spec.cfg.budget.job_usd):
             continue
         if spec.cfg.judge.name == "none":
             complete.add(spec.job_id)

@@ -179,7 +179,7 @@ def _deliver(
     diff = diff_workspace(task.workspace, task.stage, ws, max_files=caps[0])
     got = write_deliverable(job_dir, ws, diff, *caps)
     return {"deliverable": got.files, "deleted": diff.deleted, "left_out": got.left_out, "left_out_rest": got.rest,
-            "sandbox": env.sandbox_kind, "limits_hit": [*env.limits_hit, *got.limits_hit]}  # fmt: skip
+            "sandbox": env.sandbox_kind, "limits_hit": [*env.limits_hit, *got.limits_hit]}
 
 
 def score(cfg: RootConfig, job_dir: Path, task: Task | None = None) -> dict[str, Any] | None:

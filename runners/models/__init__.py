@@ -6,4 +6,4 @@ from runners.models.scripted import ScriptedModelConfig
 from runners.models.server import ServedModelConfig, ServerConfig
 
 __all__ = ["KINDS", "ApiModelConfig", "ModelConfig", "ScriptedModelConfig", "ServedModelConfig", "ServerConfig",
-           "build_model", "model_config", "served"]  # fmt: skip
+           "build_model", "model_config", "served"]

@@ -13,7 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from runners.core.messages import AssistantMessage, BudgetExceeded, Model, complete_async
+from runners.core.messages import (
+    AssistantMessage,
+    BudgetExceeded,
+    Model,
+    complete_async,
+)
 
 
 class _Wrapped:

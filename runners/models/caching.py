@@ -25,7 +25,7 @@ class CachingModel:
     """`inner` behind `cache` in `mode` (read | write | read_write); `keys` gives each call's key."""
 
     def __init__(self, inner: Model, cache: CallCache, keys: Callable[[list[dict[str, Any]], list[dict[str, Any]]], str],
-                 mode: str, threaded: bool = False) -> None:  # fmt: skip
+                 mode: str, threaded: bool = False) -> None:
         self.inner, self.cache, self.keys, self.mode = inner, cache, keys, mode
         self.name = inner.name
         self.hits = 0

@@ -162,7 +162,7 @@ def echo_fields(mc: ModelConfig) -> list[str]:
 def reply_entry(reply: AssistantMessage, model: str | None) -> dict[str, Any]:
     """A reply as the cache keeps it (version 2: `content` exactly as received, null included)."""
     entry: dict[str, Any] = {"v": 2, "content": reply.content, "model": model, "usage": dataclasses.asdict(reply.usage),
-                             "latency_s": reply.latency_s}  # fmt: skip
+                             "latency_s": reply.latency_s}
     if reply.tool_calls:
         entry["tool_calls"] = [dataclasses.asdict(c) for c in reply.tool_calls]
     if reply.extra:
@@ -178,7 +178,7 @@ def reply_of(d: dict[str, Any]) -> AssistantMessage:
         content = None
     usage = Usage(**{k: v for k, v in d["usage"].items() if k in _USAGE})
     return AssistantMessage(content=content, tool_calls=calls, usage=usage, latency_s=float(d.get("latency_s") or 0.0),
-                            extra=d.get("extra") or {})  # fmt: skip
+                            extra=d.get("extra") or {})
 
 
 def cache_mode(mode: str | None, default: str) -> str:

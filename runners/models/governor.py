@@ -64,7 +64,7 @@ class Governor:
 
     def snapshot(self) -> dict[str, Any]:
         return {"providers": {p: lim.snapshot() for p, lim in self.limiters.items()}, "paid_total": self.paid_total,
-                "paid_cells": dict(self.paid_cells), "paid_jobs": dict(self.paid_jobs)}  # fmt: skip
+                "paid_cells": dict(self.paid_cells), "paid_jobs": dict(self.paid_jobs)}
 
 
 def start(sweep_dir: Path) -> Any:
@@ -79,7 +79,7 @@ def start(sweep_dir: Path) -> Any:
         pass  # none left
     remote = ray.remote(Governor).options(
         name=name, namespace=NAMESPACE, lifetime="detached", num_cpus=0, max_concurrency=100_000, max_restarts=0,
-    )  # fmt: skip
+    )
     for _ in range(50):  # the killed one's name is freed once it is gone
         try:
             handle = remote.remote()

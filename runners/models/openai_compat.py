@@ -37,12 +37,22 @@ import httpx
 
 from envs.names import json_utf8
 from runners.core import deadline
-from runners.core.messages import AssistantMessage, ContextLengthError, ModelError, OutOfTime
+from runners.core.messages import (
+    AssistantMessage,
+    ContextLengthError,
+    ModelError,
+    OutOfTime,
+)
 from runners.models import async_http
 from runners.models.config import ApiModelConfig
 from runners.models.limits import async_endpoint_slot, thread_slot
 from runners.models.rate_limit import Gate, GatedTransport
-from runners.models.retry import RETRY_STATUS, backoff_s, is_context_length, retry_after_s
+from runners.models.retry import (
+    RETRY_STATUS,
+    backoff_s,
+    is_context_length,
+    retry_after_s,
+)
 from runners.models.wire import MalformedReply, parse_reply, request_body, wire_messages
 
 log = logging.getLogger(__name__)

@@ -158,7 +158,7 @@ class RateLimiter:
         self._reclaim(self.clock())
         return {"waiting": waiting, "in_flight": len(self.leases), "limit": None if self.limit is None else int(self.limit),
                 "cap": self.limits.concurrency or None, "overloads_1m": len(self._overloads), "granted": self.granted,
-                "paused_s": round(max(0.0, self.paused_until - self.clock()), 1)}  # fmt: skip
+                "paused_s": round(max(0.0, self.paused_until - self.clock()), 1)}
 
 
 class AsyncLimiter:

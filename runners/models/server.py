@@ -100,7 +100,7 @@ def vllm_command(cfg: ServedModelConfig, port: int) -> list[str]:
         "--tensor-parallel-size", str(s.tensor_parallel_size),
         *(["--max-model-len", str(s.ctx_size)] if s.ctx_size is not None else []),
         *s.extra_args,
-    ]  # fmt: skip
+    ]
 
 
 def llamacpp_command(cfg: ServedModelConfig, port: int) -> list[str]:
@@ -116,7 +116,7 @@ def llamacpp_command(cfg: ServedModelConfig, port: int) -> list[str]:
         "--host", s.host, "--port", str(port),
         "--n_ctx", str(s.ctx_size or 0),  # 0: the model's own
         *s.extra_args,
-    ]  # fmt: skip
+    ]
 
 
 COMMANDS: dict[str, Callable[[ServedModelConfig, int], list[str]]] = {"vllm": vllm_command, "llamacpp": llamacpp_command}

@@ -85,7 +85,7 @@ def _check_budget(cfg: RootConfig) -> None:
             raise ConfigError(f"budget.{name}={value}: give a positive amount in USD, or null for no limit")
     if (b.sweep_usd or b.cell_usd) and not (b.estimate_usd or b.job_usd):
         raise ConfigError("budget.sweep_usd/cell_usd need the expected cost of a cell's first jobs (before any has finished): "
-                          "set budget.estimate_usd (USD per job) or budget.job_usd")  # fmt: skip
+                          "set budget.estimate_usd (USD per job) or budget.job_usd")
     why = unpriced(cfg.model)
     if why and not b.allow_unpriced:
         raise ConfigError(f"{why}; this preset needs real prices to keep its budget (or pass budget.allow_unpriced=true)")
@@ -121,7 +121,7 @@ def _check_model(model: ModelConfig) -> None:
     slots = getattr(getattr(model, "server", None), "slots", None)
     if slots is not None and slots < 0:
         raise ConfigError(f"model.server.slots={slots}: give the requests one replica serves at once (llama.cpp's "
-                          "server: 1), 0 for no cap, or leave it unset for the kind's")  # fmt: skip
+                          "server: 1), 0 for no cap, or leave it unset for the kind's")
     _require_key(getattr(model, "api_key_env", None), f"model {model.id!r}")
     _check_backend(model)
 
@@ -129,7 +129,7 @@ def _check_model(model: ModelConfig) -> None:
 def _require_key(key_env: str | None, who: str, instead: str = "") -> None:
     if key_env and not os.environ.get(key_env):
         raise ConfigError(f"{who} takes its API key from ${key_env}, which is not set: export {key_env}=... before "
-                          f"running{instead} (the key never enters configs or records)")  # fmt: skip
+                          f"running{instead} (the key never enters configs or records)")
 
 
 def _check_backend(model: ModelConfig) -> None:
@@ -141,7 +141,7 @@ def _check_backend(model: ModelConfig) -> None:
 
     if model.kind == "llamacpp" and needs_server(model) and importlib.util.find_spec("llama_cpp") is None:
         raise ConfigError(f"model {model.id!r} is served by llama.cpp, which is not installed: {BACKEND_HINT}; "
-                          "or run an API or vLLM model")  # fmt: skip
+                          "or run an API or vLLM model")
 
 
 def _check_judge_key(cfg: RootConfig) -> None:
@@ -153,7 +153,7 @@ def _check_judge_key(cfg: RootConfig) -> None:
     name = judge_name(cfg.judge, default_judge(cfg.benchmark.name))
     if cfg.judge.model is not None and uses_model(name):
         _require_key(cfg.judge.model.api_key_env, f"judge {name} (which scores benchmark {cfg.benchmark.name})",
-                     " (or judge=none, and score later with python -m eval.score)")  # fmt: skip
+                     " (or judge=none, and score later with python -m eval.score)")
 
 
 def _check_data(cfg: RootConfig, checked: set[tuple[str, str]]) -> None:
@@ -175,7 +175,7 @@ def _check_script(model: ModelConfig) -> None:
     assert isinstance(model, ScriptedModelConfig)
     if bool(model.script) == bool(model.script_dir):
         raise ConfigError("model=scripted needs one of model.script=PATH (a JSONL file, one assistant turn a line) "
-                          "and model.script_dir=DIR (one <task_id>.jsonl per task)")  # fmt: skip
+                          "and model.script_dir=DIR (one <task_id>.jsonl per task)")
     if model.script_dir:
         if not os.path.isdir(model.script_dir):
             raise ConfigError(f"model.script_dir={model.script_dir}: not a folder (it holds one <task_id>.jsonl per task)")
@@ -231,7 +231,7 @@ def _check_names(cfg: RootConfig) -> None:
 
     checks = (("benchmark.name", lambda: BENCHMARKS.check(cfg.benchmark.name)), ("judge.name", lambda: check_judge(cfg.judge)),
               ("storage.kind", lambda: STORAGES.check(cfg.storage.kind)), ("tracker.kind", lambda: TRACKERS.check(cfg.tracker.kind)),
-              *((f"method.plugins ({p})", lambda p=p: PLUGINS.check(p)) for p in cfg.method.plugins))  # fmt: skip
+              *((f"method.plugins ({p})", lambda p=p: PLUGINS.check(p)) for p in cfg.method.plugins))
     for key, check in checks:
         try:
             check()

@@ -18,7 +18,13 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from runners.config.schema import AXES, CONF_DIR, group_options, register, unknown_key_message
+from runners.config.schema import (
+    AXES,
+    CONF_DIR,
+    group_options,
+    register,
+    unknown_key_message,
+)
 
 
 def multirun_refusal(argv: Sequence[str], prog: str) -> str | None:
@@ -71,7 +77,11 @@ def sweep_value_refusal(argv: Sequence[str], prog: str) -> str | None:
 def composition_refusal(error: BaseException) -> str | None:
     """One `error:` line for what Hydra refused while composing (None: not a composition error)."""
     from hydra.errors import HydraException, MissingConfigException
-    from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
+    from omegaconf.errors import (
+        ConfigAttributeError,
+        ConfigKeyError,
+        OmegaConfBaseException,
+    )
 
     if not isinstance(error, HydraException):
         return None
@@ -110,7 +120,7 @@ def _of_another_kind(key: str, cls: type) -> str | None:
     if not starts:
         return None
     return (f"{group}.{field} is not a setting of this {group} ({cls.__name__}) but of {group} {' or '.join(kinds)}: "
-            f"start from {' or '.join(f'{group}={s}' for s in starts)} and override from there")  # fmt: skip
+            f"start from {' or '.join(f'{group}={s}' for s in starts)} and override from there")
 
 
 def _grid_hint(overrides: list[str], prog: str) -> str:
@@ -123,7 +133,7 @@ def _grid_hint(overrides: list[str], prog: str) -> str:
     if prog == "runners.job":
         return f"it runs one job; run several with python -m runners.sweep and the grid's lists, e.g. {example}"
     return (f"a sweep is already the product of its grid's lists; give them as e.g. {example} "
-            "(other settings take one value per sweep: run one sweep per value, each with sweep=NAME)")  # fmt: skip
+            "(other settings take one value per sweep: run one sweep per value, each with sweep=NAME)")
 
 
 def null_group_refusal(argv: Sequence[str]) -> str | None:

@@ -142,9 +142,9 @@ class SweepBudget:
         if not self.held:
             return None
         limit = [f"budget.sweep_usd=${self.cfg.sweep_usd:g}" if self.cfg.sweep_usd else "",
-                 f"budget.cell_usd=${self.cfg.cell_usd:g}" if self.cfg.cell_usd else ""]  # fmt: skip
+                 f"budget.cell_usd=${self.cfg.cell_usd:g}" if self.cfg.cell_usd else ""]
         return (f"{len(self.held)} job(s) not started: their expected cost would pass {' / '.join(x for x in limit if x)} "
-                f"(spent ${self.spent():.2f}); raise the budget and run the same command again to run them")  # fmt: skip
+                f"(spent ${self.spent():.2f}); raise the budget and run the same command again to run them")
 
 
 def _paid(job_dir: Path) -> float | None:

@@ -68,7 +68,7 @@ class LiveLine:
     """Shows `render()` as one redrawing line on a terminal, or prints it every `every_s` seconds."""
 
     def __init__(self, console: Console, render: Callable[[], str], every_s: float = PLAIN_EVERY_S,
-                 details: Callable[[], list[str]] | None = None) -> None:  # fmt: skip
+                 details: Callable[[], list[str]] | None = None) -> None:
         self.console, self.render, self.every_s, self.details = console, render, every_s, details
         self.live = Live(console=console, refresh_per_second=2, get_renderable=self._text, transient=False) if console.is_terminal else None
         self._stop = threading.Event()

@@ -142,7 +142,7 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str],
         if todo:
             if not ray.is_initialized():
                 ray.init(address=root.cluster.address, num_cpus=root.cluster.num_cpus, log_to_driver=False,
-                         include_dashboard=False, runtime_env=_runtime_env())  # fmt: skip
+                         include_dashboard=False, runtime_env=_runtime_env())
                 signals.install()  # Ray's init put its own SIGTERM handler (exit at once) in place of ours
             with (ModelServers({s.cfg.model.id: s.cfg.model for s in todo}, root.cluster, owner_label(servers_scope)) as servers,
                   SweepWatch(sdir, root.budget, specs, todo, tracker) as watch,  # rate limits, spend, budgets

@@ -17,7 +17,14 @@ from hydra.errors import HydraException
 from omegaconf import OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from runners.config.schema import AXES, ConfigError, RootConfig, check_choice, listed_axes, to_root
+from runners.config.schema import (
+    AXES,
+    ConfigError,
+    RootConfig,
+    check_choice,
+    listed_axes,
+    to_root,
+)
 from runners.core.task import Task
 from runners.job.identity import CellDigest, JobSpec, readable_id, task_digests
 from runners.preflight.checks import benchmark_tasks, check_configs, check_tasks
@@ -64,7 +71,7 @@ def cells(root: RootConfig, overrides: list[str], experiment: str | None) -> lis
     _, rest = split_overrides(overrides)
     base = [f"experiment={experiment}"] if experiment else []
     return [cfg for b, m, mo in itertools.product(axes["benchmark"], axes["method"], axes["model"])
-            for cfg in _seeded([*base, f"benchmark={b}", f"method={m}", f"model={mo}"], seeds, rest)]  # fmt: skip
+            for cfg in _seeded([*base, f"benchmark={b}", f"method={m}", f"model={mo}"], seeds, rest)]
 
 
 def _seeded(choices: list[str], seeds: list[int], rest: list[str]) -> list[RootConfig]:

@@ -58,7 +58,7 @@ class Ledger:
                 yield entry
         if self.skipped:
             log.warning("%s: %d unreadable line(s) skipped; the jobs they logged are checked against their records",
-                        self.path, self.skipped)  # fmt: skip
+                        self.path, self.skipped)
 
     def records(self) -> dict[str, Logged]:
         """Each job's last line that logged a record (status ok, error or timeout), by job id."""

@@ -51,7 +51,7 @@ class LiveReport:
     fellow jobs on its benchmark, task, model and seed), writes each finished job's pages."""
 
     def __init__(self, sweep_dir: Path, every: int, start: Callable[[Path, Path], Process] = spawn, already: Collection[str] = (),
-                 groups: Mapping[str, Sequence[str]] | None = None) -> None:  # fmt: skip
+                 groups: Mapping[str, Sequence[str]] | None = None) -> None:
         self.sweep_dir, self.every, self.start, self.groups = sweep_dir, every, start, groups
         self.pending = len(already)
         self.proc: Process | None = None

@@ -26,7 +26,12 @@ import ray
 from runners.config.runner import ClusterConfig
 from runners.models.config import ModelConfig
 from runners.models.registry import endpoint
-from runners.models.server import ModelServer, ServedModelConfig, ServerError, needs_server
+from runners.models.server import (
+    ModelServer,
+    ServedModelConfig,
+    ServerError,
+    needs_server,
+)
 
 log = logging.getLogger(__name__)
 WILDCARD = "0.0.0.0"

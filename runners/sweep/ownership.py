@@ -90,7 +90,7 @@ class DriverLock:
         self.part = part or (0, 1)
         self.path = self.dir / lock_name(part)
         self.me = Holder(socket.gethostname(), os.getpid(), boot_id(), time.strftime("%Y-%m-%d %H:%M:%S"),
-                         " ".join(sys.argv)[:500])  # fmt: skip
+                         " ".join(sys.argv)[:500])
         self._fd: int | None = None
         self._stop = threading.Event()
         self._beat: threading.Thread | None = None
@@ -248,7 +248,7 @@ def _read(fd: int) -> Holder | None:
     try:
         d = json.loads(raw)
         return Holder(str(d["host"]), int(d["pid"]), str(d.get("boot_id") or ""), str(d.get("started") or "?"),
-                      str(d.get("command") or ""))  # fmt: skip
+                      str(d.get("command") or ""))
     except (ValueError, TypeError, KeyError):
         return Holder("(unreadable lock file)", 0, "", "?", "")
 
@@ -257,14 +257,14 @@ def _busy_message(path: Path, holder: Holder | None) -> str:
     who = f"pid {holder.pid} on host {holder.host} (since {holder.started})" if holder else "another process"
     stop = f"kill {holder.pid} on {holder.host}" if holder else f"stop it (`fuser {path}` shows it)"
     return (f"{path.parent} is being run by another driver: {who} holds {path.name}. Two drivers would run "
-            f"every job twice; wait for it to end (re-running then resumes), or {stop}")  # fmt: skip
+            f"every job twice; wait for it to end (re-running then resumes), or {stop}")
 
 
 def _remote_message(path: Path, holder: Holder, age: float) -> str:
     return (f"{path.parent} was being run by pid {holder.pid} on host {holder.host} (since {holder.started}), which "
             f"refreshed {path.name} {age:.0f} s ago; this host cannot check a process on another host. If it runs, "
             f"wait for it; if it was killed, its lock counts as stale {max(0.0, STALE_S - age):.0f} s from now "
-            f"(or remove {path} if you are sure it is gone)")  # fmt: skip
+            f"(or remove {path} if you are sure it is gone)")
 
 
 def boot_id() -> str:

@@ -17,7 +17,14 @@ from rich.console import Console
 from rich.table import Table
 
 from runners.job.identity import JobSpec
-from runners.sweep.console import PLAIN_EVERY_S, LiveLine, cell_lines, duration, limiter_part, spend_part
+from runners.sweep.console import (
+    PLAIN_EVERY_S,
+    LiveLine,
+    cell_lines,
+    duration,
+    limiter_part,
+    spend_part,
+)
 from runners.sweep.scheduler import Outcome
 
 if TYPE_CHECKING:
@@ -30,7 +37,7 @@ class Progress:
     """Counts per method; a live table on a terminal, one line per finished job elsewhere."""
 
     def __init__(self, specs: list[JobSpec], skipped: int, console: Console | None = None,
-                 watch: SweepWatch | None = None, name: str = "", every_s: float = PLAIN_EVERY_S) -> None:  # fmt: skip
+                 watch: SweepWatch | None = None, name: str = "", every_s: float = PLAIN_EVERY_S) -> None:
         self.console = console or Console(stderr=True)
         self.watch, self.name = watch, name
         self.total = {m: 0 for m in dict.fromkeys(s.cfg.method.name for s in specs)}
@@ -119,7 +126,7 @@ class Progress:
         """The one progress line: counts, ETA, spend and the providers' limiters."""
         done = self.finished - self.n_errored - self.n_failed
         parts = [f"sweep {self.name}".rstrip(), f"{done:,}/{self.n_jobs:,} done", f"{self.n_running} running",
-                 f"{self.n_errored} errored", f"{self.n_failed} failed"]  # fmt: skip
+                 f"{self.n_errored} errored", f"{self.n_failed} failed"]
         eta = self.eta_s()
         parts.append(f"ETA {duration(eta)}" if eta is not None else "ETA –")
         if self.unsandboxed:

@@ -50,11 +50,11 @@ def reconcile(
         counts["ledger"] += not in_ledger
         counts["bucket"] += upload
         entry = {"job_id": spec.job_id, "status": "error" if result.errored else "ok",
-                 "stop_reason": result.stop_reason, "error": result.error, "reconciled": True, **fields}  # fmt: skip
+                 "stop_reason": result.stop_reason, "error": result.error, "reconciled": True, **fields}
         uploader.submit(job_dir, lambda error, e=entry: log_entry(ledger, e, error), upload=upload)
     if any(counts.values()):
         log.warning("reconciled complete records missing from the ledger (%d), tracker (%d), bucket (%d)",
-                    counts["ledger"], counts["tracker"], counts["bucket"])  # fmt: skip
+                    counts["ledger"], counts["tracker"], counts["bucket"])
     return counts
 
 

@@ -260,7 +260,7 @@ def _warn_capped(specs: list[JobSpec], fleet: _Fleet, cluster: ClusterConfig, re
                     "rather than queue at the server with their time limits running. More at once needs more replicas "
                     "(model.server.replicas=N, each a process with the model loaded; llama.cpp's takes a CPU)",
                     model.id, capacity, capacity, wanted,
-                )  # fmt: skip
+                )
             continue  # the server, not the per-actor cap, bounds its calls
         if 0 < model.concurrency * actors < wanted:
             log.warning(
@@ -293,7 +293,7 @@ def _collect(ref: Any, job: _Running, cluster: ClusterConfig) -> tuple[Outcome |
     except (RayActorError, GetTimeoutError) as e:
         if job.attempt <= cluster.retries:
             log.warning("job %s: actor on node %s lost (%s); retrying (attempt %d)",
-                        job.spec.job_id, job.actor.node, type(e).__name__, job.attempt + 1)  # fmt: skip
+                        job.spec.job_id, job.actor.node, type(e).__name__, job.attempt + 1)
             return None, True
         return Outcome(
             job.spec, "failed", job.attempt, wall, error=f"actor died: {e}"[:2000], node=job.actor.node

@@ -74,7 +74,7 @@ def render(root: RootConfig, experiment: str | None, axes: dict[str, list[str]],
     head = (f"# {'experiment=' + experiment if experiment else 'no experiment'}: the sweep's grid, "
             f"{' x '.join(f'{n} {a}(s)' for n, a in zip(sizes, [*AXES, 'seed'], strict=True))} = "
             f"{len(configs)} cell(s), each over its benchmark's tasks.\n"
-            "# An axis with several values shows each as its cells compose it.\n")  # fmt: skip
+            "# An axis with several values shows each as its cells compose it.\n")
     try:
         check_sweep(configs)
         verdict = "passed (each cell's settings, the models' and judges' keys, the data of every benchmark)"

@@ -118,4 +118,4 @@ def status_line(signum: int, total: int, before: int, now: int, in_flight: int, 
     left = total - before - now - in_flight
     return (f"sweep interrupted by {signal.Signals(signum).name}: {before + now} of {total} jobs complete "
             f"({now} in this run), {in_flight} in flight stopped (they run again), {left} not started; "
-            f"resume with: {resume}")  # fmt: skip
+            f"resume with: {resume}")

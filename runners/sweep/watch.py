@@ -33,7 +33,7 @@ class SweepWatch:
     """Use as a context manager around the run (after `ray.init`)."""
 
     def __init__(self, sweep_dir: Path, budget: BudgetConfig, specs: Iterable[JobSpec], todo: Iterable[JobSpec],
-                 tracker: Any = None) -> None:  # fmt: skip
+                 tracker: Any = None) -> None:
         self.sweep_dir = sweep_dir
         self.tracker = tracker  # told the spend every minute (W&B: the run `<sweep>-spend`), when there is any
         self.budget = SweepBudget(budget, specs, todo, sweep_dir)
@@ -93,7 +93,7 @@ class SweepWatch:
         """Per cell: spent so far and expected at completion (USD)."""
         with self.lock:
             return {c: {"spent": round(self.budget.spent(c), 6), "expected": round(self.budget.at_completion(c), 6)}
-                    for c in sorted(self.budget.cells)}  # fmt: skip
+                    for c in sorted(self.budget.cells)}
 
     def totals(self) -> tuple[float, float]:
         with self.lock:
@@ -106,7 +106,7 @@ class SweepWatch:
             held = sorted(self.budget.held)
         doc = {"spent": round(spent, 6), "expected": round(expected, 6), "cells": self.cells(),
                "budget": {k: getattr(self.budget.cfg, k) for k in ("sweep_usd", "cell_usd", "job_usd", "estimate_usd")},
-               "held": held, "providers": self.snapshot.get("providers", {}), "time": time.time()}  # fmt: skip
+               "held": held, "providers": self.snapshot.get("providers", {}), "time": time.time()}
         try:
             write_json(self.sweep_dir / SPEND_FILE, doc)
         except OSError as e:

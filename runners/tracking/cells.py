@@ -20,7 +20,7 @@ from tab.config import SWITCHES as TAB_SWITCHES
 from tab.stats import tab_summary
 
 RESULT_COLUMNS = ("stop_reason", "turns", "tokens_in", "tokens_out", "cost", "spend", "cached_calls", "wall_s", "chars_read",
-                  "attempt", "errored")  # fmt: skip
+                  "attempt", "errored")
 ITEM_TABLES = {"rubric": "rubrics", "checkpoint": "checkpoints", "answer": "questions"}
 Table = tuple[list[str], list[list[Any]]]
 
@@ -54,7 +54,7 @@ def cell_config(cell: Cell, job_config: dict[str, Any], sweep: str, partial: boo
     tab = tab_config_of(job_config)
     settings = tab.settings() if tab is not None else dict.fromkeys(TAB_SWITCHES)
     keys: dict[str, Any] = {"sweep": sweep, "benchmark": cell.benchmark, "method": cell.method,
-                            "model": cell.model, "seed": cell.seed, "tab": tab is not None, "partial": partial}  # fmt: skip
+                            "model": cell.model, "seed": cell.seed, "tab": tab is not None, "partial": partial}
     keys.update({f"tab_{s}": v for s, v in settings.items()})
     keys["ablation"] = tab is not None and not all(settings.values())
     return {**keys, "job": job_config}
@@ -69,7 +69,7 @@ def task_table(rows: list[CellRow]) -> Table:
     for r in rows:
         m = (r.scores or {}).get("metrics") or {}
         data.append([r.job_id, r.task_id, *(m.get(k) for k in metrics), *(getattr(r.result, k) for k in RESULT_COLUMNS),
-                     *(r.stats.get(s) for s in stats)])  # fmt: skip
+                     *(r.stats.get(s) for s in stats)])
     return columns, [[cell_value(v) for v in row] for row in data]
 
 

@@ -86,7 +86,7 @@ class JsonlTracker:
             "kind": "summary",
             "tables": {k: {"columns": c, "rows": r} for k, (c, r) in tables.items()},
             "images": {k: str(p) for k, p in (images or {}).items()},
-        })  # fmt: skip
+        })
 
     def flush(self) -> None:
         pass  # every line is written when logged

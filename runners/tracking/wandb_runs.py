@@ -236,7 +236,7 @@ class WandbTracker:
         expected = self.expected.get(cell)
         summary = cell_summary(rows, len(expected) if expected is not None else None)
         run = self._init(self.manifest.run_id(cell.name), cell.name, cell.method,
-                         [cell.benchmark, cell.model, f"seed{cell.seed}", cell.method], cell_config(cell, config, self.sweep, summary["partial"]))  # fmt: skip
+                         [cell.benchmark, cell.model, f"seed{cell.seed}", cell.method], cell_config(cell, config, self.sweep, summary["partial"]))
         with _finishing(run):
             columns, data = task_table(rows)
             logged: dict[str, Any] = {"tasks": self.wandb.Table(columns=columns, data=data)}

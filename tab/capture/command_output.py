@@ -203,9 +203,9 @@ _CURL = Spec("special", values="uXHdoTAeEFmrwzbcKxYyQtCDUhP",
              long_values=("--user", "--request", "--header", "--data", "--data-binary", "--data-raw", "--data-urlencode",
                           "--output", "--upload-file", "--user-agent", "--referer", "--form", "--max-time", "--range",
                           "--write-out", "--cookie", "--cookie-jar", "--config", "--proxy", "--connect-timeout",
-                          "--retry", "--output-dir"))  # fmt: skip
+                          "--retry", "--output-dir"))
 _CURL_ELSEWHERE = ("-o", "--output", "-O", "--remote-name", "-T", "--upload-file", "-d", "--data", "--data-binary",
-                   "--data-raw", "--data-urlencode", "-F", "--form", "-I", "--head", "-J", "--remote-header-name")  # fmt: skip
+                   "--data-raw", "--data-urlencode", "-F", "--form", "-I", "--head", "-J", "--remote-header-name")
 
 
 def _curl(argv, cmd, up, cwd, ws) -> Stream:

@@ -12,7 +12,7 @@ from eval.benchmarks.builtin.writer import SuiteWriter
 
 FOLDERS = ["Documents/Admin", "Documents/Financials", "Documents/HR", "Documents/Engineering", "Documents/Marketing",
            "Documents/Sales", "Documents/Legal", "Documents/Admin/Archive", "Documents/Financials/Reports",
-           "Documents/HR/Policies", "Documents/Engineering/Design", "Templates"]  # fmt: skip
+           "Documents/HR/Policies", "Documents/Engineering/Design", "Templates"]
 
 
 def build(w: SuiteWriter, rng: random.Random) -> None:

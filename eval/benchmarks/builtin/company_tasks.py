@@ -25,7 +25,7 @@ def _rows(file: str, rows: list[list[Any]], tol: float = 0.0) -> dict[str, Any]:
 
 def _task(w: SuiteWriter, tid: str, prompt: str, output: str, checkpoints: list, solution: list, scoring: str = "sum") -> None:
     w.task(solution, id=tid, prompt=prompt, workspace=WS, output=output, checkpoints=checkpoints,
-           **({"extra": {"scoring": scoring}} if scoring != "sum" else {}))  # fmt: skip
+           **({"extra": {"scoring": scoring}} if scoring != "sum" else {}))
 
 
 def drinks(w: SuiteWriter, rng: random.Random) -> None:
@@ -56,12 +56,12 @@ def drinks(w: SuiteWriter, rng: random.Random) -> None:
         cp("Identify Vita Coco, Talking Rain and Milk.", 1, _rows(out, [[d] for d in rare])),
         cp(f"Count correctly that demand for Vita Coco is {counts['Vita Coco']} and for Diet Coke {counts['Diet Coke']}.", 1,
            _rows(out, [["Vita Coco", counts["Vita Coco"]], ["Diet Coke", counts["Diet Coke"]]])),
-    ]  # fmt: skip
+    ]
     prompt = ("We are collecting employees' preferences on drinks to help with our purchasing plan. The answers to the "
               f"questionnaire we placed in the office are transcribed in {src}. Organize the responses in the spreadsheet "
-              f"prepared at {out} (columns drink, quantity): one row per type of beverage with the number of people who like it.")  # fmt: skip
+              f"prepared at {out} (columns drink, quantity): one row per type of beverage with the number of people who like it.")
     _task(w, "co-01-drinks-survey", prompt, out, checkpoints,
-          [sol.read([src, out]), sol.write(out, csv_text([["drink", "quantity"]] + rows)), sol.finish("The survey spreadsheet is complete.")])  # fmt: skip
+          [sol.read([src, out]), sol.write(out, csv_text([["drink", "quantity"]] + rows)), sol.finish("The survey spreadsheet is complete.")])
 
 
 def budget_variance(w: SuiteWriter, rng: random.Random) -> None:
@@ -90,14 +90,14 @@ def budget_variance(w: SuiteWriter, rng: random.Random) -> None:
         cp("Nothing else is flagged, and nothing of the 2022 budget.", 1,
            {"type": "all", "checks": [{"type": "row_count", "file": out, "equals": len(flagged)},
                                       absent(out, ["2022-01", "2022"], csv_text([["Flagged_Variances"]] + [[f] for f in flagged]))]}),
-    ]  # fmt: skip
+    ]
     prompt = (f"Analyze actual spending against budgeted amounts across all departments and categories. {fb} holds the "
               f"budgeted amounts by department, category and month; {fa} the actual spending. For each department/category/"
               "month, compute the variance amount and percentage, and flag variances greater than both 10% of the budgeted "
               f"amount and $5,000. Create {out} with a column titled Flagged_Variances holding one identifier per significant "
-              "variance, in the format Department_Category_YYYYMM.")  # fmt: skip
+              "variance, in the format Department_Category_YYYYMM.")
     _task(w, "co-02-budget-variance", prompt, out, checkpoints,
-          [sol.read([fb, fa]), sol.write(out, csv_text([["Flagged_Variances"]] + [[f] for f in flagged])), sol.finish("Flagged variances written.")])  # fmt: skip
+          [sol.read([fb, fa]), sol.write(out, csv_text([["Flagged_Variances"]] + [[f] for f in flagged])), sol.finish("Flagged variances written.")])
 
 
 def _hm(minutes: int) -> str:
@@ -125,10 +125,10 @@ def attendance(w: SuiteWriter, rng: random.Random) -> None:
            {"type": "all", "checks": [{"type": "columns", "file": out, "names": report[0]}, absent(out, ["2024-03-04", "08:55"], csv_text(report))]}),
         cp("Average work length (hours) is right for every employee.", 2, _rows(out, [[p, float(stats[p][0])] for p in staff], 0.002)),
         cp("On-time departure and late arrival counts are right for every employee.", 2, _rows(out, [[p, float(stats[p][0]), stats[p][1], stats[p][2]] for p in staff], 0.002)),
-    ]  # fmt: skip
+    ]
     prompt = (f"Using the April attendance data in {src}, create a report at {out} with one row per employee and the columns "
               "Name, Average Work Length (in hours, two decimals), On-time Departure Count (days the employee left between "
-              "17:30 and 18:00 inclusive) and Late Arrival Count (days the employee arrived after 9:00).")  # fmt: skip
+              "17:30 and 18:00 inclusive) and Late Arrival Count (days the employee arrived after 9:00).")
     _task(w, "co-03-attendance-report", prompt, out, checkpoints, [sol.read([src]), sol.write(out, csv_text(report)), sol.finish("Report written.")])
 
 
@@ -151,11 +151,11 @@ def salaries(w: SuiteWriter, rng: random.Random) -> None:
                                       absent(out, [s - 3000 for _, s in list(pay.values())[:10]], csv_text([header] + summary))]}),
         cp("Departments are sorted by average salary, highest first.", 1, {"type": "order", "file": out, "values": [r[0] for r in summary]}),
         cp("Average, highest and lowest salary are right for every department.", 2, _rows(out, [[r[0], float(r[1]), r[2], r[3]] for r in summary], 0.0005)),
-    ]  # fmt: skip
+    ]
     prompt = (f"{src} lists every employee's department and salary. Write {out} with one row per department and the columns "
               "Department, Average Salary (two decimals), Highest Salary and Lowest Salary, sorted by average salary from highest to lowest.")
     _task(w, "co-04-salary-summary", prompt, out, checkpoints, [sol.read([src]), sol.write(out, csv_text([header] + summary)), sol.finish("Summary written.")],
-          scoring="bonus_for_completing_final")  # fmt: skip
+          scoring="bonus_for_completing_final")
 
 
 def invoices(w: SuiteWriter, rng: random.Random) -> None:
@@ -170,7 +170,7 @@ def invoices(w: SuiteWriter, rng: random.Random) -> None:
         amount = sum(q * p for _, q, p in lines)
         files.append(w.doc(WS, f"Documents/Financials/Invoices/{num}.pdf", [
             ("title", f"INVOICE {num}"), ("para", f"Vendor: {v}"), ("para", f"Invoice date: 2024-05-{3 + i:02d}"),
-            ("table", [["Item", "Qty", "Unit price"]] + [[a, b, f"{c:,.2f}"] for a, b, c in lines]), ("para", f"Total due: ${amount:,.2f}")]))  # fmt: skip
+            ("table", [["Item", "Qty", "Unit price"]] + [[a, b, f"{c:,.2f}"] for a, b, c in lines]), ("para", f"Total due: ${amount:,.2f}")]))
         paid = {"ok": amount, "under": amount - rng.choice([120, 450, 800]), "over": amount + rng.choice([60, 300]), "missing": None}[kind]
         if paid is not None:
             paid_rows.append([num, f"2024-06-{10 + i:02d}", paid])
@@ -186,12 +186,12 @@ def invoices(w: SuiteWriter, rng: random.Random) -> None:
         cp("Every invoice whose payment differs from it or is missing is listed.", 2, {"type": "contains", "file": out, "values": [m[0] for m in mism]}),
         cp("The differences (amount paid minus invoice amount) are right.", 1, _rows(out, [[m[0], float(m[3])] for m in mism])),
         cp("Invoices paid exactly are not listed.", 1, {"type": "absent", "file": out, "values": ok_nums}),
-    ]  # fmt: skip
+    ]
     prompt = (f"The invoices received in May 2024 are PDFs in Documents/Financials/Invoices/, and the payments made are in {pay}. "
               f"Match them and write {out} listing every invoice that was underpaid, overpaid or not paid at all, with the columns "
-              "Invoice Number, Invoice Amount, Amount Paid (0 if unpaid) and Difference (amount paid minus invoice amount).")  # fmt: skip
+              "Invoice Number, Invoice Amount, Amount Paid (0 if unpaid) and Difference (amount paid minus invoice amount).")
     _task(w, "co-05-invoice-matching", prompt, out, checkpoints,
-          [sol.find("ls Documents/Financials/Invoices"), sol.read(files + [pay]), sol.write(out, csv_text([header] + mism)), sol.finish("Mismatches listed.")])  # fmt: skip
+          [sol.find("ls Documents/Financials/Invoices"), sol.read(files + [pay]), sol.write(out, csv_text([header] + mism)), sol.finish("Mismatches listed.")])
 
 
 def quotes(w: SuiteWriter, rng: random.Random) -> None:
@@ -213,19 +213,19 @@ def quotes(w: SuiteWriter, rng: random.Random) -> None:
         files.append(w.doc(WS, f"Documents/Admin/Quotes/quote_{words.slug(v)}.{ext}", [
             ("title", f"Quotation from {v}"), ("para", "Item: height-adjustable standing desk, 140 x 70 cm, quantity 20."),
             ("table", [["Unit price (USD)", "Volume discount", "Shipping (USD)"], [f"{unit:.2f}", f"{disc}%", f"{ship:.2f}"]]),
-            ("para", "Prices valid for 30 days. " + words.filler(rng, 1))]))  # fmt: skip
+            ("para", "Prices valid for 30 days. " + words.filler(rng, 1))]))
     out = "Documents/Admin/best_quote.txt"
     checkpoints = [
         cp("best_quote.txt exists.", 1, {"type": "exists", "path": out}),
         cp(f"The best quote is {best[0]} (lowest total after discount and shipping), and no other vendor is named.", 2,
            {"type": "all", "checks": [{"type": "contains", "file": out, "values": [best[0]]}, {"type": "absent", "file": out, "values": [o[0] for o in offers if o != best]}]}),
         cp(f"The total cost {best[4]:,.2f} is right.", 1, {"type": "contains", "file": out, "values": [best[4]]}),
-    ]  # fmt: skip
+    ]
     prompt = ("We need 20 standing desks. The vendor quotations are in Documents/Admin/Quotes/. Compare the total cost of each "
               "quote (unit price x 20, minus the volume discount, plus shipping) and write the vendor with the lowest total and "
-              f"that total in {out}, as two lines: 'Vendor: <name>' and 'Total: <amount in USD>'.")  # fmt: skip
+              f"that total in {out}, as two lines: 'Vendor: <name>' and 'Total: <amount in USD>'.")
     _task(w, "co-06-best-vendor-quote", prompt, out, checkpoints,
-          [sol.find("ls Documents/Admin/Quotes"), sol.read(files), sol.write(out, f"Vendor: {best[0]}\nTotal: {best[4]:.2f}"), sol.finish("Best quote recorded.")])  # fmt: skip
+          [sol.find("ls Documents/Admin/Quotes"), sol.read(files), sol.write(out, f"Vendor: {best[0]}\nTotal: {best[4]:.2f}"), sol.finish("Best quote recorded.")])
 
 
 def expenses(w: SuiteWriter, rng: random.Random) -> None:
@@ -247,11 +247,11 @@ def expenses(w: SuiteWriter, rng: random.Random) -> None:
            {"type": "all", "checks": [{"type": "columns", "file": out, "names": ["Category", "Total"]}, absent(out, ["2023-12-04", 812.40], csv_text(result))]}),
         cp("Every category's Q1 total is right.", 2, _rows(out, [[c, round(totals[c], 2)] for c in cats], 0.00001)),
         cp("The grand total row is right.", 1, {"type": "row", "file": out, "cells": ["Grand Total", round(sum(totals.values()), 2)], "tolerance": 0.00001}),
-    ]  # fmt: skip
+    ]
     prompt = ("The expense claims of the first quarter of 2024 are in Documents/Financials/Expenses/2024-Q1/ (one CSV per month). "
               f"Write {out} with the columns Category and Total: the Q1 total of each category, then a row 'Grand Total'.")
     _task(w, "co-07-expense-totals", prompt, out, checkpoints,
-          [sol.find("ls -R Documents/Financials/Expenses"), sol.read(files), sol.write(out, csv_text(result)), sol.finish("Totals written.")])  # fmt: skip
+          [sol.find("ls -R Documents/Financials/Expenses"), sol.read(files), sol.write(out, csv_text(result)), sol.finish("Totals written.")])
 
 
 def timesheets(w: SuiteWriter, rng: random.Random) -> None:
@@ -274,13 +274,13 @@ def timesheets(w: SuiteWriter, rng: random.Random) -> None:
         cp("Total hours are right for every project.", 2, _rows(out, [[p, hours[p]] for p in projects])),
         cp(f"top_project.txt names {top}, the project with the most hours.", 1,
            {"type": "all", "checks": [{"type": "contains", "file": top_file, "values": [top]}, {"type": "absent", "file": top_file, "values": [p for p in projects if p != top]}]}),
-    ]  # fmt: skip
+    ]
     prompt = ("The engineering timesheets for weeks 10 to 13 of 2024 are in Documents/Engineering/Timesheets/. Write "
               f"{out} with the columns Project and Total Hours (hours over the four weeks), and write the name of the "
-              f"project with the most hours in {top_file}.")  # fmt: skip
+              f"project with the most hours in {top_file}.")
     _task(w, "co-08-project-hours", prompt, out, checkpoints,
           [sol.read(files), sol.write(out, csv_text(result)), sol.write(top_file, top, "And the top project."), sol.finish("Done.")],
-          scoring="bonus_for_completing_any")  # fmt: skip
+          scoring="bonus_for_completing_any")
 
 
 def contacts(w: SuiteWriter, rng: random.Random) -> None:
@@ -301,7 +301,7 @@ def contacts(w: SuiteWriter, rng: random.Random) -> None:
     depts = {p: rng.choice(words.DEPARTMENTS) for p in staff}
     src = w.doc(WS, "Documents/HR/personnel_records.docx", [
         ("title", "Personnel records (HR master data)"), ("para", "Maintained by Human Resources. " + words.filler(rng, 1)),
-        ("table", [["Name", "Department", "Email", "Phone"]] + [[p, depts[p], *hr[p]] for p in staff])])  # fmt: skip
+        ("table", [["Name", "Department", "Email", "Phone"]] + [[p, depts[p], *hr[p]] for p in staff])])
     lst = w.sheet(WS, "Documents/Admin/phone_list.xlsx", [["Name", "Phone", "Email"]] + [[p, listed[p][1], listed[p][0]] for p in staff], "Phone list")
     out = "Documents/HR/contact_mismatches.csv"
     header = ["Name", "Field", "HR Record", "Phone List"]
@@ -312,11 +312,11 @@ def contacts(w: SuiteWriter, rng: random.Random) -> None:
         cp("Only the differing entries are listed.", 1,
            {"type": "all", "checks": [{"type": "row_count", "file": out, "equals": len(changes)},
                                       absent(out, [hr[p][0] for p in staff if hr[p] == listed[p]], csv_text([header] + changes))]}),
-    ]  # fmt: skip
+    ]
     prompt = (f"HR keeps contact details in {src}; the office phone list is {lst}. Compare them and write {out} with one row "
               "per differing value and the columns Name, Field (Phone or Email), HR Record and Phone List.")
     _task(w, "co-09-contact-reconciliation", prompt, out, checkpoints,
-          [sol.read([src, lst]), sol.write(out, csv_text([header] + changes)), sol.finish("Mismatches written.")])  # fmt: skip
+          [sol.read([src, lst]), sol.write(out, csv_text([header] + changes)), sol.finish("Mismatches written.")])
 
 
 def campaigns(w: SuiteWriter, rng: random.Random) -> None:
@@ -329,7 +329,7 @@ def campaigns(w: SuiteWriter, rng: random.Random) -> None:
         stats.append((n, f"{clicks / imp * 100:.2f}", f"{spend / conv:.2f}"))
         files.append(w.text(WS, f"Documents/Marketing/Campaigns/2024/{words.slug(n)}.md", "\n".join([
             f"# Campaign report: {n}", "", f"Channel: {rng.choice(['Email', 'Search', 'Social', 'Display'])}", "",
-            f"- Impressions: {imp:,}", f"- Clicks: {clicks:,}", f"- Conversions: {conv}", f"- Spend: ${spend:,}", "", words.filler(rng, 2)])))  # fmt: skip
+            f"- Impressions: {imp:,}", f"- Clicks: {clicks:,}", f"- Conversions: {conv}", f"- Spend: ${spend:,}", "", words.filler(rng, 2)])))
     w.text(WS, "Documents/Marketing/Campaigns/2023/winter_promo.md", "# Campaign report: Winter Promo\n\n- Impressions: 90,000\n- Clicks: 5,400\n- Conversions: 210\n- Spend: $4,000")
     best = max(stats, key=lambda s: float(s[1]))
     out = "Documents/Marketing/campaign_summary.md"
@@ -340,14 +340,14 @@ def campaigns(w: SuiteWriter, rng: random.Random) -> None:
         cp("CTR (clicks / impressions, in %) and cost per conversion are right for every campaign.", 2,
            _rows(out, [[n, float(c), float(k)] for n, c, k in stats], 0.005)),
         cp(f"The summary names {best[0]} as the best campaign by CTR.", 1, {"type": "contains", "file": out, "values": [f"Best campaign: {best[0]}"]}),
-    ]  # fmt: skip
+    ]
     prompt = ("The 2024 campaign reports are in Documents/Marketing/Campaigns/2024/. Write a summary at "
               f"{out}: a markdown table with the columns Campaign, CTR (%) (clicks / impressions x 100, two decimals) and Cost "
               "per Conversion (spend / conversions, two decimals), one row per campaign, followed by a line "
-              "'Best campaign: <name>' for the campaign with the highest CTR.")  # fmt: skip
+              "'Best campaign: <name>' for the campaign with the highest CTR.")
     _task(w, "co-10-campaign-summary", prompt, out, checkpoints,
           [sol.read(files), sol.write(out, "# 2024 campaign summary\n\n" + "\n".join(table) + f"\n\nBest campaign: {best[0]}"), sol.finish("Summary written.")],
-          scoring="bonus_for_completing_final")  # fmt: skip
+          scoring="bonus_for_completing_final")
 
 
 TASKS = [drinks, budget_variance, attendance, salaries, invoices, quotes, expenses, timesheets, contacts, campaigns]

@@ -10,7 +10,7 @@ from eval.benchmarks.builtin.writer import SuiteWriter
 TOPICS = ["Quarterly review", "Team offsite plan", "Vendor onboarding", "Office relocation", "Safety inspection",
           "Training calendar", "Holiday schedule", "Printer fleet", "Parking allocation", "Customer feedback",
           "Software licences", "Archive retention", "Visitor policy", "Recruitment pipeline", "Equipment audit",
-          "Budget planning", "Service desk metrics", "Energy usage", "Insurance renewal", "Sustainability goals"]  # fmt: skip
+          "Budget planning", "Service desk metrics", "Energy usage", "Insurance renewal", "Sustainability goals"]
 
 
 def _blocks(rng: random.Random, title: str) -> list[tuple]:

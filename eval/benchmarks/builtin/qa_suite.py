@@ -81,7 +81,7 @@ def _bulletin(s: Series, y: int, m: int) -> tuple[str, dict]:
     lines += ["p = preliminary", "", "Table FD-1. Public debt outstanding, end of month (in billions of dollars)"]
     lines += [f"{r[0]:<12}{r[1]:>12,.1f}" for r in debt_rows]
     data = {"issue": f"{y}-{m:02d}", "ffo1": [dict(zip(["month", "receipts", "outlays", "surplus_or_deficit"], r, strict=True)) for r in rows],
-            "fd1": [{"month": r[0], "debt_billions": r[1]} for r in debt_rows]}  # fmt: skip
+            "fd1": [{"month": r[0], "debt_billions": r[1]} for r in debt_rows]}
     if m == 1:
         years = list(range(y - 5, y))
         lines += ["", "Table CD-1. Customs duties by calendar year (in millions of dollars)"]
@@ -111,35 +111,35 @@ def _questions(s: Series, rng: random.Random) -> list[tuple[str, str, list[str]]
     qs = []
     y, m = rng.choice([2016, 2017]), rng.randint(2, 11)
     qs.append((f"What were total receipts, in millions of dollars, in {MONTHS[m - 1]} {y}, as revised (not the preliminary figure)?",
-               _money(s.receipts[(y, m)]), [_f(y, m + 1)]))  # fmt: skip
+               _money(s.receipts[(y, m)]), [_f(y, m + 1)]))
     qs.append(("What were total outlays, in millions of dollars, for calendar year 2017 (sum of the twelve monthly values)?",
-               _money(sum(s.outlays[(2017, k)] for k in range(1, 13))), [_f(2017, 12)]))  # fmt: skip
+               _money(sum(s.outlays[(2017, k)] for k in range(1, 13))), [_f(2017, 12)]))
     fy = [(2017, k) for k in range(10, 13)] + [(2018, k) for k in range(1, 10)]
     qs.append(("What was the total surplus or deficit, in millions of dollars, for fiscal year 2018 (October 2017 through "
                "September 2018), using revised figures? Give a deficit as a negative number.",
-               _money(sum(s.deficit(ym) for ym in fy)), [_f(2018, 9), _f(2018, 10)]))  # fmt: skip
+               _money(sum(s.deficit(ym) for ym in fy)), [_f(2018, 9), _f(2018, 10)]))
     a, b = s.receipts[(2016, 3)], s.receipts[(2019, 3)]
     qs.append(("By what percent did revised receipts change from March 2016 to March 2019? Round to the nearest "
                "hundredth and report a percent value (12.34%, not 0.1234).",
-               _round2((b - a) / a * 100) + "%", [_f(2016, 4), _f(2019, 4)]))  # fmt: skip
+               _round2((b - a) / a * 100) + "%", [_f(2016, 4), _f(2019, 4)]))
     worst = min(((2016, k) for k in range(1, 13)), key=s.deficit)
     qs.append(("In which month of 2016 was the deficit largest (the most negative surplus or deficit, revised figures)? "
-               "Answer as Month YYYY.", f"{MONTHS[worst[1] - 1]} 2016", [_f(2016, 12), _f(2017, 1)]))  # fmt: skip
+               "Answer as Month YYYY.", f"{MONTHS[worst[1] - 1]} 2016", [_f(2016, 12), _f(2017, 1)]))
     qs.append(("What was the average end-of-month public debt outstanding, in billions of dollars, from January to June "
                "2018? Round to the nearest hundredth.",
-               _round2(sum(s.debt[(2018, k)] for k in range(1, 7)) / 6), [_f(2018, 6)]))  # fmt: skip
+               _round2(sum(s.debt[(2018, k)] for k in range(1, 7)) / 6), [_f(2018, 6)]))
     qs.append(("By how many millions of dollars did customs duties for calendar year 2018 exceed those for 2015?",
-               _money(s.customs[2018] - s.customs[2015]), [_f(2019, 1)]))  # fmt: skip
+               _money(s.customs[2018] - s.customs[2015]), [_f(2019, 1)]))
     qs.append(("List the revised receipts, in millions of dollars, for January, February and March 2019, in that order, "
                "as a bracketed list like [1, 2, 3].",
-               "[" + ", ".join(_money(s.receipts[(2019, k)]) for k in (1, 2, 3)) + "]", [_f(2019, 4)]))  # fmt: skip
+               "[" + ", ".join(_money(s.receipts[(2019, k)]) for k in (1, 2, 3)) + "]", [_f(2019, 4)]))
     vals = [s.outlays[(2017, k)] for k in range(3, 11)]
     qs.append(("What is the geometric mean of the monthly outlays from March to October 2017 inclusive, in millions of "
                "dollars? Round to the nearest hundredth.",
-               _round2(math.exp(sum(math.log(v) for v in vals) / len(vals))), [_f(2017, 11)]))  # fmt: skip
+               _round2(math.exp(sum(math.log(v) for v in vals) / len(vals))), [_f(2017, 11)]))
     qs.append(("Receipts for April 2018 were first reported as a preliminary figure and revised in the next bulletin. "
                "By how many millions of dollars did the revision change them (revised minus preliminary)?",
-               _money(s.receipts[(2018, 4)] - s.prelim[(2018, 4)]), [_f(2018, 4), _f(2018, 5)]))  # fmt: skip
+               _money(s.receipts[(2018, 4)] - s.prelim[(2018, 4)]), [_f(2018, 4), _f(2018, 5)]))
     return qs
 
 

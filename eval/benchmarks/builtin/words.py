@@ -5,18 +5,18 @@ from __future__ import annotations
 import random
 
 FIRST = ["Alice", "Bruno", "Chen", "Dana", "Emeka", "Farah", "Gustavo", "Hana", "Ivan", "Jia", "Kofi", "Lena",
-         "Mateo", "Nadia", "Omar", "Priya", "Quinn", "Rosa", "Sven", "Tara", "Umar", "Vera", "Wei", "Yusuf", "Zoe"]  # fmt: skip
+         "Mateo", "Nadia", "Omar", "Priya", "Quinn", "Rosa", "Sven", "Tara", "Umar", "Vera", "Wei", "Yusuf", "Zoe"]
 LAST = ["Okafor", "Lindqvist", "Moreau", "Tanaka", "Haddad", "Novak", "Silva", "Kowalski", "Nguyen", "Fischer",
-        "Ramirez", "Osei", "Petrov", "Larsen", "Mehta", "Costa", "Brennan", "Sato", "Yilmaz", "Adeyemi"]  # fmt: skip
+        "Ramirez", "Osei", "Petrov", "Larsen", "Mehta", "Costa", "Brennan", "Sato", "Yilmaz", "Adeyemi"]
 SUPPLIER_STEMS = ["Northwind", "Bluepeak", "Harbor", "Cedar", "Summit", "Ironbridge", "Silverline", "Greenfield",
                   "Oakridge", "Brightway", "Redstone", "Clearwater", "Pinecrest", "Goldleaf", "Stonegate", "Riverside",
-                  "Eastgate", "Westbrook", "Maplewood", "Lakeshore", "Highland", "Sunrise", "Keystone", "Fairview"]  # fmt: skip
+                  "Eastgate", "Westbrook", "Maplewood", "Lakeshore", "Highland", "Sunrise", "Keystone", "Fairview"]
 SUPPLIER_KINDS = ["Office Supplies", "Trading", "Logistics", "Electronics", "Facilities", "Print Services",
-                  "Industrial", "Catering", "Furniture", "IT Solutions"]  # fmt: skip
+                  "Industrial", "Catering", "Furniture", "IT Solutions"]
 ITEMS = [("A4 copy paper (box)", 38), ("Toner cartridge", 96), ("Ergonomic chair", 420), ("Standing desk", 760),
          ("LED panel light", 85), ("Laptop docking station", 180), ("Conference phone", 650), ("Whiteboard", 140),
          ("Water dispenser", 310), ("Shredder", 260), ("Monitor 27-inch", 330), ("Network switch", 540),
-         ("First-aid kit", 45), ("Projector", 890), ("Filing cabinet", 275), ("Coffee machine", 1250)]  # fmt: skip
+         ("First-aid kit", 45), ("Projector", 890), ("Filing cabinet", 275), ("Coffee machine", 1250)]
 DEPARTMENTS = ["Operations", "Finance", "Human Resources", "Engineering", "Marketing", "Sales", "Legal", "Procurement"]
 CITIES = ["Shanghai", "Berlin", "Nairobi", "Toronto", "Lima", "Osaka", "Madrid", "Warsaw", "Austin", "Jakarta"]
 PROJECTS = ["Atlas", "Beacon", "Cobalt", "Delta", "Ember", "Falcon", "Granite", "Horizon"]

@@ -11,9 +11,9 @@ from eval.benchmarks.builtin import filler, ws_fin, ws_ops
 from eval.benchmarks.builtin.writer import SuiteWriter
 
 OPS_FOLDERS = ["notes", "slides", "templates", "procurement/suppliers", "policies/hr", "policies/it", "policies/security",
-               "docs/handbooks", "reports/misc", "archive/old_drafts", "meetings/2025", "facilities/floor_plans"]  # fmt: skip
+               "docs/handbooks", "reports/misc", "archive/old_drafts", "meetings/2025", "facilities/floor_plans"]
 FIN_FOLDERS = ["notes", "correspondence", "reports/monthly", "reports/audit", "archive", "budgets/working_files",
-               "expenses/receipts", "treasury", "tax", "presentations/drafts"]  # fmt: skip
+               "expenses/receipts", "treasury", "tax", "presentations/drafts"]
 
 
 def build(w: SuiteWriter, rng: random.Random) -> None:

@@ -22,11 +22,11 @@ def variance_memo(w: SuiteWriter, rng: random.Random) -> None:
         actual[d] = [int(budget[d] * factor / 4) + rng.randint(-3000, 3000) for _ in range(4)]
     fb = w.sheet(WS, "budgets/2024/department_budgets_2024.xlsx", [["Department", "Annual Budget (CNY)"]] + [[d, budget[d]] for d in depts], "Budget 2024")
     fa = [w.sheet(WS, f"expenses/actuals/2024_Q{q + 1}_actuals_by_department.csv", [["Department", "Actual (CNY)"]] + [[d, actual[d][q]] for d in depts])
-          for q in range(4)]  # fmt: skip
+          for q in range(4)]
     w.sheet(WS, "budgets/2023/department_budgets_2023.xlsx", [["Department", "Annual Budget (CNY)"]] + [[d, int(budget[d] * 0.9)] for d in depts], "Budget 2023")
     w.sheet(WS, "budgets/2025/draft_budgets_2025.xlsx", [["Department", "Proposed Budget (CNY)"]] + [[d, int(budget[d] * 1.1)] for d in depts], "Draft")
     over = [[d, budget[d], sum(actual[d]), sum(actual[d]) - budget[d], f"{(sum(actual[d]) - budget[d]) / budget[d] * 100:.1f}%"]
-            for d in depts if sum(actual[d]) > 1.05 * budget[d]]  # fmt: skip
+            for d in depts if sum(actual[d]) > 1.05 * budget[d]]
     within = [d for d in depts if d not in {o[0] for o in over}]
     out = "output/budget_variance_memo.md"
     header = ["Department", "Budget", "Actual", "Overrun", "Overrun %"]
@@ -39,15 +39,15 @@ def variance_memo(w: SuiteWriter, rng: random.Random) -> None:
                 rb("Uses the 2024 budgets, not the 2023 or draft 2025 ones.", contains(out, [over[0][1]]))]
     table = [header] + [[d, f"{b:,}", f"{a:,}", f"{o:,}", p] for d, b, a, o, p in over]
     body = office.markdown([("title", "2024 budget variance memo"), ("para", "Departments whose 2024 spending exceeded the annual budget by more than 5%:"),
-                            ("table", table), ("para", f"Total overrun: {sum(o[3] for o in over):,} CNY")])  # fmt: skip
+                            ("table", table), ("para", f"Total overrun: {sum(o[3] for o in over):,} CNY")])
     stale = [x for d, *_ in over for x in (int(budget[d] * 0.9), int(budget[d] * 1.1))]
     rubrics.append(rb("No figure of the 2023 budgets or of the draft 2025 budgets is used.", absent(out, stale, body)))
     prompt = ("Write a short memo on the 2024 budget variance: compare each department's annual budget with its actual "
               "spending (the sum of the four quarterly actuals under expenses/) and list, in a markdown table with the columns Department, Budget, "
               "Actual, Overrun and Overrun %, only the departments that spent more than 5% over budget; then give the total "
-              f"overrun of those departments. Save it as {out}.")  # fmt: skip
+              f"overrun of those departments. Save it as {out}.")
     w.task([sol.find("ls -R budgets expenses | head -n 40"), sol.read([fb, *fa]), sol.write(out, body), sol.finish("Memo written.")],
-           id="ws-07-budget-variance-memo", prompt=prompt, workspace=WS, output=out, rubrics=rubrics)  # fmt: skip
+           id="ws-07-budget-variance-memo", prompt=prompt, workspace=WS, output=out, rubrics=rubrics)
 
 
 def supplier_directory(w: SuiteWriter, rng: random.Random) -> None:
@@ -62,7 +62,7 @@ def supplier_directory(w: SuiteWriter, rng: random.Random) -> None:
         if i % 3 == 0:
             rel = w.doc(WS, f"suppliers/profiles/{words.slug(s)}.docx", [
                 ("title", f"Supplier profile: {s}"), ("table", [["Field", "Value"], ["Contact", contact], ["Email", email], ["Phone", phone],
-                                                                ["Payment terms", terms], ["Status", status]]), ("para", words.filler(rng, 1))])  # fmt: skip
+                                                                ["Payment terms", terms], ["Status", status]]), ("para", words.filler(rng, 1))])
         else:
             rel = w.json(WS, f"suppliers/profiles/{words.slug(s)}.json", rec)
         files.append(rel)
@@ -78,13 +78,13 @@ def supplier_directory(w: SuiteWriter, rng: random.Random) -> None:
     prompt = ("Build a directory of our active suppliers from their profiles in suppliers/profiles/ (JSON and Word files). "
               f"Save it as {out} with the columns Supplier, Contact, Email, Phone and Payment Terms, one row per active supplier.")
     w.task([sol.find("ls suppliers/profiles"), sol.read(files), sol.write(out, office.csv_text([header] + active)), sol.finish("Directory written.")],
-           id="ws-08-supplier-directory", prompt=prompt, workspace=WS, output=out, rubrics=rubrics)  # fmt: skip
+           id="ws-08-supplier-directory", prompt=prompt, workspace=WS, output=out, rubrics=rubrics)
 
 
 def deck_outline(w: SuiteWriter, rng: random.Random) -> None:
     themes = {"2024 Strategy Review": ["Where we stand", "Market outlook", "Three priorities", "Cost programme", "Risks", "Next steps"],
               "2024 Finance Transformation": ["Why change", "Target operating model", "Systems roadmap", "Team changes", "Timeline"],
-              "2024 Procurement Plan": ["Spend overview", "Supplier consolidation", "Savings targets", "Contract calendar", "Governance", "Questions"]}  # fmt: skip
+              "2024 Procurement Plan": ["Spend overview", "Supplier consolidation", "Savings targets", "Contract calendar", "Governance", "Questions"]}
     files, decks = [], []
     for title, slides in themes.items():
         rel = w.slides(WS, f"presentations/{words.slug(title)}.pptx", [(title, [words.person(rng), "Board meeting, March 2024"])] + [(s, [words.filler(rng, 1)]) for s in slides])
@@ -106,14 +106,14 @@ def deck_outline(w: SuiteWriter, rng: random.Random) -> None:
     prompt = (f"Outline the three 2024 decks in presentations/ ({', '.join(themes)}). Write {out} with one markdown heading per "
               "deck (its title), in that order, and under each heading the titles of its content slides in slide order.")
     w.task([sol.find("ls presentations"), sol.read(files), sol.write(out, office.markdown(body)), sol.finish("Outline written.")],
-           id="ws-09-deck-outline", prompt=prompt, workspace=WS, output=out, rubrics=rubrics)  # fmt: skip
+           id="ws-09-deck-outline", prompt=prompt, workspace=WS, output=out, rubrics=rubrics)
 
 
 def over_limit_claims(w: SuiteWriter, rng: random.Random) -> None:
     limits = {"Meals": rng.choice([80, 100]), "Taxi": rng.choice([60, 80]), "Hotel": rng.choice([450, 500]), "Training": 2000, "Software": 300}
     pol = Policy("Employee Expense Policy 2024", "Finance Department", [
         ("Limits", [(f"{c} Limit", f"{c} expenses are reimbursed up to {lim:,} yuan per claim.") for c, lim in limits.items()]),
-        ("Exceptions", [("Pre-approval", "Expenses above a limit need written pre-approval by the CFO.")])])  # fmt: skip
+        ("Exceptions", [("Pre-approval", "Expenses above a limit need written pre-approval by the CFO.")])])
     fp = w.doc(WS, "policies/employee_expense_policy_2024.docx", pol.blocks())
     old = Policy("Employee Expense Policy 2022", "Finance Department", [("Limits", [("Meals Limit", "Meals are reimbursed up to 60 yuan per claim.")])])
     w.doc(WS, "policies/archive/employee_expense_policy_2022.docx", old.blocks())
@@ -145,7 +145,7 @@ def over_limit_claims(w: SuiteWriter, rng: random.Random) -> None:
               f"policy, and list every claim above its limit in {out} with the columns Claim ID, Employee, Category, Amount, "
               "Limit and Excess (amount minus limit).")
     w.task([sol.find("ls -R policies expenses"), sol.read([fp, *fc]), sol.write(out, office.csv_text([header] + over)), sol.finish("List written.")],
-           id="ws-10-over-limit-claims", prompt=prompt, workspace=WS, output=out, rubrics=rubrics)  # fmt: skip
+           id="ws-10-over-limit-claims", prompt=prompt, workspace=WS, output=out, rubrics=rubrics)
 
 
 TASKS = [variance_memo, supplier_directory, deck_outline, over_limit_claims]

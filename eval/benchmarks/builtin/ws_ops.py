@@ -16,7 +16,7 @@ WS = "operations_manager"
 def resource_manual(w: SuiteWriter, rng: random.Random) -> None:
     v = {"flow": rng.choice([5, 6, 7]), "leak": rng.choice([12, 24, 48]), "lights": rng.choice(["21:30", "22:00", "22:30"]),
          "standby": rng.choice([10, 15, 20]), "green": rng.choice([20, 30, 40]), "cool": rng.choice([26, 27]), "heat": rng.choice([18, 20]),
-         "filters": rng.choice([2, 3]), "award": rng.choice([1000, 2000, 3000]), "date": f"{rng.randint(1, 28)} March 2024"}  # fmt: skip
+         "filters": rng.choice([2, 3]), "award": rng.choice([1000, 2000, 3000]), "date": f"{rng.randint(1, 28)} March 2024"}
     parts = [
         ("resource_conservation_general_and_water.docx", [
             ("General Provisions", [("Purpose", "This policy sets out how the company saves water and electricity in all offices."),
@@ -42,7 +42,7 @@ def resource_manual(w: SuiteWriter, rng: random.Random) -> None:
             ("Supervision and Rewards", [("Monthly Reporting", "Facilities publishes water and electricity use per floor every month."),
                                          ("Awards", f"The floor with the largest saving each year receives an energy saving award of {v['award']:,} yuan."),
                                          ("Effective Date", f"This policy takes effect on {v['date']}.")])]),
-    ]  # fmt: skip
+    ]
     chapter, article, files, all_chapters = 1, 1, [], []
     for name, chapters in parts:
         p = Policy("Resource Conservation Policy", "Facilities Management", chapters, chapter, article)
@@ -52,7 +52,7 @@ def resource_manual(w: SuiteWriter, rng: random.Random) -> None:
         article += sum(len(a) for _, a in chapters)
     draft = Policy("Resource Conservation Policy (DRAFT 2019, superseded)", "Facilities Management",
                    [("Water and Electricity", [("Faucets", "Faucets must not exceed a flow limit of 9 litres per minute."),
-                                               ("Cooling", "Air conditioning is set no lower than 24°C.")])])  # fmt: skip
+                                               ("Cooling", "Air conditioning is set no lower than 24°C.")])])
     w.doc(WS, "archive/2019/resource_conservation_policy_draft.docx", draft.blocks())
     out = "output/resource_conservation_manual.md"
     rubrics = [rb(f"The manual is saved as {out}.", exists(out)),
@@ -66,7 +66,7 @@ def resource_manual(w: SuiteWriter, rng: random.Random) -> None:
         rb(f"States the cooling ({v['cool']}°C) and heating ({v['heat']}°C) set points.", contains(out, [f"{v['cool']}°C", f"{v['heat']}°C"])),
         rb(f"States the energy saving award of {v['award']:,} yuan and the effective date {v['date']}.", contains(out, [f"{v['award']:,} yuan", v["date"]])),
         rb("Does not use the superseded 2019 draft's values (9 litres per minute, 24°C).", {"type": "absent", "file": out, "values": ["9 litres per minute", "24°C"]}),
-    ]  # fmt: skip
+    ]
     manual: list = [("title", "Water and Electricity Saving Manual")]
     for ch, arts in all_chapters:
         manual.append(("heading", ch, 1))
@@ -74,10 +74,10 @@ def resource_manual(w: SuiteWriter, rng: random.Random) -> None:
     rubrics.append(rb("Does not copy the superseded 2019 draft (its title or status).", absent(out, ["DRAFT 2019", "superseded"], office.markdown(manual))))
     prompt = ("Compile a water and electricity saving manual for staff from the company's current resource conservation "
               "policy, which is split over several files in the workspace. Keep every chapter and article of the policy, "
-              f"with their numbers and titles, in their original order, as markdown headings. Save it as {out}.")  # fmt: skip
+              f"with their numbers and titles, in their original order, as markdown headings. Save it as {out}.")
     w.task([sol.find("grep -ril conservation policies archive | sort", "Let me find the conservation policy files."), sol.read(files),
             sol.write(out, office.markdown(manual)), sol.finish("The manual is written.")],
-           id="ws-01-resource-saving-manual", prompt=prompt, workspace=WS, output=out, rubrics=rubrics)  # fmt: skip
+           id="ws-01-resource-saving-manual", prompt=prompt, workspace=WS, output=out, rubrics=rubrics)
 
 
 def purchase_orders(w: SuiteWriter, rng: random.Random) -> None:
@@ -92,7 +92,7 @@ def purchase_orders(w: SuiteWriter, rng: random.Random) -> None:
         total = sum(x[3] for x in lines)
         num, status = f"PO-2024-{i + 1:03d}", rng.choice(words.STATUSES)
         rows = [["Purchase Order", num], ["Date", words.date(rng, 2024)], ["Supplier", sup], ["Project", project if ours else rng.choice(others)],
-                ["Status", status], [], ["Item", "Quantity", "Unit price (CNY)", "Amount (CNY)"], *lines, [], ["Total (CNY)", "", "", total]]  # fmt: skip
+                ["Status", status], [], ["Item", "Quantity", "Unit price (CNY)", "Amount (CNY)"], *lines, [], ["Total (CNY)", "", "", total]]
         rel = w.sheet(WS, f"procurement/purchase_orders/2024/{num}.xlsx", rows, "PO")
         if ours:
             mine.append([sup, num, status, total])
@@ -102,7 +102,7 @@ def purchase_orders(w: SuiteWriter, rng: random.Random) -> None:
     for i in range(20):
         others_nums.append(f"PO-2023-{i + 1:03d}")
         w.sheet(WS, f"procurement/purchase_orders/2023/PO-2023-{i + 1:03d}.csv",
-                [["Purchase Order", f"PO-2023-{i + 1:03d}"], ["Supplier", rng.choice(sups)], ["Project", rng.choice(others)], ["Total (CNY)", rng.randint(800, 60000)]])  # fmt: skip
+                [["Purchase Order", f"PO-2023-{i + 1:03d}"], ["Supplier", rng.choice(sups)], ["Project", rng.choice(others)], ["Total (CNY)", rng.randint(800, 60000)]])
     big = max(mine, key=lambda r: r[3])
     out = "output/atlas_po_summary.csv"
     header = ["Supplier", "PO Number", "Status", "Amount (CNY)"]
@@ -116,7 +116,7 @@ def purchase_orders(w: SuiteWriter, rng: random.Random) -> None:
               f"in a table saved as {out}, one row per supplier, with the columns Supplier, PO Number, Status and Amount (CNY).")
     w.task([sol.find("ls procurement/purchase_orders/2024 | head -n 50"), sol.read(files, "These are the Atlas orders."),
             sol.write(out, office.csv_text([header] + mine)), sol.finish("Summary table written.")],
-           id="ws-02-purchase-order-summary", prompt=prompt, workspace=WS, output=out, rubrics=rubrics)  # fmt: skip
+           id="ws-02-purchase-order-summary", prompt=prompt, workspace=WS, output=out, rubrics=rubrics)
 
 
 TOPICS = ["Travel Approval", "Transportation", "Accommodation and Per Diem", "Reimbursement Procedure", "Violation Handling"]
@@ -125,7 +125,7 @@ TOPICS = ["Travel Approval", "Transportation", "Accommodation and Per Diem", "Re
 def travel_guide(w: SuiteWriter, rng: random.Random) -> None:
     v = {"days": rng.choice([3, 5]), "intl": rng.choice(["a vice president", "the managing director"]), "hours": rng.choice([4, 6]),
          "t1": rng.choice([550, 600, 650]), "t2": rng.choice([400, 450]), "t3": rng.choice([300, 350]), "pd1": rng.choice([180, 200]),
-         "pd2": rng.choice([120, 150]), "submit": rng.choice([15, 30]), "receipt": rng.choice([100, 200]), "late": rng.choice([60, 90])}  # fmt: skip
+         "pd2": rng.choice([120, 150]), "submit": rng.choice([15, 30]), "receipt": rng.choice([100, 200]), "late": rng.choice([60, 90])}
     docs = {
         "policies/administration/business_travel_approval_procedure.docx": Policy("Business Travel Approval Procedure", "General Administration", [
             ("Approval", [("Approval Before Travel", "Every business trip is approved in the travel system before tickets are booked."),
@@ -143,7 +143,7 @@ def travel_guide(w: SuiteWriter, rng: random.Random) -> None:
             ("Violations", [("First Violation", "A first violation leads to a written warning and repayment of the excess amount."),
                             ("Late Claims", f"Claims submitted more than {v['late']} days after the trip are not reimbursed."),
                             ("Falsified Receipts", "Falsified receipts lead to dismissal.")])]),
-    }  # fmt: skip
+    }
     for rel, p in docs.items():
         w.doc(WS, rel, p.blocks())
     old = Policy("Business Travel Rules 2018 (withdrawn)", "General Administration", [("Rules", [("Hotels", "Hotels are reimbursed up to 480 yuan per night in every city.")])])
@@ -160,7 +160,7 @@ def travel_guide(w: SuiteWriter, rng: random.Random) -> None:
         (3, "Claims are approved by the line manager, then checked by Finance.", ["line manager"]),
         (4, "A first violation leads to a written warning and repayment.", ["written warning"]),
         (4, f"Claims more than {v['late']} days late are not reimbursed; falsified receipts lead to dismissal.", [f"{v['late']} days", "dismissal"]),
-    ]  # fmt: skip
+    ]
     rubrics = [rb(f"The guide is saved as {out}.", exists(out)),
                rb("The guide has the five sections as headings, in the requested order.", {"type": "headings", "file": out, "values": TOPICS})]
     rubrics += [rb(f"{TOPICS[k]}: {text}", contains(out, vals)) for k, text, vals in facts]
@@ -173,14 +173,14 @@ def travel_guide(w: SuiteWriter, rng: random.Random) -> None:
               "policies in the workspace. It must have five sections, as markdown headings in this order: "
               f"{', '.join(TOPICS)}. Give the concrete rules, limits and amounts in each. Save it as {out}.")
     w.task([sol.find("grep -ril travel policies archive | sort"), sol.read(files), sol.write(out, office.markdown(guide)), sol.finish("The guide is written.")],
-           id="ws-03-business-travel-guide", prompt=prompt, workspace=WS, output=out, rubrics=rubrics)  # fmt: skip
+           id="ws-03-business-travel-guide", prompt=prompt, workspace=WS, output=out, rubrics=rubrics)
 
 
 def action_items(w: SuiteWriter, rng: random.Random) -> None:
     team = words.people(rng, 7)
     actions = ["finalize the floor plan", "collect three furniture quotes", "confirm the move date with the landlord",
                "book the network cabling contractor", "update the seating chart", "order signage", "test the badge readers",
-               "plan the opening day", "return the old keys", "archive the lease documents"]  # fmt: skip
+               "plan the opening day", "return the old keys", "archive the lease documents"]
     rng.shuffle(actions)
     items, files, k = [], [], 0
     for month in [2, 3, 5, 6, 9]:
@@ -199,7 +199,7 @@ def action_items(w: SuiteWriter, rng: random.Random) -> None:
         date, proj = words.date(rng, 2024), rng.choice(["Beacon", "Cobalt", "Delta"])
         elsewhere.append(date)
         w.text(WS, f"meetings/2024/{date}-{proj.lower()}-status-meeting-{i}.md",
-               f"# {proj} status meeting — {date}\n\n{words.filler(rng, 3)}\n\n## Action items\n- [ ] {rng.choice(team)}: {rng.choice(actions)} (due {words.date(rng, 2024)})")  # fmt: skip
+               f"# {proj} status meeting — {date}\n\n{words.filler(rng, 3)}\n\n## Action items\n- [ ] {rng.choice(team)}: {rng.choice(actions)} (due {words.date(rng, 2024)})")
     for i in range(8):
         date = words.date(rng, 2023)
         elsewhere.append(date)
@@ -211,11 +211,11 @@ def action_items(w: SuiteWriter, rng: random.Random) -> None:
                rb(f"It lists all {len(items)} action items of the 2024 Atlas weekly syncs and nothing else.", {"type": "row_count", "file": out, "equals": len(items)})]
     rubrics += [rb(f"{o} must {a} by {d} (meeting of {m}).", row(out, [m, o, a, d])) for m, o, a, d in items]
     rubrics.append(rb("Meetings of other projects and the 2023 Atlas planning meetings are left out.",
-                      absent(out, elsewhere, office.csv_text([header] + items))))  # fmt: skip
+                      absent(out, elsewhere, office.csv_text([header] + items))))
     prompt = ("Collect every action item from the 2024 Atlas weekly sync meetings (minutes are under meetings/) into a tracker "
               f"saved as {out}, one row per action item, with the columns Meeting Date, Owner, Action and Due Date (dates as YYYY-MM-DD).")
     w.task([sol.find("ls meetings/2024 | grep -i atlas"), sol.read(files), sol.write(out, office.csv_text([header] + items)), sol.finish("Tracker written.")],
-           id="ws-04-atlas-action-items", prompt=prompt, workspace=WS, output=out, rubrics=rubrics)  # fmt: skip
+           id="ws-04-atlas-action-items", prompt=prompt, workspace=WS, output=out, rubrics=rubrics)
 
 
 def kickoff_archive(w: SuiteWriter, rng: random.Random) -> None:
@@ -224,7 +224,7 @@ def kickoff_archive(w: SuiteWriter, rng: random.Random) -> None:
         w.text(WS, "meetings/2025/2025-01-technical-review-meeting-minutes.md", f"# Technical review — 2025-01-20\n\n{words.filler(rng, 5)}"),
         w.text(WS, "docs/project/project_requirements_document.md", f"# Project requirements\n\n## Goals\n{words.filler(rng, 3)}\n\n## Constraints\n{words.filler(rng, 2)}"),
         w.text(WS, "docs/project/project_charter.md", f"# Project charter\n\nSponsor: {words.person(rng)}\n\n{words.filler(rng, 3)}"),
-    ]  # fmt: skip
+    ]
     w.text(WS, "meetings/2025/2025-02-budget-review-meeting-minutes.md", f"# Budget review — 2025-02-11\n\n{words.filler(rng, 3)}")
     w.text(WS, "docs/templates/meeting_minutes_template.md", "# Meeting title — YYYY-MM-DD\n\nAttendees:\n\n## Decisions\n\n## Action items")
     out = "project_kickoff_archive/"
@@ -234,13 +234,13 @@ def kickoff_archive(w: SuiteWriter, rng: random.Random) -> None:
     rubrics += [rb(f"project_kickoff_archive contains {n} under its original name.", exists(out + n)) for n in names]
     rubrics += [rb(f"The copy of {n} is identical to the original.", {"type": "same_as", "path": out + n, "source": s}) for n, s in zip(names, sources, strict=True)]
     rubrics.append(rb("The budget review minutes and the minutes template are not copied.",
-                      absent(out, ["Budget review", "Meeting title"], "\n".join(w.path(WS, s).read_text() for s in sources))))  # fmt: skip
+                      absent(out, ["Budget review", "Meeting title"], "\n".join(w.path(WS, s).read_text() for s in sources))))
     prompt = ("Copy the December 2024 project kickoff minutes (under meetings/2024) and the January 2025 technical review "
               "minutes (under meetings/2025), together with all documents under docs/project/, into a new folder "
               "project_kickoff_archive at the root of the workspace. Keep the original file names and contents; add nothing else.")
     w.task([sol.find("ls meetings/2024 meetings/2025 docs/project"), sol.read(sources[:2], "Let me check these are the right minutes."),
             sol.copy([(s, out + n) for s, n in zip(sources, names, strict=True)]), sol.finish("Archive created.")],
-           id="ws-05-kickoff-archive", prompt=prompt, workspace=WS, output=out, rubrics=rubrics)  # fmt: skip
+           id="ws-05-kickoff-archive", prompt=prompt, workspace=WS, output=out, rubrics=rubrics)
 
 
 def kpi_summary(w: SuiteWriter, rng: random.Random) -> None:
@@ -253,7 +253,7 @@ def kpi_summary(w: SuiteWriter, rng: random.Random) -> None:
                 ("title", f"Operations Report {year} Q{q}"), ("para", words.filler(rng, 2)), ("heading", "Key figures", 1),
                 ("table", [["Indicator", "Value"], ["Revenue (CNY)", f"{rev:,}"], ["Operating cost (CNY)", f"{cost:,}"],
                            ["Headcount (end of quarter)", head], ["Customer satisfaction (%)", csat]]),
-                ("heading", "Comments", 1), ("para", words.filler(rng, 3))])  # fmt: skip
+                ("heading", "Comments", 1), ("para", words.filler(rng, 3))])
             if year == 2024:
                 rows.append([f"Q{q}", rev, cost, head, csat])
                 files.append(rel)
@@ -276,7 +276,7 @@ def kpi_summary(w: SuiteWriter, rng: random.Random) -> None:
               "the columns Quarter, Revenue, Operating Cost, Headcount and Customer Satisfaction (one row per quarter), followed by "
               f"the full-year revenue and the full-year operating cost. Save it as {out}.")
     w.task([sol.find("ls reports/quarterly"), sol.read(files), sol.write(out, body), sol.finish("KPI summary written.")],
-           id="ws-06-kpi-summary", prompt=prompt, workspace=WS, output=out, rubrics=rubrics)  # fmt: skip
+           id="ws-06-kpi-summary", prompt=prompt, workspace=WS, output=out, rubrics=rubrics)
 
 
 TASKS = [resource_manual, purchase_orders, travel_guide, action_items, kickoff_archive, kpi_summary]

@@ -53,7 +53,7 @@ class Worker:
     def __init__(self) -> None:
         env = {"PATH": os.defpath, "LANG": "C.UTF-8", "PYTHONPATH": str(_SOURCE_ROOT)}  # nothing of ours: no secret
         self.proc = subprocess.Popen([sys.executable, "-m", "eval.judges.extract.worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     env=env, cwd=_SOURCE_ROOT, bufsize=0)  # fmt: skip
+                                     env=env, cwd=_SOURCE_ROOT, bufsize=0)
 
     @property
     def alive(self) -> bool:

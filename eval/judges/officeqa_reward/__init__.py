@@ -46,7 +46,7 @@ VERSIONS: dict[str, RewardVersion] = {
         RewardVersion("0da20e9", "0da20e9", "first release: first tag, lenient matching, all commas dropped",
                       legacy.extract, partial(legacy.match, prepare=legacy.drop_all_commas)),
     )
-}  # fmt: skip
+}
 DEFAULT = "309dc01"
 
 

@@ -62,7 +62,7 @@ def _all_present(gt: str, pred: str, gt_nums: list[Found], pred_nums: list[Found
     keep_years = any(is_year(g.value) for g in gt_nums)
     candidates = [p for p in pred_nums if keep_years or not is_year(p.value)]
     missing = [g.value for g in gt_nums
-               if not any(relative_close(g.value, p.value, tol) and text_agrees(gt, pred) for p in candidates)]  # fmt: skip
+               if not any(relative_close(g.value, p.value, tol) and text_agrees(gt, pred) for p in candidates)]
     if missing:
         return False, f"found {len(gt_nums) - len(missing)}/{len(gt_nums)} numbers; missing {missing}"
     return True, f"all {len(gt_nums)} numbers found"

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 NUMBER = re.compile(r"-?\d+\.?\d*%?")
 _UNIT_WORDS = ("trillion", "trillions", "billion", "billions", "million", "millions", "thousand", "thousands",
-               "hundred", "hundreds", "percent", "percentage", "%")  # fmt: skip
+               "hundred", "hundreds", "percent", "percentage", "%")
 _UNITS = (("trillion", r"\btrillions?\b"), ("billion", r"\bbillions?\b|\bb\b"), ("million", r"\bmillions?\b|\bm\b"),
-          ("thousand", r"\bthousands?\b|\bk\b"))  # fmt: skip
+          ("thousand", r"\bthousands?\b|\bk\b"))
 
 
 @dataclass(frozen=True)

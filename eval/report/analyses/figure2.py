@@ -8,7 +8,14 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-from eval.report.analyses.fates import CATEGORIES, LABELS, Fate, fates, unshown, unshown_note
+from eval.report.analyses.fates import (
+    CATEGORIES,
+    LABELS,
+    Fate,
+    fates,
+    unshown,
+    unshown_note,
+)
 from eval.report.analyses.plots import stacked_bars
 from eval.report.load import Job, Sweep
 from eval.report.method_names import label, method_key
@@ -38,7 +45,7 @@ def classification(g: dict[tuple[str, str, str], list[Job]]) -> Table:
         n = {c: sum(1 for f in failed if f.category == c) for c in CATEGORIES}
         classified = sum(n.values())
         rows.append([*key, len(failed), len(failed) - classified, classified, *n.values(),
-                     *(pct(_share(n[c], classified)) for c in CATEGORIES)])  # fmt: skip
+                     *(pct(_share(n[c], classified)) for c in CATEGORIES)])
     title = "Figure 2: failed rubrics by where their expected values went (counts; % of failed rubrics with values)"
     return Table("figure2", title, columns, rows)
 

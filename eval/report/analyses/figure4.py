@@ -42,7 +42,7 @@ def captured(sweep: Sweep) -> dict[tuple[str, str, str], list[Job]]:
 
 def held_table(g: dict[tuple[str, str, str], list[Job]]) -> Table:
     columns = ["benchmark", "method", "model", "missing", "in_read_log", "in_read_log_pct",
-               "numeric_missing", "numeric_in_read_log", "numeric_in_read_log_pct"]  # fmt: skip
+               "numeric_missing", "numeric_in_read_log", "numeric_in_read_log_pct"]
     rows = []
     for key, jobs in g.items():
         n = defaultdict(int)
@@ -80,14 +80,14 @@ def probe_table(records: list[dict[str, Any]]) -> Table:
         cells[(r["benchmark"], r["method"], r["model"], r["condition"])].append(r)
     order = lambda k: (k[0], method_key(k[1]), k[2], CONDITIONS.index(k[3]) if k[3] in CONDITIONS else 99)  # noqa: E731
     columns = ["benchmark", "method", "model", "condition", "requirements", "values", "recovered", "recovered_pct",
-               "median_context_chars", "mean_context_chars"]  # fmt: skip
+               "median_context_chars", "mean_context_chars"]
     rows = []
     for key in sorted(cells, key=order):
         rs = cells[key]
         values, recovered = sum(r["values"] for r in rs), sum(r["recovered"] for r in rs)
         chars = [r["context_chars"] for r in rs]
         rows.append([*key, len(rs), values, recovered, pct(recovered / values) if values else None,
-                     median(chars), sum(chars) / len(chars)])  # fmt: skip
+                     median(chars), sum(chars) / len(chars)])
     title = "Figure 4 (right): masked values the same model recovers, per condition (and the context it used)"
     return Table("figure4_right", title, columns, rows)
 
@@ -105,7 +105,7 @@ def build(sweep: Sweep, out: Path) -> Section:
         if rows:
             path = grouped_bars(out / "figure4_left.png", "Shown-but-missing values held by the read log",
                                 [f"{r[2]}\n{r[1]}" for r in rows], {"all values": [r[5] for r in rows],
-                                "numeric values": [r[8] for r in rows]}, "% held by the read log")  # fmt: skip
+                                "numeric values": [r[8] for r in rows]}, "% held by the read log")
             if path is not None:
                 section.figures.append(Figure("figure4_left", "Figure 4 (left)", path))
     else:
@@ -121,7 +121,7 @@ def build(sweep: Sweep, out: Path) -> Section:
         by = {(r[0], r[1], r[2], r[3]): r[7] for r in right.rows}
         series = {CONDITION_LABELS[c]: [by.get((*m, c)) for m in models] for c in CONDITIONS}
         path = grouped_bars(out / "figure4_right.png", "Recovery probe: masked values recovered",
-                            [f"{m[2]}\n{m[1]}" for m in models], series, "% of values recovered")  # fmt: skip
+                            [f"{m[2]}\n{m[1]}" for m in models], series, "% of values recovered")
         if path is None:
             section.notes.append("right part: no probed value to draw (every condition probed none)")
         else:

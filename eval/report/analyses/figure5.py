@@ -80,7 +80,7 @@ def build(sweep: Sweep, out: Path) -> Section:
         gain = {(r[1], r[2]): r[9] for r in rows if r[0] == bench and r[6] == primary}
         series = {m: [gain.get((m, t)) for t in THIRDS] for m in models}
         path = grouped_bars(out / f"figure5_{bench}.png", f"{bench}: {primary} gain of {label(TREATED)} over {label(BASE)}",
-                            list(THIRDS), series, "gain (points)", scale=(-10.0, 10.0))  # fmt: skip
+                            list(THIRDS), series, "gain (points)", scale=(-10.0, 10.0))
         if path is None:
             section.notes.append(f"{bench}: no gain to draw (no third has both methods)")
         else:

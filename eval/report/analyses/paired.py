@@ -195,4 +195,4 @@ def compare(method: Sequence[Job], reference: Sequence[Job], metric: str, seed: 
     low, high = interval(p, seed=seed)
     rubric = metric == "pass_rate"
     return Paired(metric, p.n, len(p.tasks), m, r, m - r, low, high, flip_pvalue(p, seed=seed),
-                  p.gained if rubric else None, p.lost if rubric else None)  # fmt: skip
+                  p.gained if rubric else None, p.lost if rubric else None)

@@ -54,11 +54,11 @@ def record_notes(groups: dict[Key, list[Job]], errored: dict[Key, list[Job]]) ->
     n_err = {k: len(js) for k, js in errored.items()}
     if sum(n_err.values()):
         notes.append(f"{sum(n_err.values())} errored job(s) (env_error or model_error after their retries) are not results "
-                     f"and are left out of every mean and interval: {_per_cell(n_err)}")  # fmt: skip
+                     f"and are left out of every mean and interval: {_per_cell(n_err)}")
     n_open = {k: sum(j.unsandboxed for j in js) for k, js in groups.items()}
     if sum(n_open.values()):
         notes.append(f"{sum(n_open.values())} job(s) ran unsandboxed (result.json sandbox \"none\": the agent's shell had "
-                     f"no isolation, see docs/env.md): {_per_cell(n_open)}")  # fmt: skip
+                     f"no isolation, see docs/env.md): {_per_cell(n_open)}")
     return notes
 
 
@@ -72,7 +72,7 @@ def judged_notes(groups: dict[Key, list[Job]]) -> list[str]:
         seeds = [s["pass_rate_judged"] for s in per_seed(js).values() if "pass_rate_judged" in s]
         if seeds:
             notes.append(f"{b} · {mo} · {me}: pass_rate over judged rubrics only {fmt(pct(sum(seeds) / len(seeds)))} "
-                         f"(mean over {len(seeds)} seed(s); pass_rate counts the unjudged as failed)")  # fmt: skip
+                         f"(mean over {len(seeds)} seed(s); pass_rate counts the unjudged as failed)")
     return notes
 
 
@@ -85,12 +85,12 @@ def unscored_notes(jobs: Iterable[Job], groups: dict[Key, list[Job]]) -> list[st
         failed = sum(j.result is not None for j in unscored)
         parts = [f"{len(unscored) - failed} unfinished"] * (failed < len(unscored)) + [
             f"{failed} unscored (its judge failed, not on the agent's files: an infrastructure failure; re-score with "
-            "python -m eval.score)"] * bool(failed)  # fmt: skip
+            "python -m eval.score)"] * bool(failed)
         notes.append(f"{len(unscored)} job(s) have no scores.json and are left out: {', '.join(parts)}")
     on_files = {k: sum(bool(j.scores.get("evaluator_failure")) for j in js if j.scores) for k, js in groups.items()}
     if sum(on_files.values()):
         notes.append(f"{sum(on_files.values())} scored job(s) whose evaluator failed on the agent's files (a limit hit while "
-                     f"reading them; the checkpoints it did not finish count 0): {_per_cell(on_files)}")  # fmt: skip
+                     f"reading them; the checkpoints it did not finish count 0): {_per_cell(on_files)}")
     return notes
 
 
@@ -146,7 +146,7 @@ def spend(jobs: list[Job]) -> tuple[float, float | None]:
 
 def paired_table(groups: dict[Key, list[Job]], reference: str = "dci") -> Table:
     columns = ["benchmark", "model", "method", "metric", "pairs", "tasks", "method_value", f"{reference}_value", "diff", "ci_low", "ci_high",
-               "p_value", "rubrics_gained", "rubrics_lost"]  # fmt: skip
+               "p_value", "rubrics_gained", "rubrics_lost"]
     rows = []
     for b, mo, me in sorted(groups, key=lambda k: (k[0], k[1], method_key(k[2]))):
         ref = groups.get((b, mo, reference))
@@ -156,14 +156,14 @@ def paired_table(groups: dict[Key, list[Job]], reference: str = "dci") -> Table:
             p = paired.compare(groups[(b, mo, me)], ref, m)
             if p is not None:
                 rows.append([b, mo, me, m, p.pairs, p.tasks, pct(p.method), pct(p.reference), pct(p.diff), pct(p.low), pct(p.high),
-                             p.p, p.gained, p.lost])  # fmt: skip
+                             p.p, p.gained, p.lost])
     rubric = any(r[12] is not None for r in rows)
     shown = [[*r[:6], fmt(r[6]), fmt(r[7]), signed(r[8]), f"[{signed(r[9])}, {signed(r[10])}]", p_text(r[11])]
-             + ([f"+{r[12]} / -{r[13]}" if r[12] is not None else ""] if rubric else []) for r in rows]  # fmt: skip
+             + ([f"+{r[12]} / -{r[13]}" if r[12] is not None else ""] if rubric else []) for r in rows]
     head = ["benchmark", "model", "method", "metric", "pairs", "tasks", "method", label(reference), "Δ", "95% CI", "p"]
     display = (head + ["rubrics +/−"] * rubric, shown)
     title = (f"Table 1 (paired): each method minus {label(reference)} on the same tasks and seeds (points; 95% CI: bootstrap over tasks, "
-             "then seeds; p: paired permutation test)")  # fmt: skip
+             "then seeds; p: paired permutation test)")
     table = Table(f"table1_vs_{reference}", title, columns, rows, display=display)
     table.notes.append(
         f"a pair is a (task, seed) both methods scored (errored jobs left out); the interval resamples tasks, then each drawn "
@@ -172,7 +172,7 @@ def paired_table(groups: dict[Key, list[Job]], reference: str = "dci") -> Table:
     )
     if rubric:
         table.notes.append("pass_rate pairs rubric by rubric (task × rubric index, on each seed): rubrics +/− counts the "
-                           f"rubric runs only the method passed / only {label(reference)} passed, and Δ = (+ − −) / rubric runs compared")  # fmt: skip
+                           f"rubric runs only the method passed / only {label(reference)} passed, and Δ = (+ − −) / rubric runs compared")
     return table
 
 
@@ -191,7 +191,7 @@ def build(sweep: Sweep, out: Path) -> Section:
         seeds, tasks = {j.seed for j in js}, {j.task_id for j in js}
         if len(js) < len(seeds) * len(tasks):
             main.notes.append(f"{b} · {mo} · {me}: {len(js)} scored jobs for {len(seeds)} seeds × {len(tasks)} tasks; "
-                              "seeds average different task sets (the paired comparison uses common pairs only)")  # fmt: skip
+                              "seeds average different task sets (the paired comparison uses common pairs only)")
     for b in sorted({k[0] for k in groups}):
         c = counts([j.scores for k, js in groups.items() if k[0] == b for j in js])
         if c["unjudged"] or c["judge_failures"]:

@@ -44,7 +44,7 @@ def tab_row(job: Job) -> dict[str, Any]:
 
 
 COLUMNS = ["benchmark", "method", "model", "jobs", *CONTENTS, "jobs_reviewed", "review_coverage_pct",
-           *(f"{b}_pct" for b in BEHAVIOURS)]  # fmt: skip
+           *(f"{b}_pct" for b in BEHAVIOURS)]
 TITLE = "Table 3: the tab's contents (medians over jobs), review coverage (mean over jobs that reviewed) and use of the tab (% of jobs)"
 
 
@@ -61,7 +61,7 @@ def rows_of(groups: dict[tuple[str, str, str], list[dict[str, Any]]]) -> list[li
             *key, len(tabs), *(median([s[c] for s in summaries]) for c in CONTENTS),
             len(coverage), pct(statistics.fmean(coverage)) if coverage else None,
             *(pct(sum(u[b] for u in used) / len(used)) for b in BEHAVIOURS),
-        ])  # fmt: skip
+        ])
     return rows
 
 

@@ -62,7 +62,7 @@ def build(sweep: Sweep, out: Path) -> Section:
     title = "Table 4: ablations of the tab (%, mean ± std over seeds; Δ = points from the full tab)"
     table = Table("table4", title, columns, rows, display=(display_cols, shown))
     table.notes.append("paired Δ: on the (task, seed) pairs both scored; 95% CI: bootstrap over tasks, then seeds; "
-                       "p: paired permutation test (as in Table 1 paired)")  # fmt: skip
+                       "p: paired permutation test (as in Table 1 paired)")
     table.notes += record_notes(
         {k: js for k, js in groups.items() if k[:2] in ablated}, {k: js for k, js in errored.items() if k[:2] in ablated}
     )

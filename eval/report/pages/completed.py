@@ -75,5 +75,5 @@ def rescored(job_dirs: Iterable[Path]) -> None:
             pages_of(sweep, ids)
         except Exception as e:  # noqa: BLE001 - the scores stand; the pages can be written again (--pages)
             log.warning("the report pages of %d re-scored job(s) in %s could not be written (%s: %s); run python -m eval.report %s --pages",
-                        len(names), sdir, type(e).__name__, e, sdir)  # fmt: skip
+                        len(names), sdir, type(e).__name__, e, sdir)
 

@@ -20,7 +20,15 @@ from eval.report.pages.viewer_render import json_script, message_html, turn_html
 from eval.report.pages.viewer_tab import events_by_turn, tab_data
 from eval.report.pages.viewer_turns import Seen, Turn, context_level, turns
 from eval.report.section import Table, fmt, percent
-from runners.core.record_files import DELIVERABLE, JOB, RESULT, SCORES, TAB, TRAJECTORY, VIEW
+from runners.core.record_files import (
+    DELIVERABLE,
+    JOB,
+    RESULT,
+    SCORES,
+    TAB,
+    TRAJECTORY,
+    VIEW,
+)
 
 RESULT_KEYS = ("stop_reason", "turns", "tokens_in", "tokens_out", "cost", "chars_read", "wall_s", "sandbox", "errored", "limits_hit", "error")
 RECORD_FILES = (JOB, RESULT, SCORES, TAB, VIEW, TRAJECTORY)
@@ -73,7 +81,7 @@ def _viewer(job: Job, ts: list[Turn]) -> str:
             f"({html.escape(note)}); click a turn to see the tab as it stood then.</p>"
             f'<div class="viewer"><div class="traj">{blocks}</div><aside class="panel" id="tabpanel">'
             f"<noscript>The tab panel needs JavaScript; the timeline below has the same events.</noscript></aside></div>"
-            + json_script("viewer-data", tab_data(job.tab, ts)))  # fmt: skip
+            + json_script("viewer-data", tab_data(job.tab, ts)))
 
 
 def job_html(job: Job) -> str:

@@ -65,7 +65,7 @@ def _rubrics(a: Job, b: Job, ta: list[Turn], tb: list[Turn]) -> str:
 def _side(job: Job) -> str:
     r, ms = job.result, (job.scores or {}).get("metrics", {})
     facts = ["stop unfinished"] if r is None else [f"stop {r.stop_reason}", f"{r.turns if r.turns is not None else '?'} turns",
-                                                   f"{r.chars_read} chars read"]  # fmt: skip
+                                                   f"{r.chars_read} chars read"]
     facts += [f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in sorted(ms.items())]
     link = f'<a href="../jobs/{quote(job.job_id)}.html">{html.escape(job.job_id)}</a>'
     return f"<td>{link}<br>{html.escape(' · '.join(facts))}</td>"
@@ -92,7 +92,7 @@ def compare_html(a: Job, b: Job) -> str:
             f'<table class="pair"><tr>{_side(a)}{_side(b)}</tr></table>',
             "<h2>Failed rubrics: where their values were shown, read and lost</h2>", _rubrics(a, b, ta, tb),
             "<h2>The trajectories, turn by turn</h2>",
-            f'<table id="aligned" class="pair"><thead><tr><th>{html.escape(a.method)}</th><th>{html.escape(b.method)}</th></tr></thead><tbody>']  # fmt: skip
+            f'<table id="aligned" class="pair"><thead><tr><th>{html.escape(a.method)}</th><th>{html.escape(b.method)}</th></tr></thead><tbody>']
     for n in sorted(set(ca) | set(cb)):
         body.append(f'<tr data-turn="{n}"><td data-side="a">{ca.get(n, "")}</td><td data-side="b">{cb.get(n, "")}</td></tr>')
     body.append("</tbody></table>")

@@ -75,7 +75,7 @@ def rubric_trails(job: Job, turns: list[Turn]) -> list[RubricTrail]:
                 seen_at=sorted({t for t, ok in shown if ok}),
                 entries=[eid for eid, hay in log if hay.has(v)],
                 delivered=v.key in delivered,
-            ))  # fmt: skip
+            ))
         out.append(RubricTrail(f, trails))
     return out
 
@@ -105,6 +105,6 @@ def _summary(job: Job, turns: list[Turn]) -> dict[int, dict[str, Any]]:
     has_log = bool((job.tab or {}).get("read_log"))
     return {
         rt.index: {"text": rt.fate.item.get("text", ""), "category": rt.fate.category,
-                   "trails": [(trail_text(t, has_log), t.lost) for t in rt.trails]}  # fmt: skip
+                   "trails": [(trail_text(t, has_log), t.lost) for t in rt.trails]}
         for rt in rubric_trails(job, turns)
     }

@@ -31,7 +31,7 @@ def outcome_tags(job: Job) -> list[str]:
 
 def _values(job: Job) -> dict[str, str]:
     return {"benchmark": job.benchmark, "method": job.method, "model": job.model, "seed": str(job.seed),
-            "outcome": " ".join(outcome_tags(job))}  # fmt: skip
+            "outcome": " ".join(outcome_tags(job))}
 
 
 def _filters(values: list[dict[str, str]]) -> str:
@@ -61,7 +61,7 @@ def job_row(j: Job, vals: dict[str, str], metrics: list[str], compare: list[tupl
     short = j.job_id.rsplit("__", 1)[-1]
     cells = [f'<a href="jobs/{html.escape(j.job_id)}.html" title="{html.escape(j.job_id)}">{html.escape(short)}</a>', *map(_cell, (
         j.benchmark, j.task_id, j.method, j.model, j.seed, vals["outcome"], *((None, None) if r is None else (r.turns, r.chars_read)),
-        )), *(html.escape(percent(ms[m])) if m in ms else "" for m in metrics), links]  # fmt: skip
+        )), *(html.escape(percent(ms[m])) if m in ms else "" for m in metrics), links]
     return f"<tr {data}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
 
 

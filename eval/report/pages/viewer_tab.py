@@ -24,7 +24,7 @@ def _first_line(text: str) -> str:
 
 def _requirements(tab: dict[str, Any]) -> list[dict[str, Any]]:
     reqs = {r["id"]: {"id": r["id"], "text": r["text"], "added": r.get("turn_added", 0), "changes": []}
-            for r in tab.get("requirements", [])}  # fmt: skip
+            for r in tab.get("requirements", [])}
     for e in tab.get("events", []):
         if e["kind"] == "resolve" and e["id"] in reqs:
             how = ", ".join(e.get("entries") or []) if e.get("status") == "done" else str(e.get("reason") or "")
@@ -67,7 +67,7 @@ def tab_data(tab: dict[str, Any] | None, turns: list[Turn]) -> dict[str, Any]:
     if tab is None:
         return {"last": last, "tab": False, "status": status_lines(turns)}
     entries = [{"id": e["id"], "path": e["path"], "command": e["command"], "turn": e["turn"], "chars": e.get("chars", len(e["excerpt"])),
-                "first": _first_line(e["excerpt"]), "excerpt": e["excerpt"]} for e in tab.get("read_log", [])]  # fmt: skip
+                "first": _first_line(e["excerpt"]), "excerpt": e["excerpt"]} for e in tab.get("read_log", [])]
     finish = [{"turn": e["turn"], "case": e.get("case"), "text": e.get("text", "")} for e in tab.get("events", []) if e["kind"] == "finish_check"]
     return {
         "last": max(last, *(e["turn"] for e in tab.get("events", [])), 0),

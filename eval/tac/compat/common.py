@@ -218,7 +218,7 @@ def get_owncloud_url_in_file(filename: str):
 
 def check_repo_exists(project_name: str):
     files = {"openhands": ".openhands_instructions", "janusgraph": ".backportrc.json", "colly": "xmlelement_test.go",
-             "streamlit": ".ruff.toml", "risingwave": "risedev.yml", "bustub": "CMakeLists.txt"}  # fmt: skip
+             "streamlit": ".ruff.toml", "risingwave": "risedev.yml", "bustub": "CMakeLists.txt"}
     return project_name in files and os.path.isfile(os.path.join("/workspace", project_name, files[project_name]))
 
 

@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> None:
     os.makedirs(a.root, exist_ok=True)  # a served export with no files, or state not made yet
     os.makedirs(a.state, exist_ok=True)
     settings = Settings(os.path.abspath(a.root), os.path.abspath(a.state), a.user, a.password, frozenset(a.hide),
-                        reporter(a.report_fd) if a.report_fd is not None else None)  # fmt: skip
+                        reporter(a.report_fd) if a.report_fd is not None else None)
     server = wsgi.Server((a.host, a.port), FileServer(settings), numthreads=a.threads, server_name="ownCloud")
     server.prepare()
     print(f"listening on {server.bind_addr[0]}:{server.bind_addr[1]}", flush=True)  # --port 0: the port taken

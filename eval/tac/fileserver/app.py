@@ -24,7 +24,7 @@ MAX_ZIP_FILES = 2000
 _OCS = re.compile(r"^/ocs/v([12])\.php/apps/files_sharing/api/v1/shares(?:/(\d+))?/?$")
 _SHARE = re.compile(r"^(?:/index\.php)?/s/([A-Za-z0-9]+)(/download)?/?$")
 STATUS = {"installed": True, "maintenance": False, "needsDbUpgrade": False, "version": "10.13.4.2",
-          "versionstring": "10.13.4", "edition": "Community", "productname": "ownCloud"}  # fmt: skip
+          "versionstring": "10.13.4", "edition": "Community", "productname": "ownCloud"}
 
 
 @dataclass(frozen=True)
@@ -148,10 +148,10 @@ class FileServer:
                 headers = [("Content-Disposition", f"attachment; filename*=UTF-8''{quote(name)}")]
                 return _send(start, "200 OK", "application/octet-stream", body, headers)
             return _send(start, "200 OK", "application/zip", self._zip(local, name),
-                         [("Content-Disposition", f"attachment; filename*=UTF-8''{quote(name)}.zip")])  # fmt: skip
+                         [("Content-Disposition", f"attachment; filename*=UTF-8''{quote(name)}.zip")])
         link = f"{_base(environ)}/index.php/s/{token}/download"
         body = (f'<h1 class="name">{escape(name)}</h1>\n<input type="hidden" name="downloadURL" value="{escape(link)}" id="downloadURL">\n'
-                f'<a href="{escape(link)}" id="downloadFile" class="button">Download</a>')  # fmt: skip
+                f'<a href="{escape(link)}" id="downloadFile" class="button">Download</a>')
         return _send(start, "200 OK", "text/html; charset=utf-8", _page(name, body))
 
     def _zip(self, folder: str, name: str) -> bytes:
@@ -171,14 +171,14 @@ class FileServer:
         """The web interface's folder page (`?dir=/Documents`), as a plain listing with links."""
         if not self._authorized(environ):
             return _send(start, "401 Unauthorized", "text/html; charset=utf-8", _page("Login", "<p>Please log in</p>"),
-                         [("WWW-Authenticate", 'Basic realm="ownCloud", charset="UTF-8"')])  # fmt: skip
+                         [("WWW-Authenticate", 'Basic realm="ownCloud", charset="UTF-8"')])
         rel = clean_path(parse_qs(environ.get("QUERY_STRING", "")).get("dir", ["/"])[0]) or "/"
         local = self._local(rel)
         if not self._visible(rel) or not os.path.isdir(local):
             return _send(start, "404 Not Found", "text/html; charset=utf-8", _page("Not found", "<p>Folder not found</p>"))
         names = sorted(n for n in os.listdir(local) if self._visible(posixpath.join(rel, n)))
         rows = "\n".join(f'<li><a href="{escape(_base(environ))}/remote.php/webdav{quote(posixpath.join(rel, n))}">{escape(n)}</a></li>'
-                         for n in names)  # fmt: skip
+                         for n in names)
         return _send(start, "200 OK", "text/html; charset=utf-8", _page(rel, f"<ul>\n{rows}\n</ul>"))
 
 
@@ -209,7 +209,7 @@ def _form(environ: dict[str, Any]) -> dict[str, str]:
 
 def _page(title: str, body: str) -> bytes:
     return (f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{escape(title)} - ownCloud</title></head>\n'
-            f"<body>\n{body}\n</body></html>\n").encode()  # fmt: skip
+            f"<body>\n{body}\n</body></html>\n").encode()
 
 
 def _send(start: Start, status: str, ctype: str, body: bytes, headers: list[tuple[str, str]] | None = None) -> list[bytes]:

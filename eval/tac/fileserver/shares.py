@@ -97,7 +97,7 @@ def share_data(share: dict[str, Any], base: str, user: str) -> dict[str, Any]:
         "item_type": share["item_type"], "storage_id": f"home::{user}", "file_target": f"/{name}",
         "share_with": None, "share_with_displayname": None, "name": "", "mail_send": 0,
         "url": f"{base}/index.php/s/{share['token']}",
-    }  # fmt: skip
+    }
 
 
 def ocs_body(version: int, status: int, message: str, data: Any, as_json: bool) -> tuple[str, bytes]:
