@@ -14,6 +14,9 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.test_layers import cycles, imports  # noqa: E402 - the layer test's own reader of imports
+
 PACKAGES = ("runners", "envs", "tab", "eval", "slurm")
 SKIP = ("eval/tac/compat",)  # TheAgentCompany's evaluator-side helpers, shaped as the benchmark has them
 
@@ -28,62 +31,9 @@ def product_files(repo: Path) -> dict[str, Path]:
     return out
 
 
-def imports_of(path: Path, known: dict[str, Path]) -> set[str]:
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        names: list[str] = []
-        if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names = [f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in known else node.module for a in node.names]
-        for name in names:
-            while name and name not in known:
-                name = name.rpartition(".")[0]
-            if name:
-                found.add(name)
-    return found
-
-
-def folder_of(module: str, known: dict[str, Path]) -> str:
-    return known[module].parent.as_posix()
-
-
-def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected components of more than one node (Tarjan, recursive: the graphs are small)."""
-    sys.setrecursionlimit(10_000)
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    out: list[list[str]] = []
-
-    def visit(v: str) -> None:
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        for w in graph.get(v, ()):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                out.append(sorted(comp))
-
-    for v in graph:
-        if v not in index:
-            visit(v)
-    return out
-
-
 def measure(repo: Path) -> dict[str, object]:
     known = product_files(repo)
-    graph = {m: imports_of(p, known) - {m} for m, p in known.items()}
+    graph = {m: imports(p, known) - {m} for m, p in known.items()}
     rel = {m: p.relative_to(repo) for m, p in known.items()}
     per_folder = Counter(r.parent.as_posix() for r in rel.values())
     folder_graph: dict[str, set[str]] = {}
@@ -104,7 +54,7 @@ def measure(repo: Path) -> dict[str, object]:
         "folders": len(per_folder),
         "modules per folder": dict(sorted(per_folder.items())),
         "folder pairs importing each other": mutual,
-        "module import cycles (module level and in functions)": cycles(graph),
+        "module import cycles (imports that run, function level included)": cycles(graph),
         "files over 300 lines": sorted(long_files),
         "functions over 60 lines": sorted(long_functions),
     }

@@ -159,7 +159,7 @@ def test_the_loop_eval_uses_stands_on_nothing_of_the_runners_jobs() -> None:
 WINGS = (
     ("runners.agent", ("runners.job", "runners.sweep", "runners.tracking")),
     ("runners.job", ("runners.sweep", "runners.tracking")),
-    ("runners.config", ("runners.config.preflight", "runners.agent", "runners.job", "runners.sweep", "runners.tracking")),
+    ("runners.config", ("runners.preflight", "runners.agent", "runners.job", "runners.sweep", "runners.tracking")),
     ("runners.models", ("runners.agent", "runners.job", "runners.sweep", "runners.tracking")),
     ("eval.judges", ("eval.report", "eval.replay", "eval.probe")),
     ("eval.benchmarks", ("eval.report", "runners.job", "runners.sweep")),
