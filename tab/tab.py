@@ -77,7 +77,7 @@ class Tab:
                     self.index.add(entry)
             self.state.add_unattributed(captured.unattributed, captured.command, obs.turn)
             known = self.state.files.union(self.state.candidates)  # checked once, when first listed
-            listed = [p for p in captured.listed if p not in known and self.reads.manifest.original(p)]
+            listed = [p for p in captured.listed if p not in known and self.reads.originals.original(p)]
             self.state.add_candidates(listed, captured.command, obs.turn)
         return status_line(self.state, self.state.take_changes(), self.config, self.texts)
 

@@ -1,7 +1,7 @@
 """Today's tab over one recorded trajectory: the job's workspace as it was at the start, its tool
 results observed again in order, its own tab calls made again (no model is called).
 
-The tab attaches to a fresh copy of the task's workspace (as the job's did, so its manifest is the
+The tab attaches to a fresh copy of the task's workspace (as the job's did, so its record of original files is the
 start's); the files the agent changed or deleted are then put in their final state, so that no read
 of them is evidence (the job may have read some of them before it changed them: those reads are
 not credited here — the replay errs on the side of fewer entries). Each tool result is given to the

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from runners.job.identity import JobSpec
 
 log = logging.getLogger(__name__)
-MANIFEST = "logged.jsonl"
+LOGGED = "logged.jsonl"
 Tables = dict[str, tuple[list[str], list[list[Any]]]]
 
 
@@ -66,7 +66,7 @@ class _Given:
     stats: dict[str, float]
 
 
-class Manifest:
+class LoggedCells:
     """`logged.jsonl`: the sweep's W&B id seed, each cell's last logged job set, the summary's digest."""
 
     def __init__(self, path: Path) -> None:
@@ -133,7 +133,7 @@ class WandbTracker:
         self.dir = Path(cfg.dir) if cfg.dir else sweep_dir
         self.dir.mkdir(parents=True, exist_ok=True)
         self.mode = cfg.mode or os.environ.get("WANDB_MODE") or ("online" if os.environ.get("WANDB_API_KEY") else "offline")
-        self.manifest = Manifest(sweep_dir / "wandb" / MANIFEST)
+        self.logged_cells = LoggedCells(sweep_dir / "wandb" / LOGGED)
         self.plan = plan
         self.expected: dict[Cell, set[str]] = {}
         for job_id, cell in (plan or {}).items():
@@ -150,7 +150,7 @@ class WandbTracker:
     def logged(self) -> set[str] | None:
         """Jobs already in a written cell run (resume tracks the others again)."""
         with self._lock:
-            return {j for c in self.manifest.cells.values() for j in c.jobs}
+            return {j for c in self.logged_cells.cells.values() for j in c.jobs}
 
     def log_job(self, job: JobMeta, scores: dict[str, Any] | None, stats: dict[str, float]) -> None:
         """File the job under its cell; queue the cell's run once all its jobs have finished."""
@@ -189,12 +189,12 @@ class WandbTracker:
         waits until it is written (it runs once, after the sweep)."""
         rows = {k: (c, [[cell_value(v) for v in r] for r in rs]) for k, (c, rs) in tables.items()}
         digest = hashlib.sha256(json.dumps([sorted(rows.items()), sorted(images or {})], default=str).encode()).hexdigest()
-        if digest != self.manifest.summary:
+        if digest != self.logged_cells.summary:
             self._submit(lambda: self._write_summary(rows, images or {}, digest))
         self._queue.join()
 
     def _finished(self, cell: Cell) -> set[str]:
-        logged = self.manifest.cells.get(cell.name)
+        logged = self.logged_cells.cells.get(cell.name)
         return set(self._pending.get(cell, {})) | (set(logged.jobs) if logged else set())
 
     def _submit(self, fn: Callable[[], None]) -> None:
@@ -217,9 +217,9 @@ class WandbTracker:
 
     def _write_cell(self, cell: Cell) -> None:
         with self._lock:
-            self.manifest.refresh()
+            self.logged_cells.refresh()
             given = dict(self._pending.get(cell, {}))
-            before = self.manifest.cells.get(cell.name)
+            before = self.logged_cells.cells.get(cell.name)
             config = self._configs.get(cell)
         if not given and before is not None:
             return  # queued twice; the first write took every job
@@ -235,7 +235,7 @@ class WandbTracker:
             config = JobRecord(self.sweep_dir / rows[0].job_id).meta.config
         expected = self.expected.get(cell)
         summary = cell_summary(rows, len(expected) if expected is not None else None)
-        run = self._init(self.manifest.run_id(cell.name), cell.name, cell.method,
+        run = self._init(self.logged_cells.run_id(cell.name), cell.name, cell.method,
                          [cell.benchmark, cell.model, f"seed{cell.seed}", cell.method], cell_config(cell, config, self.sweep, summary["partial"]))
         with _finishing(run):
             columns, data = task_table(rows)
@@ -248,11 +248,11 @@ class WandbTracker:
             for job_id, g in given.items():
                 if self._pending[cell].get(job_id) is g:  # not replaced by a newer record meanwhile
                     del self._pending[cell][job_id]
-            self.manifest.log_cell(cell.name, {r.job_id for r in rows}, summary["partial"])
+            self.logged_cells.log_cell(cell.name, {r.job_id for r in rows}, summary["partial"])
 
     def _write_spend(self, metrics: dict[str, float]) -> None:
         if self._spend_run is None:
-            self._spend_run = self._init(self.manifest.run_id("spend"), f"{self.sweep}-spend", "spend", ["spend"], {"sweep": self.sweep})
+            self._spend_run = self._init(self.logged_cells.run_id("spend"), f"{self.sweep}-spend", "spend", ["spend"], {"sweep": self.sweep})
         self._spend_run.log(metrics)
 
     def _close_spend(self) -> None:
@@ -261,14 +261,14 @@ class WandbTracker:
             run.finish()
 
     def _write_summary(self, tables: Tables, images: dict[str, Path], digest: str) -> None:
-        run = self._init(self.manifest.run_id("summary"), f"{self.sweep}-summary", "summary", ["summary"], {"sweep": self.sweep})
+        run = self._init(self.logged_cells.run_id("summary"), f"{self.sweep}-summary", "summary", ["summary"], {"sweep": self.sweep})
         with _finishing(run):
             for name, (cols, rows) in tables.items():
                 run.log({name: self.wandb.Table(columns=cols, data=rows)})
             for name, path in images.items():
                 run.log({name: self.wandb.Image(str(path))})
         with self._lock:
-            self.manifest.log_summary(digest)
+            self.logged_cells.log_summary(digest)
 
     def _init(self, run_id: str, name: str, job_type: str, tags: list[str], config: dict[str, Any]) -> Any:
         return self.wandb.init(

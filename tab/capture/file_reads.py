@@ -9,8 +9,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from envs.protocol import Observation
-from tab.capture.manifest import Manifest
 from tab.capture.observe import Capture, Captured
+from tab.capture.originals import Originals
 from tab.capture.workspace_files import HARNESS_DIR, Workspace
 
 
@@ -24,8 +24,8 @@ class FileReads:
         self, root: str | Path, exclude: Iterable[str] = (), cap: int | None = None, aliases: Iterable[str] = (),
         urls: Iterable[tuple[str, str]] = (),
     ) -> None:
-        self.manifest = Manifest(root, frozenset({HARNESS_DIR}))
-        self.capture = Capture(Workspace(root, exclude, self.manifest, aliases, urls))
+        self.originals = Originals(root, frozenset({HARNESS_DIR}))
+        self.capture = Capture(Workspace(root, exclude, self.originals, aliases, urls))
         self.cap = cap
 
     def __call__(self, obs: Observation) -> Captured:
@@ -34,5 +34,5 @@ class FileReads:
         if self.cap is not None and len(obs.output) > self.cap:
             obs = replace(obs, output=obs.output[: self.cap])
         captured = self.capture(obs)
-        captured.reads = [(path, excerpt) for path, excerpt in captured.reads if self.manifest.original(path)]
+        captured.reads = [(path, excerpt) for path, excerpt in captured.reads if self.originals.original(path)]
         return captured

@@ -37,7 +37,7 @@ def _while_read(pipes: list[Pipeline], cwd: str | None, ws: Workspace) -> list[P
         words = [w for w in argv[1:] if not w.startswith("-")]
         if len(pipes[i].commands) == 1 and argv[:1] == ["read"] and len(words) == 1 and end is not None:
             listed = ws.rel(pipes[end].commands[0].stdin_file or "", cwd)
-            text = ws.text(listed) if listed and ws.manifest and ws.manifest.original(listed) else None
+            text = ws.text(listed) if listed and ws.originals and ws.originals.original(listed) else None
             names = [n.strip() for n in (text or "").split("\n") if n.strip()][:MAX_LOOP_LINES]
             out.extend(substitute(p, words[0], n, True) for n in names for p in pipes[i + 1 : end])
             i = end + 1

@@ -13,7 +13,7 @@ from urllib.parse import unquote
 from envs.safeio import lstat_inside, read_regular
 from envs.truncate import decode
 from envs.workspace import BOOKKEEPING_DIR
-from tab.capture.manifest import Manifest
+from tab.capture.originals import Originals
 
 GLOB_CHARS = frozenset("*?[")
 # The harness keeps long bash outputs under here (envs/bash_tool.py); they are not workspace files.
@@ -32,11 +32,11 @@ class Workspace:
     """
 
     def __init__(
-        self, root: str | Path, exclude: Iterable[str] = (), manifest: Manifest | None = None, aliases: Iterable[str] = (),
+        self, root: str | Path, exclude: Iterable[str] = (), originals: Originals | None = None, aliases: Iterable[str] = (),
         urls: Iterable[tuple[str, str]] = (),
     ) -> None:
         self.root = os.path.abspath(root)
-        self.manifest = manifest
+        self.originals = originals
         self.urls = tuple(urls)  # (URL prefix, workspace folder): a server in the sandbox serving it
         self._roots = tuple(dict.fromkeys((self.root, os.path.realpath(self.root), *(normpath(a) for a in aliases))))
         self.exclude = tuple(dict.fromkeys(e.strip("/") for e in (*exclude, HARNESS_DIR) if e.strip("/")))
@@ -146,9 +146,9 @@ class Workspace:
 
     def under(self, folders: list[str], limit: int = 200) -> list[str]:
         """Files there at the start under these folders (what `find dir | xargs cat` may show)."""
-        if self.manifest is None:
+        if self.originals is None:
             return []
-        return [f for f in self.manifest.under(folders, limit) if not self.excluded(f)]
+        return [f for f in self.originals.under(folders, limit) if not self.excluded(f)]
 
     def text(self, rel: str) -> str | None:
         """A workspace file's text when it is small UTF-8 text, as the agent's tools show it (CRLF and

@@ -1,7 +1,7 @@
 """The workspace as it was when the tab attached: only those files, unchanged since, are evidence.
 
 A file the agent created, rewrote or replaced during the episode holds its own words, not the
-organization's; the manifest keeps each file's (size, mtime_ns, ctime_ns, inode) from the job's start
+organization's; `Originals` keeps each file's (size, mtime_ns, ctime_ns, inode) from the job's start
 and a file counts as original only while its lstat still matches (never following a link). The
 ctime cannot be set back (`touch -r` restores mtime only), so a same-size rewrite is caught without
 hashing any content.
@@ -21,7 +21,7 @@ def _signature(st: object) -> Signature:
     return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)  # type: ignore[attr-defined]
 
 
-class Manifest:
+class Originals:
     """Regular files under `root` at construction, by workspace-relative POSIX path."""
 
     def __init__(self, root: str | Path, skip: frozenset[str] = frozenset()) -> None:
