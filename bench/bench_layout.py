@@ -15,24 +15,13 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.test_layers import cycles, imports  # noqa: E402 - the layer test's own reader of imports
+from tests.test_layers import cycles, imports, modules  # noqa: E402 - the layer test's own reader of imports
 
-PACKAGES = ("runners", "envs", "tab", "eval", "slurm")
 SKIP = ("eval/tac/compat",)  # TheAgentCompany's evaluator-side helpers, shaped as the benchmark has them
 
 
-def product_files(repo: Path) -> dict[str, Path]:
-    out = {}
-    for pkg in PACKAGES:
-        for p in sorted((repo / pkg).rglob("*.py")):
-            rel = p.relative_to(repo).as_posix()
-            if not rel.startswith(SKIP) and "__pycache__" not in rel:
-                out[".".join(p.relative_to(repo).with_suffix("").parts).removesuffix(".__init__")] = p
-    return out
-
-
 def measure(repo: Path) -> dict[str, object]:
-    known = product_files(repo)
+    known = modules(repo, SKIP)
     graph = {m: imports(p, known) - {m} for m, p in known.items()}
     rel = {m: p.relative_to(repo) for m, p in known.items()}
     per_folder = Counter(r.parent.as_posix() for r in rel.values())

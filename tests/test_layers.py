@@ -11,12 +11,14 @@ PACKAGES = ("runners", "envs", "tab", "eval", "slurm")
 CORE_MAY_IMPORT = ("runners.core", "envs", "tab.config", "tab.tab_texts")  # the layers below it
 
 
-def modules() -> dict[str, Path]:
+def modules(repo: Path = REPO, skip: tuple[str, ...] = ()) -> dict[str, Path]:
+    """The project's modules by dotted name (`repo`: another checkout; `skip`: folders left out)."""
     out = {}
     for pkg in PACKAGES:
-        for p in (REPO / pkg).rglob("*.py"):
-            name = ".".join(p.relative_to(REPO).with_suffix("").parts)
-            out[name.removesuffix(".__init__")] = p
+        for p in sorted((repo / pkg).rglob("*.py")):
+            if not p.relative_to(repo).as_posix().startswith(skip):
+                name = ".".join(p.relative_to(repo).with_suffix("").parts)
+                out[name.removesuffix(".__init__")] = p
     return out
 
 

@@ -1,4 +1,5 @@
-"""Replicas of a served model across a Ray cluster, and spreading jobs over them.
+"""A sweep's model servers (`ModelServers`: each served model started once, shared by its jobs,
+stopped at the end), their replicas across a Ray cluster, and spreading jobs over them.
 
 On a multi-node cluster an agent on one node talks to a vLLM server on another, so the server must
 listen on every interface and advertise its node's address: `ClusterModelServer` does that on top
