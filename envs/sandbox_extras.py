@@ -30,6 +30,7 @@ class Service:
     # workspace (the tab records a `curl` of one as a read of the file)
     urls: tuple[tuple[str, str], ...] = ()
     start_s: float = 20.0
+    cwd: str = ""  # its working folder in the sandbox ("": the workspace, which the agent writes)
 
     def command(self, workspace: str) -> str:
         """The service's command line for /bin/sh (exec'd, so its pid is the service's)."""
@@ -37,7 +38,8 @@ class Service:
 
         env = " ".join(f"{k}={quote(v)}" for k, v in self.env)
         argv = " ".join(quote(a.replace(WORKSPACE, workspace)) for a in self.argv)
-        return f"exec env {env} {argv}" if env else f"exec {argv}"
+        run = f"exec env {env} {argv}" if env else f"exec {argv}"
+        return f"cd {quote(self.cwd)} && {run}" if self.cwd else run
 
 
 @dataclass(frozen=True)

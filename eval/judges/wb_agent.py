@@ -71,10 +71,13 @@ class BudgetedModel:
 
 class JudgeEnv(WorkspaceEnv):
     """The judge's workspace: the folder read-only, `read` and `bash`, and the judge's own system
-    prompt (which names no host path, so that the turns replay from the cache)."""
+    prompt (which names no host path, so that the turns replay from the cache). Its shell's Pythons
+    have PYTHONSAFEPATH: run from inside the deliverable (`cd deliverable/output && python3 -c
+    "import openpyxl"`), none imports a module the agent planted there."""
 
     def __init__(self, root: Path) -> None:
-        super().__init__(root, EnvConfig(sandbox="bwrap"), read_only=True)
+        env_set = {**EnvConfig().env_set, "PYTHONSAFEPATH": "1"}
+        super().__init__(root, EnvConfig(sandbox="bwrap", env_set=env_set), read_only=True)
 
     def system_prompt(self) -> str:
         return judge_prompts.WBA_SYSTEM + judge_prompts.UNTRUSTED_NOTE

@@ -27,7 +27,7 @@ from envs.sandbox_extras import WORKSPACE, SandboxExtras, Service
 from eval.config import cache_root
 from eval.tac import dockerfile
 from eval.tac.image_state import AGENT_TOPS, FILESERVER, OWNCLOUD, STATE_DIR
-from eval.tac.run_evaluator import FILESERVER_CODE, FILESERVER_PORT
+from eval.tac.run_evaluator import FILESERVER_CODE, FILESERVER_PORT, fileserver_argv
 from eval.tac.sandbox import SERVER_HOST
 
 TAC_DIR = Path(__file__).resolve().parent
@@ -62,13 +62,13 @@ def served_files(export: Path) -> dict[str, Path]:
 
 
 def server_sandbox(binds: tuple[tuple[str, str], ...]) -> SandboxExtras:
-    """The agent's sandbox with the file server beside its shell (served mode)."""
+    """The agent's sandbox with the file server beside its shell (served mode): the same isolated
+    interpreter as the evaluator's, run from its code's folder, not the workspace."""
     files, state = f"{WORKSPACE}/{STATE_DIR}/{OWNCLOUD}", f"{WORKSPACE}/{STATE_DIR}/{FILESERVER}"
-    argv = (sys.executable, "-m", "fileserver", "--root", files, "--state", state, "--port", str(FILESERVER_PORT),
-            "--user", USER, "--password", PASSWORD)
+    argv = (*fileserver_argv(sys.executable, files, state), "--user", USER, "--password", PASSWORD)
     code = ((str(TAC_DIR / "fileserver"), f"{FILESERVER_CODE}/fileserver"), *((p, p) for p in python_prefixes("")))
     urls = tuple((f"{SERVER_URL}{mount}/", f"{STATE_DIR}/{OWNCLOUD}") for mount in ("/remote.php/webdav", f"/remote.php/dav/files/{USER}"))
-    service = Service("owncloud", argv, FILESERVER_PORT, code, (("PYTHONPATH", FILESERVER_CODE),), urls=urls)
+    service = Service("owncloud", argv, FILESERVER_PORT, code, urls=urls, cwd=FILESERVER_CODE)
     return SandboxExtras(binds=binds, hosts=(SERVER_HOST,), service=service)
 
 

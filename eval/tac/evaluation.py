@@ -24,7 +24,8 @@ from eval.tac.sandbox import HOSTS, bwrap_argv, sandbox_env
 
 MAX_PROGRESS_BYTES = 1024 * 1024
 MAX_RESULT_BYTES = 1024 * 1024
-COMMAND = ["python", "/utils/run_evaluator.py", "/utils/evaluator.py", "/outputs/trajectory", "/outputs/result.json"]
+# Isolated (-I): the working folder is /workspace, which the agent wrote; run_evaluator.py puts /utils on sys.path.
+COMMAND = ["python", "-I", "-B", "/utils/run_evaluator.py", "/utils/evaluator.py", "/outputs/trajectory", "/outputs/result.json"]
 
 
 def recorded_env(config: dict[str, Any]) -> EnvConfig:

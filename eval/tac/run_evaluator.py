@@ -1,10 +1,13 @@
 """Subprocess entry: run one TheAgentCompany evaluator and write its result as JSON.
 
-    python run_evaluator.py EVALUATOR_PY TRAJECTORY_FILE RESULT_JSON
+    python -I -B run_evaluator.py EVALUATOR_PY TRAJECTORY_FILE RESULT_JSON
 
 Mirrors the benchmark's own `eval.py`: load the evaluator, call `grade_checkpoints` with the
 trajectory text, require a `Result` with at least one checkpoint, dump `result.to_dict()`.
-The compat modules (`common`, `scoring`, `config`) are on `sys.path` (set by the caller).
+It runs isolated (`-I`), with the working folder /workspace, which the agent wrote: its own
+`sys.path` gets /utils (the helper modules `common`, `scoring`, `config` and the evaluator) put
+there explicitly, never the working folder, and every Python it starts is isolated too (the file
+server, by `isolated`; the evaluator's own programs, by PYTHONSAFEPATH in eval/tac/sandbox.py).
 
 It first starts the company's file server (`start_file_server`). While it runs it reports its progress, one JSON object a line, on the descriptor named by
 `RT_TAC_PROGRESS_FD` (a pipe the judge reads; closed to every program the evaluator starts):
@@ -24,6 +27,7 @@ import sys
 import time
 
 MAX_OPENS = 2000  # distinct paths reported
+UTILS = "/utils"  # the image's helpers and the task's evaluator: the one folder of the image on sys.path
 # The company's file server (eval/tac/fileserver): its code is bound at FILESERVER_CODE/fileserver,
 # its state (the shares the agent made) at FILESERVER_STATE; eval/tac/sandbox.py binds both.
 FILESERVER_CODE = "/opt/runningtab"
@@ -83,18 +87,31 @@ def instrument(progress):
     scoring.Result.__post_init__ = result_post_init
 
 
+def isolated(python, code_dir, module):
+    """The argv of `python -m MODULE` with MODULE found in `code_dir` alone: an isolated interpreter
+    (-I: neither its working folder nor a script's folder on sys.path, no PYTHON* variables, no
+    user site; -B: no bytecode written), `code_dir` put on sys.path explicitly. Arguments follow."""
+    boot = (f"import runpy, sys; sys.path.insert(0, {code_dir!r}); "
+            f"runpy.run_module({module!r}, run_name='__main__', alter_sys=True)")
+    return [python, "-I", "-B", "-c", boot]
+
+
+def fileserver_argv(python, root, state):
+    """The file server's command line over `root`, its shares in `state` (run it from FILESERVER_CODE)."""
+    return [*isolated(python, FILESERVER_CODE, "fileserver"), "--root", root, "--state", state, "--port", str(FILESERVER_PORT)]
+
+
 def start_file_server(progress):
     """The file server over /workspace, answering on loopback before this returns (it reports the
-    files it serves on the progress pipe); an OSError when it does not come up."""
+    files it serves on the progress pipe); an OSError when it does not come up. It runs from its
+    own code's folder, never one the agent wrote, and imports nothing from /workspace."""
     root = FILESERVER_FILES if os.path.isdir(FILESERVER_FILES) else "/workspace"
-    argv = [sys.executable, "-m", "fileserver", "--root", root, "--state", FILESERVER_STATE,
-            "--port", str(FILESERVER_PORT)] + [a for name in FILESERVER_HIDDEN for a in ("--hide", name)]
+    argv = fileserver_argv(sys.executable, root, FILESERVER_STATE) + [a for name in FILESERVER_HIDDEN for a in ("--hide", name)]
     fds = ()
     if progress.fd is not None:
         argv += ["--report-fd", str(progress.fd)]
         fds = (progress.fd,)
-    env = {**os.environ, "PYTHONPATH": FILESERVER_CODE}
-    server = subprocess.Popen(argv, env=env, pass_fds=fds, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    server = subprocess.Popen(argv, cwd=FILESERVER_CODE, pass_fds=fds, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
     deadline = time.monotonic() + START_S
     while time.monotonic() < deadline:
         if server.poll() is not None:
@@ -109,7 +126,8 @@ def start_file_server(progress):
 
 
 def main(evaluator_py: str, trajectory_file: str, result_json: str) -> None:
-    from scoring import Result  # the compat module: /utils is on PYTHONPATH
+    sys.path.insert(0, UTILS)
+    from scoring import Result  # the compat module, from /utils
 
     progress = Progress(os.environ.get("RT_TAC_PROGRESS_FD"))
     server = start_file_server(progress)

@@ -9,7 +9,8 @@
     /instruction  task.md;  /outputs  the trajectory;  /run/rt  the judge LLM's socket
     /srv/fileserver  the file server's state (the shares the agent made); /opt/runningtab its code
 
-`run_evaluator.py` starts the company's file server (eval/tac/fileserver) over /workspace on the
+`run_evaluator.py` (an isolated interpreter, /utils put on its sys.path explicitly) starts the
+company's file server (eval/tac/fileserver, isolated too, run from its code's folder) over /workspace on the
 sandbox's own loopback, port 8092, where /etc/hosts sends the-agent-company.com, before it loads
 the evaluator: the evaluator's own WebDAV requests and share-link downloads reach it.
 
@@ -137,7 +138,8 @@ def bwrap_argv(image: dict[str, Path], socket_dir: Path, hosts: Path, command: l
 
 
 def sandbox_env() -> dict[str, str]:
-    """The evaluator's whole environment: no host variables, so no secrets."""
+    """The evaluator's whole environment: no host variables, so no secrets. PYTHONSAFEPATH: a Python
+    the evaluator starts from /workspace (the agent's files) never imports from there."""
     return {
         "PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
         "HOME": "/tmp",
@@ -145,5 +147,6 @@ def sandbox_env() -> dict[str, str]:
         "LANG": "C.UTF-8",
         "PYTHONPATH": "/utils",
         "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONSAFEPATH": "1",
         "RT_TAC_LLM_SOCKET": f"{SOCKET_DIR}/llm.sock",
     }

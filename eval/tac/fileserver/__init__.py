@@ -12,8 +12,10 @@ files, on loopback under the benchmark's host name and port and with its credent
     status.php                                                     the server's status, as ownCloud answers it
 
 Shares live in a JSON file in a state folder outside what it serves, so the evaluator's server (a
-second run over the agent's final files) finds the links the agent made. It runs as
-`python -m fileserver` with this folder on PYTHONPATH (only the standard library, WsgiDAV and
-cheroot are imported: inside a sandbox nothing of RunningTab is importable), or
-`python -m eval.tac.fileserver` from the project.
+second run over the agent's final files) finds the links the agent made; what the agent wrote
+there is checked like any of its data (shares.py). Inside a sandbox it runs as the module
+`fileserver` in an isolated interpreter, its parent folder put on sys.path explicitly and its
+working folder its own code's (`run_evaluator.isolated`: nothing is imported from a folder the
+agent wrote); only the standard library, WsgiDAV and cheroot are imported, since nothing of
+RunningTab is importable there. From the project: `python -m eval.tac.fileserver`.
 """

@@ -8,8 +8,9 @@ import json
 import os
 import posixpath
 import re
+import stat
 import zipfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from html import escape
 from typing import Any
@@ -21,7 +22,9 @@ from .shares import ShareStore, clean_path, ocs_body, share_data
 Start = Callable[..., Any]
 MAX_FORM_BYTES = 1024 * 1024
 MAX_ZIP_FILES = 2000
-_OCS = re.compile(r"^/ocs/v([12])\.php/apps/files_sharing/api/v1/shares(?:/(\d+))?/?$")
+MAX_ZIP_BYTES = 64 * 1024 * 1024  # what a folder's zip holds at most (in memory); files past it are left out
+CHUNK = 64 * 1024
+_OCS = re.compile(r"^/ocs/v([12])\.php/apps/files_sharing/api/v1/shares(?:/(\d{1,15}))?/?$")
 _SHARE = re.compile(r"^(?:/index\.php)?/s/([A-Za-z0-9]+)(/download)?/?$")
 STATUS = {"installed": True, "maintenance": False, "needsDbUpgrade": False, "version": "10.13.4.2",
           "versionstring": "10.13.4", "edition": "Community", "productname": "ownCloud"}
@@ -42,6 +45,7 @@ class FileServer:
 
     def __init__(self, s: Settings) -> None:
         self.s = s
+        self.real_root = os.path.realpath(s.root)
         self.shares = ShareStore(s.state)
         self.dav = dav_app(s.root, s.user, s.password, s.hidden)
         self.dav_prefixes = ("/remote.php/webdav", f"/remote.php/dav/files/{s.user}")
@@ -69,16 +73,27 @@ class FileServer:
             return
         for prefix in self.dav_prefixes:
             if path == prefix or path.startswith(prefix + "/"):
-                rel = clean_path(unquote(path[len(prefix) :]))
-                if rel and os.path.isfile(self._local(rel)):
-                    self.s.report(self._local(rel))
+                local = self._resolve(unquote(path[len(prefix) :]))
+                if local is not None and os.path.isfile(local):
+                    self.s.report(local)
 
     def _local(self, rel: str) -> str:
         return os.path.join(self.s.root, rel.lstrip("/"))
 
-    def _visible(self, rel: str) -> bool:
-        first = rel.strip("/").split("/", 1)[0]
-        return first not in self.s.hidden and not os.path.islink(self._local(rel))
+    def _resolve(self, path: object) -> str | None:
+        """Where a path of the served folder (a share's, a request's) is on disk, or None: a clean
+        path (shares.clean_path), not under a hidden name, that exists and resolves inside the root
+        with no link on the way (the realpath is the path itself), as WsgiDAV's own paths do."""
+        rel = clean_path(path)
+        if rel is None or rel.strip("/").split("/", 1)[0] in self.s.hidden:
+            return None
+        local = self._local(rel)
+        inside = os.path.normpath(os.path.join(self.real_root, rel.lstrip("/")))
+        try:
+            real = os.path.realpath(local, strict=True)
+        except (OSError, ValueError):
+            return None
+        return local if real == inside else None
 
     def _authorized(self, environ: dict[str, Any]) -> bool:
         header = environ.get("HTTP_AUTHORIZATION", "")
@@ -114,39 +129,37 @@ class FileServer:
             return answer(200, "", [share_data(share, base, self.s.user)])
         if method == "GET":
             wanted = clean_path(query.get("path", [""])[0]) if query.get("path") else None
-            found = [share_data(s, base, self.s.user) for s in self.shares.shares if wanted is None or s["path"] == wanted]
+            found = [share_data(s, base, self.s.user) for s in self.shares.shares
+                     if (wanted is None or s["path"] == wanted) and self._resolve(s["path"]) is not None]
             return answer(200, "", found)
         if method != "POST":
             return answer(405, "Method not allowed")
         form = _form(environ)
         rel = clean_path(form.get("path", ""))
-        if not rel or not form.get("path") or not self._visible(rel) or not os.path.exists(self._local(rel)):
+        local = self._resolve(rel) if form.get("path") else None
+        if rel is None or local is None:
             return answer(404, "Wrong path, file/folder doesn't exist")
         if str(form.get("shareType", "")) != "3":
             return answer(400, "Only public link shares (shareType=3) are available on this server")
-        item = "folder" if os.path.isdir(self._local(rel)) else "file"
-        permissions = int(form["permissions"]) if str(form.get("permissions", "")).isdigit() else 1
+        item = "folder" if os.path.isdir(local) else "file"
+        given = str(form.get("permissions", ""))
+        permissions = int(given) if given.isascii() and given.isdigit() and len(given) <= 9 else 1
         share = self.shares.create(rel, item, permissions, str(form.get("password") or ""))
         return answer(200, "", share_data(share, base, self.s.user))
 
     # --- public pages ----------------------------------------------------------------------------
     def _public(self, environ: dict[str, Any], start: Start, token: str, download: bool) -> Iterable[bytes]:
         share = self.shares.by_token(token)
-        if share is None or not os.path.exists(self._local(share["path"])):
+        local = self._resolve(share["path"]) if share is not None else None
+        if share is None or local is None:
             return _send(start, "404 Not Found", "text/html; charset=utf-8", _page("Not found", "<p>File not found</p>"))
         name = posixpath.basename(share["path"]) or "Shared"
         if share.get("password"):
             form = '<form method="post"><input type="password" name="password" placeholder="Password"></form>'
             return _send(start, "200 OK", "text/html; charset=utf-8", _page(name, "<p>This share is password-protected</p>" + form))
-        local = self._local(share["path"])
         if download:
-            if os.path.isfile(local):
-                if self.s.report is not None:
-                    self.s.report(local)
-                with open(local, "rb") as f:
-                    body = f.read()
-                headers = [("Content-Disposition", f"attachment; filename*=UTF-8''{quote(name)}")]
-                return _send(start, "200 OK", "application/octet-stream", body, headers)
+            if not os.path.isdir(local):
+                return self._file(start, local, name)
             return _send(start, "200 OK", "application/zip", self._zip(local, name),
                          [("Content-Disposition", f"attachment; filename*=UTF-8''{quote(name)}.zip")])
         link = f"{_base(environ)}/index.php/s/{token}/download"
@@ -154,17 +167,38 @@ class FileServer:
                 f'<a href="{escape(link)}" id="downloadFile" class="button">Download</a>')
         return _send(start, "200 OK", "text/html; charset=utf-8", _page(name, body))
 
+    def _file(self, start: Start, local: str, name: str) -> Iterable[bytes]:
+        """A shared file's download, streamed: a regular file only (opened without following a link
+        or waiting on a FIFO), whatever its size."""
+        try:
+            fd = os.open(local, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:
+            return _send(start, "404 Not Found", "text/html; charset=utf-8", _page("Not found", "<p>File not found</p>"))
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            os.close(fd)
+            return _send(start, "404 Not Found", "text/html; charset=utf-8", _page("Not found", "<p>File not found</p>"))
+        if self.s.report is not None:
+            self.s.report(local)
+        start("200 OK", [("Content-Type", "application/octet-stream"), ("Content-Length", str(st.st_size)),
+                         ("Content-Disposition", f"attachment; filename*=UTF-8''{quote(name)}")])
+        return _Chunks(os.fdopen(fd, "rb"), st.st_size)
+
     def _zip(self, folder: str, name: str) -> bytes:
+        """A shared folder as a zip of its regular files (no link followed), at most MAX_ZIP_FILES
+        files and MAX_ZIP_BYTES bytes of them."""
         buf = io.BytesIO()
         with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-            count = 0
+            count = size = 0
             for dirpath, dirs, files in os.walk(folder):
                 dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(dirpath, d))]
                 for f in files:
                     full = os.path.join(dirpath, f)
-                    if os.path.isfile(full) and not os.path.islink(full) and count < MAX_ZIP_FILES:
+                    st = os.lstat(full)
+                    if stat.S_ISREG(st.st_mode) and count < MAX_ZIP_FILES and size + st.st_size <= MAX_ZIP_BYTES:
                         z.write(full, os.path.join(name, os.path.relpath(full, folder)))
                         count += 1
+                        size += st.st_size
         return buf.getvalue()
 
     def _files_page(self, environ: dict[str, Any], start: Start) -> Iterable[bytes]:
@@ -173,13 +207,28 @@ class FileServer:
             return _send(start, "401 Unauthorized", "text/html; charset=utf-8", _page("Login", "<p>Please log in</p>"),
                          [("WWW-Authenticate", 'Basic realm="ownCloud", charset="UTF-8"')])
         rel = clean_path(parse_qs(environ.get("QUERY_STRING", "")).get("dir", ["/"])[0]) or "/"
-        local = self._local(rel)
-        if not self._visible(rel) or not os.path.isdir(local):
+        local = self._resolve(rel)
+        if local is None or not os.path.isdir(local):
             return _send(start, "404 Not Found", "text/html; charset=utf-8", _page("Not found", "<p>Folder not found</p>"))
-        names = sorted(n for n in os.listdir(local) if self._visible(posixpath.join(rel, n)))
+        names = sorted(n for n in os.listdir(local) if self._resolve(posixpath.join(rel, n)) is not None)
         rows = "\n".join(f'<li><a href="{escape(_base(environ))}/remote.php/webdav{quote(posixpath.join(rel, n))}">{escape(n)}</a></li>'
                          for n in names)
         return _send(start, "200 OK", "text/html; charset=utf-8", _page(rel, f"<ul>\n{rows}\n</ul>"))
+
+
+class _Chunks:
+    """A file's bytes as a WSGI body, read a chunk at a time, at most `size` of them; closed by the server."""
+
+    def __init__(self, f: Any, size: int) -> None:
+        self.f, self.left = f, size
+
+    def __iter__(self) -> Iterator[bytes]:
+        while self.left > 0 and (data := self.f.read(min(CHUNK, self.left))):
+            self.left -= len(data)
+            yield data
+
+    def close(self) -> None:
+        self.f.close()
 
 
 _REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 405: "Method Not Allowed"}

@@ -3,7 +3,11 @@
 A share is `{id, token, path, item_type, permissions, stime, password}`; `path` is relative to the
 served folder ("/Documents/x.md"). Tokens are 15 letters and digits, as ownCloud's. The store is
 read when the server starts (the agent's shares reach the evaluator's server) and written on every
-change. A store that does not parse is treated as empty: it is data the agent could have written.
+change. It is data the agent could have written (`.image/fileserver/shares.json`), so it is read as
+such: a regular file only (never a link or a FIFO), at most `MAX_STORE_BYTES`, and a store that does
+not parse (or nests too deep) is an empty one; each entry is rebuilt from fields of the right type,
+and one whose path is not a clean path inside the served folder (`clean_path`) is dropped. Where a
+path leads is checked again when it is served (app.py): never through a link, never out of the root.
 """
 
 from __future__ import annotations
@@ -11,7 +15,9 @@ from __future__ import annotations
 import json
 import os
 import posixpath
+import re
 import secrets
+import stat
 import string
 import threading
 import time
@@ -21,12 +27,57 @@ from xml.sax.saxutils import escape
 TOKEN_CHARS = string.ascii_letters + string.digits
 MAX_SHARES = 10_000
 MAX_STORE_BYTES = 4 * 1024 * 1024
+MAX_PATH_CHARS = 4096
+_TOKEN = re.compile(r"[A-Za-z0-9]{1,64}")
 
 
-def clean_path(path: str) -> str | None:
-    """'/Documents/x.md' for 'Documents/x.md', '/Documents//x.md/'...; None for paths leaving the root."""
-    norm = posixpath.normpath("/" + (path or "").strip().lstrip("/"))
-    return None if ".." in norm.split("/") else norm
+def clean_path(path: object) -> str | None:
+    """'/Documents/x.md' for 'Documents/x.md', '/Documents//x.md/'...; None for what is not a path
+    inside the root: a `..` step anywhere (never clamped at the root), a NUL or another control
+    character, not a string, too long."""
+    if not isinstance(path, str) or len(path) > MAX_PATH_CHARS or any(ord(c) < 32 or c == "\x7f" for c in path):
+        return None
+    raw = path.strip()
+    if ".." in raw.split("/"):
+        return None
+    return posixpath.normpath("/" + raw.lstrip("/"))
+
+
+def read_store(file: str) -> object:
+    """The parsed store, or None: only a regular file (no link followed, a FIFO never waited on), at
+    most MAX_STORE_BYTES, JSON that parses without nesting past the interpreter's limit."""
+    try:
+        fd = os.open(file, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_STORE_BYTES:
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(MAX_STORE_BYTES + 1)
+        return json.loads(data) if len(data) <= MAX_STORE_BYTES else None
+    except (OSError, ValueError, RecursionError):
+        return None
+    finally:
+        os.close(fd)
+
+
+def valid_share(entry: object) -> dict[str, Any] | None:
+    """A share rebuilt from a stored entry (only its known fields, each of its type), or None."""
+    if not isinstance(entry, dict):
+        return None
+    token, share_id, path = entry.get("token"), entry.get("id"), clean_path(entry.get("path"))
+    if not isinstance(token, str) or not _TOKEN.fullmatch(token) or type(share_id) is not int or not 0 < share_id < 2**53 or path is None:
+        return None
+    permissions, stime = entry.get("permissions"), entry.get("stime")
+    return {
+        "id": share_id, "token": token, "path": path,
+        "item_type": entry.get("item_type") if entry.get("item_type") in ("file", "folder") else "file",
+        "permissions": permissions if type(permissions) is int and 0 <= permissions < 2**31 else 1,
+        "stime": stime if type(stime) is int and 0 <= stime < 2**53 else 0,
+        "password": bool(entry.get("password")),
+    }
 
 
 class ShareStore:
@@ -38,21 +89,18 @@ class ShareStore:
         self.shares: list[dict[str, Any]] = self._load()
 
     def _load(self) -> list[dict[str, Any]]:
-        try:
-            with open(self.file, "rb") as f:
-                data = json.loads(f.read(MAX_STORE_BYTES + 1)[:MAX_STORE_BYTES])
-        except (OSError, ValueError):
-            return []
-        keep = []
-        for s in data if isinstance(data, list) else []:
-            if isinstance(s, dict) and isinstance(s.get("token"), str) and isinstance(s.get("path"), str) and isinstance(s.get("id"), int):
-                keep.append(s)
-        return keep[:MAX_SHARES]
+        data = read_store(self.file)
+        keep = [s for s in map(valid_share, data[:MAX_SHARES] if isinstance(data, list) else []) if s is not None]
+        return keep
 
     def _save(self) -> None:
         os.makedirs(os.path.dirname(self.file), exist_ok=True)
         tmp = f"{self.file}.tmp{os.getpid()}"
-        with open(tmp, "w", encoding="utf-8") as f:
+        try:
+            os.unlink(tmp)  # whatever is there (a link) is not followed
+        except FileNotFoundError:
+            pass
+        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644), "w", encoding="utf-8") as f:
             json.dump(self.shares, f)
         os.replace(tmp, self.file)
 
