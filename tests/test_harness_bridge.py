@@ -20,7 +20,7 @@ import pytest
 from envs.protocol import ToolCall
 from runners.core.messages import AssistantMessage, BudgetExceeded, Usage
 from runners.harnesses.bridge import messages_wire, responses_wire
-from runners.harnesses.bridge.server import ModelBridge
+from runners.harnesses.bridge.server import ModelBridge, plain
 from runners.harnesses.bridge.wire_errors import WireError
 from runners.models.scripted import ScriptedModel, ScriptedModelConfig
 
@@ -156,7 +156,7 @@ async def _post(url: str, path: str, token: str, body: Any) -> tuple[int, Any]:
 def test_the_endpoint_answers_only_its_job_and_keeps_the_models_stop() -> None:
     async def run() -> None:
         model = _Budgeted()
-        bridge = ModelBridge(model)
+        bridge = ModelBridge(plain(model))
         url = await bridge.start()
         try:
             body = {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 10}
@@ -210,7 +210,7 @@ def test_claude_code_drives_the_scripted_model_through_the_bridge(tmp_path: Path
     ])
 
     async def run() -> str:
-        bridge = ModelBridge(ScriptedModel(ScriptedModelConfig(name="s", script=script)))
+        bridge = ModelBridge(plain(ScriptedModel(ScriptedModelConfig(name="s", script=script))))
         url = await bridge.start()
         env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path / "home"), "ANTHROPIC_BASE_URL": url,
                "ANTHROPIC_API_KEY": bridge.token, "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1",
@@ -244,7 +244,7 @@ def test_codex_drives_the_scripted_model_through_the_bridge(tmp_path: Path) -> N
     home.mkdir()
 
     async def run() -> str:
-        bridge = ModelBridge(ScriptedModel(ScriptedModelConfig(name="s", script=script)))
+        bridge = ModelBridge(plain(ScriptedModel(ScriptedModelConfig(name="s", script=script))))
         url = await bridge.start()
         (home / "config.toml").write_text(
             f'model = "job"\nmodel_provider = "runningtab"\n[model_providers.runningtab]\nname = "runningtab"\n'

@@ -18,6 +18,7 @@ import hmac
 import json
 import secrets
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,13 +48,27 @@ class Exchange:
     latency_s: float
 
 
+Answer = Callable[[list[dict[str, Any]], list[dict[str, Any]]], Awaitable[AssistantMessage]]
+
+
+def new_token() -> str:
+    """A job's endpoint token: valid only at that job's endpoint, which closes with the job."""
+    return f"rt-job-{secrets.token_urlsafe(24)}"
+
+
+def plain(model: Model) -> Answer:
+    """The model's own answer to each request, with nothing of a method in between."""
+    return lambda messages, tools: complete_async(model, messages, tools)
+
+
 @dataclass
 class ModelBridge:
-    """The endpoint of one job. `url` once started; `exchanges` in call order; `stop` once the model
-    ended the job (its exception)."""
+    """The endpoint of one job. `answer` gives the reply to a request (the model's, or the method's
+    conversation around it: `runners/harnesses/conversation.py`); `url` once started; `exchanges` in
+    call order; `stop` once the model ended the job (its exception)."""
 
-    model: Model
-    token: str = field(default_factory=lambda: f"rt-job-{secrets.token_urlsafe(24)}")
+    answer: Answer
+    token: str = field(default_factory=new_token)
     model_name: str = "runningtab-job-model"
     exchanges: list[Exchange] = field(default_factory=list)
     stop: ModelError | None = None
@@ -128,7 +143,7 @@ class ModelBridge:
         start = time.monotonic()
         async with self._lock:
             try:
-                reply = await complete_async(self.model, messages, tools)
+                reply = await self.answer(messages, tools)
             except ContextLengthError as e:
                 self.stop = e
                 return web.json_response(wire.error_body("invalid_request_error", f"prompt is too long: {e}"), status=400)
