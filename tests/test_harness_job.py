@@ -149,3 +149,37 @@ def test_the_harness_reaches_nothing_but_its_endpoint_and_never_shows_its_token(
     shown = next(m for m in record.trajectory() if m["role"] == "tool")["content"]
     assert "ANTHROPIC_API_KEY=[job token]" in shown and "rt-job-" not in shown
     assert "rt-job-" not in (record.dir / "harness.json").read_text()
+
+
+@pytest.mark.slow
+def test_a_sweep_of_both_harnesses_with_and_without_the_tab_reruns_from_its_cache_at_no_cost(tmp_path: Path) -> None:
+    """Ray actors run the harnesses as they run our loop; run again into a new folder from the same
+    cache, every model call is answered from it (spend 0) and every record is the same."""
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parent.parent
+    bench = write_native(tmp_path / "b", [{"id": "t", "prompt": "Copy the number.", "workspace": "w", "answer": "3"}],
+                         {"w/notes.txt": "3\n"})
+    turn = {"usage": {"input_tokens": 100, "output_tokens": 10, "cost": 0.25}}
+    scripts = {
+        "claude_code": [{"tool_calls": [{"name": "Bash", "arguments": {"command": "cat notes.txt"}}], **turn},
+                        {"content": "<FINAL_ANSWER>3</FINAL_ANSWER>", **turn}, {"content": "<FINAL_ANSWER>3</FINAL_ANSWER>", **turn}],
+        "codex": [{"tool_calls": [{"name": "exec_command", "arguments": {"cmd": "cat notes.txt"}}], **turn},
+                  {"content": "<FINAL_ANSWER>3</FINAL_ANSWER>", **turn}, {"content": "<FINAL_ANSWER>3</FINAL_ANSWER>", **turn}],
+    }
+    spent = {}
+    for harness, turns in scripts.items():
+        script = write_script(tmp_path / f"{harness}.jsonl", turns)
+        for name in ("first", "again"):
+            cmd = [sys.executable, "-m", "runners.sweep", "tracker=jsonl", f"out={tmp_path / 'out'}", f"sweep={harness}-{name}",
+                   f"model.cache_dir={tmp_path / 'cache'}", "benchmark=native", f"benchmark.path={bench}", "model=scripted",
+                   f"model.script={script}", "grid.method=[dci,runningtab]", f"agent.harness={harness}", "env.sandbox=bwrap"]
+            r = subprocess.run(cmd, cwd=repo, env={**os.environ, "PYTHONPATH": str(repo)}, capture_output=True, text=True, timeout=600)
+            assert r.returncode == 0, r.stderr[-3000:]
+            results = [json.loads(p.read_text()) for p in (tmp_path / "out" / f"{harness}-{name}").glob("*/result.json")]
+            assert len(results) == 2 and all(x["stop_reason"] == "finished" for x in results), results
+            spent[harness, name] = results
+    for harness in scripts:
+        assert all(x["spend"] > 0 and x["cached_calls"] == 0 for x in spent[harness, "first"])
+        assert all(x["spend"] == 0 and x["cached_calls"] == x["turns"] > 0 for x in spent[harness, "again"])

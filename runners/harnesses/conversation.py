@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 
 # A harness tool as ours: (our tool name, its arguments, the output as the agent saw it), or None.
 ToolMap = Callable[[str, dict[str, Any], str], "tuple[str, dict[str, Any], str] | None"]
+Shown = Callable[[str], str]  # a tool result as the model is sent it (`runners.harnesses.kinds.Harness.shown`)
 
 
 class TurnBudget(ModelError):
@@ -45,8 +46,9 @@ class HarnessConversation:
 
     def __init__(
         self, model: Model, plugins: list[EnvPlugin], tool_map: ToolMap, max_turns: int,
-        on_message: Callable[[dict[str, Any]], None] = lambda m: None, secret: str = "",
+        on_message: Callable[[dict[str, Any]], None] = lambda m: None, secret: str = "", shown: Shown = lambda t: t,
     ) -> None:
+        self.shown = shown
         self.model, self.plugins, self.tool_map, self.max_turns = model, plugins, tool_map, max_turns
         self.secret = secret  # the job's endpoint token: never shown to the model, never recorded
         self.on_message = on_message
@@ -118,7 +120,7 @@ class HarnessConversation:
 
     def _observed(self, msg: dict[str, Any]) -> dict[str, Any]:
         """A harness tool result, observed by the plugins as our environment observes one."""
-        text = msg.get("content") or ""
+        text = self.shown(msg.get("content") or "")
         if self.secret:
             text = text.replace(self.secret, "[job token]")
         name, raw = self._calls.get(msg.get("tool_call_id", ""), ("", "{}"))

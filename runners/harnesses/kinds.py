@@ -45,6 +45,11 @@ class Harness:
     def as_ours(self, tool: str, args: dict[str, Any], output: str) -> tuple[str, dict[str, Any], str] | None:
         raise NotImplementedError
 
+    def shown(self, text: str) -> str:
+        """A tool result as the model is sent it: what varies from run to run and tells the model
+        nothing is dropped, so that a job re-run from the model-call cache meets the same calls."""
+        return text
+
 
 class ClaudeCode(Harness):
     def argv(self, prefix: str, prompt: str) -> list[str]:
@@ -72,7 +77,14 @@ class ClaudeCode(Harness):
         return None
 
 
+# Codex's exec_command header lines that differ on every run (a random chunk id, the wall time).
+_CODEX_VOLATILE = re.compile(r"^(?:Chunk ID|Wall time): [^\n]*\n", re.MULTILINE)
+
+
 class Codex(Harness):
+    def shown(self, text: str) -> str:
+        return _CODEX_VOLATILE.sub("", text)
+
     def argv(self, prefix: str, prompt: str) -> list[str]:
         return [f"{prefix}/{self.binary}", "exec", "--json", "--skip-git-repo-check", "-s", "danger-full-access", prompt]
 

@@ -105,7 +105,8 @@ async def run_harness_async(
     start = time.monotonic()
     until = start + agent.time_limit_s
     token = new_token()
-    talk = HarnessConversation(model, env.plugins, harness.as_ours, agent.max_turns, on_message, secret=token)
+    talk = HarnessConversation(model, env.plugins, harness.as_ours, agent.max_turns, on_message, secret=token,
+                               shown=harness.shown)
     bridge = ModelBridge(_within(until, talk.answer), token=token)
     await bridge.start_unix(site.socket)
     try:
