@@ -264,3 +264,21 @@ def test_codex_drives_the_scripted_model_through_the_bridge(tmp_path: Path) -> N
                 if '"agent_message"' in line]
     assert messages[-1] == "Done."
     assert (ws / "out.txt").read_text().strip() == "4200"
+
+
+# --- the preflight ----------------------------------------------------------------------------------
+
+
+def test_the_preflight_names_what_a_harness_needs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from runners.preflight.checks import ConfigError, check_config
+    from tests.conftest import compose_root
+
+    with pytest.raises(ConfigError, match=r"claude_code.*codex|codex.*claude_code"):
+        check_config(compose_root(["agent.harness=claud"]), here=False)
+    monkeypatch.delenv("RUNNINGTAB_AGENTS_PREFIX", raising=False)
+    with pytest.raises(ConfigError, match=r"RUNNINGTAB_AGENTS_PREFIX.*agents-up\.sh"):
+        check_config(compose_root(["agent.harness=codex"]))
+    monkeypatch.setenv("RUNNINGTAB_AGENTS_PREFIX", str(tmp_path))
+    with pytest.raises(ConfigError, match=r"holds no node_modules/\.bin/codex"):
+        check_config(compose_root(["agent.harness=codex"]))
+    check_config(compose_root(["agent.harness=codex"]), here=False)  # a Slurm submission: checked on the node

@@ -29,6 +29,7 @@ from envs.bash_tool import command_fd
 from envs.config import EnvConfig
 from envs.environment import WorkspaceEnv
 from envs.safeio import remove_tree
+from envs.sandbox_extras import Service
 from runners.agent.loop import EpisodeResult
 from runners.config.runner import AgentConfig
 from runners.core import deadline
@@ -96,9 +97,10 @@ def open_site(harness: str) -> Site:
 
 async def run_harness_async(
     harness_name: str, site: Site, model: Model, env: WorkspaceEnv, prompt: str, agent: AgentConfig,
-    on_message: Callable[[dict[str, Any]], None] = lambda m: None,
+    on_message: Callable[[dict[str, Any]], None] = lambda m: None, service: Service | None = None,
 ) -> tuple[EpisodeResult, dict[str, Any]]:
-    """Run the harness on `prompt` in `env`'s sandbox; returns the episode and the harness's record."""
+    """Run the harness on `prompt` in `env`'s sandbox (with the task's `service` beside it, as our own
+    agent's shell has it); returns the episode and the harness's record."""
     if not env.sandboxed:
         raise HarnessUnavailable(f"agent.harness={harness_name} runs only inside bubblewrap (env.sandbox=bwrap where it runs)")
     harness = HARNESSES.get(harness_name)
@@ -110,7 +112,7 @@ async def run_harness_async(
     bridge = ModelBridge(_within(until, talk.answer), token=token)
     await bridge.start_unix(site.socket)
     try:
-        status = await _run(harness, site, env, bridge, prompt, until)
+        status = await _run(harness, site, env, bridge, prompt, until, service)
     finally:
         await bridge.close()
     res = talk.result
@@ -147,7 +149,9 @@ class _Status:
     stderr: str = ""
 
 
-async def _run(harness: Harness, site: Site, env: WorkspaceEnv, bridge: ModelBridge, prompt: str, until: float) -> _Status:
+async def _run(
+    harness: Harness, site: Site, env: WorkspaceEnv, bridge: ModelBridge, prompt: str, until: float, service: Service | None,
+) -> _Status:
     home = "/tmp/home"
     base = f"http://127.0.0.1:{PORT}"
     for rel, text in harness.files(base).items():  # written before anything of the agent runs
@@ -156,6 +160,7 @@ async def _run(harness: Harness, site: Site, env: WorkspaceEnv, bridge: ModelBri
         host.write_text(text)
     exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in harness.env(base, bridge.token, home).items())
     script = (
+        _service_start(service, env.agent_root) +
         f"python3 -I {shlex.quote(site.folder)}/forwarder.py {PORT} {shlex.quote(site.socket)} {_READY} &\n"
         f"i=0; while [ ! -e {_READY} ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done\n"
         f"{exports}cd {shlex.quote(env.agent_root)}\n"
@@ -192,6 +197,16 @@ async def _run(harness: Harness, site: Site, env: WorkspaceEnv, bridge: ModelBri
     status.exit_code = proc.returncode
     status.stdout, status.stderr = await out, await err
     return status
+
+
+def _service_start(service: Service | None, root: str) -> str:
+    """The task's service started beside the harness (TheAgentCompany's file server, served), waited
+    for on its port as the agent's shell session waits for it."""
+    if service is None:
+        return ""
+    tries = max(int(service.start_s * 10), 1)
+    return (f"( {service.command(root)} ) > /tmp/.runningtab-service.log 2>&1 &\n"
+            f"i=0; until (exec 3<>/dev/tcp/127.0.0.1/{service.port}) 2>/dev/null || [ $i -ge {tries} ]; do sleep 0.1; i=$((i+1)); done\n")
 
 
 async def _bounded(stream: asyncio.StreamReader | None, cap: int) -> str:

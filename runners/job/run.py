@@ -147,7 +147,8 @@ async def _episode(
             if site is None:
                 res = await run_episode_async(model.model, env, prompt, cfg.agent, on_message=traj)
             else:
-                res, harness = await run_harness_async(cfg.agent.harness, site, model.model, env, prompt, cfg.agent, traj)
+                res, harness = await run_harness_async(cfg.agent.harness, site, model.model, env, prompt, cfg.agent, traj,
+                                                      task.sandbox.service)
                 await asyncio.to_thread(write_plugin_record, job_dir, "harness", harness)
         finally:
             await asyncio.to_thread(env.close)
