@@ -150,7 +150,7 @@ class BashTool:
         if self.shell.session is not None:
             code, timed_out = run_in_session(self.shell.session, command, seconds, sink.add, lambda: self._interrupted)
             return _Run(code, timed_out)
-        script = _command_fd(command)
+        script = command_fd(command)
         r, w = os.pipe()
         try:
             fcntl.fcntl(r, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
@@ -191,8 +191,9 @@ class BashTool:
                 proc.wait()
 
 
-def _command_fd(command: str) -> int:
-    """A memfd holding the command, at offset 0 (bash reads it from there; argv has a size limit)."""
+def command_fd(command: str) -> int:
+    """A memfd holding the command, at offset 0 (bash reads it from there; argv has a size limit).
+    The bash tool passes each call this way, and an external harness its launch script."""
     fd = os.memfd_create("runningtab-command")
     try:
         data = memoryview(command.encode("utf-8", errors="surrogateescape"))

@@ -163,6 +163,7 @@ WINGS = (
     ("runners.job", ("runners.sweep", "runners.tracking")),
     ("runners.config", ("runners.preflight", "runners.agent", "runners.job", "runners.sweep", "runners.tracking")),
     ("runners.models", ("runners.agent", "runners.job", "runners.sweep", "runners.tracking")),
+    ("runners.harnesses", ("runners.job", "runners.sweep", "runners.tracking")),
     ("eval.judges", ("eval.report", "eval.replay", "eval.probe")),
     ("eval.benchmarks", ("eval.report", "runners.job", "runners.sweep")),
 )

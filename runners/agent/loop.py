@@ -111,7 +111,7 @@ async def run_episode_async(
             res.stop_reason, res.error = "model_error", str(e)
             break
         res.turns = turn
-        add(_account(res, reply), turn)
+        add(account_reply(res, reply), turn)
         if not reply.tool_calls:
             nudge = env.on_stop(turn)
             if nudge is None:
@@ -139,8 +139,9 @@ async def _call_model(model: Model, messages: list[dict[str, Any]], tools: list[
             raise OutOfTime(f"the model did not answer within the job's remaining {time_left:.1f} s") from None
 
 
-def _account(res: EpisodeResult, reply: AssistantMessage) -> dict[str, Any]:
-    """Add the reply's usage to the totals; returns its message for the record."""
+def account_reply(res: EpisodeResult, reply: AssistantMessage) -> dict[str, Any]:
+    """Add the reply's usage to the totals; returns its message for the record (our loop's and an
+    external harness's conversation, `runners/harnesses/conversation.py`)."""
     res.tokens_in += reply.usage.input_tokens
     res.tokens_out += reply.usage.output_tokens
     res.cost += reply.usage.cost

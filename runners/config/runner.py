@@ -19,6 +19,9 @@ class AgentConfig:
     time_limit_s: float = 3600.0
     context_level: int = 3
     work_dir: str | None = None  # where per-job workspaces are materialized (None: the system temp dir)
+    # who runs the episode: `dci`, our own loop (SPEC section 2), or a production harness run in the
+    # job's sandbox against the job's model (`claude_code`, `codex`: runners/harnesses/, docs/harnesses.md)
+    harness: str = "dci"
 
 
 @dataclass

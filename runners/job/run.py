@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from envs.config import EnvConfig
 from envs.deliverable import diff_workspace
 from envs.environment import WorkspaceEnv
 from envs.sandbox import agent_root
@@ -38,6 +39,7 @@ from runners.core.job_record import (
 )
 from runners.core.record_types import JobMeta, Result
 from runners.core.task import Task
+from runners.harnesses.run import open_site, run_harness_async
 from runners.job.model import job_model
 from runners.job.resume import fresh_job_dir
 from runners.job.scratch import job_scratch, remove_scratch
@@ -135,25 +137,38 @@ def record_time_limit(job_dir: Path, job_id: str, limit_s: float, wall_s: float)
 async def _episode(
     cfg: RootConfig, task: Task, job_dir: Path, meta: JobMeta, ws: Path, model_url: str | None, traj: Trajectory
 ) -> tuple[EpisodeResult, dict[str, Any]]:
-    env, plugins = await asyncio.to_thread(_environment, cfg, task, job_dir, meta, ws)
-    model = job_model(cfg, task.id, model_url, job_dir.parent, meta.job_id)  # limiter, cache, spend, budget
-    prompt = task_message(task, env.agent_root, cfg.method.texts)
+    site = open_site(cfg.agent.harness) if cfg.agent.harness != "dci" else None
     try:
-        res = await run_episode_async(model.model, env, prompt, cfg.agent, on_message=traj)
+        env_cfg = site.env_config(cfg.env) if site else cfg.env
+        env, plugins = await asyncio.to_thread(_environment, cfg, env_cfg, task, job_dir, meta, ws)
+        model = job_model(cfg, task.id, model_url, job_dir.parent, meta.job_id)  # limiter, cache, spend, budget
+        prompt = task_message(task, env.agent_root, cfg.method.texts)
+        try:
+            if site is None:
+                res = await run_episode_async(model.model, env, prompt, cfg.agent, on_message=traj)
+            else:
+                res, harness = await run_harness_async(cfg.agent.harness, site, model.model, env, prompt, cfg.agent, traj,
+                                                      task.sandbox.service)
+                await asyncio.to_thread(write_plugin_record, job_dir, "harness", harness)
+        finally:
+            await asyncio.to_thread(env.close)
+            await model.aclose()
     finally:
-        await asyncio.to_thread(env.close)
-        await model.aclose()
+        if site is not None:
+            await asyncio.to_thread(site.close)
     delivered = await asyncio.to_thread(_deliver, cfg, task, job_dir, ws, env, plugins, res)
     return res, {**delivered, **model.record_fields(res.stop_reason, cfg.budget.job_usd)}
 
 
-def _environment(cfg: RootConfig, task: Task, job_dir: Path, meta: JobMeta, ws: Path) -> tuple[WorkspaceEnv, list[Any]]:
+def _environment(
+    cfg: RootConfig, env_cfg: EnvConfig, task: Task, job_dir: Path, meta: JobMeta, ws: Path
+) -> tuple[WorkspaceEnv, list[Any]]:
     """The task's workspace, materialized, with the method's plugins in its environment; job.json
     then says which sandbox the agent actually runs in ("bwrap", or "none": unsandboxed)."""
-    materialize(task.workspace, ws, task.stage, method=cfg.env.materialize)
+    materialize(task.workspace, ws, task.stage, method=env_cfg.materialize)
     urls = task.sandbox.service.urls if task.sandbox.service else ()
-    plugins = build_plugins(cfg.method, ws, task.output, cfg.agent.context_level, agent_root(cfg.env, str(ws)), urls)
-    env = WorkspaceEnv(ws, cfg.env, plugins, extras=task.sandbox)
+    plugins = build_plugins(cfg.method, ws, task.output, cfg.agent.context_level, agent_root(env_cfg, str(ws)), urls)
+    env = WorkspaceEnv(ws, env_cfg, plugins, extras=task.sandbox)
     write_meta(job_dir, dataclasses.replace(meta, sandbox=env.sandbox_kind))
     return env, plugins
 

@@ -58,6 +58,8 @@ def check_configs(cfgs: Iterable[RootConfig], here: bool = True) -> None:
 def check_config(cfg: RootConfig, here: bool = True, data_checked: set[tuple[str, str]] | None = None) -> None:
     """Raise ConfigError for the first problem found in `cfg`."""
     _check_agent(cfg)
+    if cfg.agent.harness != "dci":
+        _check_harness(cfg, here)
     _check_env(cfg, here)
     _check_model(cfg.model)
     _check_budget(cfg)
@@ -105,6 +107,23 @@ def _check_agent(cfg: RootConfig) -> None:
         raise ConfigError(f"cluster.error_retries={cfg.cluster.error_retries}: give 0 or more")
     if cfg.report.live_every < 0:
         raise ConfigError(f"report.live_every={cfg.report.live_every}: give 0 (the report only at the end) or more finished jobs")
+
+
+def _check_harness(cfg: RootConfig, here: bool = True) -> None:
+    """A production harness: a known one, installed where RUNNINGTAB_AGENTS_PREFIX says, run in bubblewrap."""
+    from envs.sandbox import resolve_mode
+    from runners.harnesses.kinds import HARNESSES
+    from runners.harnesses.run import HarnessUnavailable, agents_prefix
+
+    try:
+        HARNESSES.check(cfg.agent.harness)
+        if here:
+            agents_prefix(cfg.agent.harness)
+            if resolve_mode(cfg.env.sandbox) != "bwrap":
+                raise HarnessUnavailable(f"agent.harness={cfg.agent.harness} runs only inside bubblewrap: install it "
+                                         "(apt-get install bubblewrap) and keep env.sandbox=auto or bwrap")
+    except (ValueError, RuntimeError) as e:
+        raise ConfigError(str(e)) from None
 
 
 def _check_model(model: ModelConfig) -> None:
