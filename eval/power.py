@@ -1,7 +1,7 @@
 """How many tasks × seeds make a gain detectable, from a pilot sweep's variance of the paired difference.
 
     python -m eval.power outputs/PILOT --effect 2 [--alpha 0.05] [--power 0.8]
-        [--method runningtab] [--reference dci] [--metric pass_rate] [--seeds 1,2,3,5,10]
+        [--method runningtab] [--reference dci] [--metric rubric_pass_rate] [--seeds 1,2,3,5,10]
 
 The effect is in the tables' units (points of percentage). Per benchmark × model of the pilot, the
 paired difference of each (task, seed) pair (`eval.report.analyses.paired`, errored jobs left out) is split
@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--power", type=float, default=0.8, help="the power wanted (default 0.8)")
     ap.add_argument("--method", default="runningtab", help="the method (default runningtab)")
     ap.add_argument("--reference", default="dci", help="the baseline it is compared with (default dci)")
-    ap.add_argument("--metric", default=None, help="the metric (default: each benchmark's first, e.g. pass_rate)")
+    ap.add_argument("--metric", default=None, help="the metric (default: each benchmark's first, e.g. rubric_pass_rate)")
     ap.add_argument("--seeds", default="1,2,3,5,10", help="seed counts to plan for (default 1,2,3,5,10)")
     args = ap.parse_args(argv)
     if not args.sweep_dir.is_dir():

@@ -57,7 +57,7 @@ def test_only_a_json_true_passes(tmp_path: Path, job: Path) -> None:
     scores = _judge(tmp_path, model).score(TASK, job)
     assert [i["passed"] for i in scores["items"]] == [True, False, False]
     assert all(i["judged"] for i in scores["items"]) and scores["judge_failures"] == 0
-    assert scores["metrics"] == {"pass_rate": pytest.approx(1 / 3), "tcr70": 0.0, "pass_rate_judged": pytest.approx(1 / 3)}
+    assert scores["metrics"] == {"rubric_pass_rate": pytest.approx(1 / 3), "pass_rate": pytest.approx(1 / 3), "tcr70": 0.0, "pass_rate_judged": pytest.approx(1 / 3)}
 
 
 def test_protocol_prompt_follows_the_benchmarks_judge(tmp_path: Path, job: Path) -> None:
@@ -160,7 +160,7 @@ def test_fulltext_budget_truncates_and_omits(tmp_path: Path) -> None:
 def test_both_denominators(tmp_path: Path, job: Path) -> None:
     answer = json.dumps({"rubrics": [{"index": 0, "passed": True}, {"index": 2, "passed": False}]})
     scores = _judge(tmp_path, FakeModel(answer)).score(TASK, job)
-    assert scores["rubric_counts"] == {"rubrics": 3, "judged": 2, "passed": 1}
+    assert scores["rubric_counts"] == {"rubrics": 3, "judged": 2, "passed": 1, "extra_rows": 0, "extra_rows_passed": 0, "extra_rows_dropped": 0}
     assert scores["metrics"]["pass_rate"] == pytest.approx(1 / 3) and scores["metrics"]["pass_rate_judged"] == pytest.approx(1 / 2)
     agg = aggregate([scores])
     assert agg["pass_rate"] == pytest.approx(1 / 3) and agg["pass_rate_judged"] == pytest.approx(1 / 2)
@@ -171,7 +171,8 @@ def test_fences_and_chatter_are_tolerated() -> None:
     assert set(read_answer("Here: " + _verdicts(True, False, True) + " hope it helps", 3).by_index) == {0, 1, 2}
     for bad, why in [("no json", "no JSON"), ('{"rubric": []}', "without a \"rubrics\" list"), ("{oops}", "does not decode"), ("[1] {}", "an array")]:
         assert why in read_answer(bad, 3).problem
-    assert read_answer('{"rubrics": [{"index": 7}]}', 3) == read_answer('{"rubrics": []}', 3)  # readable, no verdict
+    out_of_range = read_answer('{"rubrics": [{"index": 7}]}', 3)  # readable, no verdict: an extra row only
+    assert out_of_range.by_index == {} and out_of_range.problem is None and [r.index for r in out_of_range.extra_rows] == [7]
 
 
 def test_llm_rubric_makes_one_call_as_the_benchmark_does(tmp_path: Path, job: Path) -> None:

@@ -27,26 +27,34 @@ def _rubric_scores(passed: list[bool], unjudged: int = 0) -> dict:
 
 
 def test_rubric_metrics_threshold() -> None:
-    assert rubric_metrics([True, True, False]) == {"pass_rate": pytest.approx(2 / 3), "tcr70": 0.0}
-    assert rubric_metrics([True] * 7 + [False] * 3) == {"pass_rate": pytest.approx(0.7), "tcr70": 1.0}  # exactly 70%
-    assert rubric_metrics([]) == {"pass_rate": 0.0, "tcr70": 0.0}
+    assert rubric_metrics([True, True, False]) == {"rubric_pass_rate": pytest.approx(2 / 3), "pass_rate": pytest.approx(2 / 3), "tcr70": 0.0}
+    assert rubric_metrics([True] * 7 + [False] * 3)["tcr70"] == 1.0  # exactly 70%
+    assert rubric_metrics([]) == {"pass_rate": 0.0, "tcr70": 0.0}  # no rows: no Rubric Pass Rate, never a zero
+
+
+def test_rubric_pass_rate_counts_rows_not_rubrics() -> None:
+    """Workspace-Bench's own count: unjudged rubrics have no row, extra rows count (tests/test_eval_metrics_site.py)."""
+    m = rubric_metrics([True, False, True, False], [True, True, True, False], extra=[True, False])
+    assert m["rubric_pass_rate"] == pytest.approx(3 / 5) and m["pass_rate"] == 0.5 and m["pass_rate_judged"] == pytest.approx(2 / 3)
 
 
 def test_pass_rate_is_pooled_not_averaged() -> None:
     a = _rubric_scores([True, False])  # 1/2, below 70%
     b = _rubric_scores([True] * 9 + [False])  # 9/10, above
     agg = aggregate([a, b])
-    assert agg["pass_rate"] == pytest.approx(10 / 12)  # pooled; the mean of task rates would be 0.7
+    assert agg["rubric_pass_rate"] == agg["pass_rate"] == pytest.approx(10 / 12)  # pooled; the mean of task rates would be 0.7
     assert agg["tcr70"] == pytest.approx(0.5)
-    assert set(agg) == {"pass_rate", "pass_rate_judged", "tcr70"}
+    assert set(agg) == {"rubric_pass_rate", "pass_rate", "pass_rate_judged", "tcr70"}
 
 
 def test_unjudged_rubrics_fail_and_are_counted() -> None:
     s = _rubric_scores([False, False, True, True], unjudged=2)
     s["judge_failures"] = 1
     assert aggregate([s])["pass_rate"] == pytest.approx(0.5)  # unjudged as failed
-    assert aggregate([s])["pass_rate_judged"] == pytest.approx(1.0)  # over the 2 judged rubrics
-    assert counts([s, _rubric_scores([True])]) == {"tasks": 2, "rubrics": 5, "unjudged": 2, "judge_failures": 1}
+    assert aggregate([s])["pass_rate_judged"] == aggregate([s])["rubric_pass_rate"] == pytest.approx(1.0)  # over the 2 judged rubrics
+    s["extra_rows"] = [{"index": 9, "passed": False, "reason": "x"}]
+    assert aggregate([s])["rubric_pass_rate"] == pytest.approx(2 / 3) and aggregate([s])["pass_rate_judged"] == 1.0
+    assert counts([s, _rubric_scores([True])]) == {"tasks": 2, "rubrics": 5, "unjudged": 2, "extra_rows": 1, "judge_failures": 1}
 
 
 def test_checkpoint_metrics() -> None:

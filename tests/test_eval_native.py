@@ -87,11 +87,11 @@ def test_rule_judge_rubrics(tmp_path: Path) -> None:
     good = judge.score(task, make_job(tmp_path / "good", {"output/guide.md": GUIDE}))
     assert [i["passed"] for i in good["items"]] == [True, True, True, True, False]
     assert good["items"][4]["judged"] is False  # no check: the rule judge cannot judge it
-    assert good["metrics"] == {"pass_rate": 0.8, "tcr70": 1.0}
+    assert good["metrics"] == {"rubric_pass_rate": 1.0, "pass_rate": 0.8, "pass_rate_judged": 1.0, "tcr70": 1.0}  # the unjudged rubric has no row
     bad = judge.score(task, make_job(tmp_path / "bad", {"output/guide.md": "# Guide\n\n## Reimbursement\n## Approval\n5 days"}))
     assert [i["passed"] for i in bad["items"]] == [True, False, True, False, False]
     empty = judge.score(task, make_job(tmp_path / "empty"))
-    assert empty["metrics"] == {"pass_rate": 0.0, "tcr70": 0.0}
+    assert empty["metrics"] == {"rubric_pass_rate": 0.0, "pass_rate": 0.0, "pass_rate_judged": 0.0, "tcr70": 0.0}
 
 
 def test_rule_judge_checkpoints_use_the_strategy(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ CSV = SAMPLES / "officeqa" / "officeqa_pro_head5.csv"
 
 
 NEW, PRO, FIRST = "309dc01", "460ad51", "0da20e9"
+G3, G2, G1 = "6158125", "6da3ee1", "23c8760"  # the guarded versions before 309dc01, newest first
 
 
 @pytest.mark.parametrize(
@@ -62,21 +63,37 @@ def test_newest_rule_edge_cases(gt: str, pred: str, tol: float, ok: bool) -> Non
     assert score_answer(gt, pred, tol, NEW)[0] is ok
 
 
-# The same answers under the three versions: (message, ground truth, tolerance, {version: correct}).
+def v(new: bool, g3: bool, g2: bool, g1: bool, pro: bool, first: bool) -> dict[str, bool]:
+    return {NEW: new, G3: g3, G2: g2, G1: g1, PRO: pro, FIRST: first}
+
+
+# The same answers under every version: (message, ground truth, tolerance, {version: correct}).
+# Each version's column is what its own reward.py at that commit gives (databricks/officeqa; the
+# newer files' score_answer on the message, the older two's on the first tag's content), recorded
+# from running them outside the project.
 CASES = [
-    ("<FINAL_ANSWER>1</FINAL_ANSWER> then <FINAL_ANSWER>2,602</FINAL_ANSWER>", "2,602", 0.0, {NEW: True, PRO: False, FIRST: False}),
-    ("<FINAL_ANSWER>2,602</FINAL_ANSWER> then <FINAL_ANSWER>1</FINAL_ANSWER>", "2,602", 0.0, {NEW: False, PRO: True, FIRST: True}),
-    ("2602", "2,602", 0.0, {NEW: True, PRO: True, FIRST: True}),  # untagged, one direct value
-    ("I think the total was 2602 in 1940, per the bulletin", "2,602", 0.0, {NEW: True, PRO: True, FIRST: True}),  # one number in prose
-    ("It was 2602, not 2628 as in 1941", "2,602", 0.0, {NEW: False, PRO: True, FIRST: True}),  # two candidates
-    ("<FINAL_ANSWER>Total:\n2,602</FINAL_ANSWER>", "2,602", 0.0, {NEW: False, PRO: True, FIRST: True}),  # multi-line tag
-    ("<FINAL_ANSWER>2,602 or 2,628</FINAL_ANSWER>", "2,602", 0.01, {NEW: False, PRO: True, FIRST: True}),  # hedged A or B
-    ("<FINAL_ANSWER>[44.00, 231.52]</FINAL_ANSWER>", "[44.00,231.52]", 0.0, {NEW: True, PRO: False, FIRST: False}),
-    ("<FINAL_ANSWER>[374,443,381,327]</FINAL_ANSWER>", "[374,443, 381,327]", 0.0, {NEW: True, PRO: False, FIRST: False}),
-    ("<FINAL_ANSWER>1,234.5, 99</FINAL_ANSWER>", "1,234.5, 99", 0.0, {NEW: True, PRO: True, FIRST: True}),
-    ("<FINAL_ANSWER>2.6 million</FINAL_ANSWER>", "2.6 billion", 0.0, {NEW: False, PRO: True, FIRST: True}),  # units ignored before
-    ("<FINAL_ANSWER>(1,234)</FINAL_ANSWER>", "-1,234", 0.0, {NEW: True, PRO: False, FIRST: False}),  # accounting parentheses
-    ("<FINAL_ANSWER></FINAL_ANSWER>", "5", 0.0, {NEW: False, PRO: False, FIRST: False}),
+    ("<FINAL_ANSWER>1</FINAL_ANSWER> then <FINAL_ANSWER>2,602</FINAL_ANSWER>", "2,602", 0.0, v(True, True, True, True, False, False)),
+    ("<FINAL_ANSWER>2,602</FINAL_ANSWER> then <FINAL_ANSWER>1</FINAL_ANSWER>", "2,602", 0.0, v(False, False, False, False, True, True)),
+    ("2602", "2,602", 0.0, v(True, True, True, True, True, True)),  # untagged, one direct value
+    ("I think the total was 2602 in 1940, per the bulletin", "2,602", 0.0, v(True, False, False, False, True, True)),  # one number in prose
+    ("It was 2602, not 2628 as in 1941", "2,602", 0.0, v(False, False, False, False, True, True)),  # two candidates
+    ("<FINAL_ANSWER>Total:\n2,602</FINAL_ANSWER>", "2,602", 0.0, v(False, False, False, False, True, True)),  # multi-line tag
+    ("<FINAL_ANSWER>2,602 or 2,628</FINAL_ANSWER>", "2,602", 0.01, v(False, False, False, False, True, True)),  # hedged A or B
+    ("<FINAL_ANSWER>[44.00, 231.52]</FINAL_ANSWER>", "[44.00,231.52]", 0.0, v(True, False, False, False, False, False)),
+    ("<FINAL_ANSWER>[374,443,381,327]</FINAL_ANSWER>", "[374,443, 381,327]", 0.0, v(True, False, False, False, False, False)),
+    ("<FINAL_ANSWER>1,234.5, 99</FINAL_ANSWER>", "1,234.5, 99", 0.0, v(True, True, True, True, True, True)),
+    ("<FINAL_ANSWER>2.6 million</FINAL_ANSWER>", "2.6 billion", 0.0, v(False, False, False, True, True, True)),  # units ignored before
+    ("<FINAL_ANSWER>(1,234)</FINAL_ANSWER>", "-1,234", 0.0, v(True, True, False, False, False, False)),  # accounting parentheses
+    ("<FINAL_ANSWER></FINAL_ANSWER>", "5", 0.0, v(False, False, False, False, False, False)),
+    # where the guarded versions part ways (issue 41 item 8)
+    ("<FINAL_ANSWER>The answer is 2,602.</FINAL_ANSWER>", "2,602", 0.0, v(True, False, False, False, True, True)),  # prose
+    ("<FINAL_ANSWER>[3, 2, 1]</FINAL_ANSWER>", "[1, 2, 3]", 0.0, v(False, True, True, True, True, True)),  # list order
+    ("<FINAL_ANSWER>2,602 (1940)</FINAL_ANSWER>", "2,602", 0.0, v(True, False, False, False, True, True)),  # a year in the count
+    ("<FINAL_ANSWER>unable to determine; March 1977</FINAL_ANSWER>", "March 1977", 0.0, v(False, False, False, True, True, True)),
+    ("2602" + " " * 300, "2,602", 0.0, v(True, True, True, False, True, True)),  # 23c8760 counts the unstripped length
+    ("<FINAL_ANSWER>Trust  Fund</FINAL_ANSWER>", "Trust Fund", 0.0, v(True, True, True, False, False, False)),  # spaces collapsed
+    ("<FINAL_ANSWER>Trust Fund 2</FINAL_ANSWER>", "Trust Fund", 0.0, v(False, False, False, False, True, True)),
+    ("<FINAL_ANSWER>**2,602**</FINAL_ANSWER>", "2,602", 0.0, v(True, True, True, True, True, True)),
 ]
 
 
@@ -88,9 +105,9 @@ def test_versions_table(message: str, gt: str, tol: float, expected: dict[str, b
 
 
 def test_versions_are_pinned_and_the_default_is_the_newest() -> None:
-    assert DEFAULT == NEW and [v.commit for v in VERSIONS.values()] == [NEW, PRO, FIRST]
+    assert DEFAULT == NEW and [v.commit for v in VERSIONS.values()] == [NEW, G3, G2, G1, PRO, FIRST]
     assert VERSIONS[PRO].label == "databricks/officeqa reward.py@460ad51"
-    with pytest.raises(ValueError, match="unknown OfficeQA reward version 'v9'; valid: 309dc01, 460ad51, 0da20e9"):
+    with pytest.raises(ValueError, match="unknown OfficeQA reward version 'v9'; valid: 309dc01, 6158125, 6da3ee1, 23c8760, 460ad51, 0da20e9"):
         score_answer("1", "1", 0.0, "v9")
 
 
@@ -144,7 +161,7 @@ def test_benchmark_reward_selects_the_version(tmp_path) -> None:
     hedged = make_job(tmp_path / "h", final_answer="<FINAL_ANSWER>2,602 or 2,628</FINAL_ANSWER>")
     scores = make_judge(JudgeConfig(name="auto"), "officeqa").score(task, hedged)
     assert scores["reward_version"] == PRO and scores["metrics"]["acc0"] == 1.0
-    with pytest.raises(BenchmarkError, match="benchmark.reward='latest' is not a version .*valid: 309dc01, 460ad51, 0da20e9"):
+    with pytest.raises(BenchmarkError, match="benchmark.reward='latest' is not a version .*valid: 309dc01, 6158125, 6da3ee1, 23c8760, 460ad51, 0da20e9"):
         load_benchmark(OfficeQAConfig(name="officeqa", questions=str(CSV), corpus=str(tmp_path), reward="latest"))
 
 

@@ -119,7 +119,7 @@ def test_auto_judge_is_the_llm_rubric_protocol(root: Path, tmp_path: Path) -> No
     answer = json.dumps({"rubrics": [{"index": i, "passed": i < 7} for i in range(10)]})
     scores = make_judge(JudgeConfig(name="auto", cache_dir=str(tmp_path / "c")), "llm_rubric", FakeModel(answer)).score(task, make_job(tmp_path / "j"))
     assert scores["judge"] == "llm_rubric"
-    assert scores["metrics"] == {"pass_rate": pytest.approx(0.7), "tcr70": 1.0, "pass_rate_judged": pytest.approx(0.7)}
+    assert scores["metrics"] == {"rubric_pass_rate": pytest.approx(0.7), "pass_rate": pytest.approx(0.7), "tcr70": 1.0, "pass_rate_judged": pytest.approx(0.7)}
     assert [i["type"] for i in scores["items"][:2]] == ["Basic Evaluation", "Outcome Evaluation"]
 
 

@@ -62,7 +62,7 @@ def test_report_on_real_records(sweep: Path) -> None:
     report = write_report(sweep)
     t1 = table(report, "table1")
     # Both deliver the Article 7 line only: 450 passes, "receipts" fails.
-    assert float(t1["dci"]["pass_rate"]) == 50.0 and float(t1["runningtab"]["pass_rate"]) == 50.0
+    assert float(t1["dci"]["rubric_pass_rate"]) == 50.0 and float(t1["runningtab"]["rubric_pass_rate"]) == 50.0
     paired = table(report, "table1_vs_dci")["runningtab"]
     assert float(paired["diff"]) == 0.0 and paired["pairs"] == "1"
     t3 = table(report, "table3")["runningtab"]

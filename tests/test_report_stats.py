@@ -93,19 +93,19 @@ def test_table1_leaves_errored_jobs_out_and_counts_them(tmp_path: Path) -> None:
     out = write_report(errored_sweep(tmp_path / "e"))
     t = {(r["model"], r["method"]): r for r in csv_rows(out, "table1")}
     # m1 runningtab: only t1 (3 of 4) is a result; the errored t2 (0 of 4) is not averaged in.
-    assert float(t[("m1", "runningtab")]["pass_rate"]) == pytest.approx(75.0)
+    assert float(t[("m1", "runningtab")]["rubric_pass_rate"]) == pytest.approx(75.0)
     assert t[("m1", "runningtab")]["jobs"] == "1" and t[("m1", "runningtab")]["errored"] == "1"
     # m2 dci: every job errored: no mean at all (not a bold 0.00), and the row says why.
-    assert t[("m2", "dci")]["pass_rate"] == "" and t[("m2", "dci")]["errored"] == "2"
+    assert t[("m2", "dci")]["rubric_pass_rate"] == "" and t[("m2", "dci")]["errored"] == "2"
     assert t[("m2", "dci")]["jobs"] == "0" and t[("m2", "dci")]["best"] == ""
-    assert t[("m2", "runningtab")]["best"] == "pass_rate;tcr70"
+    assert t[("m2", "runningtab")]["best"] == "rubric_pass_rate;tcr70"
     md = (out / "table1.md").read_text()
     (dci_m2,) = [line for line in md.splitlines() if line.startswith("| wb | m2 | dci |")]
     assert dci_m2 == "| wb | m2 | dci | 0 | 0 | 2 | 0 |  |  |  |  |"  # seeds, jobs, errored, unsandboxed; no numbers, no bold, no spend
     assert "3 errored job(s)" in md and "wb · m2 · dci: 2" in md
     paired = {(r["model"], r["method"], r["metric"]): r for r in csv_rows(out, "table1_vs_dci")}
     # the m1 pair on t2 is gone (its runningtab job errored); m2 has no DCI result to pair with
-    assert paired[("m1", "runningtab", "pass_rate")]["pairs"] == "1"
+    assert paired[("m1", "runningtab", "rubric_pass_rate")]["pairs"] == "1"
     assert not any(k[0] == "m2" for k in paired)
 
 
@@ -124,7 +124,7 @@ def test_old_records_read_as_not_errored_and_unknown_sandbox(tmp_path: Path) -> 
     write_job(sdir, "wb", "t1", "dci", "m1", 0, rubric_scores(["a", "b"], "10"))  # no errored/sandbox fields
     out = write_report(sdir)
     (row,) = csv_rows(out, "table1")
-    assert row["errored"] == "0" and row["unsandboxed"] == "0" and float(row["pass_rate"]) == 50.0
+    assert row["errored"] == "0" and row["unsandboxed"] == "0" and float(row["rubric_pass_rate"]) == 50.0
     md = (out / "table1.md").read_text()
     assert "errored" not in md and "unsandboxed" not in md
 
@@ -143,12 +143,12 @@ def test_table4_counts_errored_ablation_jobs_and_pairs_against_the_full_tab(tmp_
     t = {r["method"]: r for r in csv_rows(out, "table4")}
     ab = t["runningtab_no_review"]
     assert ab["errored"] == "1" and ab["seeds"] == "1"
-    assert float(ab["pass_rate"]) == 50.0  # t1 only; the errored t2 (0 of 4) is not a result
+    assert float(ab["rubric_pass_rate"]) == 50.0  # t1 only; the errored t2 (0 of 4) is not a result
     # paired on t1 only: 2/4 - 3/4; one task, two swap patterns, both as far from 0 -> p = 1
-    assert float(ab["pass_rate_paired_vs_full"]) == pytest.approx(-25.0) and ab["pass_rate_pairs"] == "1"
-    assert float(ab["pass_rate_p"]) == 1.0
-    assert float(t["dci"]["pass_rate_paired_vs_full"]) == pytest.approx(-37.5) and t["dci"]["pass_rate_pairs"] == "2"
-    assert t["runningtab"]["pass_rate_paired_vs_full"] == ""
+    assert float(ab["rubric_pass_rate_paired_vs_full"]) == pytest.approx(-25.0) and ab["rubric_pass_rate_pairs"] == "1"
+    assert float(ab["rubric_pass_rate_p"]) == 1.0
+    assert float(t["dci"]["rubric_pass_rate_paired_vs_full"]) == pytest.approx(-37.5) and t["dci"]["rubric_pass_rate_pairs"] == "2"
+    assert t["runningtab"]["rubric_pass_rate_paired_vs_full"] == ""
     md = (out / "table4.md").read_text()
     assert "1 errored job(s)" in md and "wb · m1 · runningtab_no_review: 1" in md
     assert "-25.00 [-25.00, -25.00], p 1.000" in md
@@ -202,18 +202,18 @@ def test_power_helper_matches_simulated_power() -> None:
 def test_rubric_sweep_gain_is_found_and_pairs_rubric_by_rubric(pilot: Path) -> None:
     sweep = load_sweep(pilot)
     dci, rt = sweep.select(method="dci"), sweep.select(method="runningtab")
-    p = paired.compare(rt, dci, "pass_rate")
+    p = paired.compare(rt, dci, "rubric_pass_rate")
     assert p is not None and (p.pairs, p.tasks) == (36, 12)
     assert p.p < 0.05 and 0 < p.low < p.diff < p.high
-    pairs = paired.pairs_of(rt, dci, "pass_rate")
+    pairs = paired.pairs_of(rt, dci, "rubric_pass_rate")
     assert pairs is not None and p.diff == pytest.approx((p.gained - p.lost) / pairs.values[:, 1].sum())
-    assert paired.compare(rt, dci, "pass_rate") == p  # deterministic
+    assert paired.compare(rt, dci, "rubric_pass_rate") == p  # deterministic
 
 
 def test_power_cli_on_a_pilot(pilot: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert power.main([str(pilot), "--effect", "2", "--seeds", "1,3"]) == 0
     out = capsys.readouterr().out
-    assert "wb · m1: runningtab − dci on pass_rate: pilot 12 tasks, 36 (task, seed) pairs" in out
+    assert "wb · m1: runningtab − dci on rubric_pass_rate: pilot 12 tasks, 36 (task, seed) pairs" in out
     lines = [line for line in out.splitlines() if line.startswith("| 1 |") or line.startswith("| 3 |")]
     need = [int(line.split("|")[2].replace(",", "")) for line in lines]
     assert len(need) == 2 and need[0] >= need[1] >= 2
@@ -257,7 +257,7 @@ def test_the_baseline_and_treatment_come_from_the_sweep_config(tmp_path: Path) -
         write_job(sdir, "wb", task, "runningtab", "m1", 0, rubric_scores(texts, tab))
     (sdir / "sweep.yaml").write_text("report:\n  baseline: todo\n  treatment: runningtab\n")
     out = write_report(sdir)
-    (row,) = [r for r in csv_rows(out, "table1_vs_todo") if r["metric"] == "pass_rate"]
+    (row,) = [r for r in csv_rows(out, "table1_vs_todo") if r["metric"] == "rubric_pass_rate"]
     assert row["method"] == "runningtab" and float(row["diff"]) == pytest.approx(50.0) and row["pairs"] == "2"
     assert "minus TODO" in (out / "table1_vs_todo.md").read_text()
     assert not (out / "table1_vs_dci.csv").exists()

@@ -53,7 +53,7 @@ def by(rs: list[dict[str, str]], *keys: str) -> dict[tuple[str, ...], dict[str, 
 
 def test_table1_means_stds_and_best(report: Path) -> None:
     t = by(rows(report, "table1"), "benchmark", "model", "method")
-    expected = {  # (pass_rate mean, std, tcr70 mean, std), percent
+    expected = {  # (rubric_pass_rate mean, std, tcr70 mean, std), percent
         ("wb", "m1", "dci"): (45.0, 30 * SD, 100 / 3, (200 / 3) * SD),  # 30, 60; tcr 0, 2/3
         ("wb", "m1", "runningtab"): (75.0, 10 * SD, 200 / 3, 0.0),  # 80, 70; tcr 2/3, 2/3
         ("wb", "m1", "runningtab_no_review"): (60.0, 20 * SD, 100 / 3, 0.0),  # 50, 70; tcr 1/3, 1/3
@@ -63,15 +63,15 @@ def test_table1_means_stds_and_best(report: Path) -> None:
     assert set(t) == set(expected) | {("qa", "m1", "dci"), ("qa", "m1", "runningtab")}
     for key, (pr, pr_sd, tcr, tcr_sd) in expected.items():
         r = t[key]
-        assert num(r["pass_rate"]) == pytest.approx(pr) and num(r["pass_rate_std"]) == pytest.approx(pr_sd)
+        assert num(r["rubric_pass_rate"]) == pytest.approx(pr) and num(r["rubric_pass_rate_std"]) == pytest.approx(pr_sd)
         assert num(r["tcr70"]) == pytest.approx(tcr) and num(r["tcr70_std"]) == pytest.approx(tcr_sd, abs=1e-9)
         assert r["acc0"] == ""
     assert t[("wb", "m2", "runningtab")]["jobs"] == "5" and t[("wb", "m1", "dci")]["seeds"] == "2"
     assert num(t[("qa", "m1", "dci")]["acc0"]) == 50.0 and num(t[("qa", "m1", "dci")]["acc1"]) == 100.0
     assert num(t[("qa", "m1", "runningtab")]["acc0"]) == 100.0
     best = {k: r["best"] for k, r in t.items()}
-    assert best[("wb", "m1", "runningtab")] == "pass_rate;tcr70" and best[("wb", "m1", "dci")] == ""
-    assert best[("wb", "m2", "runningtab")] == "pass_rate;tcr70"
+    assert best[("wb", "m1", "runningtab")] == "rubric_pass_rate;tcr70" and best[("wb", "m1", "dci")] == ""
+    assert best[("wb", "m2", "runningtab")] == "rubric_pass_rate;tcr70"
     assert best[("qa", "m1", "dci")] == "" and best[("qa", "m1", "runningtab")] == "acc0"  # a tie (acc1) marks none
     assert num(t[("qa", "m1", "dci")]["cost_usd"]) == 0.0 and num(t[("qa", "m1", "dci")]["tokens_per_job"]) == 0.0
     md = (report / "table1.md").read_text()
@@ -87,12 +87,12 @@ def test_table1_means_stds_and_best(report: Path) -> None:
 def test_table1_paired_against_dci(report: Path) -> None:
     t = by(rows(report, "table1_vs_dci"), "benchmark", "model", "method", "metric")
     expected = {  # pairs, tasks, method, dci, diff
-        ("wb", "m1", "runningtab", "pass_rate"): (6, 3, 75.0, 45.0, 30.0),  # 15/20 vs 9/20
+        ("wb", "m1", "runningtab", "rubric_pass_rate"): (6, 3, 75.0, 45.0, 30.0),  # 15/20 vs 9/20
         ("wb", "m1", "runningtab", "tcr70"): (6, 3, 200 / 3, 100 / 3, 100 / 3),
-        ("wb", "m1", "runningtab_no_review", "pass_rate"): (6, 3, 60.0, 45.0, 15.0),  # 12/20
+        ("wb", "m1", "runningtab_no_review", "rubric_pass_rate"): (6, 3, 60.0, 45.0, 15.0),  # 12/20
         ("wb", "m1", "runningtab_no_review", "tcr70"): (6, 3, 100 / 3, 100 / 3, 0.0),
         # m2: RunningTab lacks (t3, s1), so DCI is taken on the same 5 pairs: 12/16 vs 5/16.
-        ("wb", "m2", "runningtab", "pass_rate"): (5, 3, 75.0, 31.25, 43.75),
+        ("wb", "m2", "runningtab", "rubric_pass_rate"): (5, 3, 75.0, 31.25, 43.75),
         ("wb", "m2", "runningtab", "tcr70"): (5, 3, 60.0, 0.0, 60.0),
         ("qa", "m1", "runningtab", "acc0"): (2, 2, 100.0, 50.0, 50.0),
         ("qa", "m1", "runningtab", "acc1"): (2, 2, 100.0, 100.0, 0.0),
@@ -109,9 +109,9 @@ def test_table1_paired_against_dci(report: Path) -> None:
     # within tasks moves the difference both ways.
     nr = t[("wb", "m1", "runningtab_no_review", "tcr70")]
     assert num(nr["p_value"]) == 1.0 and num(nr["ci_low"]) < 0.0 < num(nr["ci_high"])
-    # runningtab pass_rate: per-task differences +2/20 (t1), 0 (t2), +4/20 (t3); of the 8 swap
+    # runningtab rubric_pass_rate: per-task differences +2/20 (t1), 0 (t2), +4/20 (t3); of the 8 swap
     # patterns, 4 reach |6/20| -> p = 0.5. Rubric by rubric: 7 runs gained, 1 lost (t2 s1): (7-1)/20.
-    rt = t[("wb", "m1", "runningtab", "pass_rate")]
+    rt = t[("wb", "m1", "runningtab", "rubric_pass_rate")]
     assert num(rt["p_value"]) == 0.5 and (rt["rubrics_gained"], rt["rubrics_lost"]) == ("7", "1")
     assert t[("wb", "m1", "runningtab", "tcr70")]["rubrics_gained"] == ""
     md = (report / "table1_vs_dci.md").read_text()
@@ -140,16 +140,16 @@ def test_hierarchical_bootstrap_draws_tasks_then_their_seeds(tmp_path: Path) -> 
         keys = [(t, s) for t, s1, s2 in draw for s in (s1, s2)]
         den = sum(a[k][1] for k in keys)
         support.add(round((sum(a[k][0] for k in keys) - sum(b[k][0] for k in keys)) / den, 9))
-    p = paired.compare(rt, dci, "pass_rate")
+    p = paired.compare(rt, dci, "rubric_pass_rate")
     assert p is not None and p.diff == pytest.approx(0.30) and (p.pairs, p.tasks) == (6, 3)
     assert round(p.low, 9) in support and round(p.high, 9) in support
     assert min(support) <= p.low < p.diff < p.high <= max(support)
-    again = paired.compare(rt, dci, "pass_rate")
+    again = paired.compare(rt, dci, "rubric_pass_rate")
     assert again is not None and (again.low, again.high, again.p) == (p.low, p.high, p.p)
-    other = paired.compare(rt, dci, "pass_rate", seed=1)
+    other = paired.compare(rt, dci, "rubric_pass_rate", seed=1)
     assert other is not None and (other.low, other.high) != (p.low, p.high)
     # Drawing the seeds too spreads more than drawing tasks only (all seeds of a task together).
-    pairs = paired.pairs_of(rt, dci, "pass_rate")
+    pairs = paired.pairs_of(rt, dci, "rubric_pass_rate")
     assert pairs is not None
     sums = pairs.per_task()
     draws = np.random.default_rng(0).integers(0, 3, size=(2000, 3))
@@ -162,11 +162,11 @@ def test_parts_sum_to_the_aggregate(tmp_path: Path) -> None:
     sweep = load_sweep(build_sweep_a(tmp_path / "a"))
     scores = [j.scores for j in sweep.select(benchmark="wb", model="m2") if j.scores]
     agg = aggregate(scores)
-    for m in ("pass_rate", "tcr70"):
+    for m in ("rubric_pass_rate", "tcr70"):
         n = sum(parts(s)[m][0] for s in scores)
         d = sum(parts(s)[m][1] for s in scores)
         assert n / d == pytest.approx(agg[m])
-    assert agg["pass_rate"] == pytest.approx((3 + 3 + 6 + 6) / 36)  # 18 passed of 36 rubrics
+    assert agg["rubric_pass_rate"] == pytest.approx((3 + 3 + 6 + 6) / 36)  # 18 passed of 36 rubrics
 
 
 def test_table3_tab_contents(report: Path) -> None:
@@ -193,20 +193,20 @@ def test_figure5_gain_by_reading_third(report: Path) -> None:
     t = by(rows(report, "figure5"), "model", "third", "metric")
     # volume per task (dci + 2000 for runningtab, mean over both arms): t1 light, t2 middle, t3 heavy
     expected = {  # dci, runningtab over both seeds of the third's task
-        ("m1", "light", "pass_rate"): (62.5, 87.5),  # dci 2+3 of 8, rt 4+3 of 8
-        ("m1", "middle", "pass_rate"): (75.0, 75.0),  # dci 1+2 of 4, rt 2+1 of 4
-        ("m1", "heavy", "pass_rate"): (12.5, 62.5),  # dci 0+1 of 8, rt 2+3 of 8
+        ("m1", "light", "rubric_pass_rate"): (62.5, 87.5),  # dci 2+3 of 8, rt 4+3 of 8
+        ("m1", "middle", "rubric_pass_rate"): (75.0, 75.0),  # dci 1+2 of 4, rt 2+1 of 4
+        ("m1", "heavy", "rubric_pass_rate"): (12.5, 62.5),  # dci 0+1 of 8, rt 2+3 of 8
         ("m1", "light", "tcr70"): (50.0, 100.0),
         ("m1", "heavy", "tcr70"): (0.0, 50.0),
-        ("m2", "light", "pass_rate"): (25.0, 87.5),
-        ("m2", "middle", "pass_rate"): (25.0, 75.0),
-        ("m2", "heavy", "pass_rate"): (37.5, 50.0),  # rt has only seed 0 for t3
+        ("m2", "light", "rubric_pass_rate"): (25.0, 87.5),
+        ("m2", "middle", "rubric_pass_rate"): (25.0, 75.0),
+        ("m2", "heavy", "rubric_pass_rate"): (37.5, 50.0),  # rt has only seed 0 for t3
     }
     for key, (d, r) in expected.items():
         row = t[key]
         assert (num(row["dci"]), num(row["runningtab"]), num(row["gain"])) == pytest.approx((d, r, r - d)), key
-    assert num(t[("m1", "light", "pass_rate")]["min_chars"]) == 2000.0  # (1000+1000+3000+3000)/4
-    assert num(t[("m2", "heavy", "pass_rate")]["max_chars"]) == pytest.approx((20000 * 2 + 22000) / 3)
+    assert num(t[("m1", "light", "rubric_pass_rate")]["min_chars"]) == 2000.0  # (1000+1000+3000+3000)/4
+    assert num(t[("m2", "heavy", "rubric_pass_rate")]["max_chars"]) == pytest.approx((20000 * 2 + 22000) / 3)
     assert "qa · m1: 2 task(s)" in (report / "figure5.md").read_text()
     assert (report / "figure5_wb.png").stat().st_size > 1000
 
@@ -222,16 +222,16 @@ def test_table4_ablations(report: Path) -> None:
     assert list(t) == [("wb", "m1", "dci"), ("wb", "m1", "runningtab"), ("wb", "m1", "runningtab_no_review")]
     ab = t[("wb", "m1", "runningtab_no_review")]
     assert (ab["capture"], ab["review"], ab["evidence_check"], ab["finish_check"]) == ("on", "off", "on", "on")
-    assert num(ab["pass_rate"]) == 60.0 and num(ab["pass_rate_std"]) == pytest.approx(20 * SD)
-    assert num(ab["pass_rate_vs_full"]) == pytest.approx(-15.0) and num(ab["tcr70_vs_full"]) == pytest.approx(-100 / 3)
+    assert num(ab["rubric_pass_rate"]) == 60.0 and num(ab["rubric_pass_rate_std"]) == pytest.approx(20 * SD)
+    assert num(ab["rubric_pass_rate_vs_full"]) == pytest.approx(-15.0) and num(ab["tcr70_vs_full"]) == pytest.approx(-100 / 3)
     dci = t[("wb", "m1", "dci")]
-    assert dci["capture"] == "—" and num(dci["pass_rate_vs_full"]) == pytest.approx(-30.0)
-    assert num(t[("wb", "m1", "runningtab")]["pass_rate_vs_full"]) == 0.0
+    assert dci["capture"] == "—" and num(dci["rubric_pass_rate_vs_full"]) == pytest.approx(-30.0)
+    assert num(t[("wb", "m1", "runningtab")]["rubric_pass_rate_vs_full"]) == 0.0
     # paired with the full tab: per task over both seeds no_review - full = 6-7, 3-3, 3-5 of 20 rubric
     # runs -> -15; of the 8 swap patterns, 4 reach |-3/20| -> p = 0.5
-    assert num(ab["pass_rate_paired_vs_full"]) == pytest.approx(-15.0) and ab["pass_rate_pairs"] == "6"
-    assert num(ab["pass_rate_p"]) == 0.5 and num(ab["pass_rate_ci_low"]) < -15.0 < num(ab["pass_rate_ci_high"])
-    assert num(dci["pass_rate_paired_vs_full"]) == pytest.approx(-30.0) and dci["errored"] == "0"
+    assert num(ab["rubric_pass_rate_paired_vs_full"]) == pytest.approx(-15.0) and ab["rubric_pass_rate_pairs"] == "6"
+    assert num(ab["rubric_pass_rate_p"]) == 0.5 and num(ab["rubric_pass_rate_ci_low"]) < -15.0 < num(ab["rubric_pass_rate_ci_high"])
+    assert num(dci["rubric_pass_rate_paired_vs_full"]) == pytest.approx(-30.0) and dci["errored"] == "0"
     assert "p 0.500" in (report / "table4.md").read_text()
 
 
@@ -269,9 +269,9 @@ def test_cli_writes_the_report_and_a_tab_view(tmp_path: Path) -> None:
     assert missing.returncode == 2 and "is not a directory" in missing.stderr
 
 
-def test_table1_shows_the_judged_denominator_where_rubrics_went_unjudged(tmp_path: Path) -> None:
-    """A Workspace-Bench judge left a rubric out (not judged): Table 1's pass_rate counts it as failed,
-    and its note gives the pass rate over the judged rubrics beside it."""
+def test_table1_shows_the_variants_where_rubrics_went_unjudged(tmp_path: Path) -> None:
+    """A Workspace-Bench judge left a rubric out (not judged): Table 1's rubric_pass_rate has no row
+    for it, as the benchmark counts, and its note gives the variants beside it."""
     from eval.report.analyses import table1
     from tests.test_report_data import rubric_scores, write_job
 
@@ -282,9 +282,13 @@ def test_table1_shows_the_judged_denominator_where_rubrics_went_unjudged(tmp_pat
         write_job(sdir, "wb", "t1", "dci", "m1", seed, scores)
     write_job(sdir, "wb", "t1", "runningtab", "m1", 0, rubric_scores(["a", "b", "c", "d"], "1111"))
     main = table1.build(load_sweep(sdir), tmp_path / "out").tables[0]
-    assert "wb: 2 of 12 rubrics never judged (counted as failed), 0 failed judge call(s)" in main.notes
-    assert "wb · m1 · dci: pass_rate over judged rubrics only 83.33 (mean over 2 seed(s); pass_rate counts the unjudged as failed)" in main.notes
-    assert not any("runningtab: pass_rate over judged" in n for n in main.notes)
+    assert "wb: 2 of 12 rubrics never judged (no row in rubric_pass_rate, failed in pass_rate), 0 extra row(s), 0 failed judge call(s)" in main.notes
+    assert ("wb · m1 · dci: rubric_pass_rate counts the rows the judge wrote (2 unjudged rubric(s) without one, 0 extra row(s)); "
+            "pass_rate 62.50 (over every rubric, unjudged as failed), pass_rate_judged 83.33 (over judged rubrics only), "
+            "mean over 2 seed(s)") in main.notes
+    row = {r[2]: r for r in main.rows}["dci"]
+    assert float(row[main.columns.index("rubric_pass_rate")]) == pytest.approx(83.33, abs=0.01)  # 2/3 and 3/3 over the seeds
+    assert not any("runningtab: rubric_pass_rate counts" in n for n in main.notes)
 
 
 def test_the_rubrics_that_fail_most_across_tasks(tmp_path: Path) -> None:

@@ -132,6 +132,7 @@ def test_a_cell_run_is_written_once_its_last_job_has_finished(records) -> None:
     assert len(run["tables"]["rubrics"]) == 6 and all(r["tab/read_log_entries"] == 4 for r in run["tables"]["tasks"])
     items = [i for j in a for i in json.loads((sdir / j / "scores.json").read_text())["items"]]
     assert run["summary"]["pass_rate"] == pytest.approx(sum(i["passed"] for i in items) / len(items))  # pooled
+    assert run["summary"]["rubric_pass_rate"] == run["summary"]["pass_rate"]  # the headline: every rubric judged once here
     assert run["summary"]["turns_total"] == 9 and run["summary"]["stop/finished"] == 3
     assert tr.logged() == set(a)
 

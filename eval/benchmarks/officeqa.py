@@ -26,7 +26,7 @@ REQUIRED = ("uid", "question", "answer")
 @dataclass
 class Config(BenchmarkConfig):
     """OfficeQA Pro: `questions` (the CSV) and `corpus` (the folder of treasury_bulletin_YYYY_MM.*);
-    `reward` the reward rule's version (eval/officeqa_reward: 309dc01 | 460ad51 | 0da20e9);
+    `reward` the reward rule's version (eval/judges/officeqa_reward: 309dc01 | 6158125 | 6da3ee1 | 23c8760 | 460ad51 | 0da20e9);
     `selection` a reviewed selection of the questions (a shipped name or a CSV path; None: all)."""
 
     name: str = "officeqa"

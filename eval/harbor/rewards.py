@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-HEADLINE = {"rubrics": "pass_rate", "checkpoints": "score", "answer": "acc0"}
+HEADLINE = {"rubrics": "rubric_pass_rate", "checkpoints": "score", "answer": "acc0"}
 
 
 def rewards(scores: dict[str, Any]) -> dict[str, float]:

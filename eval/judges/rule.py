@@ -38,7 +38,7 @@ class RuleJudge:
         ctx = Context(FinalFiles(task, record), task.output, record.final_answer)
         if task.kind == "rubrics":
             items = [_judge_item(ctx, "rubric", i, r.text, r.check) for i, r in enumerate(task.rubrics)]
-            return scores_doc(self.name, task, rubric_metrics([it["passed"] for it in items]), items)
+            return scores_doc(self.name, task, rubric_metrics([it["passed"] for it in items], [it["judged"] for it in items]), items)
         if task.kind == "checkpoints":
             items = []
             for i, c in enumerate(task.checkpoints):

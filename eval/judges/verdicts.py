@@ -10,9 +10,12 @@ decode, an array, an object without that list) has no verdicts, and the benchmar
 every rubric of the task as failed: here too they count as judged and failed, and the task's
 `judge_failures` is 1.
 
-Two differences, to keep the items one per rubric: an entry whose index names no rubric of the
-task is ignored (the benchmark writes a row for it, which would count a rubric that does not
-exist), and of two entries for one index the first counts (the benchmark counts both).
+The items stay one per rubric: of two entries for one index the first is the rubric's verdict,
+and an entry whose index names no rubric of the task (negative, or past the last) is no rubric's.
+The benchmark writes a row for each such entry too, and its Rubric Pass Rate counts those rows, so
+they are kept as data, `extra_rows` of scores.json (at most MAX_EXTRA_ROWS, the rest counted in
+`rubric_counts.extra_rows_dropped`): `rubric_pass_rate` counts them as the benchmark does, the
+variants `pass_rate` and `pass_rate_judged` never do (eval/judges/metrics.py).
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ from eval.judges.base import scores_doc
 from eval.judges.metrics import rubric_metrics
 from runners.core.task import Task
 
+MAX_EXTRA_ROWS = 1_000
+REPEATED = "a second entry for this rubric's index (the benchmark writes a row for each)"
+OUT_OF_RANGE = "an index that names no rubric of the task (the benchmark writes a row for it)"
 LEFT_OUT = "the judge's answer has no verdict for this rubric"
 NO_OBJECT = "the judge's answer has no verdict object ({why}); the protocol fails every rubric"
 
@@ -37,11 +43,23 @@ class Verdict:
 
 
 @dataclass(frozen=True)
+class ExtraRow:
+    """An entry the benchmark's judge would write a row for that is no rubric's verdict."""
+
+    index: int
+    passed: bool
+    reason: str
+
+
+@dataclass(frozen=True)
 class Verdicts:
-    """The verdicts by rubric index, or `problem` when the answer has no verdict object."""
+    """The verdicts by rubric index, or `problem` when the answer has no verdict object; the extra
+    rows (at most MAX_EXTRA_ROWS) and how many more there were."""
 
     by_index: dict[int, Verdict]
     problem: str | None = None
+    extra_rows: tuple[ExtraRow, ...] = ()
+    extra_rows_dropped: int = 0
 
 
 def first_json_value(text: str) -> Any:
@@ -65,17 +83,26 @@ def read_answer(text: str, n: int) -> Verdicts:
         kind = "an array" if isinstance(value, list) else "an object without a \"rubrics\" list" if isinstance(value, dict) else "a bare value"
         return Verdicts({}, f"its first JSON value is {kind}")
     out: dict[int, Verdict] = {}
+    extra: list[ExtraRow] = []
+    dropped = 0
     for entry in value["rubrics"]:
         index = entry.get("index") if isinstance(entry, dict) else None
-        if isinstance(index, int) and 0 <= index < n and index not in out:  # a JSON true/false is an int, as in the benchmark
+        if not isinstance(index, int):  # a JSON true/false is an int, as in the benchmark
+            continue
+        passed = entry.get("passed") is True
+        if 0 <= index < n and index not in out:
             confidence = entry.get("confidence")
             evidence = entry.get("evidence")
             out[int(index)] = Verdict(
-                passed=entry.get("passed") is True,
+                passed=passed,
                 confidence=float(confidence) if isinstance(confidence, int | float) else None,
                 evidence=evidence if isinstance(evidence, str) else "",
             )
-    return Verdicts(out)
+        elif len(extra) < MAX_EXTRA_ROWS:
+            extra.append(ExtraRow(int(index), passed, REPEATED if 0 <= index < n else OUT_OF_RANGE))
+        else:
+            dropped += 1
+    return Verdicts(out, extra_rows=tuple(extra), extra_rows_dropped=dropped)
 
 
 def rubric_items(task: Task, verdicts: Verdicts) -> list[dict[str, Any]]:
@@ -98,9 +125,13 @@ def rubric_items(task: Task, verdicts: Verdicts) -> list[dict[str, Any]]:
 
 
 def rubric_scores(judge: str, task: Task, verdicts: Verdicts, **extra: Any) -> dict[str, Any]:
-    """The scores.json document: both denominators in the metrics and in `rubric_counts`."""
+    """The scores.json document: every pass rate in the metrics, the counts behind them in
+    `rubric_counts`, and the extra rows the judge wrote."""
     items = rubric_items(task, verdicts)
     passed, judged = [it["passed"] for it in items], [it["judged"] for it in items]
-    counts = {"rubrics": len(items), "judged": sum(judged), "passed": sum(passed)}
-    return scores_doc(judge, task, rubric_metrics(passed, judged), items,
+    rows = [{"index": r.index, "passed": r.passed, "reason": r.reason} for r in verdicts.extra_rows]
+    counts = {"rubrics": len(items), "judged": sum(judged), "passed": sum(passed), "extra_rows": len(rows),
+              "extra_rows_passed": sum(r.passed for r in verdicts.extra_rows), "extra_rows_dropped": verdicts.extra_rows_dropped}
+    metrics = rubric_metrics(passed, judged, [r.passed for r in verdicts.extra_rows])
+    return scores_doc(judge, task, metrics, items, extra_rows=rows,
                       judge_failures=int(verdicts.problem is not None), rubric_counts=counts, **extra)

@@ -2,10 +2,18 @@
 
     309dc01  newest (default): last FINAL_ANSWER tag, the direct-answer guard, unit agreement,
              bracketed lists regrouped at commas (eval/judges/officeqa_reward/guarded.py)
+    6158125  the guard rejecting prose around a numeric answer, lists in any order, accounting
+             parentheses and currency symbols normalised
+    6da3ee1  as 6158125 without the accounting and currency normalisation
+    23c8760  the first guard (prose rejected), then the earlier lenient matching
     460ad51  the rule published with the Pro CSV: first tag, untagged and multi-line answers
              accepted, any matching number counts (so "A or B" passes); commas removed only
              inside thousands groups (eval/judges/officeqa_reward/legacy.py)
     0da20e9  the first release: as 460ad51 but every comma removed before numbers are read
+
+Upstream commits that need no name of their own: 5f40742 differs from 0da20e9 in one docstring line;
+243a7e9 scores as 460ad51 (it changes a default tolerance no caller relies on, and lets an empty
+prediction score 0 where 460ad51 raised); 2a2c3b0 and 7b72ae5 hold 460ad51's file.
 
 Selected with `benchmark.reward=<version>`; the version is written into each scores.json.
 The rule is re-implemented here from the benchmark's description and behaviour, not copied.
@@ -41,6 +49,12 @@ VERSIONS: dict[str, RewardVersion] = {
     v.name: v
     for v in (
         RewardVersion("309dc01", "309dc01", "direct-answer guard, last tag, ordered lists", guarded.extract, guarded.match),
+        RewardVersion("6158125", "6158125", "guard rejecting prose, lists in any order, accounting parentheses",
+                      guarded.extract, partial(guarded.match, rules=guarded.R6158125)),
+        RewardVersion("6da3ee1", "6da3ee1", "guard rejecting prose, units must agree, no accounting parentheses",
+                      guarded.extract, partial(guarded.match, rules=guarded.R6DA3EE1)),
+        RewardVersion("23c8760", "23c8760", "first guard (prose rejected), then lenient matching",
+                      guarded.extract, partial(guarded.match, rules=guarded.R23C8760)),
         RewardVersion("460ad51", "460ad51", "published with officeqa_pro.csv: first tag, lenient matching",
                       legacy.extract, partial(legacy.match, prepare=legacy.drop_thousands_commas)),
         RewardVersion("0da20e9", "0da20e9", "first release: first tag, lenient matching, all commas dropped",

@@ -1,20 +1,30 @@
-"""The OfficeQA reward rule with the direct-answer guard (commit 309dc01, the newest).
+"""The OfficeQA reward rule with the direct-answer guard (commits 23c8760 to 309dc01, May-June 2026).
 
 The answer is the *last* FINAL_ANSWER tag (the whole message without one). Before any matching,
-the guard rejects an answer that is not a single direct value: several non-empty lines, more
-than 250 characters, a different count of numbers than the ground truth (incidental years
-aside), markup, numbers where the ground truth is text, or text that differs from a text ground
-truth. Numbers are read after accounting parentheses become negatives and currency symbols go;
-only well-formed thousands groups lose their commas; explicit units on both sides must agree.
-A bracketed numeric list in the ground truth is matched in order, and a prediction's commas may
-be regrouped to find the items ("[374,443,381,327]" answers "[374,443, 381,327]").
+the guard rejects an answer that is not a single direct value: several non-empty lines, more than
+250 characters, a different count of numbers than the ground truth, numbers where the ground truth
+is text, or text that differs from a text ground truth. The versions differ in the rest (`Rules`):
+
+    23c8760  the first guard: a purely numeric ground truth also rejects any prose around the
+             value ("The answer is 2,602."); then the earlier rule's lenient matching (legacy.py)
+    6da3ee1  the same guard, plus numbers in an answer to a text ground truth rejected; whitespace
+             collapsed before numbers are read; explicit units on both sides must agree; an
+             answer saying "unable to determine" fails
+    6158125  as 6da3ee1, with accounting parentheses as negatives and currency symbols dropped
+    309dc01  the newest: the prose check replaced by a markup check, incidental years left out of
+             the count, thousands groups only when well-formed, bracketed numeric lists matched
+             in order with the prediction's commas regrouped (lists.py)
+
+Without ordered lists, every ground-truth number of a list must appear somewhere (any order).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 
-from eval.judges.officeqa_reward.lists import list_match, list_shape, prepare, segment
+from eval.judges.officeqa_reward import legacy, lists
 from eval.judges.officeqa_reward.numbers import (
     Found,
     clean_text,
@@ -28,6 +38,38 @@ from eval.judges.officeqa_reward.numbers import (
 MAX_DIRECT_CHARS = 250
 _TAG = re.compile(r"<FINAL_ANSWER>\s*(.*?)\s*</FINAL_ANSWER>", re.S | re.I)
 _MARKUP = re.compile(r"<[^>]*>")
+_PLAIN_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """What one guarded version does (module doc)."""
+
+    prepare: Callable[[str], str]  # the text numbers are read from
+    prose_guard: bool  # a purely numeric ground truth rejects prose (23c8760-6158125)
+    text_guard_numbers: bool  # numbers in an answer to a text ground truth are rejected (6da3ee1 on)
+    newest: bool  # 309dc01: markup guard, years out of the count, ordered lists
+    first_guard: bool = False  # 23c8760: the unstripped length counts; the earlier lenient matching
+
+
+def _plain_thousands(text: str) -> str:
+    return _PLAIN_THOUSANDS.sub(lambda m: m.group().replace(",", ""), text)
+
+
+def prepare_6da3ee1(text: str) -> str:
+    """Unicode minus and runs of whitespace normalised, then every thousands-like group unpunctuated."""
+    return _plain_thousands(re.sub(r"\s+", " ", text.replace("\u2212", "-")).strip())
+
+
+def prepare_6158125(text: str) -> str:
+    """As 6da3ee1, with accounting parentheses and currency symbols normalised first."""
+    return _plain_thousands(lists.money(re.sub(r"\s+", " ", text.replace("\u2212", "-")).strip()))
+
+
+R23C8760 = Rules(legacy.drop_thousands_commas, prose_guard=True, text_guard_numbers=False, newest=False, first_guard=True)
+R6DA3EE1 = Rules(prepare_6da3ee1, prose_guard=True, text_guard_numbers=True, newest=False)
+R6158125 = Rules(prepare_6158125, prose_guard=True, text_guard_numbers=True, newest=False)
+R309DC01 = Rules(lists.prepare, prose_guard=False, text_guard_numbers=True, newest=True)
 
 
 def extract(message: str) -> str | None:
@@ -51,45 +93,52 @@ def drop_context_years(gt: str, gt_nums: list[Found], pred_nums: list[Found]) ->
     return pred_nums if keep else [p for p in pred_nums if not is_year(p.value)]
 
 
-def guard(gt: str, pred: str) -> tuple[bool, str]:
+def guard(gt: str, pred: str, rules: Rules = R309DC01) -> tuple[bool, str]:
     """Whether `pred` is one direct answer of the ground truth's shape (see module doc)."""
+    raw_length = len(pred)
     pred = pred.strip()
     if not pred:
         return False, "empty answer"
     if len([line for line in pred.splitlines() if line.strip()]) > 1:
         return False, "multi-line answer"
-    if len(pred) > MAX_DIRECT_CHARS:
+    if (raw_length if rules.first_guard else len(pred)) > MAX_DIRECT_CHARS:
         return False, f"answer longer than {MAX_DIRECT_CHARS} characters"
-    gt_nums, pred_nums = read_numbers(gt, prepare), read_numbers(pred, prepare)
+    gt_nums, pred_nums = read_numbers(gt, rules.prepare), read_numbers(pred, rules.prepare)
     if gt_nums:
-        pred_nums = drop_context_years(gt, gt_nums, pred_nums)
+        if rules.newest:
+            pred_nums = drop_context_years(gt, gt_nums, pred_nums)
         if len(pred_nums) != len(gt_nums):
-            shape = list_shape(gt, gt_nums)
-            if shape is None or not segment(pred, len(shape)):
+            shape = lists.list_shape(gt, gt_nums) if rules.newest else None
+            if shape is None or not lists.segment(pred, len(shape)):
                 return False, f"expected {len(gt_nums)} number(s), the answer has {len(pred_nums)}"
-        if _MARKUP.search(pred):
+        if rules.prose_guard and not significant_text(gt) and significant_text(pred):
+            return False, f"prose around a numeric answer ({significant_text(pred)!r})"
+        if rules.newest and _MARKUP.search(pred):
             return False, "markup around the answer value"
         return True, "direct answer"
-    if pred_nums:
+    if pred_nums and rules.text_guard_numbers:
         return False, "numbers in the answer, the ground truth is text"
     if clean_text(gt, collapse_spaces=True) != clean_text(pred, collapse_spaces=True):
         return False, "a text answer must equal the ground truth"
     return True, "direct answer"
 
 
-def match(gt: str, pred: str | None, tolerance: float) -> tuple[bool, str]:
+def match(gt: str, pred: str | None, tolerance: float, rules: Rules = R309DC01) -> tuple[bool, str]:
     if not pred:
         return False, "empty answer"
-    ok, why = guard(gt, pred)
+    ok, why = guard(gt, pred, rules)
     if not ok:
         return False, why
+    if rules.first_guard:
+        return legacy.match(gt, pred, tolerance, prepare=rules.prepare)
     if "unable to determine" in pred.lower():
         return False, "'unable to determine'"
-    gt_nums, pred_nums = read_numbers(gt, prepare), read_numbers(pred, prepare)
+    gt_nums, pred_nums = read_numbers(gt, rules.prepare), read_numbers(pred, rules.prepare)
     if gt_nums and pred_nums:
-        listed = list_match(gt, pred, gt_nums, drop_context_years(gt, gt_nums, pred_nums), tolerance)
-        if listed is not None:
-            return listed
+        if rules.newest:
+            listed = lists.list_match(gt, pred, gt_nums, drop_context_years(gt, gt_nums, pred_nums), tolerance)
+            if listed is not None:
+                return listed
         if len(gt_nums) > 1:
             return _all_present(gt, pred, gt_nums, pred_nums, tolerance)
         return _one_present(gt, pred, gt_nums[0], pred_nums, tolerance)

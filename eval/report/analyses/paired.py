@@ -1,8 +1,10 @@
 """Paired statistics of a method against a reference on the same tasks and seeds: is the gain real?
 
-The unit of pairing is the (task, seed) pair, both jobs scored. For the Rubric Pass Rate the pairing
-goes down to the rubric: only rubrics both jobs carry (task × rubric index) count, so each pair has
-one denominator and the difference is (rubrics gained − rubrics lost) / rubrics compared.
+The unit of pairing is the (task, seed) pair, both jobs scored. For the pass rates the pairing goes
+down to the rubric: only rubrics both jobs carry (task × rubric index) count, so each pair has one
+denominator and the difference is (rubrics gained − rubrics lost) / rubrics compared. For the
+Rubric Pass Rate those are the rubrics both judges judged (a row in both); extra rows, which are no
+rubric's, cannot be paired and are left out of the comparison (Table 1's value counts them).
 
 - The interval is a **hierarchical bootstrap**: draw tasks with replacement, then, within each drawn
   task, draw its seeds with replacement (seeds are repeated runs of one task, not new tasks); the
@@ -73,9 +75,14 @@ def make_pairs(rows: Sequence[tuple[str, float, float, float, float]]) -> Pairs:
     return Pairs(tasks, np.array([index[r[0]] for r in rows], dtype=int), np.array([r[1:] for r in rows], dtype=float).reshape(-1, 4))
 
 
-def _rubrics(scores: dict[str, Any]) -> dict[Any, bool]:
+RUBRIC_PAIRED = ("rubric_pass_rate", "pass_rate", "pass_rate_judged")
+
+
+def _rubrics(scores: dict[str, Any], metric: str) -> dict[Any, bool]:
+    """Each rubric's pass by index; for the rates over rows or judged rubrics, the judged ones only."""
     items = [i for i in scores.get("items", []) if i.get("kind") == "rubric"]
-    return {i.get("index", k): i.get("passed") is True for k, i in enumerate(items)}
+    judged_only = metric != "pass_rate"
+    return {i.get("index", k): i.get("passed") is True for k, i in enumerate(items) if not judged_only or i.get("judged", True)}
 
 
 def pairs_of(method: Sequence[Job], reference: Sequence[Job], metric: str) -> Pairs | None:
@@ -84,8 +91,8 @@ def pairs_of(method: Sequence[Job], reference: Sequence[Job], metric: str) -> Pa
     b = {(j.task_id, j.seed): j.scores for j in reference if j.scores is not None and not j.errored}
     rows, gained, lost = [], 0, 0
     for key in sorted(a.keys() & b.keys()):
-        if metric == "pass_rate":
-            ra, rb = _rubrics(a[key]), _rubrics(b[key])
+        if metric in RUBRIC_PAIRED:
+            ra, rb = _rubrics(a[key], metric), _rubrics(b[key], metric)
             common = sorted(ra.keys() & rb.keys(), key=str)
             if not common:
                 continue
@@ -193,6 +200,6 @@ def compare(method: Sequence[Job], reference: Sequence[Job], metric: str, seed: 
         return None
     m, r = p.arms()
     low, high = interval(p, seed=seed)
-    rubric = metric == "pass_rate"
+    rubric = metric in RUBRIC_PAIRED
     return Paired(metric, p.n, len(p.tasks), m, r, m - r, low, high, flip_pvalue(p, seed=seed),
                   p.gained if rubric else None, p.lost if rubric else None)

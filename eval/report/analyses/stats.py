@@ -1,7 +1,7 @@
 """Seed statistics over the metrics `eval.judges.metrics.aggregate` defines (paired ones: `paired.py`).
 
-Every benchmark metric is a ratio of sums over jobs: the pooled Rubric Pass Rate is passed rubrics
-over rubrics, and the others are a per-task value over a count of tasks. `parts()` gives each job's
+Every benchmark metric is a ratio of sums over jobs: the pooled Rubric Pass Rate is passed rows
+over the rows the judge wrote (its variants: over every rubric, over judged rubrics), and the others are a per-task value over a count of tasks. `parts()` gives each job's
 numerator and denominator, so that a bootstrap resample is two sums instead of re-aggregating.
 Errored jobs (`Job.errored`) are not results and never enter these numbers.
 """
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from eval.judges.metrics import METRICS, aggregate
+from eval.judges.metrics import METRICS, aggregate, rubric_parts
 from eval.report.load import Job
 
 
@@ -53,10 +53,7 @@ def over_seeds(jobs: Sequence[Job]) -> dict[str, SeedStat]:
 
 def parts(scores: dict[str, Any]) -> dict[str, tuple[float, float]]:
     """Each metric of one job as (numerator, denominator) such that sums over jobs give `aggregate`."""
-    out: dict[str, tuple[float, float]] = {}
-    rubrics = [i for i in scores.get("items", []) if i.get("kind") == "rubric"]
-    if rubrics:
-        out["pass_rate"] = (float(sum(1 for i in rubrics if i.get("passed") is True)), float(len(rubrics)))
+    out = rubric_parts(scores)
     for m in METRICS[1:]:
         if m in scores.get("metrics", {}):
             out[m] = (float(scores["metrics"][m]), 1.0)

@@ -62,17 +62,25 @@ def record_notes(groups: dict[Key, list[Job]], errored: dict[Key, list[Job]]) ->
     return notes
 
 
-def judged_notes(groups: dict[Key, list[Job]]) -> list[str]:
-    """pass_rate over the judged rubrics only, for the cells where some rubric was never judged (the
-    table's pass_rate counts those as failed): the other denominator, mean over seeds as in the table."""
+def variant_notes(groups: dict[Key, list[Job]]) -> list[str]:
+    """The other pass rates, for the cells where they differ from the table's rubric_pass_rate (some
+    rubric never judged, or extra rows): over every rubric (unjudged as failed) and over the judged
+    rubrics (one row each), mean over seeds as in the table."""
     notes = []
     for (b, mo, me), js in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1], method_key(kv[0][2]))):
-        if not counts([j.scores for j in js])["unjudged"]:
+        c = counts([j.scores for j in js])
+        if not (c["unjudged"] or c["extra_rows"]):
             continue
-        seeds = [s["pass_rate_judged"] for s in per_seed(js).values() if "pass_rate_judged" in s]
-        if seeds:
-            notes.append(f"{b} · {mo} · {me}: pass_rate over judged rubrics only {fmt(pct(sum(seeds) / len(seeds)))} "
-                         f"(mean over {len(seeds)} seed(s); pass_rate counts the unjudged as failed)")
+        seeds = per_seed(js).values()
+        parts = []
+        for name, what in (("pass_rate", "over every rubric, unjudged as failed"), ("pass_rate_judged", "over judged rubrics only")):
+            vals = [s[name] for s in seeds if name in s]
+            if vals:
+                parts.append(f"{name} {fmt(pct(sum(vals) / len(vals)))} ({what})")
+        if parts:
+            notes.append(f"{b} · {mo} · {me}: rubric_pass_rate counts the rows the judge wrote ({c['unjudged']} unjudged "
+                         f"rubric(s) without one, {c['extra_rows']} extra row(s)); " + ", ".join(parts)
+                         + f", mean over {len(seeds)} seed(s)")
     return notes
 
 
@@ -194,9 +202,10 @@ def build(sweep: Sweep, out: Path) -> Section:
                               "seeds average different task sets (the paired comparison uses common pairs only)")
     for b in sorted({k[0] for k in groups}):
         c = counts([j.scores for k, js in groups.items() if k[0] == b for j in js])
-        if c["unjudged"] or c["judge_failures"]:
-            main.notes.append(f"{b}: {c['unjudged']} of {c['rubrics']} rubrics never judged (counted as failed), {c['judge_failures']} failed judge call(s)")
-    main.notes += judged_notes(groups)
+        if c["unjudged"] or c["judge_failures"] or c["extra_rows"]:
+            main.notes.append(f"{b}: {c['unjudged']} of {c['rubrics']} rubrics never judged (no row in rubric_pass_rate, failed in "
+                              f"pass_rate), {c['extra_rows']} extra row(s), {c['judge_failures']} failed judge call(s)")
+    main.notes += variant_notes(groups)
     rules = sorted({j.scores["rule"] for js in groups.values() for j in js if "rule" in j.scores})
     if rules:
         main.notes.append("answers scored by " + ", ".join(rules))
