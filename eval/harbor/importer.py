@@ -83,11 +83,18 @@ def find_trials(paths: list[Path]) -> tuple[list[Trial], list[str]]:
 
 
 def _folders(root: Path, depth: int) -> list[Path]:
+    """`root` and the real folders below it, `depth` levels down (an unreadable folder is not entered)."""
     out = [root]
     level = [root]
     for _ in range(depth):
-        level = [Path(e.path) for d in level for e in sorted(os.scandir(d), key=lambda e: e.name) if e.is_dir(follow_symlinks=False)]
-        out.extend(level)
+        below = []
+        for d in level:
+            try:
+                below += [Path(e.path) for e in sorted(os.scandir(d), key=lambda e: e.name) if e.is_dir(follow_symlinks=False)]
+            except OSError:
+                continue
+        out.extend(below)
+        level = below
     return out
 
 
