@@ -5,7 +5,8 @@
         KEY=VALUE, e.g. `native path=my_bench`) as a Harbor task, under DIR/tab-on and/or DIR/tab-off
     python -m eval.export atif SWEEP_OR_JOB... --out DIR
         each finished job's trajectory as ATIF (the tab's state per step in `extra`), in the layout of
-        a Harbor trial (DIR/<job_id>/agent/trajectory.json, verifier/, result.json)
+        a Harbor trial (DIR/<job_id>/agent/trajectory.json, verifier/, result.json); a record whose job id
+        is not of the project's form is refused (exit code 1), the others exported
 """
 
 from __future__ import annotations
@@ -33,9 +34,12 @@ def _harbor(args: argparse.Namespace) -> int:
 def _atif(args: argparse.Namespace) -> int:
     from eval.harbor.trial import export_jobs
 
-    done, skipped = export_jobs(args.jobs, args.out)
-    print(f"{args.out}: {done} trajectory(ies) as ATIF" + (f"; {skipped} unfinished job(s) left out" if skipped else ""))
-    return 0
+    done, skipped, refused = export_jobs(args.jobs, args.out)
+    for line in refused:
+        print(f"refused: {line}")
+    print(f"{args.out}: {done} trajectory(ies) as ATIF" + (f"; {skipped} unfinished job(s) left out" if skipped else "")
+          + (f"; {len(refused)} refused (listed above)" if refused else ""))
+    return 1 if refused else 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,8 +11,8 @@ step's observation, and its tokens and cost. What ATIF has no field for is kept 
                             (requirements resolved this turn), `events` (the tab's events of the turn)
     root extra.runningtab   the job's ids and axes (job.json without its config)
 
-`messages()` turns ATIF back into our messages: exactly ours for a trajectory we wrote; for another
-harness's (Claude Code's, Codex's), the same shape with what it recorded.
+`atif_read.messages()` turns ATIF back into our messages, every field checked: exactly ours for a
+trajectory we wrote; for another harness's (Claude Code's, Codex's), the same shape with what it recorded.
 """
 
 from __future__ import annotations
@@ -133,48 +133,3 @@ def to_atif(messages: list[dict[str, Any]], meta: dict[str, Any], tab: dict[str,
                           "total_steps": len(steps)},
         "extra": {"runningtab": {k: meta.get(k) for k in ("job_id", "benchmark", "task_id", "method", "model", "seed")}},
     }
-
-
-def messages(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    """Our messages from an ATIF document (ours or another harness's)."""
-    out: list[dict[str, Any]] = []
-    for step in doc.get("steps") or []:
-        ours = ((step.get("extra") or {}).get("runningtab") or {}) if isinstance(step.get("extra"), dict) else {}
-        message = step.get("message")
-        text = message if isinstance(message, str) else "\n".join(p.get("text") or "" for p in message or [] if isinstance(p, dict))
-        base = {"turn": ours.get("turn", step.get("step_id")), "time": ours.get("time", epoch(step.get("timestamp")))}
-        if step.get("source") in ("system", "user"):
-            m: dict[str, Any] = {"role": step["source"], "content": text, **base}
-            if "stop_hook" in ours:
-                m["stop_hook"] = ours["stop_hook"]
-            if ours.get("tools") and (doc.get("agent") or {}).get("tool_definitions"):
-                m["tools"] = doc["agent"]["tool_definitions"]
-            out.append(m)
-            continue
-        metrics = step.get("metrics") or {}
-        m = {"role": "assistant", "content": text,
-             "usage": {"input_tokens": int(metrics.get("prompt_tokens") or 0), "output_tokens": int(metrics.get("completion_tokens") or 0),
-                       "cost": float(metrics.get("cost_usd") or 0.0)}}
-        calls = step.get("tool_calls") or []
-        if calls:
-            import json
-
-            m["tool_calls"] = [{"id": c["tool_call_id"], "type": "function",
-                                "function": {"name": c["function_name"], "arguments": c["arguments"]["_raw"] if set(c["arguments"]) == {"_raw"}
-                                             else json.dumps(c["arguments"], ensure_ascii=False)}} for c in calls]
-        for k in ("latency_s", "extra"):
-            if k in ours:
-                m[k] = ours[k]
-        out.append({**m, **base})
-        names = {c["tool_call_id"]: c["function_name"] for c in calls}
-        for r in (step.get("observation") or {}).get("results") or []:
-            rx = ((r.get("extra") or {}).get("runningtab") or {}) if isinstance(r.get("extra"), dict) else {}
-            content = r.get("content")
-            text = content if isinstance(content, str) else "\n".join(p.get("text") or "" for p in content or [] if isinstance(p, dict))
-            tool = {"role": "tool", "tool_call_id": r.get("source_call_id"), "name": rx.get("name", names.get(r.get("source_call_id"), "")),
-                    "content": text, "is_error": bool(rx.get("is_error", False))}
-            for k in ("appendix", "chars"):
-                if k in rx:
-                    tool[k] = rx[k]
-            out.append({**tool, "turn": rx.get("turn", base["turn"]), "time": rx.get("time", base["time"])})
-    return out

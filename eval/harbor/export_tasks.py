@@ -83,13 +83,17 @@ def export(bench: BenchmarkConfig, judge: JudgeConfig, out: Path, tab: str = "bo
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
         names: set[str] = set()
-        for task in benchmark.tasks():
-            spec = Spec(task, bench.label, bench_doc, judge_doc(judge), benchmark.default_judge, arm, ARM_METHOD[arm], tab_method)
-            name = task_name(bench.label, task.id)
-            if name in names:
-                raise ValueError(f"two tasks of {bench.label!r} export to the same name {name!r}")
-            names.add(name)
-            write_task(spec, tmp / name, res, judge_key_env(judge, spec.judge_name))
+        try:
+            for task in benchmark.tasks():
+                spec = Spec(task, bench.label, bench_doc, judge_doc(judge), benchmark.default_judge, arm, ARM_METHOD[arm], tab_method)
+                name = task_name(bench.label, task.id)
+                if name in names:
+                    raise ValueError(f"two tasks of {bench.label!r} export to the same name {name!r}")
+                names.add(name)
+                write_task(spec, tmp / name, res, judge_key_env(judge, spec.judge_name))
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
         tmp.rename(arm_dir)  # a folder appears whole or not at all
         written[ARM_DIR[arm]] = sorted(arm_dir.iterdir())
     return written

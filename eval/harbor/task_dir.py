@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from envs.workspace import check_rel
 from eval.harbor import bundle, texts
 from eval.harbor.spec import TAC_DIR, WORKSPACE_DIR, Spec, write_spec
 from eval.harbor.toml_out import dumps
@@ -60,8 +61,15 @@ def _link_or_copy(src: str, dst: str) -> None:
 
 
 def copy_workspace(spec: Spec, dest: Path) -> None:
-    """The task's workspace as the agent starts it: the folder plus the staged inputs (links followed)."""
+    """The task's workspace as the agent starts it: the folder plus the staged inputs (links followed).
+    A staged input's name is a plain workspace-relative path (ValueError otherwise): one named
+    `../../tests/test.sh` would land on the exported task's own files, or outside the export."""
     task = spec.task
+    for rel in task.stage:
+        try:
+            check_rel(rel)
+        except ValueError as e:
+            raise ValueError(f"task {task.id!r} of {spec.benchmark}: staged input {e}; fix the benchmark's data") from None
     if task.workspace.is_dir():
         shutil.copytree(task.workspace, dest, copy_function=_link_or_copy, dirs_exist_ok=True)
     dest.mkdir(parents=True, exist_ok=True)

@@ -2,6 +2,12 @@
 trajectory as ATIF (atif.py), its rewards and scores as our exported verifier writes them, its record
 beside them: the same layout a Harbor run of an exported task leaves, so `python -m eval.import atif`
 reads both, and `harbor view` can browse ours.
+
+A record's job id names the trial folder only when it has the project's form (runners/core/job_ids.py):
+an id edited into `job.json` (`../x`, an absolute path) is refused, and every write stays inside
+`--out`. A trial is built in a temporary folder inside `--out` and renamed into place whole; the
+deliverable goes under `verifier/runningtab/deliverable/`, so whatever it holds (a `task.toml`, a
+`result.json`, `agent/trajectory.json`) never stands in for the trial's own files.
 """
 
 from __future__ import annotations
@@ -15,9 +21,12 @@ from envs.deliverable import copy_tree
 from eval.harbor import harbor_files as hf
 from eval.harbor.atif import AGENT_NAME, iso, to_atif
 from eval.harbor.rewards import rewards
+from eval.harbor.whole import whole_folder
 from eval.judges.scoring import find_jobs
+from runners.core.job_ids import check_job_id
 from runners.core.job_record import JobRecord
 from runners.core.record_files import TRAJECTORY, write_json
+from runners.core.record_types import RecordError
 
 log = logging.getLogger(__name__)
 
@@ -42,33 +51,39 @@ def trial_result(record: JobRecord, reward: dict[str, float] | None, trial_dir: 
 
 
 def export_job(job_dir: Path, out: Path) -> Path:
-    """One finished job as the trial directory `out/<job_id>`; returns it."""
+    """One finished job as the trial directory `out/<job_id>` (ValueError: an id not of our form); returns it."""
     record = JobRecord(job_dir)
     meta = record.meta
-    trial = out / meta.job_id
-    (trial / "agent").mkdir(parents=True, exist_ok=True)
-    doc = to_atif(record.trajectory(), {**meta.to_json(), "config": None}, record.plugin("tab"), str(meta.model))
-    write_json(trial / hf.TRAJECTORY, doc)
-    copy_tree(record.dir, trial / hf.RECORD, hf.RECORD_MAX_FILES, hf.RECORD_MAX_BYTES, keep=lambda rel: rel != TRAJECTORY)
-    reward = None
-    if record.scores is not None:
-        reward = rewards(dict(record.scores))
-        write_json(trial / hf.SCORES, dict(record.scores))
-        write_json(trial / hf.REWARD, reward)
-    write_json(trial / hf.TRIAL_RESULT, trial_result(record, reward, trial))
+    trial = out / check_job_id(meta.job_id, f"{job_dir}/job.json job_id")
+    with whole_folder(trial) as tmp:
+        (tmp / "agent").mkdir()
+        doc = to_atif(record.trajectory(), {**meta.to_json(), "config": None}, record.plugin("tab"), str(meta.model))
+        write_json(tmp / hf.TRAJECTORY, doc)
+        copy_tree(record.dir, tmp / hf.RECORD, hf.RECORD_MAX_FILES, hf.RECORD_MAX_BYTES, keep=lambda rel: rel != TRAJECTORY)
+        reward = None
+        if record.scores is not None:
+            reward = rewards(dict(record.scores))
+            write_json(tmp / hf.SCORES, dict(record.scores))
+            write_json(tmp / hf.REWARD, reward)
+        write_json(tmp / hf.TRIAL_RESULT, trial_result(record, reward, trial))
     return trial
 
 
-def export_jobs(paths: list[Path], out: Path) -> tuple[int, int]:
-    """Every finished job at or below `paths`; returns (exported, unfinished left out)."""
+def export_jobs(paths: list[Path], out: Path) -> tuple[int, int, list[str]]:
+    """Every finished job at or below `paths`; returns (exported, unfinished left out, refused with why)."""
     jobs = find_jobs(paths)
     if not jobs:
         raise ValueError(f"no job directories (with job.json) at or below {', '.join(map(str, paths))}")
     done = skipped = 0
+    refused = []
     for job in jobs:
         if not JobRecord(job).finished:
             skipped += 1
             continue
-        export_job(job, out)
+        try:
+            export_job(job, out)
+        except (RecordError, ValueError, OSError) as e:
+            refused.append(f"{job}: {e}")
+            continue
         done += 1
-    return done, skipped
+    return done, skipped, refused

@@ -10,6 +10,9 @@ judges it with our own judge for the task (`eval.score.score_job`), and writes `
 What the agent left is hostile: the final workspace is read through `envs.workspace` (links never
 followed out, regular files only), the answer file and tab.json are read bounded, and a tab record
 that is not a JSON object is left out with a note (it never moves a score: no judge reads it).
+Harbor gives the agent's container the trial's log folders, so OUT may already hold what the agent
+planted there (a solved `runningtab/deliverable/`, a `tab.json`): the record is built in a fresh
+folder and replaces `OUT/runningtab/` whole, and only what the workspace holds is judged.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from envs.safeio import read_regular
 from eval.harbor import texts
 from eval.harbor.rewards import rewards
 from eval.harbor.spec import Spec, read_spec
+from eval.harbor.whole import whole_folder
 from runners.core.job_record import (
     deliverable_dir,
     write_deliverable,
@@ -94,9 +98,9 @@ def verify(spec_dir: Path, workspace: Path, record: Path | None, out: Path) -> d
     from eval.judges.scoring import score_job
 
     spec = read_spec(spec_dir)
-    job_dir = out / RECORD_DIR
-    write_record(spec, workspace, record, job_dir)
-    scores = score_job(job_dir, judge_config(dict(spec.judge)), task=spec.task)
+    with whole_folder(out / RECORD_DIR) as job_dir:  # never what was planted there before
+        write_record(spec, workspace, record, job_dir)
+        scores = score_job(job_dir, judge_config(dict(spec.judge)), task=spec.task)
     if scores is None:
         raise SystemExit("the task's judge is `none`: nothing to verify")
     reward = rewards(scores)

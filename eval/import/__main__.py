@@ -4,7 +4,9 @@
 
 DIR: a `harbor run` jobs folder (or one job's, or one trial's), or a folder `python -m eval.export atif`
 wrote. Each trial becomes a job record under OUT (default: outputs/<name of the first DIR>); then
-`python -m eval.report OUT` gives Table 1 and the rest, with our intervals.
+`python -m eval.report OUT` gives Table 1 and the rest, with our intervals. A trial that cannot be
+imported (not an exported task's, or a file that fails its checks) is refused in one line; the
+others are imported whole, and the exit code is 1 when any trial was refused.
 """
 
 from __future__ import annotations
@@ -34,9 +36,9 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         ap.error(str(e))
     for line in skipped:
-        print(f"left out: {line}")
-    print(f"{out}: {len(written)} job record(s) from Harbor trials" + (f"; {len(skipped)} left out" if skipped else ""))
-    return 0
+        print(f"refused: {line}")
+    print(f"{out}: {len(written)} job record(s) from Harbor trials" + (f"; {len(skipped)} refused (listed above)" if skipped else ""))
+    return 1 if skipped else 0
 
 
 if __name__ == "__main__":

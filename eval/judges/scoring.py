@@ -14,6 +14,7 @@ import dataclasses
 import hashlib
 import json
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
@@ -110,9 +111,20 @@ def score_job(job_dir: Path, judge: JudgeConfig | None = None, task: Task | None
 
 
 def find_jobs(paths: list[Path]) -> list[Path]:
-    """Job directories (those with job.json) at or below each path, sorted, without duplicates."""
+    """Job directories (those with job.json) at or below each path, sorted, without duplicates.
+
+    The walk never enters a job directory (nor a linked folder): what is below one is that job's own,
+    its deliverable the agent's files, so a `job.json` the agent wrote there is never taken for a job."""
     found: dict[Path, None] = {}
     for p in paths:
-        for job in [p] if is_job_dir(p) else sorted(j.parent for j in p.rglob(JOB)):
+        if is_job_dir(p):
+            found[p] = None
+            continue
+        jobs = []
+        for dirpath, dirs, files in os.walk(p):
+            if JOB in files:
+                jobs.append(Path(dirpath))
+                dirs[:] = []
+        for job in sorted(jobs):
             found[job] = None
     return list(found)

@@ -55,9 +55,9 @@ def with_data(benchmark: Any, data: DataConfig) -> Any:
 
 
 def check_data(name: str, root: str, full: bool = False) -> dict[str, Any]:
-    """The prepared folder `root` of benchmark `name` exists and matches its manifest (ManifestError)."""
-    module(name)
-    return check(Path(root).expanduser().resolve(), name, full=full)
+    """The prepared folder `root` of benchmark `name` exists and matches its manifest (ManifestError),
+    over the parts its loader reads (the preparer's PARTS: the manifest's own are checked against them)."""
+    return check(Path(root).expanduser().resolve(), name, list(module(name).PARTS), full=full)
 
 
 __all__ = ["PREPARERS", "DataError", "ManifestError", "check_data", "data_root", "module", "with_data"]

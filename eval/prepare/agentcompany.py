@@ -6,7 +6,10 @@ dependencies.yml, evaluator.py, data files); the image `servers-owncloud` holds 
 files in ownCloud's data folder, `/var/www/html/data/theagentcompany/files/` (`Documents/`, …).
 With docker or podman here, the image is created (never started), the folder copied out and the
 container removed; otherwise the folder comes as a tarball made where an engine runs
-(`OWNCLOUD_TARBALL`, below).
+(`OWNCLOUD_TARBALL`, below). Either way the archive is checked (owncloud_archive.py: a tar, ownCloud's
+layout, only folders and files, within bounds) before its files are used; a tarball is unpacked
+into a source folder of its own (by path, size and time), so a corrected tarball is never answered
+with an earlier one's files.
 
 Prepared layout, what `eval/benchmarks/agentcompany.py` reads: `tasks/<task>/` and `files/`
 (the folder holding `Documents/`, the agent's workspace).
@@ -15,6 +18,7 @@ Prepared layout, what `eval/benchmarks/agentcompany.py` reads: `tasks/<task>/` a
 from __future__ import annotations
 
 import argparse
+import hashlib
 import shutil
 import subprocess
 from pathlib import Path
@@ -32,6 +36,7 @@ from eval.prepare.fetch import (
     unpack_tar,
 )
 from eval.prepare.manifest import Manifest
+from eval.prepare.owncloud_archive import HOW, MemberRules, check_archive
 
 NAME = "agentcompany"
 REPO = "https://github.com/TheAgentCompany/TheAgentCompany.git"
@@ -82,10 +87,14 @@ def _tasks(repo: str, commit: str, out: Path) -> tuple[Path, dict[str, Any]]:
 
 def _files(args: argparse.Namespace, out: Path) -> tuple[Path, dict[str, Any]]:
     """The file server's files: from the tarball given, else copied out of the image."""
-    dest = out / ".sources" / "owncloud"
+    how = HOW.format(path=DATA_IN_IMAGE, command=OWNCLOUD_TARBALL)
     if args.owncloud_tar:
         tar = local_source(args.owncloud_tar, "--owncloud-tar")
-        unpack_tar(tar, dest)
+        st = tar.stat()
+        key = hashlib.sha256(f"{tar}\0{st.st_size}\0{st.st_mtime_ns}".encode()).hexdigest()[:12]
+        dest = out / ".sources" / f"owncloud-{key}"
+        if not (dest / DONE).is_file():
+            unpack_tar(tar, dest, check_archive(tar, how))
         info: dict[str, Any] = {"image": IMAGE, "path": DATA_IN_IMAGE, "from": str(tar)}
     else:
         engine = args.engine or next((e for e in ("docker", "podman") if _runs(e)), None)
@@ -93,7 +102,8 @@ def _files(args: argparse.Namespace, out: Path) -> tuple[Path, dict[str, Any]]:
             raise PrepareError("no container engine runs here (docker or podman) to copy the file server's files out of "
                                f"{IMAGE}: where one runs, make the tarball with\n  {OWNCLOUD_TARBALL}\n"
                                "then pass --owncloud-tar owncloud-files.tar.gz")
-        info = {"image": IMAGE, "path": DATA_IN_IMAGE, "engine": engine, "digest": copy_out(engine, dest)}
+        dest = out / ".sources" / "owncloud"
+        info = {"image": IMAGE, "path": DATA_IN_IMAGE, "engine": engine, "digest": copy_out(engine, dest, MemberRules(f"{IMAGE}:{DATA_IN_IMAGE}", how))}
     return documents_root(dest), info
 
 
@@ -106,14 +116,14 @@ def _runs(engine: str) -> bool:
         return False
 
 
-def copy_out(engine: str, dest: Path) -> str:
+def copy_out(engine: str, dest: Path, check: MemberRules) -> str:
     """Create a container of the image (never started), stream its data folder into `dest`, remove
     the container; returns the image's digest (a warning in the manifest when it is not the pinned one)."""
     if (dest / DONE).is_file():
         return "(copied earlier)"
     cid = run([engine, "create", IMAGE], f"{engine} create {IMAGE}").strip().splitlines()[-1]
     try:
-        unpack_output([engine, "cp", f"{cid}:{DATA_IN_IMAGE}", "-"], dest, "copying the file server's files out of the image")
+        unpack_output([engine, "cp", f"{cid}:{DATA_IN_IMAGE}", "-"], dest, "copying the file server's files out of the image", check)
     finally:
         subprocess.run([engine, "rm", "-f", cid], capture_output=True)
     digest = run([engine, "image", "inspect", "--format", "{{index .RepoDigests 0}}", IMAGE], "image digest").strip()

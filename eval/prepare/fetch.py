@@ -17,7 +17,7 @@ import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, Protocol
 
 from eval.prepare.manifest import Manifest, write
 
@@ -104,28 +104,47 @@ def unpack_zip(archive: Path, dest: Path) -> Path:
     return dest
 
 
-def unpack_tar(source: Path | IO[bytes], dest: Path) -> Path:
+class MemberCheck(Protocol):
+    """What an archive's members must be (checked as each is unpacked), and what the whole must hold."""
+
+    def __call__(self, member: tarfile.TarInfo) -> None: ...  # PrepareError: refused
+    def finish(self) -> None: ...  # PrepareError: the archive lacks what it should hold
+
+
+def unpack_tar(source: Path | IO[bytes], dest: Path, check: MemberCheck | None = None) -> Path:
     """Unpack a tar archive (a file, compressed or not, or a stream) into `dest` once, with tarfile's
-    `data` filter: no absolute paths, no links leaving `dest`, no devices."""
+    `data` filter: no absolute paths, no links leaving `dest`, no devices; `check` sees every member
+    first and the whole at the end (a refusal leaves nothing unpacked)."""
     if (dest / DONE).is_file():
         return dest
     shutil.rmtree(dest, ignore_errors=True)
     dest.mkdir(parents=True)
+
+    def keep(member: tarfile.TarInfo, path: str) -> tarfile.TarInfo | None:
+        if check is not None:
+            check(member)
+        return tarfile.data_filter(member, path)
+
     try:
         if isinstance(source, Path):
             with tarfile.open(source, mode="r:*") as t:
-                t.extractall(dest, filter="data")
+                t.extractall(dest, filter=keep)
         else:
             with tarfile.open(fileobj=source, mode="r|*") as t:
-                t.extractall(dest, filter="data")
-    except (tarfile.TarError, OSError) as e:
+                t.extractall(dest, filter=keep)
+        if check is not None:
+            check.finish()
+    except PrepareError:
+        shutil.rmtree(dest, ignore_errors=True)
+        raise
+    except (tarfile.TarError, OSError, EOFError) as e:
         shutil.rmtree(dest, ignore_errors=True)
         raise PrepareError(f"{source if isinstance(source, Path) else 'the archive'} cannot be unpacked ({e})") from None
     (dest / DONE).touch()
     return dest
 
 
-def unpack_output(cmd: list[str], dest: Path, what: str) -> Path:
+def unpack_output(cmd: list[str], dest: Path, what: str, check: MemberCheck | None = None) -> Path:
     """Unpack the tar archive that `cmd` writes to its stdout into `dest` once; the command's own
     error, when it fails, is the message (its empty output is not)."""
     if (dest / DONE).is_file():
@@ -134,7 +153,7 @@ def unpack_output(cmd: list[str], dest: Path, what: str) -> Path:
     assert proc.stdout is not None
     unpacked: PrepareError | None = None
     try:
-        unpack_tar(proc.stdout, dest)
+        unpack_tar(proc.stdout, dest, check)
     except PrepareError as e:
         unpacked = e
     finally:
