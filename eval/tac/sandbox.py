@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -86,6 +87,8 @@ def _place(src: Path, dest: Path) -> None:
     if dest.is_symlink() or dest.exists():
         dest.unlink()
     shutil.copyfile(src, dest)
+    if src.stat().st_mode & stat.S_IXUSR:  # the record keeps the owner's execute bit (envs/deliverable.py)
+        dest.chmod(stat.S_IMODE(dest.stat().st_mode) | stat.S_IXUSR)
 
 
 def install_base_utils(utils: Path, evaluator: Path) -> None:
