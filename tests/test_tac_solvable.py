@@ -1,7 +1,7 @@
 """Issue 41 (5): every task of the shared samples that the paper preset includes reaches full marks
 as the preset runs it (served): a scripted agent makes the project's reference deliverable in its
 real sandbox, through the job code, and the task's own evaluator scores the record
-(eval/solvable.py); and every sample evaluator scores an empty deliverable or is refused with its
+(bench/tac_solvable.py); and every sample evaluator scores an empty deliverable or is refused with its
 reason, none left unscored."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from eval.solvable import check_empty, check_references, main
+from bench.tac_solvable import check_empty, check_references, main
 from eval.tac.references import REFERENCES
 from tests.tac_seven import TASKS, write_export
 

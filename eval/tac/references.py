@@ -1,6 +1,6 @@
 """Reference deliverables of TheAgentCompany tasks: for each task named in REFERENCES, a correct
 deliverable derived from what its evaluator.py checks and from the task's own folder (the answers
-its evaluator holds, the data files it ships). `eval/solvable.py` has a scripted agent make each one
+its evaluator holds, the data files it ships). `bench/tac_solvable.py` has a scripted agent make each one
 in its real sandbox, in the preset's file-server mode (eval/tac/scripted_agent.py), and checks that
 the task's evaluator gives full marks; tests/test_tac_solvable.py does the same on the shared samples.
 

@@ -1,6 +1,6 @@
 """A scripted agent that makes a reference deliverable (eval/tac/references.py) as an agent would, in
 either file-server mode, and a judge model with rules for the evaluators' LLM questions: together
-they check, without any API, that a task's full marks can be reached (eval/solvable.py)."""
+they check, without any API, that a task's full marks can be reached (bench/tac_solvable.py)."""
 
 from __future__ import annotations
 

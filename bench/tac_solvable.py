@@ -1,7 +1,7 @@
 """Can every task of a TheAgentCompany preset reach full marks, as the preset runs it?
 
-    python -m eval.solvable DATA/agentcompany [--benchmark agentcompany_paper] [--task NAME ...] [--out DIR]
-    python -m eval.solvable DATA/agentcompany --empty [--task NAME ...]
+    python -m bench.tac_solvable DATA/agentcompany [--benchmark agentcompany_paper] [--task NAME ...] [--out DIR]
+    python -m bench.tac_solvable DATA/agentcompany --empty [--task NAME ...]
 
 `DATA/agentcompany` is what `python -m eval.prepare agentcompany` writes (`tasks/`, `files/`).
 
@@ -134,7 +134,7 @@ def check_empty(data: Path, names: list[str], out: Path, file_server: str = "ser
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.solvable", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m bench.tac_solvable", description=__doc__.split("\n\n")[0])
     ap.add_argument("data", type=Path, help="a prepared TheAgentCompany folder (python -m eval.prepare agentcompany): tasks/, files/")
     ap.add_argument("--benchmark", default="agentcompany_paper", help="the preset whose tasks and mode are checked")
     ap.add_argument("--task", action="append", default=[], help="only this task (repeatable)")
