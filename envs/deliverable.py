@@ -19,8 +19,10 @@ modified, the links, the files deleted. `copy_deliverable` copies that into the 
 
 What does not fit is left out and listed (`Delivery.left_out`, `result.json`), so that judges see
 it as missing and never as the workspace's original file; past MAX_LISTED names, `rest` says that
-every file not in the deliverable counts as left out. Permission bits are never copied: files are
-made 0644 and folders 0755 under the user's umask (no setuid, setgid or sticky bit).
+every file not in the deliverable counts as left out. Of the permission bits only the owner's
+execute bit is copied (an evaluator may run what the agent built): files are made 0644, or 0744 when
+the agent's was executable, and folders 0755, under the user's umask (never setuid, setgid, sticky or
+writable by others).
 """
 
 from __future__ import annotations
@@ -216,6 +218,8 @@ class _Copier:
         try:
             with open_for_write(self.dest, rel) as dst:
                 copy_sparse(src, dst, st.st_size)
+                if st.st_mode & stat.S_IXUSR:
+                    os.fchmod(dst.fileno(), stat.S_IMODE(os.fstat(dst.fileno()).st_mode) | stat.S_IXUSR)
                 os.utime(dst.fileno(), ns=(st.st_atime_ns, st.st_mtime_ns))
         except BaseException:
             try:

@@ -29,9 +29,9 @@ def test_loader_on_the_real_samples() -> None:
     bench = _bench(SAMPLES / "theagentcompany")
     assert [t.id for t in bench.tasks()] == [
         "admin-make-spreadsheet", "admin-remove-pages-pdf", "ds-answer-numerical-data-question", "ds-coffee-shop-database-management",
-        "ds-fix-table-values-and-missing-answers", "ds-stock-analysis-slides", "finance-budget-variance", "hr-check-attendance-one-day",
-        "hr-new-grad-job-description", "hr-organize-talent-info", "hr-populate-salary-increase-memo", "research-answer-questions-on-paper",
-        "sde-copy-table-from-pdf-to-xlsx", "sde-create-sqlite-database",
+        "ds-fix-table-values-and-missing-answers", "ds-format-excel-sheets", "ds-stock-analysis-slides", "finance-budget-variance",
+        "hr-check-attendance-one-day", "hr-new-grad-job-description", "hr-organize-talent-info", "hr-populate-salary-increase-memo",
+        "research-answer-questions-on-paper", "sde-copy-table-from-pdf-to-xlsx", "sde-create-sqlite-database", "sde-run-rising-wave-locally",
     ] and bench.default_judge == "agentcompany"  # (ds-sql-exercise has no dependencies: only by name)
     drinks = bench.task("admin-make-spreadsheet")
     assert [c.points for c in drinks.checkpoints] == [2, 1, 1, 1]
@@ -120,12 +120,40 @@ def test_evaluator_cannot_write_into_the_export(tmp_path: Path) -> None:
     assert (TAC / "export" / "Documents" / "Reports" / "2023_report.txt").read_text() == "Report 2023: total 999\n"
 
 
-def test_paper_preset_drops_the_two_tasks_with_services(compose_cfg, tmp_path: Path) -> None:
+PAPER_RULE_OUT = ["ml-generate-gradcam", "sde-run-rising-wave-locally"]  # another website or an external model
+COUNT_MATCHED_OUT = ["ds-format-excel-sheets", "ml-generate-gradcam"]  # 96 - 4 - 4 = 88 checkpoints, no rule
+
+
+def test_paper_preset_follows_the_papers_wording_and_serves_the_file_server(compose_cfg, tmp_path: Path) -> None:
+    """Issue 41 (1, 2): the file-server-only tasks without those that need another website or an
+    external model (31 tasks, 90 checkpoints), served, so that a share link can be made."""
     cfg = compose_cfg(["benchmark=agentcompany_paper", f"benchmark.tasks_dir={tmp_path / 'tasks'}", f"benchmark.export_dir={TAC / 'export'}"])
-    assert cfg.benchmark.name == "agentcompany" and cfg.benchmark.exclude == ["ds-format-excel-sheets", "ml-generate-gradcam"]
-    for name in ("fs-drinks-count", "ds-format-excel-sheets", "ml-generate-gradcam"):
+    assert cfg.benchmark.name == "agentcompany" and cfg.benchmark.exclude == PAPER_RULE_OUT  # before: the count-matched list
+    assert cfg.benchmark.file_server == "served"  # before: mounted, where no share link can be made
+    for name in ("fs-drinks-count", "ds-format-excel-sheets", *PAPER_RULE_OUT):
         shutil.copytree(TAC / "tasks" / "fs-drinks-count", tmp_path / "tasks" / name)
-    assert [t.id for t in load_benchmark(cfg.benchmark).tasks()] == ["fs-drinks-count"]
+    tasks = load_benchmark(cfg.benchmark).tasks()
+    assert [t.id for t in tasks] == ["ds-format-excel-sheets", "fs-drinks-count"]
+    assert all(t.extra["file_server"] == "served" and "password theagentcompany" in t.prompt for t in tasks)
+
+
+def test_count_matched_preset_is_a_named_alternative(compose_cfg, tmp_path: Path) -> None:
+    cfg = compose_cfg(["benchmark=agentcompany_paper88", f"benchmark.tasks_dir={tmp_path / 'tasks'}", f"benchmark.export_dir={TAC / 'export'}"])
+    assert cfg.benchmark.exclude == COUNT_MATCHED_OUT and cfg.benchmark.file_server == "served"
+
+
+def test_paper_preset_on_the_real_samples(compose_cfg) -> None:
+    """Of the samples, the paper's rule keeps every file-server-only task but sde-run-rising-wave-locally."""
+    cfg = compose_cfg(["benchmark=agentcompany_paper", f"benchmark.tasks_dir={SAMPLES / 'theagentcompany'}",
+                       f"benchmark.export_dir={TAC / 'export'}"])
+    ids = [t.id for t in load_benchmark(cfg.benchmark).tasks()]
+    assert "ds-format-excel-sheets" in ids and "sde-run-rising-wave-locally" not in ids and len(ids) == 15
+
+
+def test_mounted_preface_says_no_share_link_can_be_made() -> None:
+    """Issue 41 (2): mounted, no server runs; the agent is told so instead of failing to make a link."""
+    prompt = _bench().task("fs-drinks-count").prompt
+    assert "no share link" in prompt.lower() and "file_server=served" not in prompt
 
 
 def _fixture_task(tmp_path: Path, name: str, evaluator: str):

@@ -113,7 +113,7 @@ def test_setuid_bits_never_reach_the_record_and_others_can_read_it(bench: Path) 
         job = job_dir(run_job(bench, top / "o", bash("mkdir -p output && echo hello > output/report.md"
                                                     " && cp /usr/bin/id output/tool && chmod 6755 output/tool")))
         tool = job / "deliverable" / "output" / "tool"
-        assert oct(tool.stat().st_mode & 0o7777) == oct(0o644)
+        assert oct(tool.stat().st_mode & 0o7777) == oct(0o744)  # the owner's execute bit only (issue 41)
         probe = f"test -u {tool} && echo setuid; {tool} -u; cat {job}/result.json {job}/trajectory.jsonl >/dev/null && echo readable"
         r = subprocess.run(["sh", "-c", probe], user=65534, group=65534, capture_output=True, text=True, timeout=30)
         # before: the record's copy was -rwsr-sr-x root (nobody ran it as euid 0) and result.json 0600
@@ -203,6 +203,7 @@ def test_records_take_the_users_umask_and_never_more_than_0644(bench: Path, tmp_
     command = "mkdir -p output/sub && echo hello > output/report.md && echo x > output/sub/x.md && chmod 6777 output/sub/x.md"
     job = job_dir(run_job(bench, tmp_path / "o", bash(command), umask=umask))
     want = {"file": 0o644 & ~umask, "dir": 0o755 & ~umask}
+    executable = {"deliverable/output/sub/x.md": 0o744 & ~umask}  # chmod 6777: the owner's execute bit is kept, no more
     got = {}
     for d, dirs, files in os.walk(job):
         for name in dirs + files:
@@ -210,7 +211,7 @@ def test_records_take_the_users_umask_and_never_more_than_0644(bench: Path, tmp_
             kind = "dir" if os.path.isdir(os.path.join(d, name)) else "file"
             got[os.path.relpath(os.path.join(d, name), job)] = (kind, oct(st.st_mode & 0o7777))
     assert {"result.json", "scores.json", "tab.json", "trajectory.jsonl", "deliverable/output/sub/x.md"} <= set(got)
-    assert {rel: v for rel, v in got.items() if v[1] != oct(want[v[0]])} == {}  # before: JSON files 0600, x.md 06777
+    assert {rel: v for rel, v in got.items() if v[1] != oct(executable.get(rel, want[v[0]]))} == {}  # before: JSON files 0600, x.md 06777
     assert oct(os.stat(job).st_mode & 0o777) == oct(want["dir"])
 
 

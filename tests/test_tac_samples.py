@@ -19,8 +19,8 @@ from eval.benchmarks import load_benchmark
 from eval.benchmarks.agentcompany import Config as AgentCompanyConfig
 from eval.config import JudgeConfig
 from eval.judges import make_judge
+from eval.tac.references import slides
 from runners.core.messages import AssistantMessage
-from tests.tac_seven import slides
 from tests.test_eval_helpers import SAMPLES, FakeModel, bash_call, make_job
 
 TASKS = SAMPLES / "theagentcompany"
@@ -192,7 +192,7 @@ def test_ds_stock_analysis_slides_saves_its_figures_under_utils(tmp_path: Path, 
     task = _task(export, "ds-stock-analysis-slides")
     files = {
         f"{PRESENTATION}/stock_cleaned.csv": (STOCK / "stock_data.csv").read_bytes(),
-        f"{PRESENTATION}/stock_analysis.pptx": slides(tmp_path),
+        f"{PRESENTATION}/stock_analysis.pptx": slides(STOCK / "stock_data.csv", tmp_path),
         f"{PRESENTATION}/stock_analysis_script.md": "Good morning, board members. Slide 1 ... Thank you for being here.\n",
     }
     yes = FakeModel("yes")
@@ -319,12 +319,13 @@ def install_original(utils: Path, evaluator: Path) -> None:
 
 def _run_seven(tmp_path: Path, export: Path, name: str, mode: str, kind: str):
     """The scripted agent's job through runners' job code, in its real sandbox; (cfg, task, job dir)."""
+    from eval.tac.references import Deliverable, deliverable
+    from eval.tac.scripted_agent import agent_script
     from runners.job.identity import job_id
     from runners.job.run import run_job
     from tests.conftest import compose_root, write_script
-    from tests.tac_seven import Deliverable, agent_script, deliverable
 
-    d = Deliverable() if kind == "empty" else deliverable(name, tmp_path)
+    d = Deliverable() if kind == "empty" else deliverable(name, TASKS / name, tmp_path)
     d.plain_link = kind == "plain"
     script = write_script(tmp_path / "turns.jsonl", agent_script(d, mode == "served"))
     cfg = compose_root(["benchmark=agentcompany", f"benchmark.tasks_dir={TASKS}", f"benchmark.export_dir={export}", f"benchmark.include=[{name}]",
@@ -344,7 +345,7 @@ def test_the_seven_score_as_their_original_evaluators(tmp_path: Path, seven_expo
     project's helpers and by the benchmark's own (as in its image): the same checkpoints, the same score."""
     from eval.judges import agentcompany as judge_module
     from eval.judges.scoring import score_job
-    from tests.tac_seven import RuleJudge
+    from eval.tac.scripted_agent import RuleJudge
 
     cfg, task, job_dir = _run_seven(tmp_path, seven_export, name, mode, kind)
     ours = score_job(job_dir, cfg.judge, task=task, model=RuleJudge())

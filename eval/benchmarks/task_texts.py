@@ -3,10 +3,12 @@
 # Workspace-Bench: the record's `output_files`, as its harness names them to the agent.
 WORKSPACE_BENCH_OUTPUTS = "\n\nExpected output file(s): {files}"
 
-# TheAgentCompany: the file server is mounted into the workspace instead of served over HTTP.
+# TheAgentCompany: the file server is mounted into the workspace instead of served over HTTP (no server,
+# so no share links: the agent is told so).
 AGENTCOMPANY_PREFACE = (
     "Note: the company's file server (ownCloud, http://the-agent-company.com:8092) is mounted in your "
-    "workspace instead of being served as a website. A file-server path such as "
+    "workspace instead of being served as a website: no server runs, so nothing can be fetched from that "
+    "address and no share link can be made. A file-server path such as "
     "/Documents/Financials/budget.xlsx is the workspace file Documents/Financials/budget.xlsx, and "
     "/workspace is the workspace root. To upload or save a file to the file server, write it at the "
     "corresponding workspace path.\n\n"

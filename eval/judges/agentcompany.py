@@ -67,7 +67,11 @@ class AgentCompanyJudge:
              "passed": c["result"] == c["total"]}
             for i, c in enumerate(checkpoints)
         ]
-        extra = {"evaluator_failure": failure} if failure else {}
+        for i, services in outcome.unreachable(done.progress, len(items)).items():
+            items[i]["unreachable"] = services  # it needed a service that is not here: failed, and said so
+        extra: dict[str, Any] = {"evaluator_failure": failure} if failure else {}
+        if any("unreachable" in i for i in items):
+            extra["unreachable_checkpoints"] = sum(1 for i in items if "unreachable" in i)
         return scores_doc(
             self.name, task, checkpoint_metrics(final["result"], final["total"]), items,
             judge_failures=llm_errors, final_score=final, evaluator_log=done.end.stderr[-4000:],

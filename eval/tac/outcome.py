@@ -36,6 +36,9 @@ class Progress:
     checkpoints: list[tuple[int, int]] = field(default_factory=list)
     strategy: str = ""
     opened: list[str] = field(default_factory=list)
+    # (checkpoint index, service): a service that is not here, reached for while that checkpoint was
+    # being made (the one reported next; compat/absent.py)
+    absent: list[tuple[int, str]] = field(default_factory=list)
 
     @classmethod
     def parse(cls, text: str) -> Progress:
@@ -57,6 +60,8 @@ class Progress:
                 p.strategy = item["strategy"][:100]
             if isinstance(item.get("open"), str):
                 p.opened.append(item["open"][:4096])
+            if isinstance(item.get("absent"), str) and len(p.absent) < MAX_PROGRESS_LINES:
+                p.absent.append((len(p.checkpoints), item["absent"][:100]))
         return p
 
 
@@ -134,3 +139,12 @@ def unfinished_result(progress: Progress, md_points: list[int]) -> dict[str, Any
     strategy = STRATEGIES.get(progress.strategy.removesuffix("_strategy") or "sum", sum_strategy)
     checkpoints = done + rest
     return {"checkpoints": [{"total": c.total, "result": c.result} for c in checkpoints], "final_score": strategy(checkpoints)}
+
+
+def unreachable(progress: Progress, count: int) -> dict[int, list[str]]:
+    """The services not here that each of the `count` checkpoints reached for (index -> services)."""
+    out: dict[int, list[str]] = {}
+    for index, service in progress.absent:
+        if index < count and service not in out.setdefault(index, []):
+            out[index].append(service)
+    return out

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -37,7 +38,9 @@ from runners.core.job_record import JobRecord
 from runners.core.task import Task
 
 TAC_DIR = Path(__file__).resolve().parent
-COMPAT = ("common.py", "config.py", "scoring.py")
+# The base image's helpers, and stand-ins for the packages it installs whose services are not here
+# (litellm asks the judge; sotopia and rocketchat_API fail the checkpoint that uses them: compat/absent.py).
+COMPAT = ("common.py", "config.py", "scoring.py", "absent.py", "litellm.py", "sotopia", "rocketchat_API")
 HIDDEN_LIB_DIRS = ("/usr/lib/jvm",)
 # The shell and core utilities every task image has (evaluators may shell out); nothing else of /usr/bin.
 BASE_TOOLS = ("sh", "dash", "bash", "cat", "ls", "cp", "mv", "rm", "mkdir", "echo", "head", "tail", "grep", "sed",
@@ -87,13 +90,19 @@ def _place(src: Path, dest: Path) -> None:
     if dest.is_symlink() or dest.exists():
         dest.unlink()
     shutil.copyfile(src, dest)
+    if src.stat().st_mode & stat.S_IXUSR:  # the record keeps the owner's execute bit (envs/deliverable.py)
+        dest.chmod(stat.S_IMODE(dest.stat().st_mode) | stat.S_IXUSR)
 
 
 def install_base_utils(utils: Path, evaluator: Path) -> None:
     """What the base image's /utils holds: the helper modules, the runner, the task's evaluator."""
     utils.mkdir(parents=True, exist_ok=True)
     for name in COMPAT:
-        shutil.copyfile(TAC_DIR / "compat" / name, utils / name)
+        src = TAC_DIR / "compat" / name
+        if src.is_dir():
+            shutil.copytree(src, utils / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copyfile(src, utils / name)
     shutil.copyfile(TAC_DIR / "run_evaluator.py", utils / "run_evaluator.py")
     shutil.copyfile(evaluator, utils / "evaluator.py")
 

@@ -24,6 +24,7 @@ import socket
 import xml.etree.ElementTree as ET
 
 import requests
+from absent import report as _report
 from config import *  # noqa: F403 - evaluators expect `from common import *` to bring these too
 from config import OWNCLOUD_PASSWORD, OWNCLOUD_URL, OWNCLOUD_USERNAME
 from requests.auth import HTTPBasicAuth
@@ -237,9 +238,12 @@ class MockRocketChatClient:
         return lambda *args, **kwargs: self.JsonResponse()
 
 
-def _unavailable(name: str, value):
+def _unavailable(name: str, value, service: str = ""):
+    service = service or ("plane" if "plane" in name else "gitlab" if "gitlab" in name else "chat")
+
     def helper(*args, **kwargs):
-        logging.error(f"{name}: this service is not available offline (file-server-only subset)")
+        _report(service)
+        logging.error(f"{name}: {service} is not available offline (file-server-only subset)")
         return value() if callable(value) else value
 
     helper.__name__ = name
@@ -247,6 +251,7 @@ def _unavailable(name: str, value):
 
 
 def create_rocketchat_client(username="theagentcompany", password="theagentcompany"):
+    _report("chat")
     logging.error("create_rocketchat_client: chat is not available offline (file-server-only subset)")
     return MockRocketChatClient()
 
@@ -257,7 +262,7 @@ get_rocketchat_channel_history = _unavailable("get_rocketchat_channel_history", 
 get_rocketchat_channel_room_id = _unavailable("get_rocketchat_channel_room_id", None)
 check_rocketchat_message_posted = _unavailable("check_rocketchat_message_posted", False)
 evaluate_chat_history_with_llm = _unavailable("evaluate_chat_history_with_llm", False)
-download_image_from_url = _unavailable("download_image_from_url", None)
+download_image_from_url = _unavailable("download_image_from_url", None, "the network")
 make_gitlab_request = _unavailable("make_gitlab_request", None)
 get_gitlab_project_id = _unavailable("get_gitlab_project_id", None)
 get_gitlab_merge_request_by_title = _unavailable("get_gitlab_merge_request_by_title", None)
