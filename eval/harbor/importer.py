@@ -156,7 +156,7 @@ def import_trials(paths: list[Path], out: Path) -> tuple[list[Path], list[str]]:
 
 def _write(t: Trial, meta: JobMeta, info: HarborInfo, out: Path) -> Path:
     """The record of `t` built in a temporary folder inside `out`, then renamed to `out/<job_id>`."""
-    check_job_id(meta.job_id, "job.json")
+    check_job_id(meta.job_id, JOB)
     src = t.dir / hf.RECORD
     atif = read_doc(t.dir, hf.TRAJECTORY, MAX_TRAJECTORY_BYTES)
     try:
