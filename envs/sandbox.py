@@ -234,6 +234,7 @@ class Shell:
         self.workspace = workspace
         extras = _usable(extras, self.mode, cfg.shell_session)
         self.scratch = os.path.realpath(make_scratch(extras.hosts))
+        self.tmp = f"{self.scratch}/tmp"  # the agent's /tmp and HOME, on the host
         self.outputs = outputs_dir(self.scratch)
         # A descriptor of the output folder: the runner writes there by name relative to it, never
         # through a path the agent could swap (without bubblewrap the agent can reach the folder).

@@ -1,0 +1,140 @@
+"""The disk quota of one job's agent (`env.disk_quota_bytes`, envs/disk_quota.py), through the real
+environment and its real shell (bubblewrap and the unsandboxed fallback): many files, its /tmp, a
+deleted file held open, a file written outside the workspace without bubblewrap, and the model's own
+`write`; sparse files and hard links count what they really hold. Over quota, every process of the
+shell is killed during the call, the call's result says so and ends the episode (`disk_quota`).
+The sweep-level case (one job's runaway, the others complete) is tests/test_sweep_disk_quota.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from envs.config import EnvConfig
+from envs.disk_quota import descendants, measure
+from envs.environment import WorkspaceEnv
+from envs.protocol import ToolCall
+from envs.sandbox import bwrap_problem
+
+QUOTA = 8 << 20
+MODES = ["none", pytest.param("bwrap", marks=pytest.mark.skipif(bwrap_problem() is not None, reason="bubblewrap unusable"))]
+# 400 MB in 1 MB files, fast: the watchdog must stop it long before the end.
+MANY = "for i in $(seq 1 400); do head -c 1000000 /dev/zero > {dir}/f$i; done; echo done-writing"
+
+
+def make_env(tmp_path: Path, mode: str, **cfg) -> WorkspaceEnv:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "in.txt").write_bytes(b"x" * 3_000_000)  # the task's own files are the baseline, not counted
+    return WorkspaceEnv(ws, EnvConfig(sandbox=mode, disk_quota_bytes=QUOTA, **cfg))
+
+
+def bash(env: WorkspaceEnv, command: str, timeout: int = 120):
+    return env.execute(ToolCall("c", "bash", json.dumps({"command": command, "timeout": timeout})), 1)
+
+
+def ended_by_quota(env: WorkspaceEnv, result) -> None:
+    assert result.stop == "disk_quota" and result.is_error, result.content[-2000:]
+    assert "done-writing" not in result.content and "disk quota (8.0 MB) was exceeded" in result.content
+    assert "disk_quota" in env.limits_hit
+    again = bash(env, "echo hi")  # later calls are refused
+    assert again.stop == "disk_quota" and "hi" not in again.content
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_many_files_in_the_workspace_are_stopped_during_the_call(tmp_path: Path, mode: str) -> None:
+    env = make_env(tmp_path, mode)
+    try:
+        began = time.monotonic()
+        ended_by_quota(env, bash(env, MANY.format(dir=".")))
+        held = measure([env.root], None)[0] - 3_000_000
+        assert held < 120 << 20, held  # stopped early: the overshoot is one poll's worth of writing
+        assert time.monotonic() - began < 60
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_agents_tmp_counts(tmp_path: Path, mode: str) -> None:
+    env = make_env(tmp_path, mode)
+    try:
+        ended_by_quota(env, bash(env, MANY.format(dir="$TMPDIR")))
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_deleted_file_held_open_counts(tmp_path: Path, mode: str) -> None:
+    env = make_env(tmp_path, mode)
+    try:
+        result = bash(env, "exec 3>x 4>y; rm x y; for i in $(seq 1 400); do head -c 1000000 /dev/zero >&3; "
+                           "head -c 1000000 /dev/zero >&4; sleep 0.02; done; echo done-writing")
+        ended_by_quota(env, result)
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_sparse_files_and_hard_links_count_what_they_hold(tmp_path: Path, mode: str) -> None:
+    env = make_env(tmp_path, mode)
+    try:
+        result = bash(env, "truncate -s 7M sparse && for i in $(seq 1 30); do cp --sparse=always sparse s$i; done && "
+                           "head -c 5000000 /dev/zero > a && for i in $(seq 1 50); do ln a l$i; done && du -sh --apparent-size .")
+        assert result.stop is None and not result.is_error, result.content  # 215 MB sparse, 255 MB linked: 5 MB held
+        assert "disk_quota" not in env.limits_hit
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_many_empty_files_count_an_inode_each(tmp_path: Path, mode: str) -> None:
+    env = make_env(tmp_path, mode)
+    try:
+        result = bash(env, "mkdir many && cd many && for i in $(seq 1 20); do touch $(seq -f \"$i-%g\" 1 200); sleep 0.1; done; echo done-writing")
+        ended_by_quota(env, result)  # 4,000 empty files: 16 MB at 4 KiB each
+    finally:
+        env.close()
+
+
+def test_without_bubblewrap_a_file_written_outside_counts(tmp_path: Path) -> None:
+    env = make_env(tmp_path, "none")
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    try:
+        result = bash(env, f"exec 3>{outside}/a 4>{outside}/b; for i in $(seq 1 400); do head -c 1000000 /dev/zero >&3; "
+                           "head -c 1000000 /dev/zero >&4; sleep 0.02; done; echo done-writing")
+        ended_by_quota(env, result)
+    finally:
+        env.close()
+
+
+def test_the_models_own_write_counts(tmp_path: Path) -> None:
+    env = make_env(tmp_path, "none", write_tool=True)
+    try:
+        ok = env.execute(ToolCall("w", "write", json.dumps({"path": "small.txt", "content": "x" * 1000})), 1)
+        assert ok.stop is None and not ok.is_error, ok.content
+        big = env.execute(ToolCall("w", "write", json.dumps({"path": "big.txt", "content": "x" * (QUOTA + 1)})), 2)
+        assert big.stop == "disk_quota" and "disk quota" in big.content
+    finally:
+        env.close()
+
+
+def test_descendants_finds_the_whole_tree(tmp_path: Path) -> None:
+    proc = subprocess.Popen(["sh", "-c", "sleep 30 & sh -c 'sleep 30 & wait' & wait"])
+    try:
+        for _ in range(100):
+            found = descendants([proc.pid])
+            if len(found) >= 4:
+                break
+            time.sleep(0.02)
+        assert len(found) == 4 and found[0] == proc.pid and os.getpid() not in found
+    finally:
+        for pid in reversed(descendants([proc.pid])):
+            os.kill(pid, 9)
+        proc.wait()
