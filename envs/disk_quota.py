@@ -17,8 +17,8 @@ what the workspace held before the first call (the task's own files are not the 
 The walk never follows a link (each folder opened relative to its parent with `O_NOFOLLOW`), keeps a
 folder open only while it has folders left to enter, and stops as soon as the quota is passed, so
 it is bounded whatever the agent made. A folder it cannot open counts as over quota (the usage
-could not be measured). The poll interval is 20 times the last round's duration (5% of a core at
-most), between `POLL_MIN_S` and `POLL_MAX_S`: the overshoot is what the agent writes in one
+could not be measured). The poll interval is 20 times the CPU time of the last round (5% of a core
+at most), between `POLL_MIN_S` and `POLL_MAX_S`: the overshoot is what the agent writes in one
 interval (docs/env.md, "Disk quota").
 """
 
@@ -282,10 +282,10 @@ class _Watchdog:
                         self._thread = None
                         return
                 watched = list(self._active)
-            began = time.monotonic()
+            began = time.thread_time()
             for quota in watched:
                 quota.check()
-            interval = min(max((time.monotonic() - began) / CPU_SHARE, POLL_MIN_S), POLL_MAX_S)
+            interval = min(max((time.thread_time() - began) / CPU_SHARE, POLL_MIN_S), POLL_MAX_S)
             with self._cond:
                 self._cond.wait(timeout=interval)
 
