@@ -138,3 +138,19 @@ def test_descendants_finds_the_whole_tree(tmp_path: Path) -> None:
         for pid in reversed(descendants([proc.pid])):
             os.kill(pid, 9)
         proc.wait()
+
+
+@pytest.mark.skipif(bwrap_problem() is not None, reason="bubblewrap unusable")
+def test_dev_is_read_only_and_dev_shm_holds_at_most_the_quota(tmp_path: Path) -> None:
+    """bubblewrap's /dev is a tmpfs of half the host's memory, writable and bounded by no cap before."""
+    env = make_env(tmp_path, "bwrap")
+    try:
+        result = bash(env, "echo x > /dev/planted; echo y > /dev/null && echo null-ok; "
+                           "python3 -c 'import multiprocessing as m; m.Lock(); print(\"lock-ok\")'; "
+                           "head -c 6000000 /dev/zero > /dev/shm/x; head -c 6000000 /dev/zero > /dev/shm/y; "
+                           "cat /dev/shm/x /dev/shm/y | wc -c")
+        assert "/dev/planted: Read-only file system" in result.content and "null-ok" in result.content
+        assert "lock-ok" in result.content and "No space left on device" in result.content, result.content
+        assert int(result.content.split()[-1]) <= QUOTA
+    finally:
+        env.close()
