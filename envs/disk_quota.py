@@ -10,7 +10,7 @@ the environment is killed at once; the call's result says so and the episode end
 What is measured: the blocks the agent's writable folders hold (the workspace, its /tmp and HOME),
 each file, folder or link counted at least `MIN_ENTRY` bytes (an inode: many empty files count),
 a hard-linked file once, a sparse file by what it really holds; plus files the agent's processes
-hold open after deleting them, and (without bubblewrap, where it can write anywhere) files they
+hold open or mapped after deleting them, and (without bubblewrap, where it can write anywhere) files they
 have open for writing outside those folders, counted from then on. The quota is on the growth over
 what the workspace held before the first call (the task's own files are not the agent's).
 
@@ -114,6 +114,7 @@ class DiskQuota:
                     total += _charge(st)
                 elif self._outside_too and key not in self._outside and len(self._outside) < _MAX_OUTSIDE:
                     self._remember(f"{fds}/{name}", pid, name, key)
+            total += _deleted_mappings(pid, links)
         for key, path in self._outside.items():
             try:
                 st = os.stat(path, follow_symlinks=False)
@@ -135,6 +136,28 @@ class DiskQuota:
         inside = any(path == r or path.startswith(r + "/") for r in self.roots)
         if flags & os.O_ACCMODE != os.O_RDONLY and not inside and path.startswith("/"):
             self._outside[key] = path
+
+
+def _deleted_mappings(pid: int, links: set[tuple[int, int]]) -> int:
+    """Bytes of deleted files the process has mapped (a file can be mapped, closed, unlinked and
+    still written through the mapping)."""
+    total = 0
+    try:
+        with open(f"/proc/{pid}/maps", "rb") as f:
+            lines = [line for line in f if line.rstrip().endswith(b" (deleted)")]
+    except OSError:
+        return 0
+    for line in lines:
+        span = line.split(b" ", 1)[0].decode("ascii", "replace")
+        try:
+            st = os.stat(f"/proc/{pid}/map_files/{span}")
+        except OSError:
+            continue
+        key = (st.st_dev, st.st_ino)
+        if stat.S_ISREG(st.st_mode) and st.st_nlink == 0 and key not in links:
+            links.add(key)
+            total += _charge(st)
+    return total
 
 
 def measure(roots: list[str], stop_at: int | None) -> tuple[int, set[tuple[int, int]]]:

@@ -154,3 +154,31 @@ def test_dev_is_read_only_and_dev_shm_holds_at_most_the_quota(tmp_path: Path) ->
         assert int(result.content.split()[-1]) <= QUOTA
     finally:
         env.close()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_deleted_file_written_through_a_mapping_counts(tmp_path: Path, mode: str) -> None:
+    """Mapped, closed, unlinked, then written through the mapping: no descriptor is left to find."""
+    script = """import ctypes, os, time
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+maps = []
+for name in ("a", "b"):
+    fd = os.open(name, os.O_RDWR | os.O_CREAT)
+    os.ftruncate(fd, 6_000_000)
+    maps.append(libc.mmap(None, 6_000_000, 3, 1, fd, 0))  # PROT_READ|PROT_WRITE, MAP_SHARED
+    os.close(fd)  # Python's own mmap would keep a copy of the descriptor
+    os.unlink(name)
+for base in maps:
+    for i in range(0, 6_000_000, 4096):
+        ctypes.c_char.from_address(base + i).value = b"x"
+        if i % 400_000 == 0:
+            time.sleep(0.02)
+time.sleep(3)
+print("done-writing")"""
+    env = make_env(tmp_path, mode)
+    try:
+        ended_by_quota(env, bash(env, f"python3 - <<'EOF'\n{script}\nEOF"))
+    finally:
+        env.close()
