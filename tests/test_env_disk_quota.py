@@ -128,15 +128,21 @@ def test_the_models_own_write_counts(tmp_path: Path) -> None:
 def test_descendants_finds_the_whole_tree(tmp_path: Path) -> None:
     proc = subprocess.Popen(["sh", "-c", "sleep 30 & sh -c 'sleep 30 & wait' & wait"])
     try:
-        for _ in range(100):
+        def names(pids: list[int]) -> list[str]:
+            return sorted(Path(f"/proc/{p}/comm").read_text().strip() for p in pids if os.path.exists(f"/proc/{p}"))
+
+        for _ in range(250):  # until the shells' transient forks have become the two sleeps
             found = descendants([proc.pid])
-            if len(found) >= 4:
+            if names(found) == ["sh", "sh", "sleep", "sleep"]:
                 break
             time.sleep(0.02)
-        assert len(found) == 4 and found[0] == proc.pid and os.getpid() not in found
+        assert names(found) == ["sh", "sh", "sleep", "sleep"] and found[0] == proc.pid and os.getpid() not in found
     finally:
         for pid in reversed(descendants([proc.pid])):
-            os.kill(pid, 9)
+            try:
+                os.kill(pid, 9)
+            except ProcessLookupError:  # ended with its parent meanwhile
+                pass
         proc.wait()
 
 
