@@ -25,6 +25,7 @@ interval (docs/env.md, "Disk quota").
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import signal
 import stat
@@ -32,6 +33,7 @@ import threading
 import time
 from collections.abc import Callable
 
+log = logging.getLogger(__name__)
 MIN_ENTRY = 4096
 POLL_MIN_S = 0.05
 POLL_MAX_S = 2.0
@@ -307,7 +309,10 @@ class _Watchdog:
                 watched = list(self._active)
             began = time.thread_time()
             for quota in watched:
-                quota.check()
+                try:
+                    quota.check()
+                except Exception:  # a bug must not end the watching of every other job in the process
+                    log.exception("measuring a job's disk quota failed; its last measure after the call still runs")
             interval = min(max((time.thread_time() - began) / CPU_SHARE, POLL_MIN_S), POLL_MAX_S)
             with self._cond:
                 self._cond.wait(timeout=interval)
