@@ -23,6 +23,7 @@ from typing import Any
 from envs import harness_texts
 from envs.bash_output import OutputSink
 from envs.config import EnvConfig
+from envs.disk_quota import DiskQuota, descendants, format_bytes
 from envs.protocol import ToolResult, function_schema
 from envs.sandbox import Shell
 from envs.shell_session import run_in_session
@@ -66,6 +67,17 @@ class BashTool:
         self.saved_bytes = 0  # of all saved outputs so far (capped at cfg.saved_output_max_bytes)
         self._proc: subprocess.Popen | None = None  # the command running now
         self._interrupted = False
+        # Measures the workspace and the shell's /tmp now (the baseline), then watches every call.
+        self.quota = DiskQuota(cfg.disk_quota_bytes, [workspace, shell.tmp], self._pids, outside=shell.mode == "none")
+
+    def _pids(self) -> list[int]:
+        """Every process of the agent's shell: its cgroup's, else those below the sandbox or command."""
+        pids = self.shell.caps.pids()
+        if pids is not None:
+            return pids
+        session = self.shell.session.proc if self.shell.session is not None else None
+        tops = [p.pid for p in (session, self._proc) if p is not None and p.returncode is None]
+        return descendants(tops) if tops else []
 
     def interrupt(self) -> None:
         """Kill the running command's process group, and refuse later commands (from any thread)."""
@@ -87,6 +99,8 @@ class BashTool:
         """
         if self._interrupted:
             return ToolResult(harness_texts.BASH_INTERRUPTED, is_error=True, meta={"exit_code": None, "timed_out": False})
+        if self.quota.exceeded is not None:
+            return self.quota_result("", {"exit_code": None, "timed_out": False})
         asked = timeout
         seconds: float = self.cfg.bash_timeout if timeout is None or timeout <= 0 else min(timeout, self.cfg.bash_timeout_max)
         job_clamped = time_left is not None and time_left < seconds
@@ -99,9 +113,11 @@ class BashTool:
         room = max(self.cfg.saved_output_max_bytes - self.saved_bytes, 0)
         sink = OutputSink(self.shell.outputs_fd, name, min(self.cfg.bash_output_max_bytes, room),
                      self.cfg.bash_max_lines, self.cfg.bash_max_bytes)
+        self.quota.start()
         try:
             run = self._execute(command, seconds, sink)
         finally:
+            self.quota.stop()
             sink.close()
         self.saved_bytes += sink.saved
         tail = tail_window(sink.window, sink.total, sink.lines(), self.cfg.bash_max_lines, self.cfg.bash_max_bytes)
@@ -125,7 +141,15 @@ class BashTool:
             "exit_code": run.exit_code, "timed_out": run.timed_out, "output_bytes": sink.total,
             "full_output": out_path if tail.truncated else None,
         }
+        if self.quota.exceeded is not None:
+            return self.quota_result(text, meta)
         return ToolResult(text, is_error=is_error, meta=meta)
+
+    def quota_result(self, text: str, meta: dict[str, Any]) -> ToolResult:
+        """The call's output (if any) and why the job ends: its disk quota was exceeded."""
+        self.shell.caps.note("disk_quota")
+        notice = harness_texts.BASH_DISK_QUOTA.format(quota=format_bytes(self.cfg.disk_quota_bytes), why=self.quota.exceeded)
+        return ToolResult(f"{text}\n\n{notice}" if text else notice, is_error=True, meta=meta, stop="disk_quota")
 
     def _format(self, tail: Tail, sink: OutputSink, out_path: str) -> str:
         text = decode(tail.text)

@@ -43,6 +43,9 @@ class EnvConfig:
     max_memory_bytes: int = 4 * 1024 * 1024 * 1024
     max_processes: int = 512
     max_file_bytes: int = 1024 * 1024 * 1024
+    # What the agent may add on disk while it runs (its workspace, /tmp, HOME; envs/disk_quota.py):
+    # past it every process of its shell is killed and the episode ends with `disk_quota`.
+    disk_quota_bytes: int = 4 * 1024 * 1024 * 1024
     # The record's copy of what the agent created or changed (envs/deliverable.py): at most this many
     # files and links, holding at most this many bytes as a reader sees them; the rest is left out,
     # listed in result.json and judged missing.
@@ -79,7 +82,7 @@ class EnvConfig:
             )
         for name in ("bash_timeout", "bash_timeout_max", "read_max_lines", "read_max_bytes",
                      "bash_max_lines", "bash_max_bytes", "bash_output_max_bytes", "saved_output_max_bytes",
-                     "max_memory_bytes", "max_processes", "max_file_bytes", "deliverable_max_files",
+                     "max_memory_bytes", "max_processes", "max_file_bytes", "disk_quota_bytes", "deliverable_max_files",
                      "deliverable_max_bytes"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"env.{name} must be a positive integer, got {getattr(self, name)!r}")

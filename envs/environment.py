@@ -22,6 +22,7 @@ from envs.tool_args import check_arguments, parse_arguments
 log = logging.getLogger(__name__)
 
 Handler = Callable[[dict[str, Any], int], ToolResult]
+WRITING_TOOLS = ("write", "edit")  # host-side tools that write the workspace: measured against the disk quota
 
 
 class WorkspaceEnv:
@@ -71,7 +72,8 @@ class WorkspaceEnv:
 
     @property
     def limits_hit(self) -> list[str]:
-        """Caps hit so far (memory, processes, file_size, saved_output_bytes, tool_timeout_clamped), first hit first."""
+        """Caps hit so far (memory, processes, file_size, saved_output_bytes, tool_timeout_clamped,
+        disk_quota), first hit first."""
         return list(self.shell.caps.hit)
 
     def system_prompt(self) -> str:
@@ -95,6 +97,8 @@ class WorkspaceEnv:
                 result = self._bash.run(args["command"], args.get("timeout"), time_left)
             else:
                 result = self._handlers[call.name](args, turn)
+                if call.name in WRITING_TOOLS and self._bash.quota.check():  # the model's own bytes count too
+                    result = self._bash.quota_result(result.content, result.meta)
         except ToolError as e:
             result = ToolResult(str(e), is_error=True)
         except Exception as e:  # a tool's own failure must not end the run
@@ -105,7 +109,7 @@ class WorkspaceEnv:
         appended = [text for text in (self._observe(p, obs) for p in self.plugins) if text]
         appendix = "\n".join(appended)
         content = f"{own}\n{appendix}" if appendix else own
-        return ToolResult(content, result.is_error, result.meta, appendix=appendix, chars=len(own))
+        return ToolResult(content, result.is_error, result.meta, appendix=appendix, chars=len(own), stop=result.stop)
 
     def on_stop(self, turn: int) -> str | None:
         """The first plugin (in order) that has a message instead of stopping; None ends the run."""

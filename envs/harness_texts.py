@@ -73,6 +73,10 @@ BASH_INTERRUPTED = "Command not run: the job was stopped (it reached the sweep's
 BASH_TIMEOUT = (
     "Command timed out after {seconds} seconds; it and all the processes it started were killed."
 )
+BASH_DISK_QUOTA = (
+    "The job's disk quota ({quota}) was exceeded: {why}. Every process of the shell was killed, "
+    "and the job ends here."
+)
 BASH_TIMEOUT_CLAMPED = "[timeout {asked} s is above the maximum; used {used} s]"
 BASH_TIMEOUT_JOB_CLAMPED = "[the job has {used} s left; the command may run at most that long]"
 

@@ -52,8 +52,15 @@ class Caps:
         procs = [f"{self.cgroup}/cgroup.procs"] if self.cgroup else []
         kb = lambda n: str(max(n // 1024, 1))  # noqa: E731 - bash's ulimit counts KB for -v and -f
         cpu = str(max(int(self.cpu_seconds), 1)) if self.cpu_seconds else "0"  # 0: left as it is
+        fsize = min(self.cfg.max_file_bytes, self.cfg.disk_quota_bytes)  # no one file holds more than the quota
         return ["/bin/bash", "-c", _PREFIX, "runningtab-limits", kb(self.cfg.max_memory_bytes),
-                kb(self.cfg.max_file_bytes), str(nproc), cpu, str(len(procs)), *procs]
+                kb(fsize), str(nproc), cpu, str(len(procs)), *procs]
+
+    def pids(self) -> list[int] | None:
+        """Every process in the environment's cgroup (None without one)."""
+        if not self.cgroup:
+            return None
+        return [int(p) for p in _read(f"{self.cgroup}/cgroup.procs").split() if p.isdigit()]
 
     def note(self, name: str) -> None:
         if name not in self.hit:

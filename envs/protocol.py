@@ -26,13 +26,15 @@ class ToolResult:
 
     The environment fills the last two: `appendix`, what plugins appended to the tool's own output
     (the end of `content`), and `chars`, the length of that own output. `meta` holds what a tool
-    reports of itself (`path`, `exit_code`, …)."""
+    reports of itself (`path`, `exit_code`, …). `stop`: the environment cannot go on, and the episode
+    ends with this stop reason (`disk_quota`), its `content` saying why."""
 
     content: str
     is_error: bool = False
     meta: dict[str, Any] = field(default_factory=dict)
     appendix: str = ""
     chars: int | None = None
+    stop: str | None = None
 
     @property
     def own_chars(self) -> int:

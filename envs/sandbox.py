@@ -37,6 +37,7 @@ ETC_FILES = (
     "nsswitch.conf", "mime.types", "magic", "papersize", "ImageMagick-6",
 )
 ROOT_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+SHM_BYTES = 64 << 20  # /dev/shm of a sandbox that is given no size (the trial sandbox)
 NO_EXTRAS = SandboxExtras()
 
 
@@ -96,12 +97,14 @@ AGENT_OUTPUTS = "/runningtab/bash-output"
 
 def bwrap_argv(
     workspace: str, scratch: str, ro_paths: list[str], agent_root: str | None = None, read_only: bool = False,
-    extras: SandboxExtras = NO_EXTRAS,
+    extras: SandboxExtras = NO_EXTRAS, shm_bytes: int = SHM_BYTES,
 ) -> list[str]:
     """The bubblewrap command line up to the command to run inside the sandbox; the workspace is
     bound at `agent_root` (and the saved outputs at AGENT_OUTPUTS), or at its host path when None;
     `read_only`: the workspace bound read-only, for a judge that inspects what an agent left; the
-    task's `extras`: its workspace folders at their paths, its host names in /etc/hosts, its service's code."""
+    task's `extras`: its workspace folders at their paths, its host names in /etc/hosts, its service's code.
+    /dev is read-only but for its devices and /dev/shm, a tmpfs of at most `shm_bytes` (the disk
+    quota: bubblewrap's /dev is a tmpfs of half the host's memory that no other cap bounds)."""
     argv = [shutil.which("bwrap") or "bwrap", "--unshare-all", "--die-with-parent", "--cap-drop", "ALL", "--hostname", "sandbox",
             "--ro-bind", "/usr", "/usr"]
     for name in ROOT_LINKS:
@@ -110,7 +113,7 @@ def bwrap_argv(
             argv += ["--symlink", os.readlink(host), host]
         elif os.path.isdir(host):
             argv += ["--ro-bind", host, host]
-    argv += ["--proc", "/proc", "--dev", "/dev"]
+    argv += ["--proc", "/proc", "--dev", "/dev", "--size", str(shm_bytes), "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
     for name in ETC_FILES:
         argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
     for name in ("passwd", "group", *(["hosts"] if extras.hosts else [])):
@@ -234,6 +237,7 @@ class Shell:
         self.workspace = workspace
         extras = _usable(extras, self.mode, cfg.shell_session)
         self.scratch = os.path.realpath(make_scratch(extras.hosts))
+        self.tmp = f"{self.scratch}/tmp"  # the agent's /tmp and HOME, on the host
         self.outputs = outputs_dir(self.scratch)
         # A descriptor of the output folder: the runner writes there by name relative to it, never
         # through a path the agent could swap (without bubblewrap the agent can reach the folder).
@@ -249,7 +253,7 @@ class Shell:
             ro = [p for p in [*python_prefixes(cfg.agent_python), *cfg.extra_ro_binds] if os.path.exists(p)]
             self._binds = [rel for rel, _ in extras.binds]
             real_folders(workspace, self._binds)
-            self._launcher = bwrap_argv(workspace, self.scratch, ro, fixed, read_only, extras)
+            self._launcher = bwrap_argv(workspace, self.scratch, ro, fixed, read_only, extras, cfg.disk_quota_bytes)
             if cfg.shell_session:
                 launcher = [*self._launcher[:1], "--as-pid-1", *self._launcher[1:]]
                 self.session = ShellSession([*self.caps.prefix(), *launcher], self.env, workspace,

@@ -179,7 +179,14 @@ async def _run_tools(env, calls, turn, res, add, agent, clock, start) -> bool:
             },
             turn,
         )
+        if result.stop is not None:  # the environment cannot go on (its disk quota): a result, scored as left
+            res.stop_reason, res.error = result.stop, _last_line(result.content)
+            return False
     return True
+
+
+def _last_line(text: str) -> str:
+    return text.rstrip().rpartition("\n")[2]
 
 
 async def _in_thread(interrupt: Callable[[], None], fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
