@@ -11,6 +11,7 @@ from typing import Any
 from envs import harness_texts
 from envs.bash_tool import BashTool, bash_schema
 from envs.config import EnvConfig
+from envs.disk_quota import DiskQuota
 from envs.edit_tools import edit_file, edit_schema, write_file, write_schema
 from envs.paths import ToolError
 from envs.protocol import EnvPlugin, Observation, ToolCall, ToolResult
@@ -69,6 +70,12 @@ class WorkspaceEnv:
     def sandbox_kind(self) -> str:
         """The sandbox the agent's shell actually runs in: "bwrap", or "none" (unsandboxed)."""
         return self.shell.mode
+
+    @property
+    def disk_quota(self) -> DiskQuota:
+        """The quota on what the agent keeps on disk (watched during each call; an external harness's
+        run watches it for its whole run: runners/harnesses/run.py)."""
+        return self._bash.quota
 
     @property
     def limits_hit(self) -> list[str]:

@@ -183,3 +183,19 @@ def test_a_sweep_of_both_harnesses_with_and_without_the_tab_reruns_from_its_cach
     for harness in scripts:
         assert all(x["spend"] > 0 and x["cached_calls"] == 0 for x in spent[harness, "first"])
         assert all(x["spend"] == 0 and x["cached_calls"] == x["turns"] > 0 for x in spent[harness, "again"])
+
+
+def test_a_runaway_writer_under_a_harness_ends_its_job_at_the_disk_quota(bench: Path, tmp_path: Path) -> None:
+    """The harness runs as one long command: the job's disk quota is watched for all of it."""
+    script = write_script(tmp_path / "script.jsonl", [
+        {"tool_calls": [{"name": "Bash", "arguments": {"command": "yes runaway > big.txt"}}]},
+        {"content": "Done."},
+    ])
+    cfg = compose_root(["benchmark=native", f"benchmark.path={bench}", "method=dci", "model=scripted",
+                        f"model.script={script}", "judge=none", f"out={tmp_path}", "agent.harness=claude_code",
+                        "env.sandbox=bwrap", "model.cache=off", f"env.disk_quota_bytes={8 << 20}"])
+    jid = job_id(cfg, "guide")
+    run_and_score(cfg, "guide", tmp_path / jid, jid, None)
+    result = JobRecord(tmp_path / jid).result
+    assert result.stop_reason == "disk_quota", (result.stop_reason, result.error)
+    assert "disk quota" in (result.error or "")

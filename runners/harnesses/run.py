@@ -117,7 +117,7 @@ async def run_harness_async(
         await bridge.close()
     res = talk.result
     res.wall_s = time.monotonic() - start
-    res.stop_reason, res.error = _stop(res, bridge, status)
+    res.stop_reason, res.error = _stop(res, bridge, status, env.disk_quota.exceeded)
     record = {"harness": harness_name, "exit_code": status.exit_code, "killed": status.killed,
               "transcript": _redact(status.stdout, bridge.token).splitlines(),
               "stderr": _redact(status.stderr, bridge.token)[-4000:], "model_calls": len(bridge.exchanges)}
@@ -144,7 +144,7 @@ def _within(until: float, answer: Any) -> Any:
 @dataclass
 class _Status:
     exit_code: int | None = None
-    killed: str | None = None  # why we stopped it: "time_limit" or "model"
+    killed: str | None = None  # why we stopped it: "time_limit", "disk_quota" or "model"
     stdout: str = ""
     stderr: str = ""
 
@@ -175,6 +175,8 @@ async def _run(
     finally:
         os.close(fd)
     status = _Status()
+    quota = env.disk_quota
+    quota.start()  # watched for the whole run, as each of our own shell's calls is
     out = asyncio.ensure_future(_bounded(proc.stdout, MAX_TRANSCRIPT_BYTES))
     err = asyncio.ensure_future(_bounded(proc.stderr, MAX_STDERR_BYTES))
     waiting = asyncio.ensure_future(proc.wait())
@@ -185,6 +187,8 @@ async def _run(
                 break
             if bridge.stop is not None:
                 status.killed = "model"
+            elif quota.exceeded is not None:
+                status.killed = "disk_quota"
             elif time.monotonic() >= until:
                 status.killed = "time_limit"
             if status.killed:
@@ -194,6 +198,8 @@ async def _run(
         if not waiting.done():  # cancelled: the job's sweep limit
             _kill(proc.pid)
             await asyncio.shield(waiting)
+        if await asyncio.to_thread(quota.stop) is not None and status.killed is None:
+            status.killed = "disk_quota"
     status.exit_code = proc.returncode
     status.stdout, status.stderr = await out, await err
     return status
@@ -225,9 +231,11 @@ def _kill(pid: int) -> None:
         pass
 
 
-def _stop(res: EpisodeResult, bridge: ModelBridge, status: _Status) -> tuple[str, str | None]:
-    """Our stop reason: the model's, the job's time limit, the harness's finish, or its failure."""
+def _stop(res: EpisodeResult, bridge: ModelBridge, status: _Status, quota: str | None) -> tuple[str, str | None]:
+    """Our stop reason: the model's, the job's time limit or disk quota, the harness's finish, or its failure."""
     stop = bridge.stop
+    if status.killed == "disk_quota":
+        return "disk_quota", f"the job's disk quota was exceeded: {quota}"
     if isinstance(stop, TurnBudget):
         return "turn_budget", None
     if isinstance(stop, OutOfTime) or status.killed == "time_limit":
