@@ -102,8 +102,18 @@ def test_a_sweep_over_three_harnesses_records_reports_and_ranks_each(tmp_path: P
 
 
 # What today's code (before the harness axis) gives this dci-only sweep: its ids and its Table 1.
-PINNED_IDS = ["native__t__dci__scripted__s0__", "native__t__runningtab__scripted__s0__"]
-PINNED_TABLE1 = ""
+PINNED_IDS = ["native__t__dci__scripted__s0__e1c167f618", "native__t__runningtab__scripted__s0__f41fabc1e0"]
+PINNED_TABLE1 = "\n".join([
+    "### Table 1: main results (%, mean ± std over seeds; the best per benchmark and model in bold, none on a tie; cost and tokens of the cell's jobs)",
+    "",
+    "| benchmark | model | method | seeds | jobs | acc0 | acc1 | cost (USD) | tokens/job |",
+    "|---|---|---|---|---|---|---|---|---|",
+    "| native | scripted | dci | 1 | 1 | 100.00 ± 0.00 | 100.00 ± 0.00 | $0.5000 | 220 |",
+    "| native | scripted | runningtab | 1 | 1 | 100.00 ± 0.00 | 100.00 ± 0.00 | $0.7500 | 330 |",
+    "",
+    "- answers scored by databricks/officeqa reward.py@309dc01",
+    "",
+])
 
 
 def test_a_sweep_of_our_own_loop_keeps_its_job_ids_and_table1(tmp_path: Path) -> None:
@@ -112,3 +122,24 @@ def test_a_sweep_of_our_own_loop_keeps_its_job_ids_and_table1(tmp_path: Path) ->
     assert sorted(p.parent.name for p in sdir.glob("*/job.json")) == PINNED_IDS
     assert (sdir / "report" / "table1.md").read_text() == PINNED_TABLE1
     assert not (sdir / "report" / "leaderboard.csv").exists()
+
+
+def test_the_agent_group_is_an_axis_beside_the_agent_settings() -> None:
+    from runners.config.schema import ConfigError
+    from runners.preflight.cli import root_choices
+    from runners.sweep.grid import compose_sweep
+
+    def cells(*overrides: str) -> list[tuple[str, str, int]]:
+        ov = ["model=scripted", "model.script=s.jsonl", "agent.max_turns=5", *overrides]
+        return [(c.agent.harness, c.method.name, c.agent.max_turns) for c in compose_sweep(ov, root_choices(ov))[2]]
+
+    assert cells("grid.agent=[dci,codex]", "grid.method=[dci,runningtab]") == [
+        ("dci", "dci", 5), ("dci", "runningtab", 5), ("codex", "dci", 5), ("codex", "runningtab", 5)]
+    assert cells("grid.agent=[dci,codex]", "agent=codex") == [("dci", "dci", 5), ("codex", "dci", 5)]  # the list wins
+    assert cells("agent=claude_code", "grid.method=[dci,runningtab]") == [("claude_code", "dci", 5), ("claude_code", "runningtab", 5)]
+    assert cells("agent.harness=codex") == [("codex", "dci", 5)]  # the harness's own setting is the axis's choice
+    assert cells() == [("dci", "dci", 5)]
+    with pytest.raises(ConfigError, match="give the harnesses in grid.agent only"):
+        cells("grid.agent=[dci,codex]", "agent.harness=codex")
+    with pytest.raises(ConfigError, match="unknown agent 'claud'; valid agent names: claude_code, codex, dci"):
+        cells("grid.agent=[dci,claud]")
