@@ -143,3 +143,14 @@ def test_the_agent_group_is_an_axis_beside_the_agent_settings() -> None:
         cells("grid.agent=[dci,codex]", "agent.harness=codex")
     with pytest.raises(ConfigError, match="unknown agent 'claud'; valid agent names: claude_code, codex, dci"):
         cells("grid.agent=[dci,claud]")
+
+
+def test_the_progress_table_and_the_budget_name_the_harness_of_a_cell() -> None:
+    from runners.job.identity import JobSpec
+    from runners.sweep.budget import cell_of
+    from runners.sweep.progress import row_of
+    from tests.conftest import compose_root
+
+    ours, theirs = (JobSpec("j", compose_root([f"agent={h}", "method=runningtab"]), "t") for h in ("dci", "codex"))
+    assert (row_of(ours), row_of(theirs)) == ("runningtab", "codex · runningtab")
+    assert (cell_of(ours), cell_of(theirs)) == ("builtin-workspace__runningtab__smollm2__s0", "builtin-workspace__codex__runningtab__smollm2__s0")
