@@ -27,7 +27,7 @@ import numpy as np
 
 from eval.report.analyses.paired import Pairs, pairs_of
 from eval.report.analyses.stats import metric_names
-from eval.report.analyses.table1 import cells
+from eval.report.analyses.table1 import cells, setting_name
 from eval.report.load import load_sweep
 
 MAX_TASKS = 100_000
@@ -149,18 +149,18 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     groups = cells(load_sweep(args.sweep_dir).jobs)
     blocks = []
-    for b, mo in sorted({(b, mo) for b, mo, _ in groups}):
-        method, reference = groups.get((b, mo, args.method)), groups.get((b, mo, args.reference))
+    for b, h, mo in sorted({(b, h, mo) for b, h, mo, _ in groups}):
+        method, reference = groups.get((b, h, mo, args.method)), groups.get((b, h, mo, args.reference))
         if not method or not reference:
             continue
         for metric in [args.metric] if args.metric else metric_names(method)[:1]:
             p = pairs_of(method, reference, metric)
             if p is None or len(p.tasks) < 2:
                 continue
-            label = f"{b} · {mo}: {args.method} − {args.reference} on {metric}"
+            label = f"{setting_name(b, h, mo)}: {args.method} − {args.reference} on {metric}"
             blocks.append(render(label, components(p), args.effect / 100, args.alpha, args.power, seeds))
     if not blocks:
-        found = ", ".join(sorted({me for _, _, me in groups})) or "none"
+        found = ", ".join(sorted({me for *_, me in groups})) or "none"
         print(f"error: {args.sweep_dir} has no 2+ tasks scored by both {args.method} and {args.reference} on the same "
               f"seeds{f' with metric {args.metric}' if args.metric else ''} (methods with results: {found})", file=sys.stderr)
         return 2

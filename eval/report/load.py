@@ -73,8 +73,18 @@ class Job:
         return self.meta.task_id
 
     @property
+    def harness(self) -> str:
+        """Who ran the episode: `dci` (our own loop), `claude_code`, `codex` (docs/harnesses.md)."""
+        return self.meta.harness
+
+    @property
     def method(self) -> str:
         return self.meta.method
+
+    @property
+    def harness_method(self) -> str:
+        """The method, after the harness that ran it when that is not our own loop (`codex · runningtab`)."""
+        return self.method if self.harness == "dci" else f"{self.harness} · {self.method}"
 
     @property
     def model(self) -> str:

@@ -14,3 +14,8 @@ def label(method: str) -> str:
 def method_key(method: str) -> tuple[int, str]:
     """Sort key: the paper's order first, then ablations and other methods by name."""
     return (METHOD_ORDER.index(method), "") if method in METHOD_ORDER else (len(METHOD_ORDER), method)
+
+
+def harness_key(harness: str) -> tuple[bool, str]:
+    """Sort key of harnesses: our own loop (`dci`) first, then the production harnesses by name."""
+    return harness != "dci", harness

@@ -44,6 +44,7 @@ class GridConfig:
     groups `conf/config.yaml` chooses, so a sweep given no axis runs what `runners.job` would."""
 
     benchmark: list[str] = field(default_factory=lambda: ["builtin"])
+    agent: list[str] = field(default_factory=lambda: ["dci"])  # the harnesses (conf/agent/)
     method: list[str] = field(default_factory=lambda: ["dci"])
     model: list[str] = field(default_factory=lambda: ["smollm2"])
     seed: list[int] = field(default_factory=lambda: [0])

@@ -32,7 +32,7 @@ from runners.core.storage import StorageConfig
 from runners.models.config import ModelConfig
 
 CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
-AXES = ("benchmark", "method", "model")
+AXES = ("benchmark", "agent", "method", "model")  # `agent`: the harness (conf/agent/, docs/harnesses.md)
 
 
 class ConfigError(ValueError):

@@ -54,13 +54,18 @@ class JobMeta:
     seed: int
     config: dict[str, Any] = field(default_factory=dict)
     sandbox: str | None = None  # "bwrap", or "none": unsandboxed; None until the environment is up
+    harness: str = "dci"  # who ran the episode (`agent.harness`: dci, claude_code, codex)
     schema_version: int = SCHEMA_VERSION
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> JobMeta:
         version = _version(doc, JOB)
         try:
-            meta = cls(**known_fields(cls, doc) | {"schema_version": version})
+            fields = known_fields(cls, doc)
+            if "harness" not in fields:  # a record from before the field: its config says, else our own loop ran
+                agent = (doc.get("config") or {}).get("agent")
+                fields["harness"] = str(agent.get("harness") or "dci") if isinstance(agent, dict) else "dci"
+            meta = cls(**fields | {"schema_version": version})
             return dataclasses.replace(meta, job_id=str(meta.job_id), seed=int(meta.seed), config=dict(meta.config or {}))
         except (TypeError, ValueError) as e:
             raise RecordError(f"{JOB} is not a job record: {e}") from None
@@ -176,12 +181,21 @@ class Cell:
     method: str
     model: str
     seed: int
+    harness: str = "dci"
 
     @property
     def name(self) -> str:
-        return f"{self.benchmark}__{self.method}__{self.model}__s{self.seed}"
+        """`benchmark__method__model__sN`; a production harness's cell names it after the benchmark
+        (our own loop's cells keep the names they had before the harness was an axis)."""
+        harness = "" if self.harness == "dci" else f"__{self.harness}"
+        return f"{self.benchmark}{harness}__{self.method}__{self.model}__s{self.seed}"
 
     @classmethod
     def of_job(cls, job: JobMeta) -> Cell:
         """The cell of a job."""
-        return cls(job.benchmark, job.method, job.model, job.seed)
+        return cls(job.benchmark, job.method, job.model, job.seed, job.harness)
+
+    @classmethod
+    def of_config(cls, cfg: Any) -> Cell:
+        """The cell of a job's config (`runners.config.schema.RootConfig`)."""
+        return cls(cfg.benchmark.label, cfg.method.name, cfg.model.id, cfg.seed, cfg.agent.harness)

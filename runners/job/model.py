@@ -71,7 +71,7 @@ def job_model(cfg: RootConfig, task_id: str, model_url: str | None, sweep_dir: P
         client.gate = _gate(mc, getattr(client, "base_url", model_url or ""), handle)
     report = None
     if handle is not None:
-        cell = Cell(cfg.benchmark.label, cfg.method.name, cfg.model.id, cfg.seed).name
+        cell = Cell.of_config(cfg).name
         report = lambda usd: usd and handle.paid.remote(job_id, cell, usd)  # noqa: E731
     paid = Paid(client, report)
     model: Model = paid

@@ -94,7 +94,8 @@ async def run_job_async(
 def _start_record(cfg: RootConfig, task: Task, job_dir: Path, job_id: str) -> tuple[JobMeta, list[Any]]:
     """Clear what a killed run left and write job.json; returns it and the earlier attempts' errors."""
     earlier = fresh_job_dir(job_dir)
-    meta = JobMeta(job_id, cfg.benchmark.label, task.id, cfg.method.name, cfg.model.id, cfg.seed, job_record_config(cfg))
+    meta = JobMeta(job_id, cfg.benchmark.label, task.id, cfg.method.name, cfg.model.id, cfg.seed, job_record_config(cfg),
+                   harness=cfg.agent.harness)
     write_meta(job_dir, meta)
     return meta, earlier
 

@@ -31,7 +31,7 @@ from runners.job.identity import JobSpec
 
 def cell_of(spec: JobSpec) -> str:
     c = spec.cfg
-    return Cell(c.benchmark.label, c.method.name, c.model.id, c.seed).name
+    return Cell.of_config(c).name
 
 
 @dataclass

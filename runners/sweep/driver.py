@@ -204,11 +204,11 @@ def _stored(storage: Any, sweep: str, scored: bool) -> set[str] | None:
 
 
 def _groups(specs: Sequence[Any]) -> dict[str, list[str]]:
-    """Each job's fellows on its benchmark, task, model and seed: the jobs its side-by-side pages
-    pair it with (`eval/report/pages/completed.py`)."""
-    by_key: dict[tuple[str, str, str, int], list[str]] = {}
+    """Each job's fellows on its benchmark, harness, task, model and seed: the jobs its side-by-side
+    pages pair it with (`eval/report/pages/completed.py`)."""
+    by_key: dict[tuple[str, str, str, str, int], list[str]] = {}
     for s in specs:
-        by_key.setdefault((s.cfg.benchmark.label, s.task_id, s.cfg.model.id, s.cfg.seed), []).append(s.job_id)
+        by_key.setdefault((s.cfg.benchmark.label, s.cfg.agent.harness, s.task_id, s.cfg.model.id, s.cfg.seed), []).append(s.job_id)
     return {j: fellows for fellows in by_key.values() for j in fellows}
 
 

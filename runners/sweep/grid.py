@@ -1,4 +1,4 @@
-"""Expanding the grid (benchmark × method × model × seed × task) into job specs with stable ids.
+"""Expanding the grid (benchmark × agent × method × model × seed × task) into job specs with stable ids.
 
 Each cell's config is composed by Hydra from its axis values plus the user's other overrides, so a
 job's config is exactly what `python -m runners.job` would build for the same choices.
@@ -29,6 +29,7 @@ from runners.core.task import Task
 from runners.job.identity import CellDigest, JobSpec, readable_id, task_digests
 from runners.preflight.checks import benchmark_tasks, check_configs, check_tasks
 
+HARNESS_KEY = "agent.harness"
 SWEEP_CACHE = "read_write"  # a sweep's model-call cache unless model.cache says otherwise (runners.job: off)
 
 
@@ -41,6 +42,10 @@ def split_overrides(overrides: list[str]) -> tuple[dict[str, list[str]], list[st
     listed = listed_axes(overrides)
     for o in overrides:
         key, _, value = o.partition("=")
+        if key == HARNESS_KEY:  # the harness's own setting is its axis's choice: `agent.harness=codex` is `agent=codex`
+            if "agent" in listed:
+                raise ConfigError(f"{o} with grid.agent=[...]: give the harnesses in grid.agent only (or one as agent={value})")
+            key = "agent"
         if key in (*AXES, "seed"):
             if key not in listed:
                 narrowed[key] = [value]
@@ -65,13 +70,13 @@ def grid_axes(root: RootConfig, overrides: list[str]) -> tuple[dict[str, list[st
 
 
 def cells(root: RootConfig, overrides: list[str], experiment: str | None) -> list[RootConfig]:
-    """One composed config per benchmark × method × model × seed (in that nesting order), validated
-    before anything runs."""
+    """One composed config per benchmark × agent (harness) × method × model × seed (in that nesting
+    order), validated before anything runs."""
     axes, seeds = grid_axes(root, overrides)
     _, rest = split_overrides(overrides)
     base = [f"experiment={experiment}"] if experiment else []
-    return [cfg for b, m, mo in itertools.product(axes["benchmark"], axes["method"], axes["model"])
-            for cfg in _seeded([*base, f"benchmark={b}", f"method={m}", f"model={mo}"], seeds, rest)]
+    return [cfg for values in itertools.product(*(axes[a] for a in AXES))
+            for cfg in _seeded([*base, *(f"{a}={v}" for a, v in zip(AXES, values, strict=True))], seeds, rest)]
 
 
 def _seeded(choices: list[str], seeds: list[int], rest: list[str]) -> list[RootConfig]:

@@ -33,16 +33,22 @@ if TYPE_CHECKING:
 SHOW_ERRORS = 5
 
 
+def row_of(spec: JobSpec) -> str:
+    """The progress table's row of a job: its method, after its harness when that is not our own loop."""
+    harness = spec.cfg.agent.harness
+    return spec.cfg.method.name if harness == "dci" else f"{harness} · {spec.cfg.method.name}"
+
+
 class Progress:
-    """Counts per method; a live table on a terminal, one line per finished job elsewhere."""
+    """Counts per method (per harness and method with a production harness); a live table on a terminal, one line per finished job elsewhere."""
 
     def __init__(self, specs: list[JobSpec], skipped: int, console: Console | None = None,
                  watch: SweepWatch | None = None, name: str = "", every_s: float = PLAIN_EVERY_S) -> None:
         self.console = console or Console(stderr=True)
         self.watch, self.name = watch, name
-        self.total = {m: 0 for m in dict.fromkeys(s.cfg.method.name for s in specs)}
+        self.total = {m: 0 for m in dict.fromkeys(row_of(s) for s in specs)}
         for s in specs:
-            self.total[s.cfg.method.name] += 1
+            self.total[row_of(s)] += 1
         self.done: dict[str, int] = defaultdict(int)
         self.errored: dict[str, int] = defaultdict(int)
         self.failed: dict[str, int] = defaultdict(int)
@@ -74,11 +80,11 @@ class Progress:
             self.console.print(held, markup=False, highlight=False, soft_wrap=True)
 
     def start(self, spec: JobSpec) -> None:
-        self.running[spec.cfg.method.name] += 1
+        self.running[row_of(spec)] += 1
         self.n_running += 1
 
     def finish(self, o: Outcome) -> None:
-        m = o.spec.cfg.method.name
+        m = row_of(o.spec)
         self.running[m] -= 1
         self.n_running -= 1
         self.n_errored += o.status == "error"

@@ -2,7 +2,7 @@
 
 Hydra would print the root config, whose `benchmark` and `model` are the root's defaults (the
 built-in benchmark, the embedded model), not what the grid runs. Printed here instead: the root's
-settings, and under `benchmark`, `method` and `model` each value of that axis as its cells compose
+settings, and under `benchmark`, `agent`, `method` and `model` each value of that axis as its cells compose
 it (with the paths resolved from `data.*`); an axis with one value shows that one config, as
 before. The last line says whether the sweep's preflight would let it start.
 """
@@ -70,9 +70,10 @@ def render(root: RootConfig, experiment: str | None, axes: dict[str, list[str]],
     for axis, values in by_axis.items():
         doc[axis] = values if len(values) > 1 else next(iter(values.values()))
     doc["seed"] = seeds if len(seeds) > 1 else seeds[0]
-    sizes = [len(axes[a]) for a in AXES] + [len(seeds)]
+    shown = [a for a in AXES if a != "agent" or axes[a] != ["dci"]]  # our own harness alone goes unsaid
+    sizes = [len(axes[a]) for a in shown] + [len(seeds)]
     head = (f"# {'experiment=' + experiment if experiment else 'no experiment'}: the sweep's grid, "
-            f"{' x '.join(f'{n} {a}(s)' for n, a in zip(sizes, [*AXES, 'seed'], strict=True))} = "
+            f"{' x '.join(f'{n} {a}(s)' for n, a in zip(sizes, [*shown, 'seed'], strict=True))} = "
             f"{len(configs)} cell(s), each over its benchmark's tasks.\n"
             "# An axis with several values shows each as its cells compose it.\n")
     try:

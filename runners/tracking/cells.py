@@ -1,4 +1,4 @@
-"""What one W&B run of a grid cell (benchmark × method × model × seed) holds, from its job records.
+"""What one W&B run of a grid cell (benchmark × harness × method × model × seed) holds, from its job records.
 
 Pure functions over plain dicts, so the W&B tracker (runners/tracking/wandb_runs.py) only moves data:
 a row per task, a row per rubric/checkpoint/question, the cell's summary metrics and its config
@@ -53,7 +53,7 @@ def cell_config(cell: Cell, job_config: dict[str, Any], sweep: str, partial: boo
     never their values) under `job`."""
     tab = tab_config_of(job_config)
     settings = tab.settings() if tab is not None else dict.fromkeys(TAB_SWITCHES)
-    keys: dict[str, Any] = {"sweep": sweep, "benchmark": cell.benchmark, "method": cell.method,
+    keys: dict[str, Any] = {"sweep": sweep, "benchmark": cell.benchmark, "harness": cell.harness, "method": cell.method,
                             "model": cell.model, "seed": cell.seed, "tab": tab is not None, "partial": partial}
     keys.update({f"tab_{s}": v for s, v in settings.items()})
     keys["ablation"] = tab is not None and not all(settings.values())

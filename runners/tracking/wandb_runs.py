@@ -235,8 +235,11 @@ class WandbTracker:
             config = JobRecord(self.sweep_dir / rows[0].job_id).meta.config
         expected = self.expected.get(cell)
         summary = cell_summary(rows, len(expected) if expected is not None else None)
-        run = self._init(self.logged_cells.run_id(cell.name), cell.name, cell.method,
-                         [cell.benchmark, cell.model, f"seed{cell.seed}", cell.method], cell_config(cell, config, self.sweep, summary["partial"]))
+        group, tags = cell.method, [cell.benchmark, cell.model, f"seed{cell.seed}", cell.method]
+        if cell.harness != "dci":  # a production harness's runs: grouped and tagged apart from our own loop's
+            group, tags = f"{cell.harness}/{cell.method}", [*tags, cell.harness]
+        run = self._init(self.logged_cells.run_id(cell.name), cell.name, group, tags,
+                         cell_config(cell, config, self.sweep, summary["partial"]))
         with _finishing(run):
             columns, data = task_table(rows)
             logged: dict[str, Any] = {"tasks": self.wandb.Table(columns=columns, data=data)}
@@ -301,5 +304,5 @@ def _finishing(run: Any) -> Iterator[None]:
 
 def from_config(cfg: TrackerConfig, sweep: str, sweep_dir: Path, specs: Iterable[JobSpec]) -> WandbTracker:
     """The registered `wandb` tracker: one run per grid cell of `specs`."""
-    plan = {s.job_id: Cell(s.cfg.benchmark.label, s.cfg.method.name, s.cfg.model.id, s.cfg.seed) for s in specs}
+    plan = {s.job_id: Cell.of_config(s.cfg) for s in specs}
     return WandbTracker(cfg, sweep, sweep_dir, plan or None)

@@ -1,6 +1,8 @@
-"""Table 1: per benchmark × model × method, each metric as mean ± std over seeds (best marked), and
+"""Table 1: per benchmark × harness × model × method, each metric as mean ± std over seeds (best marked), and
 each method against DCI over the same tasks and seeds (difference, hierarchical-bootstrap 95%
-interval and paired permutation p-value, `paired.py`).
+interval and paired permutation p-value, `paired.py`). A method is compared with DCI within its
+harness (`agent.harness`): our own loop's jobs with our own loop's, Codex's with Codex's. The
+harness column is shown only when a job ran another harness than our own (`dci`).
 
 Errored jobs (`result.json` `"errored": true`: an environment or model error after the retries) are
 not results: they are left out of every mean and interval, and each row says how many there were.
@@ -17,35 +19,55 @@ from pathlib import Path
 
 from eval.judges.metrics import counts
 from eval.report.analyses import paired
+from eval.report.analyses.leaderboard import leaderboard
 from eval.report.analyses.stats import metric_names, over_seeds, per_seed
 from eval.report.load import Job, Sweep
-from eval.report.method_names import label, method_key
+from eval.report.method_names import harness_key, label, method_key
 from eval.report.section import Section, Skip, Table, fmt, p_text, pct, signed
 
-Key = tuple[str, str, str]
+Key = tuple[str, str, str, str]  # benchmark, harness, model, method
 
 
 def cells(jobs: Iterable[Job]) -> dict[Key, list[Job]]:
-    """Scored jobs that are results (not errored) by (benchmark, model, method)."""
+    """Scored jobs that are results (not errored) by (benchmark, harness, model, method)."""
     out: dict[Key, list[Job]] = defaultdict(list)
     for j in jobs:
         if j.scores is not None and not j.errored:
-            out[(j.benchmark, j.model, j.method)].append(j)
+            out[(j.benchmark, j.harness, j.model, j.method)].append(j)
     return out
 
 
 def errored_cells(jobs: Iterable[Job]) -> dict[Key, list[Job]]:
-    """Errored jobs by (benchmark, model, method), scored or not."""
+    """Errored jobs by (benchmark, harness, model, method), scored or not."""
     out: dict[Key, list[Job]] = defaultdict(list)
     for j in jobs:
         if j.errored:
-            out[(j.benchmark, j.model, j.method)].append(j)
+            out[(j.benchmark, j.harness, j.model, j.method)].append(j)
     return out
 
 
+def order(k: Key) -> tuple:
+    return k[0], harness_key(k[1]), k[2], method_key(k[3])
+
+
+def setting_name(benchmark: str, harness: str, model: str) -> str:
+    """`benchmark · model`, the harness after the benchmark when it is not our own loop."""
+    return " · ".join([benchmark, *([harness] if harness != "dci" else []), model])
+
+
+def cell_name(k: Key) -> str:
+    """`benchmark · model · method`, the harness after the benchmark when it is not our own loop."""
+    return f"{setting_name(*k[:3])} · {k[3]}"
+
+
+def any_harness(keys: Iterable[Key]) -> bool:
+    """Whether a production harness ran (then tables show the harness column)."""
+    return any(k[1] != "dci" for k in keys)
+
+
 def _per_cell(counts_: dict[Key, int]) -> str:
-    keys = sorted((k for k, n in counts_.items() if n), key=lambda k: (k[0], k[1], method_key(k[2])))
-    return "; ".join(f"{b} · {mo} · {me}: {counts_[(b, mo, me)]}" for b, mo, me in keys)
+    keys = sorted((k for k, n in counts_.items() if n), key=order)
+    return "; ".join(f"{cell_name(k)}: {counts_[k]}" for k in keys)
 
 
 def record_notes(groups: dict[Key, list[Job]], errored: dict[Key, list[Job]]) -> list[str]:
@@ -67,7 +89,7 @@ def variant_notes(groups: dict[Key, list[Job]]) -> list[str]:
     rubric never judged, or extra rows): over every rubric (unjudged as failed) and over the judged
     rubrics (one row each), mean over seeds as in the table."""
     notes = []
-    for (b, mo, me), js in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1], method_key(kv[0][2]))):
+    for k, js in sorted(groups.items(), key=lambda kv: order(kv[0])):
         c = counts([j.scores for j in js])
         if not (c["unjudged"] or c["extra_rows"]):
             continue
@@ -78,7 +100,7 @@ def variant_notes(groups: dict[Key, list[Job]]) -> list[str]:
             if vals:
                 parts.append(f"{name} {fmt(pct(sum(vals) / len(vals)))} ({what})")
         if parts:
-            notes.append(f"{b} · {mo} · {me}: rubric_pass_rate counts the rows the judge wrote ({c['unjudged']} unjudged "
+            notes.append(f"{cell_name(k)}: rubric_pass_rate counts the rows the judge wrote ({c['unjudged']} unjudged "
                          f"rubric(s) without one, {c['extra_rows']} extra row(s)); " + ", ".join(parts)
                          + f", mean over {len(seeds)} seed(s)")
     return notes
@@ -103,37 +125,40 @@ def unscored_notes(jobs: Iterable[Job], groups: dict[Key, list[Job]]) -> list[st
 
 
 def results_table(name: str, title: str, groups: dict[Key, list[Job]], errored: dict[Key, list[Job]] | None = None) -> Table:
-    """Mean ± std over seeds per group, the best mean of each metric per (benchmark, model) in bold when
-    one group alone has it (a tie marks none); what the group's jobs cost: total USD and tokens per job.
-    A group whose jobs all errored has a row with its count and no numbers."""
+    """Mean ± std over seeds per group, the best mean of each metric per (benchmark, harness, model) in
+    bold when one group alone has it (a tie marks none); what the group's jobs cost: total USD and
+    tokens per job. A group whose jobs all errored has a row with its count and no numbers."""
     errored = errored or {}
-    keys = sorted(set(groups) | set(errored), key=lambda k: (k[0], k[1], method_key(k[2])))
+    keys = sorted(set(groups) | set(errored), key=order)
+    harnesses = any_harness(keys)
+    axes = ["benchmark", *["harness"] * harnesses, "model", "method"]
     metrics = metric_names([j for js in groups.values() for j in js])
-    columns = ["benchmark", "model", "method", "seeds", "jobs", "errored", "unsandboxed"]
+    columns = [*axes, "seeds", "jobs", "errored", "unsandboxed"]
     for m in metrics:
         columns += [m, f"{m}_std"]
     columns += ["best", "cost_usd", "tokens_per_job"]
     stats = {k: over_seeds(groups.get(k, [])) for k in keys}
-    means: dict[tuple[str, str, str], list[float]] = defaultdict(list)
-    for (b, mo, _), st in stats.items():
+    means: dict[tuple[str, str, str, str], list[float]] = defaultdict(list)
+    for (b, h, mo, _), st in stats.items():
         for m, s in st.items():
-            means[(b, mo, m)].append(s.mean)
+            means[(b, h, mo, m)].append(s.mean)
     unique_best = {bm: max(vs) for bm, vs in means.items() if sum(abs(v - max(vs)) < 1e-12 for v in vs) == 1}
     show_err = any(errored.get(k) for k in keys)
     show_open = any(j.unsandboxed for js in groups.values() for j in js)
-    head = ["benchmark", "model", "method", "seeds", "jobs"] + ["errored"] * show_err + ["unsandboxed"] * show_open
+    head = [*axes, "seeds", "jobs"] + ["errored"] * show_err + ["unsandboxed"] * show_open
     rows, shown, best = [], [], set()
     for i, k in enumerate(keys):
         jobs, st = groups.get(k, []), stats[k]
+        shown_key = list(k) if harnesses else [k[0], k[2], k[3]]
         n_seeds, n_err, n_open = len({j.seed for j in jobs}), len(errored.get(k, [])), sum(j.unsandboxed for j in jobs)
-        row: list = [*k, n_seeds, len(jobs), n_err, n_open]
-        cells_ = [*k, str(n_seeds), str(len(jobs))] + [str(n_err)] * show_err + [str(n_open)] * show_open
+        row: list = [*shown_key, n_seeds, len(jobs), n_err, n_open]
+        cells_ = [*shown_key, str(n_seeds), str(len(jobs))] + [str(n_err)] * show_err + [str(n_open)] * show_open
         winners = []
         for m in metrics:
             s = st.get(m)
             row += [pct(s.mean), pct(s.std)] if s else [None, None]
             cells_.append(f"{fmt(pct(s.mean))} ± {fmt(pct(s.std))}" if s else "")
-            top = unique_best.get((k[0], k[1], m))
+            top = unique_best.get((k[0], k[1], k[2], m))
             if s and top is not None and abs(s.mean - top) < 1e-12:
                 winners.append(m)
                 best.add((i, len(head) + metrics.index(m)))
@@ -153,25 +178,30 @@ def spend(jobs: list[Job]) -> tuple[float, float | None]:
 
 
 def paired_table(groups: dict[Key, list[Job]], reference: str = "dci") -> Table:
-    columns = ["benchmark", "model", "method", "metric", "pairs", "tasks", "method_value", f"{reference}_value", "diff", "ci_low", "ci_high",
+    """Each method minus `reference` on the same benchmark, harness, model, tasks and seeds."""
+    harnesses = any_harness(groups)
+    axes = ["benchmark", *["harness"] * harnesses, "model", "method"]
+    columns = [*axes, "metric", "pairs", "tasks", "method_value", f"{reference}_value", "diff", "ci_low", "ci_high",
                "p_value", "rubrics_gained", "rubrics_lost"]
     rows = []
-    for b, mo, me in sorted(groups, key=lambda k: (k[0], k[1], method_key(k[2]))):
-        ref = groups.get((b, mo, reference))
+    for b, h, mo, me in sorted(groups, key=order):
+        ref = groups.get((b, h, mo, reference))
         if me == reference or not ref:
             continue
-        for m in metric_names(groups[(b, mo, me)]):
-            p = paired.compare(groups[(b, mo, me)], ref, m)
+        for m in metric_names(groups[(b, h, mo, me)]):
+            p = paired.compare(groups[(b, h, mo, me)], ref, m)
             if p is not None:
-                rows.append([b, mo, me, m, p.pairs, p.tasks, pct(p.method), pct(p.reference), pct(p.diff), pct(p.low), pct(p.high),
-                             p.p, p.gained, p.lost])
-    rubric = any(r[12] is not None for r in rows)
-    shown = [[*r[:6], fmt(r[6]), fmt(r[7]), signed(r[8]), f"[{signed(r[9])}, {signed(r[10])}]", p_text(r[11])]
-             + ([f"+{r[12]} / -{r[13]}" if r[12] is not None else ""] if rubric else []) for r in rows]
-    head = ["benchmark", "model", "method", "metric", "pairs", "tasks", "method", label(reference), "Δ", "95% CI", "p"]
+                rows.append([b, *[h] * harnesses, mo, me, m, p.pairs, p.tasks, pct(p.method), pct(p.reference), pct(p.diff),
+                             pct(p.low), pct(p.high), p.p, p.gained, p.lost])
+    n = len(axes) - 3  # rows are shifted right by the harness column when it is shown
+    rubric = any(r[12 + n] is not None for r in rows)
+    shown = [[*r[:6 + n], fmt(r[6 + n]), fmt(r[7 + n]), signed(r[8 + n]), f"[{signed(r[9 + n])}, {signed(r[10 + n])}]", p_text(r[11 + n])]
+             + ([f"+{r[12 + n]} / -{r[13 + n]}" if r[12 + n] is not None else ""] if rubric else []) for r in rows]
+    head = [*axes, "metric", "pairs", "tasks", "method", label(reference), "Δ", "95% CI", "p"]
     display = (head + ["rubrics +/−"] * rubric, shown)
-    title = (f"Table 1 (paired): each method minus {label(reference)} on the same tasks and seeds (points; 95% CI: bootstrap over tasks, "
-             "then seeds; p: paired permutation test)")
+    within = ", within each harness" if harnesses else ""
+    title = (f"Table 1 (paired): each method minus {label(reference)} on the same tasks and seeds{within} (points; 95% CI: "
+             "bootstrap over tasks, then seeds; p: paired permutation test)")
     table = Table(f"table1_vs_{reference}", title, columns, rows, display=display)
     table.notes.append(
         f"a pair is a (task, seed) both methods scored (errored jobs left out); the interval resamples tasks, then each drawn "
@@ -195,10 +225,10 @@ def build(sweep: Sweep, out: Path) -> Section:
     main.notes += record_notes(groups, errored)
     if not groups:
         main.notes.append("no job produced a result: every scored job errored")
-    for (b, mo, me), js in sorted(groups.items()):
+    for k, js in sorted(groups.items()):
         seeds, tasks = {j.seed for j in js}, {j.task_id for j in js}
         if len(js) < len(seeds) * len(tasks):
-            main.notes.append(f"{b} · {mo} · {me}: {len(js)} scored jobs for {len(seeds)} seeds × {len(tasks)} tasks; "
+            main.notes.append(f"{cell_name(k)}: {len(js)} scored jobs for {len(seeds)} seeds × {len(tasks)} tasks; "
                               "seeds average different task sets (the paired comparison uses common pairs only)")
     for b in sorted({k[0] for k in groups}):
         c = counts([j.scores for k, js in groups.items() if k[0] == b for j in js])
@@ -209,10 +239,13 @@ def build(sweep: Sweep, out: Path) -> Section:
     rules = sorted({j.scores["rule"] for js in groups.values() for j in js if "rule" in j.scores})
     if rules:
         main.notes.append("answers scored by " + ", ".join(rules))
+    board = leaderboard(groups)
+    if board is not None:
+        section.tables.append(board)
     ref = sweep.baseline
-    if any(k[2] == ref for k in groups):
+    if any(k[3] == ref for k in groups):
         section.tables.append(paired_table(groups, ref))
-    elif any(k[2] == ref for k in errored):
+    elif any(k[3] == ref for k in errored):
         section.notes.append(f"paired comparison skipped: every {label(ref)} job errored")
     else:
         section.notes.append(f"paired comparison skipped: the sweep has no {label(ref)} jobs (report.baseline={ref})")

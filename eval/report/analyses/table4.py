@@ -1,7 +1,7 @@
 """Table 4: each ablation of the tab against the full tab and DCI (mean ± std over seeds, the
 difference of means from the full tab, and the paired difference on the same tasks and seeds with
-its hierarchical-bootstrap 95% interval and permutation p-value, `paired.py`), per benchmark and
-model that ran an ablation.
+its hierarchical-bootstrap 95% interval and permutation p-value, `paired.py`), per benchmark, harness
+and model that ran an ablation (the harness column only when a production harness ran).
 
 A job is an ablation when its tab has a switch off (`tab.json` settings, else the job config); the
 full tab is method `runningtab`. Errored jobs are left out of every number and counted per row.
@@ -13,7 +13,15 @@ from pathlib import Path
 
 from eval.report.analyses import paired
 from eval.report.analyses.stats import metric_names, over_seeds
-from eval.report.analyses.table1 import cells, errored_cells, record_notes
+from eval.report.analyses.table1 import (
+    Key,
+    any_harness,
+    cells,
+    errored_cells,
+    order,
+    record_notes,
+    setting_name,
+)
 from eval.report.load import Job, Sweep
 from eval.report.method_names import method_key
 from eval.report.section import Section, Skip, Table, fmt, p_text, pct, signed
@@ -29,26 +37,29 @@ def _paired_text(p: paired.Paired | None) -> str:
 def build(sweep: Sweep, out: Path) -> Section:
     groups, errored = cells(sweep.jobs), errored_cells(sweep.jobs)
     FULL, REFERENCE = sweep.treatment, sweep.baseline  # noqa: N806
-    pool: dict[tuple[str, str, str], list[Job]] = {k: groups.get(k, []) + errored.get(k, []) for k in set(groups) | set(errored)}
-    ablated = sorted({(b, mo) for (b, mo, _), js in pool.items() if any(j.is_ablation for j in js)})
+    pool: dict[Key, list[Job]] = {k: groups.get(k, []) + errored.get(k, []) for k in set(groups) | set(errored)}
+    ablated = sorted({k[:3] for k, js in pool.items() if any(j.is_ablation for j in js)}, key=lambda s: order((*s, "")))
     if not ablated:
         raise Skip("no ablation jobs (no job with a tab switch off, e.g. method=runningtab_no_review)")
-    metrics = metric_names([j for (b, mo, _), js in groups.items() if (b, mo) in ablated for j in js])
-    columns = ["benchmark", "model", "method", *SWITCHES, "seeds", "errored"]
+    metrics = metric_names([j for k, js in groups.items() if k[:3] in ablated for j in js])
+    harnesses = any_harness(pool)
+    columns = ["benchmark", *["harness"] * harnesses, "model", "method", *SWITCHES, "seeds", "errored"]
     for m in metrics:
         columns += [m, f"{m}_std", f"{m}_vs_full", f"{m}_paired_vs_full", f"{m}_ci_low", f"{m}_ci_high", f"{m}_p", f"{m}_pairs"]
     rows, shown = [], []
-    for b, mo in ablated:
-        methods = sorted({me for (bb, mm, me) in pool if (bb, mm) == (b, mo)}, key=method_key)
-        keep = [me for me in methods if me in (FULL, REFERENCE) or any(j.is_ablation for j in pool[(b, mo, me)])]
-        stats = {me: over_seeds(groups.get((b, mo, me), [])) for me in keep}
-        full, full_jobs = stats.get(FULL, {}), groups.get((b, mo, FULL), [])
+    for setting in ablated:
+        b, h, mo = setting
+        methods = sorted({k[3] for k in pool if k[:3] == setting}, key=method_key)
+        keep = [me for me in methods if me in (FULL, REFERENCE) or any(j.is_ablation for j in pool[(*setting, me)])]
+        stats = {me: over_seeds(groups.get((*setting, me), [])) for me in keep}
+        full, full_jobs = stats.get(FULL, {}), groups.get((*setting, FULL), [])
         for me in keep:
-            jobs, settings = groups.get((b, mo, me), []), pool[(b, mo, me)][0].tab_settings
+            jobs, settings = groups.get((*setting, me), []), pool[(*setting, me)][0].tab_settings
             switches = ["on" if settings[k] else "off" for k in SWITCHES] if settings else ["—"] * len(SWITCHES)
-            n_err = len(errored.get((b, mo, me), []))
-            row: list = [b, mo, me, *switches, len({j.seed for j in jobs}), n_err]
-            cells_ = [b, mo, me, *switches, str(row[7]), str(n_err)]
+            n_err = len(errored.get((*setting, me), []))
+            axes = [b, *[h] * harnesses, mo, me]
+            row: list = [*axes, *switches, len({j.seed for j in jobs}), n_err]
+            cells_ = [*axes, *switches, str(len({j.seed for j in jobs})), str(n_err)]
             for m in metrics:
                 s = stats[me].get(m)
                 delta = s.mean - full[m].mean if s and m in full else None
@@ -58,15 +69,15 @@ def build(sweep: Sweep, out: Path) -> Section:
                 cells_ += [f"{fmt(pct(s.mean))} ± {fmt(pct(s.std))}" if s else "", signed(pct(delta)), _paired_text(p)]
             rows.append(row)
             shown.append(cells_)
-    display_cols = columns[:9] + [c for m in metrics for c in (m, f"Δ {m} vs full", f"paired Δ {m} vs full [95% CI], p")]
+    display_cols = columns[:9 + harnesses] + [c for m in metrics for c in (m, f"Δ {m} vs full", f"paired Δ {m} vs full [95% CI], p")]
     title = "Table 4: ablations of the tab (%, mean ± std over seeds; Δ = points from the full tab)"
     table = Table("table4", title, columns, rows, display=(display_cols, shown))
     table.notes.append("paired Δ: on the (task, seed) pairs both scored; 95% CI: bootstrap over tasks, then seeds; "
                        "p: paired permutation test (as in Table 1 paired)")
     table.notes += record_notes(
-        {k: js for k, js in groups.items() if k[:2] in ablated}, {k: js for k, js in errored.items() if k[:2] in ablated}
+        {k: js for k, js in groups.items() if k[:3] in ablated}, {k: js for k, js in errored.items() if k[:3] in ablated}
     )
-    missing_full = [f"{b} · {mo}" for b, mo in ablated if (b, mo, FULL) not in groups]
+    missing_full = [setting_name(*s) for s in ablated if (*s, FULL) not in groups]
     if missing_full:
         table.notes.append(f"no full-tab ({FULL}) results for {', '.join(missing_full)}: differences left blank")
     return Section("table4", "Table 4: ablations", tables=[table])

@@ -78,4 +78,4 @@ def kv_table(pairs: list[tuple[str, object]]) -> str:
 
 
 def job_title(j: Job) -> str:
-    return f"{j.benchmark} · {j.task_id} · {j.method} · {j.model} · seed {j.seed}"
+    return f"{j.benchmark} · {j.task_id} · {j.harness_method} · {j.model} · seed {j.seed}"

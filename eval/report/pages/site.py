@@ -143,12 +143,12 @@ def _job_of(rel: str) -> str:
 
 
 def _groups(todo: list[tuple[str, list[Job], Callable[[], str]]]) -> list[list[tuple[str, list[Job], Callable[[], str]]]]:
-    """The pages by task (one benchmark, task, model, seed): a group's jobs are read once for their
-    pages and their side-by-sides."""
-    groups: dict[tuple[str, str, str, int], list[tuple[str, list[Job], Callable[[], str]]]] = {}
+    """The pages by task (one benchmark, harness, task, model, seed): a group's jobs are read once for
+    their pages and their side-by-sides."""
+    groups: dict[tuple[str, str, str, str, int], list[tuple[str, list[Job], Callable[[], str]]]] = {}
     for rel, jobs, render in todo:
         j = jobs[0]
-        groups.setdefault((j.benchmark, j.task_id, j.model, j.seed), []).append((rel, jobs, render))
+        groups.setdefault((j.benchmark, j.harness, j.task_id, j.model, j.seed), []).append((rel, jobs, render))
     return list(groups.values())
 
 

@@ -23,10 +23,10 @@ CELL_CHARS = 1500
 
 
 def pairs(sweep: Sweep) -> list[tuple[Job, Job]]:
-    """(baseline, other) for every comparison the sweep allows."""
-    groups: dict[tuple[str, str, str, int], dict[str, Job]] = {}
+    """(baseline, other) for every comparison the sweep allows (within a harness: `agent.harness`)."""
+    groups: dict[tuple[str, str, str, str, int], dict[str, Job]] = {}
     for j in sweep.jobs:
-        groups.setdefault((j.benchmark, j.task_id, j.model, j.seed), {})[j.method] = j
+        groups.setdefault((j.benchmark, j.harness, j.task_id, j.model, j.seed), {})[j.method] = j
     out = []
     for by_method in groups.values():
         for method, job in sorted(by_method.items()):

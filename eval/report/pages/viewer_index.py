@@ -11,7 +11,7 @@ import html
 from typing import Any
 
 from eval.report.load import Job, Sweep
-from eval.report.method_names import method_key
+from eval.report.method_names import harness_key, method_key
 from eval.report.section import fmt, percent
 
 FILTERS = ("benchmark", "method", "model", "seed", "outcome")
@@ -30,7 +30,7 @@ def outcome_tags(job: Job) -> list[str]:
 
 
 def _values(job: Job) -> dict[str, str]:
-    return {"benchmark": job.benchmark, "method": job.method, "model": job.model, "seed": str(job.seed),
+    return {"benchmark": job.benchmark, "method": job.harness_method, "model": job.model, "seed": str(job.seed),
             "outcome": " ".join(outcome_tags(job))}
 
 
@@ -60,14 +60,14 @@ def job_row(j: Job, vals: dict[str, str], metrics: list[str], compare: list[tupl
     # the id's digest names the job (its other parts are the next columns), so the table fits a window
     short = j.job_id.rsplit("__", 1)[-1]
     cells = [f'<a href="jobs/{html.escape(j.job_id)}.html" title="{html.escape(j.job_id)}">{html.escape(short)}</a>', *map(_cell, (
-        j.benchmark, j.task_id, j.method, j.model, j.seed, vals["outcome"], *((None, None) if r is None else (r.turns, r.chars_read)),
+        j.benchmark, j.task_id, vals["method"], j.model, j.seed, vals["outcome"], *((None, None) if r is None else (r.turns, r.chars_read)),
         )), *(html.escape(percent(ms[m])) if m in ms else "" for m in metrics), links]
     return f"<tr {data}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
 
 
 def jobs_section(sweep: Sweep, compare: dict[str, list[tuple[str, str]]]) -> str:
     """The jobs table with its filters; `compare` maps a job id to its (label, href) comparisons."""
-    jobs = sorted(sweep.jobs, key=lambda j: (j.benchmark, j.model, method_key(j.method), j.task_id, j.seed))
+    jobs = sorted(sweep.jobs, key=lambda j: (j.benchmark, harness_key(j.harness), j.model, method_key(j.method), j.task_id, j.seed))
     metrics = sorted({m for j in jobs for m in (j.scores or {}).get("metrics", {})})
     cols = ["job", "benchmark", "task", "method", "model", "seed", "outcome", "turns", "chars_read", *metrics, "compare"]
     values = [_values(j) for j in jobs]
