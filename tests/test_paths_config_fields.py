@@ -16,7 +16,13 @@ from pathlib import Path
 import pytest
 
 from runners.config.schema import RootConfig, group_options
-from runners.core.paths import PATH_OR_NAME, absolute, absolute_overrides, path_fields, path_kind
+from runners.core.paths import (
+    PATH_OR_NAME,
+    absolute,
+    absolute_overrides,
+    path_fields,
+    path_kind,
+)
 from tests.conftest import compose_root
 
 # Fields whose names look like paths but hold something else.
