@@ -70,6 +70,11 @@ def test_every_entry_point_from_a_scratch_folder_with_relative_paths(tmp_path: P
     (single,) = jobs_of(scratch / "x")
     assert scores(single)["metrics"]["pass_rate"] == 1.0, one.stdout[-2000:]
 
+    run(scratch, "runners.job", "benchmark=native", "benchmark.path=my_bench", "task=orders", "model=scripted",
+        "model.script=my_bench/script.jsonl", "method=dci", "out=y", "tracker=none", "hydra.job.chdir=true", "hydra.run.dir=h")
+    (moved,) = jobs_of(scratch / "y")  # Hydra ran it in h/: paths are still the folder it was started in's
+    assert scores(moved)["metrics"]["pass_rate"] == 1.0
+
     before = {job: (job / "scores.json").read_bytes() for job in jobs}
     rescored = run(scratch, "eval.score", "outputs/relout", "x")
     assert all(scores(job)["metrics"]["pass_rate"] == 1.0 for job in [*jobs, single]), rescored.stdout[-3000:]
