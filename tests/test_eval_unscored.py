@@ -19,7 +19,8 @@ from tests.conftest import write_native
 from tests.test_eval_helpers import make_job
 
 TASK = {"id": "t", "prompt": "p", "workspace": "w", "output": "output/a.csv",
-        "rubrics": [{"text": "row", "check": {"type": "row", "cells": ["x", 1]}}, {"text": "rows", "check": {"type": "row_count", "min": 1}}]}
+        "rubrics": [{"text": "row", "check": {"type": "row", "cells": ["x", 1]}}, {"text": "rows", "check": {"type": "row_count", "min": 1}},
+                    {"text": "the input is kept", "check": {"type": "contains", "file": "in.txt", "values": ["x"]}}]}
 
 
 def _scored_job(tmp_path: Path) -> Path:
@@ -66,6 +67,18 @@ def test_eval_score_of_a_relative_folder_from_elsewhere_keeps_the_score(tmp_path
     assert score_main(["out/j"]) == 0
     after = json.loads((job_dir / "scores.json").read_text())
     assert after["metrics"] == before["metrics"] == {**before["metrics"], "pass_rate": 1.0}
+
+
+def test_a_record_of_a_relative_benchmark_path_rescored_from_its_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Records written before paths were made absolute (scored 0 then) get their scores back."""
+    job_dir = _scored_job(tmp_path)
+    doc = json.loads((job_dir / "job.json").read_text())
+    doc["config"]["benchmark"]["path"] = "bench"
+    (job_dir / "job.json").write_text(json.dumps(doc))
+    (job_dir / "scores.json").unlink()
+    monkeypatch.chdir(tmp_path)
+    assert score_main(["out"]) == 0
+    assert json.loads((job_dir / "scores.json").read_text())["metrics"]["pass_rate"] == 1.0
 
 
 @pytest.mark.slow

@@ -26,6 +26,7 @@ from eval.judges.extract.session import kept_doc, scoring
 from runners.core.frozen_fields import FROZEN_JUDGE, defaults_of, drop_new_defaults
 from runners.core.job_record import JobRecord, is_job_dir, write_extracted, write_scores
 from runners.core.messages import Model
+from runners.core.paths import launch_dir, resolve_paths
 from runners.core.record_files import JOB
 from runners.core.task import Task
 from runners.models.config import ApiModelConfig
@@ -75,9 +76,14 @@ def recorded_judge_key(judge: dict[str, Any]) -> str:
 
 
 def _benchmark(node: dict[str, Any]) -> Benchmark:
+    """The record's benchmark. A record written before paths were made absolute may name it by a
+    relative path: the folder this command was started in is the one that sweep was (re-scoring from
+    there gives back the scores those records lost to the extraction worker's own working folder)."""
     key = json.dumps(node, sort_keys=True, default=str)
     if key not in _BENCHMARKS:
-        _BENCHMARKS[key] = load_benchmark(benchmark_config(node))
+        cfg = benchmark_config(node)
+        resolve_paths(cfg, launch_dir())
+        _BENCHMARKS[key] = load_benchmark(cfg)
     return _BENCHMARKS[key]
 
 
