@@ -6,6 +6,8 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
+from runners.core.paths import path_field
+
 SANDBOX_MODES = ("auto", "bwrap", "none")
 CONTEXT_LEVELS = (0, 1, 2, 3)
 # Top-level folders of the sandbox that the agent's workspace may not be bound over.
@@ -61,9 +63,9 @@ class EnvConfig:
         default_factory=lambda: {"TERM": "dumb", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1"}
     )
     # Python prefix (a venv or an installation) put first on the agent's PATH; "" = the runner's own.
-    agent_python: str = ""
+    agent_python: str = path_field("")
     # Host paths bound read-only into the bubblewrap sandbox besides /usr and a few /etc files.
-    extra_ro_binds: list[str] = field(default_factory=list)
+    extra_ro_binds: list[str] = path_field(list_of=True)
     # Where the agent sees its workspace under bubblewrap, whatever the scratch folder on the host, so
     # that the same job is sent the same prompt every time; null: at its host path (the MCP server, whose
     # agent knows the workspace by that path). Without bubblewrap the agent always sees the host path.

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from runners.core.paths import path_field
 from runners.models.config import ApiModelConfig
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -74,7 +75,7 @@ class BenchmarkConfig:
     """
 
     name: str = "native"
-    path: str | None = None
+    path: str | None = path_field()
     ids: list[str] = field(default_factory=list)
     limit: int | None = None
 
@@ -92,9 +93,9 @@ class DataConfig:
     reads `data.agentcompany`). It says where data is, not what a job does: it stays out of job ids
     and records; the benchmark's own paths, resolved from it, are recorded."""
 
-    workspace_bench: str | None = None
-    agentcompany: str | None = None
-    officeqa: str | None = None
+    workspace_bench: str | None = path_field()
+    agentcompany: str | None = path_field()
+    officeqa: str | None = path_field()
 
 
 @dataclass
@@ -116,7 +117,7 @@ class JudgeConfig:
 
     name: str = "auto"
     model: ApiModelConfig | None = None
-    cache_dir: str | None = None
+    cache_dir: str | None = path_field()
     max_retries: int = 2
     max_file_chars: int = 40_000
     max_total_chars: int = 160_000

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from runners.core.paths import PATH_OR_NAME, path_field
+
 
 @dataclass
 class SlurmConfig:
@@ -33,8 +35,8 @@ class SlurmConfig:
     array_parallel: int = 0
     setup: list[str] = field(default_factory=list)
     container: str | None = None
-    python: str | None = None
-    log_dir: str | None = None
+    python: str | None = path_field(kind=PATH_OR_NAME)
+    log_dir: str | None = path_field()
     join_timeout_s: int = 600
     stop_grace_s: int = 120
     ray_args: list[str] = field(default_factory=list)

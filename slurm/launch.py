@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from runners.core.paths import absolute_overrides, started_in
 from runners.models.server import needs_server
 from slurm.config import SlurmConfig
 
@@ -134,7 +135,9 @@ def plan(overrides: Sequence[str], workdir: Path) -> Launch:
             raise LaunchError(
                 f"{o!r}: the batch script sets {o.split('=', 1)[0].lstrip('+~')} itself; leave it out"
             )
-    root, experiment, configs = compose_sweep(list(overrides), root_choices(overrides))
+    with started_in(workdir):  # the command's paths are the launch folder's, wherever this runs
+        root, experiment, configs = compose_sweep(list(overrides), root_choices(overrides))
+    overrides = absolute_overrides(overrides, [root, *configs], workdir)  # the job sees absolute paths only
     slurm: SlurmConfig = root.cluster.slurm
     check(slurm, _gpu_models(configs, root.cluster.server_gpus))
     if root.cluster.num_cpus is not None:
@@ -142,8 +145,8 @@ def plan(overrides: Sequence[str], workdir: Path) -> Launch:
             "cluster.num_cpus must be null on Slurm: the job's Ray cluster has cluster.slurm.cpus_per_node per node"
         )
     check_sweep(configs, here=False)
-    sweep_dir = (workdir / sweep_dir_for(root, experiment, overrides)).resolve()
-    log_dir = Path(slurm.log_dir).resolve() if slurm.log_dir else sweep_dir / "slurm"
+    sweep_dir = Path(sweep_dir_for(root, experiment, overrides))
+    log_dir = Path(slurm.log_dir) if slurm.log_dir else sweep_dir / "slurm"
     job_name = slurm.job_name or f"rt-{sweep_dir.name}"
     script = render(slurm, overrides, job_name, log_dir, workdir.resolve(), slurm.python or sys.executable)
     name = "array.sbatch" if slurm.array else "sweep.sbatch"

@@ -21,8 +21,8 @@ def test_each_benchmark_composes_to_its_own_class() -> None:
     assert type(builtin) is BuiltinConfig and builtin.suite == "qa" and builtin.label == "builtin-qa"
     native = compose_root(["benchmark=native", "benchmark.path=/data"]).benchmark
     assert type(native) is BenchmarkConfig and not hasattr(native, "suite") and native.label == "native"
-    officeqa = compose_root(["benchmark=officeqa", "benchmark.questions=q.csv"]).benchmark
-    assert type(officeqa) is OfficeQAConfig and officeqa.questions == "q.csv" and officeqa.reward == "309dc01"
+    officeqa = compose_root(["benchmark=officeqa", "benchmark.questions=/d/q.csv"]).benchmark
+    assert type(officeqa) is OfficeQAConfig and officeqa.questions == "/d/q.csv" and officeqa.reward == "309dc01"
 
 
 def test_a_setting_of_another_benchmark_is_refused() -> None:

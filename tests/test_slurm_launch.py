@@ -198,9 +198,9 @@ def test_plan_composes_the_sweep_config(tmp_path, monkeypatch):
     assert "#SBATCH --nodes=2\n" in launch.script and "#SBATCH --gpus-per-node=4\n" in launch.script
     assert f"#SBATCH --chdir={tmp_path}\n" in launch.script
     assert (
-        f"runners.sweep experiment=paper_ablation cluster=slurm_gpu cluster.slurm.nodes=2 out=o {unpriced} {data}"
+        f"runners.sweep experiment=paper_ablation cluster=slurm_gpu cluster.slurm.nodes=2 out={tmp_path / 'o'} {unpriced} {data}"
         in launch.script
-    )
+    )  # the job is given absolute paths: the launch folder's, whatever folder it starts in
 
     vllm = ["model=vllm", "grid.model=[vllm]", "model.name=q", "model.server.model_path=Q/q"]
     with pytest.raises(LaunchError, match="gpus_per_node=0"):

@@ -27,6 +27,7 @@ from eval.benchmarks.base import BenchmarkError
 from eval.benchmarks.task_texts import AGENTCOMPANY_PREFACE, AGENTCOMPANY_SERVED_PREFACE
 from eval.config import BenchmarkConfig
 from eval.tac import agent_sandbox, dockerfile
+from runners.core.paths import path_field
 from runners.core.task import Checkpoint, Task
 
 FILE_SERVER = "owncloud"
@@ -102,8 +103,8 @@ class Config(BenchmarkConfig):
     task names."""
 
     name: str = "agentcompany"
-    tasks_dir: str | None = None
-    export_dir: str | None = None
+    tasks_dir: str | None = path_field()
+    export_dir: str | None = path_field()
     include: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
     # mounted: the file server's files are the workspace (the paper's reading); served: the

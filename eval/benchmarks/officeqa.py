@@ -18,6 +18,7 @@ from eval.benchmarks.selection import apply_selection
 from eval.benchmarks.task_texts import OFFICEQA_SUFFIX
 from eval.config import BenchmarkConfig
 from eval.judges.officeqa_reward import VERSIONS
+from runners.core.paths import PATH_OR_NAME, path_field
 from runners.core.task import Task
 
 REQUIRED = ("uid", "question", "answer")
@@ -30,10 +31,10 @@ class Config(BenchmarkConfig):
     `selection` a reviewed selection of the questions (a shipped name or a CSV path; None: all)."""
 
     name: str = "officeqa"
-    questions: str | None = None
-    corpus: str | None = None
+    questions: str | None = path_field()
+    corpus: str | None = path_field()
     reward: str = "309dc01"
-    selection: str | None = None
+    selection: str | None = path_field(kind=PATH_OR_NAME)
 
 
 def _lines(cell: str | None) -> list[str]:

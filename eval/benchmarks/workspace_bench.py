@@ -21,6 +21,7 @@ from typing import Any
 from eval.benchmarks.base import BenchmarkError
 from eval.benchmarks.task_texts import WORKSPACE_BENCH_OUTPUTS
 from eval.config import BenchmarkConfig
+from runners.core.paths import PATH_OR_NAME, path_field
 from runners.core.task import Rubric, Task
 
 REQUIRED = ("absolute_id", "persona", "task", "output_files", "rubrics", "data_manifest")
@@ -33,9 +34,9 @@ class Config(BenchmarkConfig):
     its `filesys/` folder when the default (`<persona_snake_case>_raw`) does not fit."""
 
     name: str = "workspace_bench"
-    dataset: str | None = None
+    dataset: str | None = path_field(kind=PATH_OR_NAME)  # a HF dataset id, or a folder datasets can load
     split: str | None = None
-    workspaces: str | None = None
+    workspaces: str | None = path_field()
     roles: dict[str, str] = field(default_factory=dict)
 
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from pathlib import Path
+
+from runners.core.paths import user_path
 
 
 def _harbor(args: argparse.Namespace) -> int:
@@ -48,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     h = sub.add_parser("harbor", help="benchmark tasks as Harbor tasks")
     h.add_argument("benchmark", help="a benchmark config name from conf/benchmark/ (builtin, native, ...) or a YAML file")
     h.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="the benchmark's settings, e.g. path=my_bench suite=qa")
-    h.add_argument("--out", type=Path, required=True)
+    h.add_argument("--out", type=user_path, required=True)
     h.add_argument("--tab", choices=("on", "off", "both"), default="both")
     h.add_argument("--judge", default="auto", help="a judge config from conf/judge/ (default auto: the benchmark's own)")
     h.add_argument("--tab-method", default="runningtab", help="the tab's settings for its MCP server (a method with a tab)")
@@ -56,8 +57,8 @@ def main(argv: list[str] | None = None) -> int:
     h.add_argument("--cpus", type=int, default=2)
     h.add_argument("--memory-mb", type=int, default=4096)
     a = sub.add_parser("atif", help="job records' trajectories as ATIF")
-    a.add_argument("jobs", nargs="+", type=Path, help="sweep folders or job folders")
-    a.add_argument("--out", type=Path, required=True)
+    a.add_argument("jobs", nargs="+", type=user_path, help="sweep folders or job folders")
+    a.add_argument("--out", type=user_path, required=True)
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     try:

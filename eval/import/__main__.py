@@ -16,13 +16,15 @@ import logging
 import sys
 from pathlib import Path
 
+from runners.core.paths import user_path
+
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.import", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="what", required=True)
     a = sub.add_parser("atif", help="Harbor trial directories (ATIF trajectories, rewards, tab.json) as job records")
-    a.add_argument("dirs", nargs="+", type=Path)
-    a.add_argument("--out", type=Path, default=None, help="where the records go (default: outputs/<name of the first DIR>)")
+    a.add_argument("dirs", nargs="+", type=user_path)
+    a.add_argument("--out", type=user_path, default=None, help="where the records go (default: outputs/<name of the first DIR>)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     from eval.harbor.importer import import_trials

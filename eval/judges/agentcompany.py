@@ -22,7 +22,7 @@ from typing import Any
 
 from eval.benchmarks.agentcompany import checkpoint_texts
 from eval.config import JudgeConfig
-from eval.judges.base import JudgeError, scores_doc
+from eval.judges.base import InfrastructureFailure, JudgeError, scores_doc
 from eval.judges.client import CachedLLM, judge_llm
 from eval.judges.metrics import checkpoint_metrics
 from eval.judges.tac_llm_server import LLMProxy
@@ -81,13 +81,13 @@ class AgentCompanyJudge:
     @staticmethod
     def _outcome(task: Task, record: JobRecord, done: evaluation.Run) -> tuple[dict[str, Any], dict[str, Any] | None]:
         """The evaluator's result, or (it failed on the agent's files) the unfinished checkpoints at 0;
-        a JudgeError for an infrastructure failure (the job stays unscored, re-scorable)."""
+        an InfrastructureFailure when it failed for a reason that is not the agent's (the job stays unscored, re-scorable)."""
         if done.end.returncode == 0 and not done.end.timed_out and done.result is not None:
             return done.result, None
         failure = outcome.failure_on_agent_files(done.end, done.progress, set(record.deliverable_files()))
         if failure is None:
             why = outcome.why_infrastructure(done.end, done.progress)
-            raise JudgeError(f"task {task.id!r}: evaluator.py failed ({why}); the job stays unscored (re-score it with "
+            raise InfrastructureFailure(f"task {task.id!r}: evaluator.py failed ({why}); the job stays unscored (re-score it with "
                              f"python -m eval.score):\n{done.end.stderr[-3000:]}")
         return outcome.unfinished_result(done.progress, [c.points for c in task.checkpoints]), failure
 

@@ -12,6 +12,12 @@ class JudgeError(RuntimeError):
     """Scoring could not be done (missing evaluator, wrong task kind, a crashed evaluator)."""
 
 
+class InfrastructureFailure(JudgeError):
+    """The judge could not read the record for a reason that is not the agent's (a record folder
+    missing on the host, a reading process that cannot start or answer). Never a score: the job stays
+    unscored, counted as such, and re-scorable (`python -m eval.score`, or the sweep on resume)."""
+
+
 class Judge(Protocol):
     name: str
 

@@ -21,10 +21,13 @@ from typing import Any
 from eval.benchmarks import Benchmark, benchmark_config, default_judge, load_benchmark
 from eval.config import REPO_ROOT, JudgeConfig, judge_config
 from eval.judges import make_judge
+from eval.judges.base import InfrastructureFailure
+from eval.judges.extract.pool import ExtractionFailed
 from eval.judges.extract.session import kept_doc, scoring
 from runners.core.frozen_fields import FROZEN_JUDGE, defaults_of, drop_new_defaults
 from runners.core.job_record import JobRecord, is_job_dir, write_extracted, write_scores
 from runners.core.messages import Model
+from runners.core.paths import launch_dir, resolve_paths
 from runners.core.record_files import JOB
 from runners.core.task import Task
 from runners.models.config import ApiModelConfig
@@ -74,14 +77,21 @@ def recorded_judge_key(judge: dict[str, Any]) -> str:
 
 
 def _benchmark(node: dict[str, Any]) -> Benchmark:
+    """The record's benchmark. A record written before paths were made absolute may name it by a
+    relative path: the folder this command was started in is the one that sweep was (re-scoring from
+    there gives back the scores those records lost to the extraction worker's own working folder)."""
     key = json.dumps(node, sort_keys=True, default=str)
     if key not in _BENCHMARKS:
-        _BENCHMARKS[key] = load_benchmark(benchmark_config(node))
+        cfg = benchmark_config(node)
+        resolve_paths(cfg, launch_dir())
+        _BENCHMARKS[key] = load_benchmark(cfg)
     return _BENCHMARKS[key]
 
 
 def score_job(job_dir: Path, judge: JudgeConfig | None = None, task: Task | None = None, model: Model | None = None) -> dict[str, Any] | None:
     """Score one finished job and write its scores.json; None when the judge is `none`.
+    `InfrastructureFailure` when the record cannot be read for a reason that is not the agent's: then
+    nothing is written, and scores.json, if any, stays as it was.
 
     `judge` defaults to the job's own judge config, `task` to the task rebuilt from job.json;
     `model` replaces the judge model (tests).
@@ -101,13 +111,26 @@ def score_job(job_dir: Path, judge: JudgeConfig | None = None, task: Task | None
         return None
     if task is None:
         task = _benchmark(bench_node).task(meta.task_id)
-    with scoring(jc.extract) as files:  # every file read once, out of process, under jc.extract
-        scores = scorer.score(task, record.dir)
-        write_extracted(record.dir, kept_doc(files, record))
+    _check_readable(record)
+    try:
+        with scoring(jc.extract) as files:  # every file read once, out of process, under jc.extract
+            scores = scorer.score(task, record.dir)
+            write_extracted(record.dir, kept_doc(files, record))
+    except ExtractionFailed as e:
+        raise InfrastructureFailure(f"{job_dir}: {e}; the job stays unscored (re-score it with python -m eval.score)") from e
     scores["job_id"] = meta.job_id
     scores["judge_key"] = judge_key(jc)
     scores["benchmark"] = meta.benchmark  # the job's own label (`builtin-workspace`): one spelling
     return write_scores(record.dir, scores)
+
+
+def _check_readable(record: JobRecord) -> None:
+    """Refuse a record whose deliverable/ is gone though its result lists files in it (moved or
+    damaged on the host): judged, it would score as if the agent had delivered nothing."""
+    kept = record.result.deliverable
+    if kept and not record.deliverable_dir.is_dir():
+        raise InfrastructureFailure(f"{record.deliverable_dir} is missing, but result.json lists {len(kept)} file(s) in it: the record "
+                                    "was moved or damaged on the host; the job stays unscored")
 
 
 def find_jobs(paths: list[Path]) -> list[Path]:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from pathlib import Path
+
+from runners.core.paths import user_path
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -18,14 +19,14 @@ def main(argv: list[str] | None = None) -> int:
 
     d = ProbeConfig()
     ap = argparse.ArgumentParser(prog="python -m eval.probe", description="The recovery probe of Figure 4 (right).")
-    ap.add_argument("sweep_dir", type=Path)
+    ap.add_argument("sweep_dir", type=user_path)
     ap.add_argument("--methods", nargs="+", default=d.methods, help="tab methods whose jobs are probed (default: runningtab)")
     ap.add_argument("--limit", type=int, default=None, help="probe only the first N requirements")
     ap.add_argument("--base-url", default=None, help="send every call here instead of the job's model endpoint")
     ap.add_argument("--max-show", type=int, default=d.max_show, help="tab_show calls allowed in the review condition")
     ap.add_argument("--max-log-chars", type=int, default=d.max_log_chars, help="cut the whole read log at this many characters")
     ap.add_argument("--workers", type=int, default=d.workers, help="calls in flight")
-    ap.add_argument("--cache-dir", default=None, help="where answers are cached (default .cache/probe)")
+    ap.add_argument("--cache-dir", type=user_path, default=None, help="where answers are cached (default .cache/probe)")
     ap.add_argument("--no-report", action="store_true", help="do not rebuild the report afterwards")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")

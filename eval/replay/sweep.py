@@ -34,6 +34,7 @@ from eval.replay.tab import replay_tab, tab_config_of_method
 from eval.report.analyses.table3 import COLUMNS, TITLE, rows_of, summarize
 from eval.report.section import Table
 from runners.core.job_record import JobRecord, is_job_dir
+from runners.core.paths import user_path
 from runners.core.record_types import RecordError
 from tab.config import TabConfig
 
@@ -46,12 +47,12 @@ CANNOT = ("What this replay cannot answer: the agent acted on the tab it was sho
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.replay", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("sweep", type=Path, help="a finished sweep's folder")
+    ap.add_argument("sweep", type=user_path, help="a finished sweep's folder")
     ap.add_argument("--method", help="replay with this method's tab settings (conf/method/NAME.yaml), also over jobs that had no tab")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a tab setting to override (repeatable)")
     ap.add_argument("--only", help="only jobs whose id contains this text")
     ap.add_argument("--limit", type=int, help="at most this many jobs")
-    ap.add_argument("--out", type=Path, help="where to write (default <SWEEP>/replay/<label>)")
+    ap.add_argument("--out", type=user_path, help="where to write (default <SWEEP>/replay/<label>)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     if not args.sweep.is_dir():

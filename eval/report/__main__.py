@@ -12,12 +12,13 @@ import argparse
 import logging
 import os
 import sys
-from pathlib import Path
+
+from runners.core.paths import user_path
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.report", description="Tables and figures of a sweep's job records.")
-    ap.add_argument("sweep_dir", type=Path, help="the sweep directory, e.g. outputs/demo")
+    ap.add_argument("sweep_dir", type=user_path, help="the sweep directory, e.g. outputs/demo")
     ap.add_argument("--job", action="append", default=[], metavar="ID", help="also render this job's tab over time (repeatable)")
     ap.add_argument("--tracker", choices=("none", "jsonl", "wandb"), default="none", help="also log the tables to this tracker's summary run")
     ap.add_argument("--baseline", help="the method every comparison is against (default: the sweep's report.baseline, else dci)")

@@ -7,20 +7,21 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-from pathlib import Path
 
 from eval.config import judge_config
+from eval.judges.base import InfrastructureFailure
 from eval.judges.metrics import aggregate, counts
 from eval.judges.scoring import find_jobs, named_judge_config, score_job
 from runners.core.job_record import JobRecord
+from runners.core.paths import user_path
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.score", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("jobs", nargs="+", type=Path, help="job directories (or folders holding them)")
+    ap.add_argument("jobs", nargs="+", type=user_path, help="job directories (or folders holding them)")
     group = ap.add_mutually_exclusive_group()
     group.add_argument("--judge", help="a judge config name from conf/judge/ (e.g. rule, llm_rubric)")
-    group.add_argument("--judge-config", type=Path, help="a judge config YAML file")
+    group.add_argument("--judge-config", type=user_path, help="a judge config YAML file")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     judge = None
@@ -34,13 +35,17 @@ def main(argv: list[str] | None = None) -> int:
     jobs = find_jobs(args.jobs)
     if not jobs:
         ap.error("no job directories (with job.json) found")
-    scored, failed, rescored = [], 0, []
+    scored, failed, unscored, rescored = [], 0, 0, []
     for job in jobs:
         if not JobRecord(job).finished:
             print(f"skip {job}: unfinished (no result.json)")
             continue
         try:
             scores = score_job(job, judge)
+        except InfrastructureFailure as e:  # the record could not be read: its scores.json, if any, is kept
+            unscored += 1
+            print(f"UNSCORED {job}: {e}")
+            continue
         except Exception as e:  # noqa: BLE001 - report and go on with the other jobs
             failed += 1
             print(f"FAIL {job}: {type(e).__name__}: {e}")
@@ -55,5 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     for bench in sorted({s["benchmark"] for s in scored}):
         group = [s for s in scored if s["benchmark"] == bench]
         print(f"aggregate {bench}:", json.dumps({k: round(v, 4) for k, v in aggregate(group).items()}), json.dumps(counts(group)))
-    return 1 if failed else 0
+    if unscored:
+        print(f"{unscored} job(s) left unscored by a failure of the host (their scores.json, if any, kept): fix it and score them again")
+    return 1 if failed or unscored else 0
 

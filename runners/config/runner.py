@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from runners.core.paths import path_field
 from slurm.config import SlurmConfig
 from tab.config import TabConfig
 
@@ -18,7 +19,7 @@ class AgentConfig:
     max_turns: int = 300
     time_limit_s: float = 3600.0
     context_level: int = 3
-    work_dir: str | None = None  # where per-job workspaces are materialized (None: the system temp dir)
+    work_dir: str | None = path_field()  # where per-job workspaces are materialized (None: the system temp dir)
     # who runs the episode: `dci`, our own loop (SPEC section 2), or a production harness run in the
     # job's sandbox against the job's model (`claude_code`, `codex`: runners/harnesses/, docs/harnesses.md)
     harness: str = "dci"
@@ -96,7 +97,7 @@ class TrackerConfig:
     project: str = "runningtab"
     entity: str | None = None
     mode: str | None = None
-    dir: str | None = None
+    dir: str | None = path_field()
 
 
 @dataclass

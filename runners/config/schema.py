@@ -28,6 +28,7 @@ from runners.config.runner import (
     ReportConfig,
     TrackerConfig,
 )
+from runners.core.paths import launch_dir, path_field, resolve_paths
 from runners.core.storage import StorageConfig
 from runners.models.config import ModelConfig
 
@@ -57,7 +58,7 @@ class RootConfig:
     budget: BudgetConfig = field(default_factory=BudgetConfig)
     task: str | None = None
     seed: int = 0
-    out: str = "outputs"
+    out: str = path_field("outputs")
     sweep: str | None = None
 
 
@@ -88,7 +89,9 @@ def register() -> None:
 
 
 def to_root(cfg: DictConfig) -> RootConfig:
-    """Resolve and convert the composed config to typed dataclasses, once, at the driver.
+    """Resolve and convert the composed config to typed dataclasses, once, at the driver; every path
+    field (`path_field`, runners/config/paths.py) made absolute against the folder the command was
+    started in.
 
     Raises `ConfigError` for a key the schema does not have (`+agent.max_turn=5`):
     OmegaConf would keep it as a stray attribute that nothing reads."""
@@ -96,8 +99,8 @@ def to_root(cfg: DictConfig) -> RootConfig:
     assert isinstance(obj, RootConfig), type(obj)
     unknown = next(unknown_keys(obj), None)
     if unknown:
-
         raise ConfigError(unknown)
+    resolve_paths(obj, launch_dir())  # every later process sees absolute paths only
     from eval.prepare import DataError, with_data
 
     try:

@@ -59,6 +59,8 @@ def _run(cfg: RootConfig, task: Task) -> None:
             note = f" (stopped at its budget of ${r.budget_usd:g}: raise budget.job_usd to run it further)"
         if rescore([JobSpec(jid, cfg, task.id)], Path(cfg.out)):
             note += f" (re-scored with judge {cfg.judge.name})"
+        elif cfg.judge.name != "none" and not JobRecord(job_dir).scored:
+            note += " (UNSCORED: its judge could not read the record; see the log above)"
         print(f"already complete{note}: {job_dir}", file=sys.stderr)
         print(job_dir)
         return
@@ -68,6 +70,9 @@ def _run(cfg: RootConfig, task: Task) -> None:
     metrics = (out.scores or {}).get("metrics", {})
     print(f"{r.stop_reason} after {r.turns} turns; metrics {json.dumps(metrics)}", file=sys.stderr)
     print(job_dir)
+    if out.unscored:
+        sys.exit(f"error: the job finished but is UNSCORED, its judge could not read the record (a failure of the host, "
+                 f"not of the agent; score it again with python -m eval.score {job_dir}): {out.unscored}")
     if r.errored:
         again = "a re-run with a higher budget.job_usd continues it" if r.stop_reason == "budget" else "a re-run retries it"
         sys.exit(f"error: the job ended in {r.stop_reason}: {r.error} ({again})")

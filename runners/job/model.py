@@ -79,7 +79,7 @@ def job_model(cfg: RootConfig, task_id: str, model_url: str | None, sweep_dir: P
     mode = cache_mode(mc.cache, "off")
     if mode != "off":
         tier = _bucket_tier(cfg)
-        store = CallCache(cache_root(mc.cache_dir), tier)
+        store = CallCache(cache_root(mc.cache_dir, cfg.out), tier)
         cached = CachingModel(paid, store, CallKeys(agent_identity(mc, cfg.seed), echo_fields(mc)), mode, threaded=tier is not None)
         model = cached
     return JobModel(JobBudget(model, cfg.budget.job_usd), paid, cached, job_id, handle)

@@ -50,11 +50,13 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class JobDone:
     """What an episode actor hands back for one job: its result, its scores (None when not judged),
-    and whether the sweep's time limit stopped it."""
+    whether the sweep's time limit stopped it, and why it is unscored when its judge could not read
+    the record for a reason that is not the agent's (an infrastructure failure: re-scorable)."""
 
     result: Result
     scores: dict[str, Any] | None
     timed_out: bool = False
+    unscored: str | None = None
 
 
 def run_job(
@@ -231,4 +233,10 @@ async def run_and_score_async(
         record = JobRecord(job_dir)
         if record.scored:
             return JobDone(result, await asyncio.to_thread(lambda: record.scores))
-    return JobDone(result, await asyncio.to_thread(score, cfg, job_dir, task))
+    from eval.judges.base import InfrastructureFailure
+
+    try:
+        return JobDone(result, await asyncio.to_thread(score, cfg, job_dir, task))
+    except InfrastructureFailure as e:  # never a score: the record stays unscored, and a resume scores it again
+        log.warning("job %s is unscored: %s", job_id, e)
+        return JobDone(result, None, unscored=str(e))

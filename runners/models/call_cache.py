@@ -37,7 +37,7 @@ from runners.models.wire import wire_messages
 
 log = logging.getLogger(__name__)
 
-DEFAULT_DIR = Path(__file__).resolve().parents[2] / ".cache" / "calls"
+BESIDE_RECORDS = Path(".cache") / "calls"  # the default folder, under `out`
 MODES = ("off", "read", "write", "read_write")
 MAX_ENTRY_BYTES = 64 << 20
 # The model settings that can change an answer (timeouts, retries and prices cannot).
@@ -192,6 +192,16 @@ def cache_mode(mode: str | None, default: str) -> str:
 ROOT_VARIABLE = "RUNNINGTAB_CALL_CACHE"  # the default folder, for a whole machine or a test session
 
 
-def cache_root(configured: str | None) -> Path:
-    """Where calls are cached: `model.cache_dir`, else $RUNNINGTAB_CALL_CACHE, else `<repo>/.cache/calls`."""
-    return Path(configured or os.environ.get(ROOT_VARIABLE) or DEFAULT_DIR).expanduser()
+def cache_root(configured: str | None, out: str | Path) -> Path:
+    """Where calls are cached: `model.cache_dir`, else $RUNNINGTAB_CALL_CACHE, else beside the records,
+    `<out>/.cache/calls`: it grows with the records, on their disk (not on a checkout's small home
+    disk), and every sweep under one `out` shares it. None of these is part of a job id."""
+    if configured:
+        return Path(configured).expanduser()
+    variable = os.environ.get(ROOT_VARIABLE)
+    if variable:
+        root = Path(variable).expanduser()
+        if not root.is_absolute():
+            raise ValueError(f"${ROOT_VARIABLE}={variable!r} is relative: give an absolute folder (every process of a sweep reads it from its own working folder)")
+        return root
+    return Path(out) / BESIDE_RECORDS

@@ -10,6 +10,8 @@ from typing import Any
 
 from omegaconf import MISSING
 
+from runners.core.paths import PATH_OR_NAME, path_field
+
 
 @dataclass
 class ModelConfig:
@@ -23,8 +25,8 @@ class ModelConfig:
     entry for `name` gives input, cached-input and output prices and tiers; without one,
     `price_in_per_mtok`/`price_out_per_mtok`. `cache`: off | read | write | read_write, the model-call
     cache (runners/models/call_cache.py); null = the entry point's default (read_write in a sweep, off
-    for runners.job); `cache_dir`: its folder (null = `<repo>/.cache/calls`, several sweeps may share
-    one). None of these change a job id. `name` (the model id sent to the API) has no default: a
+    for runners.job); `cache_dir`: its folder (null = $RUNNINGTAB_CALL_CACHE, else `<out>/.cache/calls`, beside
+    the records; several sweeps may share one). None of these change a job id. `name` (the model id sent to the API) has no default: a
     config that leaves it unset fails with "Missing mandatory value: name".
     """
 
@@ -34,9 +36,9 @@ class ModelConfig:
     concurrency: int = 0
     price_in_per_mtok: float = 0.0
     price_out_per_mtok: float = 0.0
-    pricing: str | None = None
+    pricing: str | None = path_field(kind=PATH_OR_NAME)  # a name in conf/pricing/, or a file
     cache: str | None = None
-    cache_dir: str | None = None
+    cache_dir: str | None = path_field()
 
     def for_task(self, task_id: str) -> ModelConfig:
         """The config one task's job runs with: the same for every kind but one that takes a setting

@@ -21,6 +21,7 @@ from typing import Any
 
 from envs.protocol import ToolCall
 from runners.core.messages import AssistantMessage, Usage
+from runners.core.paths import path_field
 from runners.models.config import ModelConfig
 
 _TURN_KEYS = {"content", "tool_calls", "usage"}
@@ -33,8 +34,8 @@ class ScriptedModelConfig(ModelConfig):
     """Kind `scripted`: `script` is the JSONL file of turns; or `script_dir`, a folder holding one
     script per task, `<task_id>.jsonl` (e.g. a built-in benchmark's reference `solutions/`)."""
 
-    script: str | None = None
-    script_dir: str | None = None
+    script: str | None = path_field()
+    script_dir: str | None = path_field()
 
     def for_task(self, task_id: str) -> ScriptedModelConfig:
         if not self.script_dir:

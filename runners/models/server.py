@@ -24,6 +24,7 @@ from pathlib import Path
 
 import httpx
 
+from runners.core.paths import PATH_OR_NAME, path_field
 from runners.models import lifeline
 from runners.models.config import ApiModelConfig
 from runners.models.embedded import BACKEND_HINT, embedded_gguf
@@ -50,7 +51,7 @@ class ServerConfig:
     server answers one request at a time, no cap for vLLM; 0: no cap).
     """
 
-    model_path: str | None = None
+    model_path: str | None = path_field(kind=PATH_OR_NAME)  # a HF id, or a local folder or file
     host: str = "127.0.0.1"
     port: int = 0
     tool_call_parser: str = "hermes"
@@ -60,7 +61,7 @@ class ServerConfig:
     chat_format: str = "chatml-function-calling"
     startup_timeout_s: float = 900.0
     stop_grace_s: float = 15.0
-    log_path: str | None = None
+    log_path: str | None = path_field()
     extra_args: list[str] = field(default_factory=list)
     replicas: int = 1
     resources: dict[str, float] = field(default_factory=dict)

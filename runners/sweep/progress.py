@@ -1,8 +1,9 @@
 """The sweep's live progress: done / errored / running / failed / remaining per method, and an ETA.
 
 Errored jobs (their record ends in env_error, model_error or budget) are counted apart from done
-ones, jobs that ran without a sandbox are marked "unsandboxed", and the first error messages are
-printed when the sweep ends. On a terminal the sweep is one redrawing line (runners/sweep/console.py:
+ones, jobs that ran without a sandbox are marked "unsandboxed", jobs whose judge could not read their
+record (an infrastructure failure) "unscored", and the first error messages are printed when the
+sweep ends. On a terminal the sweep is one redrawing line (runners/sweep/console.py:
 counts, ETA, spend and the providers' rate limits) and the table per method is printed at the end;
 elsewhere one line per finished job, the status line every 30 s, and the table at the end.
 """
@@ -55,6 +56,7 @@ class Progress:
         self.running: dict[str, int] = defaultdict(int)
         self.errors: list[tuple[str, str]] = []
         self.unsandboxed = 0
+        self.unscored: list[tuple[str, str]] = []
         self.finished = 0  # a count, so the redraw thread never iterates a dict being written
         self.walls: list[float] = []
         self.skipped = skipped
@@ -98,10 +100,12 @@ class Progress:
             self.errors.append((o.spec.job_id, f"{o.status}: {o.error or stop}"))
         sandbox = None if o.result is None else o.result.sandbox
         self.unsandboxed += sandbox == "none"
+        if o.unscored:
+            self.unscored.append((o.spec.job_id, o.unscored))
         self.walls.append(o.wall_s)
         if not self.live:
             reason = o.error if o.result is None else stop
-            mark = " UNSANDBOXED" if sandbox == "none" else ""
+            mark = (" UNSANDBOXED" if sandbox == "none" else "") + (" UNSCORED" if o.unscored else "")
             line = f"[{self._finished()}/{self.n_jobs}] {o.status:7} {o.spec.job_id} ({reason}, {o.wall_s:.1f} s){mark}"
             self.console.print(line, markup=False, highlight=False, soft_wrap=True)  # one log line, never wrapped
 
@@ -111,6 +115,12 @@ class Progress:
 
     def print_errors(self) -> None:
         """The first errors' messages, so that a sweep of errored jobs does not end looking fine."""
+        if self.unscored:
+            self.console.print(f"{len(self.unscored)} job(s) finished but are UNSCORED: their judge could not read the record, a failure "
+                               "of the host, not of the agent (scored again on resume, or by python -m eval.score); the first:",
+                               markup=False, highlight=False, soft_wrap=True)
+            for job_id, msg in self.unscored[:SHOW_ERRORS]:
+                self.console.print(f"  {job_id}: {msg[:500]}", markup=False, highlight=False, soft_wrap=True)
         if not self.errors:
             return
         self.console.print(f"{len(self.errors)} job(s) did not finish ok (errored jobs are retried on resume); the first:")
@@ -137,6 +147,8 @@ class Progress:
         parts.append(f"ETA {duration(eta)}" if eta is not None else "ETA –")
         if self.unsandboxed:
             parts.append(f"{self.unsandboxed} UNSANDBOXED")
+        if self.unscored:
+            parts.append(f"{len(self.unscored)} UNSCORED")
         spend = spend_part(self.watch)
         if spend:
             parts.append(spend)
@@ -156,6 +168,8 @@ class Progress:
         notes = [f"{self.skipped} already complete"]
         if self.unsandboxed:
             notes.append(f"{self.unsandboxed} UNSANDBOXED")
+        if self.unscored:
+            notes.append(f"{len(self.unscored)} UNSCORED")
         if eta is not None:
             notes.append(f"ETA {eta:.0f} s")
         t.caption = " · ".join(notes)

@@ -48,6 +48,7 @@ class Outcome:
     scores: dict[str, Any] | None = None
     error: str | None = None
     node: str | None = None  # the Ray node id of its last attempt's actor
+    unscored: str | None = None  # why its judge could not read the record (an infrastructure failure; re-scorable)
 
 
 @dataclass(eq=False)
@@ -305,7 +306,7 @@ def _collect(ref: Any, job: _Running, cluster: ClusterConfig) -> tuple[Outcome |
     result = out.result
     status = "timeout" if out.timed_out else "error" if result.errored else "ok"
     error = result.error if status != "ok" else None  # errored: counted apart, retried on resume
-    return Outcome(job.spec, status, job.attempt, wall, result, out.scores, error, job.actor.node), False
+    return Outcome(job.spec, status, job.attempt, wall, result, out.scores, error, job.actor.node, out.unscored), False
 
 
 def _limit(spec: JobSpec, cluster: ClusterConfig) -> float:

@@ -16,6 +16,7 @@ from pathlib import Path
 from eval.benchmarks.base import BenchmarkError
 from eval.benchmarks.native_format import load_native
 from eval.config import BenchmarkConfig, cache_root
+from runners.core.paths import path_field
 from runners.core.task import Task
 
 COMPLETE = ".complete"
@@ -29,7 +30,7 @@ class Config(BenchmarkConfig):
     name: str = "builtin"
     suite: str = "workspace"
     seed: int = 0
-    cache_dir: str | None = None
+    cache_dir: str | None = path_field()
 
     @property
     def label(self) -> str:

@@ -86,7 +86,11 @@ class Pool:
 
     def read(self, root: Path, rel: str, limits: ExtractLimits) -> Read:
         """`root/rel` read in a worker's child under `limits` (whatever the file, a `Read`; its
-        `extracted.error` says why it is unreadable). `ExtractionFailed` when no worker answers."""
+        `extracted.error` says why it is unreadable). `ExtractionFailed` when no worker answers, when
+        `root` is relative (the worker's working folder is not the caller's: it would read another
+        file, or none) or when the worker cannot open `root` (a folder of the host)."""
+        if not Path(root).is_absolute():
+            raise ExtractionFailed(f"{root}: a relative folder reached the reading process (paths are made absolute at the entry point)")
         for attempt in (1, 2):  # a worker may have ended since it was last used: one more, fresh
             try:
                 worker = self._take()
@@ -94,7 +98,11 @@ class Pool:
                 raise ExtractionFailed(f"cannot start the reading process: {e}") from e
             try:
                 reply = worker.ask(root, rel, limits)
+                if "host_error" in reply["result"]:
+                    raise ExtractionFailed(f"{rel!r} not read: {reply['result']['host_error']} (a failure of the host, not of the file)")
                 return Read(Extracted.from_json(reply["result"]), reply["wall_s"], reply["cpu_s"], reply["maxrss_kb"])
+            except ExtractionFailed:
+                raise
             except (OSError, ValueError, KeyError, TypeError) as e:
                 worker.close()
                 if attempt == 2:

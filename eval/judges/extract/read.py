@@ -37,8 +37,18 @@ TEXT_SUFFIXES = {".md", ".txt", ".csv", ".tsv", ".json", ".jsonl", ".yaml", ".ym
 OFFICE_SUFFIXES = {".docx": "docx", ".xlsx": "openpyxl", ".xlsm": "openpyxl", ".pptx": "pptx", ".pdf": "pypdf"}  # -> the library that reads it
 
 
+class HostError(OSError):
+    """`root` itself, a folder of the host (the record's deliverable/, the task's workspace), cannot
+    be opened: a failure of the host, never the agent's file."""
+
+
 def extract_file(root: Path, rel: str, limits: ExtractLimits) -> Extracted:
-    """`root/rel` read within `limits` (reached without links, a regular file); never raises."""
+    """`root/rel` read within `limits` (reached without links, a regular file); raises only
+    `HostError`, when `root` cannot be opened (anything wrong below it is the file's)."""
+    try:
+        os.close(os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
+    except OSError as e:
+        raise HostError(f"cannot open the folder {root} ({e.strerror})") from None
     try:
         with open_regular(root, rel) as f:
             return _valid(extract(f, rel, limits), limits)

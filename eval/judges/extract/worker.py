@@ -3,7 +3,7 @@
     python -m eval.judges.extract.worker     (started by eval/judges/extract/pool.py; never by hand)
 
 It reads one request a line on stdin, `{"root", "rel", "limits"}`, and answers one line on stdout,
-`{"cpu_s", "maxrss_kb", "wall_s", "result": <Extracted as JSON>}`. This process never parses a file:
+`{"cpu_s", "maxrss_kb", "wall_s", "result": <Extracted as JSON, or {"host_error": why}>}`. This process never parses a file:
 for each request it imports the format's library (once; children inherit it, so a file costs a
 fork, not an import) and forks a child that sets its own limits (RLIMIT_AS, RLIMIT_CPU, no file
 writes, no core), reads the file (eval/judges/extract/read.py) and writes its answer to a pipe. A child past
@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from eval.config import ExtractLimits, MiB
-from eval.judges.extract.read import OFFICE_SUFFIXES, extract_file
+from eval.judges.extract.read import OFFICE_SUFFIXES, HostError, extract_file
 
 MAX_REPLY = 256 * MiB  # far above what the text and cell limits let an answer reach
 
@@ -73,10 +73,13 @@ def _child(w: int, root: Path, rel: str, limits: ExtractLimits) -> None:
         _limit(resource.RLIMIT_FSIZE, 0)
         _limit(resource.RLIMIT_CORE, 0)
         data = json.dumps(extract_file(root, rel, limits).to_json()).encode()
+    except HostError as e:  # not the file's fault: the parent raises it, never a score
+        data = json.dumps({"host_error": str(e)}).encode()
     except MemoryError:
         data = out_of_memory
     except BaseException as e:  # noqa: BLE001 - whatever happens, the parent gets an answer
-        data = json.dumps({"error": f"the reading process failed: {type(e).__name__}"}).encode()
+        # extract_file turns whatever the file causes into its error: this is the process's own failure
+        data = json.dumps({"host_error": f"the reading process failed: {type(e).__name__}"}).encode()
     try:
         view = memoryview(data)
         while view:
