@@ -15,7 +15,8 @@ from eval.benchmarks import load_benchmark
 from eval.benchmarks.agentcompany import Config as AgentCompanyConfig
 from eval.config import JudgeConfig
 from eval.judges import make_judge
-from tests.tac_seven import TASKS, RuleJudge, _bash, _write
+from eval.tac.scripted_agent import RuleJudge, _bash, _write
+from tests.tac_seven import TASKS
 from tests.test_eval_helpers import make_job
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="the agentcompany judge needs bubblewrap (CI installs it)")

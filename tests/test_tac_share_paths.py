@@ -19,8 +19,8 @@ import requests
 
 from eval.judges import JudgeError
 from eval.tac.image_state import FILESERVER, STATE_DIR
+from eval.tac.scripted_agent import SERVER, RuleJudge, _bash, _write
 from runners.core.messages import AssistantMessage
-from tests.tac_seven import SERVER, RuleJudge, _bash, _write
 from tests.test_tac_doors import run_agent
 
 REPO = Path(__file__).resolve().parent.parent
