@@ -199,3 +199,24 @@ def test_a_runaway_writer_under_a_harness_ends_its_job_at_the_disk_quota(bench: 
     result = JobRecord(tmp_path / jid).result
     assert result.stop_reason == "disk_quota", (result.stop_reason, result.error)
     assert "disk quota" in (result.error or "")
+
+
+def test_the_finish_check_stops_claude_code_once_while_a_requirement_is_open(bench: Path, tmp_path: Path) -> None:
+    """As in the paper: at the first stop with a requirement open, the check lists it with its review
+    and the model goes on (here it resolves it); the next stop ends the run. The harness sees neither."""
+    record = _run(bench, tmp_path, "claude_code", "runningtab", [
+        {"tool_calls": [{"name": "tab_add", "arguments": {"requirements": ["hotel reimbursement per night"]}}]},
+        {"tool_calls": [{"name": "Read", "arguments": {"file_path": "/workspace/policies/travel.md"}}]},
+        {"tool_calls": [{"name": "Bash", "arguments": {"command": WRITE}}]},
+        {"content": "Done."},
+        {"tool_calls": [{"name": "tab_resolve", "arguments": {"id": "r1", "status": "done", "entries": ["L1"]}}]},
+        {"content": "Final."},
+    ])
+    assert record.result.stop_reason == "finished", record.result.error
+    messages = list(record.trajectory())
+    checks = [m for m in messages if m.get("stop_hook")]
+    assert len(checks) == 1 and "hotel reimbursement per night" in checks[0]["content"]
+    events = [e for e in record.plugin("tab")["events"] if e.get("kind") == "finish_check"]
+    assert [e["case"] for e in events] == ["open"]
+    assert record.result.final_answer == "Final."
+    assert record.plugin("harness")["model_calls"] == 3
