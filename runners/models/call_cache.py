@@ -35,6 +35,7 @@ from envs.protocol import ToolCall
 from envs.safeio import read_regular, write_json
 from runners.core.messages import AssistantMessage, Usage
 from runners.models.config import ApiModelConfig, ModelConfig
+from runners.models.weights import served_weights
 from runners.models.wire import wire_messages
 
 log = logging.getLogger(__name__)
@@ -188,14 +189,19 @@ def model_identity(mc: ModelConfig) -> dict[str, Any]:
     return {k: getattr(mc, k, None) for k in ANSWER_FIELDS}
 
 
-def agent_identity(mc: ModelConfig, job_seed: int) -> dict[str, Any]:
+def agent_identity(mc: ModelConfig, job_seed: int, cache_dir: Path | None = None) -> dict[str, Any]:
     """What an agent call's key hashes of its model: `model_identity`, the job's seed, the served
     model's weights and settings (a sweep serves it at a new URL each time: the URL is not in it,
-    the configured `base_url` is), the scripted model's script."""
+    the configured `base_url` is), the scripted model's script. The weights a sweep serves are
+    keyed by their content (runners/models/weights.py, remembered under `cache_dir`); raises
+    `WeightsUnknown` when they are not local files."""
     out = {**model_identity(mc), "job_seed": job_seed}
     server = getattr(mc, "server", None)
     if server is not None:
         out["server"] = {k: getattr(server, k) for k in _SERVED}
+        weights = served_weights(mc, cache_dir)
+        if weights is not None:
+            out["server"]["model_path"] = weights
     script = getattr(mc, "script", None)
     if script:
         p = Path(script)
