@@ -52,9 +52,11 @@ class JobModel:
     handle: Any = None  # the sweep's governor
 
     def record_fields(self, stop_reason: str, budget_usd: float | None) -> dict[str, Any]:
-        """`spend`, `cached_calls` and, for a budget stop, `budget_usd` (result.json)."""
+        """`spend`, `cached_calls` and, for a stop at the job's own budget, `budget_usd` (result.json;
+        None for a stop at the sweep's or the cell's budget: a re-run of the sweep may continue it)."""
+        swept = self.paid.spend is not None and self.paid.spend.stopped
         return {"spend": round(self.paid.usd, 6), "cached_calls": self.cached.hits if self.cached else 0,
-                "budget_usd": budget_usd if stop_reason == "budget" else None}
+                "budget_usd": budget_usd if stop_reason == "budget" and not swept else None}
 
     async def aclose(self) -> None:
         if self.handle is not None:
@@ -74,11 +76,10 @@ def job_model(cfg: RootConfig, task_id: str, model_url: str | None, sweep_dir: P
     handle = governor.find(sweep_dir)
     if isinstance(mc, ApiModelConfig) and not needs_server(mc) and hasattr(client, "gate"):  # a provider, not our own server
         client.gate = _gate(mc, getattr(client, "base_url", model_url or ""), handle)
-    report = None
+    spend = None
     if handle is not None:
-        cell = Cell(cfg.benchmark.label, cfg.method.name, cfg.model.id, cfg.seed).name
-        report = lambda usd: usd and handle.paid.remote(job_id, cell, usd)  # noqa: E731
-    paid = Paid(client, report)
+        spend = governor.SweepSpend(handle, job_id, Cell(cfg.benchmark.label, cfg.method.name, cfg.model.id, cfg.seed).name)
+    paid = Paid(client, spend)
     model: Model = paid
     cached = None
     mode = cache_mode(mc.cache, "off")
