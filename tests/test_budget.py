@@ -106,6 +106,17 @@ def test_a_budget_admits_pairs_across_methods_together() -> None:
     assert b.admit(specs[2]) and b.admit(specs[5])  # the pair fits now: both start
 
 
+def test_the_governor_says_when_the_sweep_or_a_cell_has_spent_its_budget() -> None:
+    from runners.models.governor import Governor, SpendLimits
+
+    g = Governor(SpendLimits(sweep_usd=5.0, cell_usd=1.0, prior_total=1.0, prior_cells={"a": 0.5}))
+    assert g.over("a") is None and g.paid("j1", "a", 0.25) is None
+    assert "budget.cell_usd" in (g.paid("j1", "a", 0.25) or "")  # 0.5 earlier + 0.5 now: cell a is spent
+    assert g.over("b") is None and g.paid("j2", "b", 0.75) is None  # another cell goes on
+    assert "budget.sweep_usd" in (g.paid("j3", "c", 2.75) or "") and "budget.sweep_usd" in (g.over("b") or "")  # 1 + 4 = 5
+    assert g.snapshot()["budget"] == {"sweep_usd": 5.0, "cell_usd": 1.0}
+
+
 def _priced_sweep(tmp_path: Path, *overrides: str) -> subprocess.CompletedProcess[str]:
     """4 tasks × [dci, runningtab]: each job makes 6 calls at $0.25 (a $1.50 job), 4 in flight."""
     bench = tmp_path / "b"
