@@ -212,6 +212,9 @@ class SweepSpend:
             ref = self._asked
             try:
                 self._answer = (ref, await asyncio.wait_for(_result(ref), ANSWER_S))
+            except TimeoutError:  # a congested governor: this call goes on, the next one asks again
+                log.warning("the sweep's governor did not answer within %g s: job %s calls without the budget check", ANSWER_S, self.job_id)
+                return
             except Exception as e:  # noqa: BLE001 - a lost governor: the job goes on; the driver's admission still holds
                 log.warning("the sweep's governor did not answer (%s: %s): job %s goes on without the sweep's budget check",
                             type(e).__name__, e, self.job_id)

@@ -183,16 +183,16 @@ class SweepBudget:
         book.this_run += spend
         self.finished_this_run += spend
 
-    def _limits(self) -> str:
+    def _limits(self, job: bool = True) -> str:
         return " / ".join(x for x in (f"budget.sweep_usd=${self.cfg.sweep_usd:g}" if self.cfg.sweep_usd is not None else "",
                                       f"budget.cell_usd=${self.cfg.cell_usd:g}" if self.cfg.cell_usd is not None else "",
-                                      f"budget.job_usd=${self.cfg.job_usd:g}" if self.cfg.job_usd is not None else "") if x)
+                                      f"budget.job_usd=${self.cfg.job_usd:g}" if job and self.cfg.job_usd is not None else "") if x)
 
     def not_started(self) -> str | None:
         """The line that says which jobs the budget kept from starting, or None."""
         if not self.held:
             return None
-        return (f"{len(self.held)} job(s) not started: their expected cost would pass {self._limits()} "
+        return (f"{len(self.held)} job(s) not started: their expected cost would pass {self._limits(job=False)} "
                 f"(spent ${self.spent():.2f}); raise the budget and run the same command again to run them")
 
     def held_line(self) -> str | None:
