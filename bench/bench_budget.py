@@ -3,6 +3,7 @@
     python -m bench.bench_budget limiter [--calls 20000] [--remote-calls 4000]
     python -m bench.bench_budget cache [--turns 50] [--episodes 20]
     python -m bench.bench_budget sweep [--tasks 250] [--seeds 2] [--keep DIR]
+    python -m bench.bench_budget spend [--remote-calls 4000]
 
 `limiter`: the overhead of asking a provider's limiter before a call and answering it after — in
 this process (`runners.job`), and through the sweep's governor actor (a Ray round trip), from one
@@ -10,7 +11,10 @@ caller and from 64 concurrent ones in one episode actor. `cache`: the model-call
 per call (the key over a growing episode, reading the entry) against its miss path (key, the model,
 storing the entry), over episodes of `--turns` calls with ~2 KB tool results. `sweep`: a real
 scripted sweep of tasks × dci, runningtab × seeds (1,000 jobs by default) run once, then again into a
-new folder from its cache: wall time and spend of each.
+new folder from its cache: wall time and spend of each. `spend`: what the sweep budget's check
+before each paid call costs a job (runners/models/governor.py `SweepSpend`: report the payment, read
+the governor's answer before the next call) against reporting alone, back to back with no model
+time in between (the worst case: a real call takes seconds, by which time the answer is back).
 """
 
 from __future__ import annotations
@@ -80,6 +84,51 @@ class _Caller:
 
         t0 = time.perf_counter()
         await asyncio.gather(*(one(calls // concurrent) for _ in range(concurrent)))
+        return statistics.median(latencies), time.perf_counter() - t0
+
+
+def spend(remote_calls: int) -> None:
+    import ray
+
+    from runners.config.runner import BudgetConfig
+    from runners.models import governor
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        with tempfile.TemporaryDirectory() as sweep:
+            handle = governor.start(Path(sweep), BudgetConfig(sweep_usd=1e9, estimate_usd=1.0))
+            payer = ray.remote(_Payer).options(num_cpus=0, max_concurrency=200).remote()
+            for checked in (False, True):
+                for concurrent in (1, 64):
+                    ray.get(payer.run.remote(handle, 200, concurrent, checked))  # warm up
+                    per_call, wall = ray.get(payer.run.remote(handle, remote_calls, concurrent, checked))
+                    what = "report + check" if checked else "report only"
+                    print(f"{what}, {concurrent} concurrent job(s): {1e3 * per_call:.3f} ms per paid call (median), "
+                          f"{remote_calls / wall:,.0f} paid calls/s through one governor")
+            governor.stop(handle)
+    finally:
+        ray.shutdown()
+
+
+class _Payer:
+    """An actor whose jobs pay for calls back to back, as `Paid` does around each model call."""
+
+    async def run(self, handle: Any, calls: int, concurrent: int, checked: bool) -> tuple[float, float]:
+        from runners.models.governor import SweepSpend
+
+        latencies: list[float] = []
+
+        async def job(n: int, j: int) -> None:
+            spend = SweepSpend(handle, f"job{j}", "cell")
+            for _ in range(n):
+                t0 = time.perf_counter()
+                if checked:
+                    await spend.check()
+                spend.paid(0.001)
+                latencies.append(time.perf_counter() - t0)
+
+        t0 = time.perf_counter()
+        await asyncio.gather(*(job(calls // concurrent, j) for j in range(concurrent)))
         return statistics.median(latencies), time.perf_counter() - t0
 
 
@@ -160,11 +209,15 @@ def main() -> None:
     p.add_argument("--tasks", type=int, default=250)
     p.add_argument("--seeds", type=int, default=2)
     p.add_argument("--keep", type=Path)
+    p = sub.add_parser("spend")
+    p.add_argument("--remote-calls", type=int, default=4000)
     args = ap.parse_args()
     if args.what == "limiter":
         limiter(args.calls, args.remote_calls)
     elif args.what == "cache":
         cache(args.turns, args.episodes)
+    elif args.what == "spend":
+        spend(args.remote_calls)
     else:
         sweep(args.tasks, args.seeds, args.keep)
 

@@ -17,7 +17,7 @@ from runners.job.identity import JobSpec
 from runners.models.config import ApiModelConfig
 from runners.models.wire import parse_reply
 from runners.preflight.checks import ConfigError, check_config
-from runners.sweep.budget import SweepBudget
+from runners.sweep.budget import HELD_EXIT, SweepBudget
 from tests.conftest import compose_root, write_native, write_script
 
 REPO = Path(__file__).resolve().parent.parent
@@ -90,6 +90,74 @@ def test_the_cell_budget_counts_its_own_cell() -> None:
     assert [b.admit(s) for s in specs] == [True, True, False, True, True, False]
 
 
+def test_a_budget_admits_pairs_across_methods_together() -> None:
+    """Grid order is method by method: the DCI jobs first. Admitted one by one, a budget for four
+    jobs started three DCI jobs and one RunningTab job; by pairs, two whole pairs."""
+    specs = []
+    for method in ("dci", "runningtab"):
+        cfg = compose_root(["model=scripted", "judge=none", f"method={method}"])
+        specs += [JobSpec(f"{method}-t{i}", cfg, f"t{i}") for i in range(3)]
+    b = SweepBudget(BudgetConfig(sweep_usd=2.0, estimate_usd=0.5), specs, specs, Path("/nonexistent"))
+    started = [s.job_id for s in specs if b.admit(s)]
+    assert sorted(started) == ["dci-t0", "dci-t1", "runningtab-t0", "runningtab-t1"]
+    assert b.held == {"dci-t2", "runningtab-t2"}
+    b.finished("dci-t0", 0.1)
+    b.update({"paid_total": 0.1, "paid_cells": {}, "paid_jobs": {}})
+    assert b.admit(specs[2]) and b.admit(specs[5])  # the pair fits now: both start
+
+
+def test_the_governor_says_when_the_sweep_or_a_cell_has_spent_its_budget() -> None:
+    from runners.models.governor import Governor, SpendLimits
+
+    g = Governor(SpendLimits(sweep_usd=5.0, cell_usd=1.0, prior_total=1.0, prior_cells={"a": 0.5}))
+    assert g.over("a") is None and g.paid("j1", "a", 0.25) is None
+    assert "budget.cell_usd" in (g.paid("j1", "a", 0.25) or "")  # 0.5 earlier + 0.5 now: cell a is spent
+    assert g.over("b") is None and g.paid("j2", "b", 0.75) is None  # another cell goes on
+    assert "budget.sweep_usd" in (g.paid("j3", "c", 2.75) or "") and "budget.sweep_usd" in (g.over("b") or "")  # 1 + 4 = 5
+    assert g.snapshot()["budget"] == {"sweep_usd": 5.0, "cell_usd": 1.0}
+
+
+def _priced_sweep(tmp_path: Path, *overrides: str) -> subprocess.CompletedProcess[str]:
+    """4 tasks × [dci, runningtab]: each job makes 6 calls at $0.25 (a $1.50 job), 4 in flight."""
+    bench = tmp_path / "b"
+    if not bench.exists():
+        write_native(bench, [{"id": f"t{i}", "prompt": f"Count {i}.", "workspace": "w", "answer": "3"} for i in range(4)],
+                     {"w/a.txt": "1\n"})
+    script = write_script(tmp_path / "s.jsonl", _turns(6, 0.25))
+    cmd = [sys.executable, "-m", "runners.sweep", "benchmark=native", f"benchmark.path={bench}", "model=scripted",
+           f"model.script={script}", "judge=none", "tracker=jsonl", f"out={tmp_path / 'out'}", "sweep=s",
+           "grid.method=[dci,runningtab]", f"model.cache_dir={tmp_path / 'cache'}", "cluster.max_in_flight=4", *overrides]
+    return subprocess.run(cmd, cwd=REPO, env=ENV, capture_output=True, text=True, timeout=900)
+
+
+@pytest.mark.slow
+def test_running_jobs_stop_at_the_sweep_budget_and_the_overshoot_is_bounded(tmp_path: Path) -> None:
+    """The attack: an estimate far below the real cost. Before, the four jobs admitted on it ran to
+    their end ($6 spent of $1) and the sweep exited 0. Now each stops at its next paid call once $1
+    is spent: at most one more call ($0.25) per job in flight (4), so at most $2."""
+    r = _priced_sweep(tmp_path, "budget.sweep_usd=1", "budget.estimate_usd=0.01")
+    assert r.returncode == HELD_EXIT, r.stderr[-3000:]
+    assert r.stderr.strip().splitlines()[-1].startswith("sweep held by its budget"), r.stderr[-3000:]
+    spent = json.loads((tmp_path / "out" / "s" / "spend.json").read_text())["spent"]
+    assert 1.0 <= spent <= 1.0 + 4 * 0.25 + 1e-9, spent
+    results = {d.name: json.loads((d / "result.json").read_text()) for d in (tmp_path / "out" / "s").iterdir()
+               if (d / "result.json").is_file()}
+    assert sum(r["spend"] for r in results.values()) == pytest.approx(spent)
+    stopped = [j for j, res in results.items() if res["stop_reason"] == "budget"]
+    assert stopped and all(results[j]["budget_usd"] is None and "budget.sweep_usd" in results[j]["error"] for j in stopped)
+    started = {d.name for d in (tmp_path / "out" / "s").iterdir() if (d / "job.json").is_file()}
+    tasks = {j.split("__")[1] for j in started}
+    assert len(started) == 2 * len(tasks), started  # whatever started came in pairs: both methods of a task
+
+    again = _priced_sweep(tmp_path, "budget.sweep_usd=100", "budget.estimate_usd=0.01")
+    assert again.returncode == 0, again.stderr[-3000:]
+    final = [json.loads(p.read_text()) for p in (tmp_path / "out" / "s").glob("*/result.json")]
+    assert len(final) == 8 and all(res["stop_reason"] == "finished" for res in final)
+    continued = [res for res in final if res["earlier_errors"]]
+    assert continued and any(res["cached_calls"] >= 1 for res in continued)  # continued from the cache, unpaid
+    assert all(res["spend"] < res["cost"] for res in continued if res["cached_calls"])
+
+
 @pytest.mark.slow
 def test_a_sweep_stops_starting_jobs_at_its_budget_and_a_rerun_with_more_runs_the_rest(tmp_path: Path) -> None:
     bench = write_native(tmp_path / "b", [{"id": f"t{i}", "prompt": f"Count {i}.", "workspace": "w", "answer": "3"} for i in range(5)],
@@ -99,7 +167,7 @@ def test_a_sweep_stops_starting_jobs_at_its_budget_and_a_rerun_with_more_runs_th
            f"model.script={script}", "judge=none", "tracker=jsonl", f"out={tmp_path / 'out'}", "sweep=s",
            f"model.cache_dir={tmp_path / 'cache'}", "cluster.max_in_flight=4"]
     r = subprocess.run([*cmd, "budget.sweep_usd=1.2", "budget.estimate_usd=0.5"], cwd=REPO, env=ENV, capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.returncode == HELD_EXIT and "sweep held by its budget" in r.stderr.strip().splitlines()[-1], r.stderr[-3000:]
     done = [d for d in (tmp_path / "out" / "s").iterdir() if (d / "result.json").is_file()]
     assert len(done) == 2 and "3 job(s) not started" in r.stderr, r.stderr[-3000:]  # 2 × 0.5 reserved, a third would pass 1.2
     spend = json.loads((tmp_path / "out" / "s" / "spend.json").read_text())

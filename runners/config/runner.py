@@ -72,9 +72,10 @@ class ReportConfig:
 class BudgetConfig:
     """What a sweep may spend, in USD at the models' prices (all optional; null = no limit).
 
-    `sweep_usd`, `cell_usd`: the scheduler starts no job whose expected cost would take the sweep's
-    (or its grid cell's) spend past them; the expected cost is the mean spend of the cell's finished
-    jobs, else `estimate_usd`, else `job_usd`. `job_usd`: a job whose cost reaches it stops with
+    `sweep_usd`, `cell_usd`: the scheduler starts no pair of jobs whose expected cost would take the
+    sweep's (or its grid cell's) spend past them, and once the spend reaches them each running job
+    stops at its next paid call (`stop_reason: budget`); the expected cost is the mean spend of the
+    cell's finished jobs, else `estimate_usd`, else `job_usd`. `job_usd`: a job whose cost reaches it stops with
     `stop_reason: budget` (not complete: a re-run with a higher budget runs it again). Spend counts
     what was paid: a reply from the model-call cache costs nothing. `allow_unpriced`: false refuses
     to start while a model's price is missing or a placeholder (the paper presets set it false).

@@ -13,6 +13,7 @@ cached or not, and stops the job at `budget.job_usd`.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,10 @@ from runners.models.config import ApiModelConfig
 from runners.models.rate_limit import Limits, local_gate, provider_key
 from runners.models.registry import seeded
 from runners.models.server import needs_server
+from runners.models.weights import WeightsUnknown
+
+log = logging.getLogger(__name__)
+_refused: set[str] = set()  # models whose calls this process does not cache (said once)
 
 
 @dataclass
@@ -47,9 +52,11 @@ class JobModel:
     handle: Any = None  # the sweep's governor
 
     def record_fields(self, stop_reason: str, budget_usd: float | None) -> dict[str, Any]:
-        """`spend`, `cached_calls` and, for a budget stop, `budget_usd` (result.json)."""
+        """`spend`, `cached_calls` and, for a stop at the job's own budget, `budget_usd` (result.json;
+        None for a stop at the sweep's or the cell's budget: a re-run of the sweep may continue it)."""
+        swept = self.paid.spend is not None and self.paid.spend.stopped
         return {"spend": round(self.paid.usd, 6), "cached_calls": self.cached.hits if self.cached else 0,
-                "budget_usd": budget_usd if stop_reason == "budget" else None}
+                "budget_usd": budget_usd if stop_reason == "budget" and not swept else None}
 
     async def aclose(self) -> None:
         if self.handle is not None:
@@ -69,20 +76,34 @@ def job_model(cfg: RootConfig, task_id: str, model_url: str | None, sweep_dir: P
     handle = governor.find(sweep_dir)
     if isinstance(mc, ApiModelConfig) and not needs_server(mc) and hasattr(client, "gate"):  # a provider, not our own server
         client.gate = _gate(mc, getattr(client, "base_url", model_url or ""), handle)
-    report = None
+    spend = None
     if handle is not None:
-        cell = Cell.of_config(cfg).name
-        report = lambda usd: usd and handle.paid.remote(job_id, cell, usd)  # noqa: E731
-    paid = Paid(client, report)
+        spend = governor.SweepSpend(handle, job_id, Cell.of_config(cfg).name)
+    paid = Paid(client, spend)
     model: Model = paid
     cached = None
     mode = cache_mode(mc.cache, "off")
-    if mode != "off":
+    identity = _cache_identity(mc, cfg.seed) if mode != "off" else None
+    if identity is not None:
         tier = _bucket_tier(cfg)
         store = CallCache(cache_root(mc.cache_dir, cfg.out), tier)
-        cached = CachingModel(paid, store, CallKeys(agent_identity(mc, cfg.seed), echo_fields(mc)), mode, threaded=tier is not None)
+        cached = CachingModel(paid, store, CallKeys(identity, echo_fields(mc)), mode, threaded=tier is not None)
         model = cached
     return JobModel(JobBudget(model, cfg.budget.job_usd), paid, cached, job_id, handle)
+
+
+def _cache_identity(mc: Any, seed: int) -> dict[str, Any] | None:
+    """The model's part of the cache keys; None (the cache refused for it, said once per process)
+    when the weights it serves cannot be keyed by their content."""
+    try:
+        return agent_identity(mc, seed, cache_root(mc.cache_dir))
+    except WeightsUnknown as e:
+        if mc.id not in _refused:
+            _refused.add(mc.id)
+            log.warning("model.cache: calls to model %s are not cached: %s, so its content cannot be part of the key "
+                        "(new weights there would get the old replies). Point model.server.model_path at a local copy "
+                        "to cache them", mc.id, e)
+        return None
 
 
 def _gate(mc: ApiModelConfig, base_url: str, handle: Any) -> Any:

@@ -24,7 +24,8 @@ VOUCHED = ("ok", "timeout")  # ledger statuses of records that are results: neve
 
 def retries_left(result: Result, error_retries: int, job_usd: float | None = None) -> bool:
     """Whether an errored record may be run again; one stopped by its budget only under a higher
-    `budget.job_usd` (`job_usd` None: no budget now, higher than any)."""
+    `budget.job_usd` (`job_usd` None: no budget now, higher than any), one stopped by the sweep's or
+    its cell's budget (`budget_usd` None) always (the sweep's admission decides whether it starts)."""
     if result.stop_reason == "budget":
         return job_usd is None or result.budget_usd is None or job_usd > result.budget_usd
     return result.errored and result.attempt <= error_retries

@@ -3,15 +3,15 @@
 Two wrappers around a job's model (runners/job/model.py puts them on either side of the cache):
 `Paid`, inside the cache, sees only the calls a model answered — its total is what the job paid
 (a reply from the cache costs nothing) and each payment is reported as it happens (to the sweep's
-governor: live spend per cell); `JobBudget`, outside the cache, adds up every reply's cost, cached or
+governor: live spend per cell), which stops the job before its next paid call once the sweep's or
+the cell's budget is spent (a call the cache answers is free and goes on); `JobBudget`, outside the cache, adds up every reply's cost, cached or
 not — what the trajectory cost, the same on every re-run — and refuses the next call once that
 reaches `budget.job_usd`: the episode then stops with `stop_reason: budget`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from runners.core.messages import (
     AssistantMessage,
@@ -49,18 +49,43 @@ class _Wrapped:
             await aclose()
 
 
-class Paid(_Wrapped):
-    """The calls `inner` answered and what they cost; `on_paid(usd)` after each one."""
+class Spend(Protocol):
+    """Where a job's payments go (the sweep's governor: runners/models/governor.py `SweepSpend`), and
+    the check before each paid call that stops the job once the sweep's or its cell's budget is spent
+    (`stopped`: why, once it did)."""
 
-    def __init__(self, inner: Model, on_paid: Callable[[float], None] | None = None) -> None:
+    stopped: str | None
+
+    def paid(self, usd: float) -> None: ...
+
+    async def check(self) -> None: ...
+
+    def check_now(self) -> None: ...
+
+
+class Paid(_Wrapped):
+    """The calls `inner` answered and what they cost, each told to `spend`, which may refuse the
+    next one (`BudgetExceeded`) once the sweep's or the cell's budget is spent."""
+
+    def __init__(self, inner: Model, spend: Spend | None = None) -> None:
         super().__init__(inner)
-        self.usd, self.calls, self.on_paid = 0.0, 0, on_paid
+        self.usd, self.calls, self.spend = 0.0, 0, spend
+
+    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantMessage:
+        if self.spend is not None:
+            self.spend.check_now()
+        return self._after(self.inner.complete(messages, tools))
+
+    async def acomplete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantMessage:
+        if self.spend is not None:
+            await self.spend.check()
+        return self._after(await complete_async(self.inner, messages, tools))
 
     def _after(self, reply: AssistantMessage) -> AssistantMessage:
         self.usd += reply.usage.cost
         self.calls += 1
-        if self.on_paid is not None:
-            self.on_paid(reply.usage.cost)
+        if self.spend is not None:
+            self.spend.paid(reply.usage.cost)
         return reply
 
 

@@ -13,8 +13,9 @@ Keys hash what can change a reply and nothing else:
   history every turn), plus the index of the call among identical calls in the job, so that sampling
   at temperature > 0 still differs across seeds and repeats.
 
-Entries are read with a size cap and only as regular files reached without links: without
-bubblewrap the agent's shell could write there.
+Entries are read with a size cap and only as regular files reached without links (without
+bubblewrap the agent's shell could write there), and checked field by field (`entry_problem`): a bad
+one, on disk or in the bucket, is a miss, logged once, that the next reply replaces.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import dataclasses
 import hashlib
 import json
 import logging
+import math
 import os
 from collections import Counter
 from pathlib import Path
@@ -33,6 +35,7 @@ from envs.protocol import ToolCall
 from envs.safeio import read_regular, write_json
 from runners.core.messages import AssistantMessage, Usage
 from runners.models.config import ApiModelConfig, ModelConfig
+from runners.models.weights import served_weights
 from runners.models.wire import wire_messages
 
 log = logging.getLogger(__name__)
@@ -44,6 +47,7 @@ MAX_ENTRY_BYTES = 64 << 20
 ANSWER_FIELDS = ("kind", "name", "base_url", "temperature", "top_p", "max_tokens", "seed", "extra_body")
 _SERVED = ("model_path", "tool_call_parser", "tensor_parallel_size", "ctx_size", "chat_format", "extra_args")
 _USAGE = {f.name for f in dataclasses.fields(Usage)}
+_reported: set[str] = set()  # keys of bad entries this process has logged
 
 
 class Tier(Protocol):
@@ -64,17 +68,19 @@ class CallCache:
         return self.root / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> dict[str, Any] | None:
-        """The entry under `key`, or None (absent, unreadable, or not an entry: then a miss)."""
+        """The entry under `key`, or None: absent, unreadable, or not a valid entry (then a miss,
+        logged once, that the next reply replaces). A bad entry on disk is looked up in the tier."""
         try:
             data = read_regular(self.root, f"{key[:2]}/{key}.json", MAX_ENTRY_BYTES + 1)
         except OSError:  # no cache folder yet
             data = None
-        if data is None and self.tier is not None:
+        entry = None if data is None else _checked(key, data, self.root)
+        if entry is None and self.tier is not None:
             data = self.tier.get(key)
-            entry = None if data is None or len(data) > MAX_ENTRY_BYTES else _entry(data)
+            entry = None if data is None else _checked(key, data, "the bucket")
             if entry is not None:
                 self._write_local(key, entry)
-        return None if data is None or len(data) > MAX_ENTRY_BYTES else _entry(data)
+        return entry
 
     def put(self, key: str, entry: dict[str, Any]) -> None:
         self._write_local(key, entry)
@@ -85,13 +91,56 @@ class CallCache:
         write_json(self.path(key), entry)
 
 
-def _entry(data: bytes) -> dict[str, Any] | None:
-    try:
-        d = json.loads(data)
-    except (ValueError, UnicodeDecodeError):
-        return None
-    ok = isinstance(d, dict) and isinstance(d.get("usage"), dict) and (d.get("content") is None or isinstance(d.get("content"), str))
-    return d if ok else None
+def _checked(key: str, data: bytes, where: object) -> dict[str, Any] | None:
+    """The entry in `data`, or None (logged once per key and process) when it is not one."""
+    problem = "larger than the cap" if len(data) > MAX_ENTRY_BYTES else None
+    d: Any = None
+    if problem is None:
+        try:
+            d = json.loads(data)
+        except (ValueError, UnicodeDecodeError):
+            problem = "not JSON"
+        else:
+            problem = entry_problem(d)
+    if problem is None:
+        return d
+    if key not in _reported:
+        _reported.add(key)
+        log.warning("model-call cache entry %s in %s is not a valid entry (%s): a miss; the next reply replaces it", key, where, problem)
+    return None
+
+
+def entry_problem(d: Any) -> str | None:
+    """What makes `d` something other than a cache entry (None: it is one). Entries are data from
+    a folder or a bucket other processes write: every field a reply is built from is checked."""
+    if not isinstance(d, dict):
+        return "not an object"
+    usage = d.get("usage")
+    if not isinstance(usage, dict):
+        return "usage is not an object"
+    for k in sorted(_USAGE & usage.keys()):
+        v = usage[k]
+        if not (_count(v) if k != "cost" else _amount(v)):
+            return f"usage.{k} is {v!r:.40}, not a {'count' if k != 'cost' else 'non-negative amount'}"
+    if d.get("content") is not None and not isinstance(d["content"], str):
+        return "content is not text"
+    if d.get("latency_s") is not None and not _amount(d["latency_s"]):
+        return "latency_s is not a non-negative number"
+    if d.get("extra") is not None and not isinstance(d["extra"], dict):
+        return "extra is not an object"
+    calls = d.get("tool_calls")
+    if calls is not None and not (isinstance(calls, list) and all(
+            isinstance(c, dict) and all(isinstance(c.get(f), str) for f in ("id", "name", "arguments")) for c in calls)):
+        return "tool_calls is not a list of calls with a text id, name and arguments"
+    return None
+
+
+def _count(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def _amount(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
 
 
 def full_key(identity: dict[str, Any], messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> str:
@@ -140,14 +189,19 @@ def model_identity(mc: ModelConfig) -> dict[str, Any]:
     return {k: getattr(mc, k, None) for k in ANSWER_FIELDS}
 
 
-def agent_identity(mc: ModelConfig, job_seed: int) -> dict[str, Any]:
+def agent_identity(mc: ModelConfig, job_seed: int, cache_dir: Path | None = None) -> dict[str, Any]:
     """What an agent call's key hashes of its model: `model_identity`, the job's seed, the served
     model's weights and settings (a sweep serves it at a new URL each time: the URL is not in it,
-    the configured `base_url` is), the scripted model's script."""
+    the configured `base_url` is), the scripted model's script. The weights a sweep serves are
+    keyed by their content (runners/models/weights.py, remembered under `cache_dir`); raises
+    `WeightsUnknown` when they are not local files."""
     out = {**model_identity(mc), "job_seed": job_seed}
     server = getattr(mc, "server", None)
     if server is not None:
         out["server"] = {k: getattr(server, k) for k in _SERVED}
+        weights = served_weights(mc, cache_dir)
+        if weights is not None:
+            out["server"]["model_path"] = weights
     script = getattr(mc, "script", None)
     if script:
         p = Path(script)

@@ -5,11 +5,17 @@ Spent = what the records of earlier runs paid (`result.json` `spend`) + what thi
 (the governor's live count of every call a model answered, jobs still running and attempts lost with
 their actor included). A running job is expected to cost its cell's expected cost at most; what it
 has paid already counts against that. A cell's expected cost per job is the mean spend of its
-finished jobs, else `budget.estimate_usd`, else `budget.job_usd`. A job is started only when the
-sweep's spend, plus what the running jobs may still cost, plus its own expected cost stays within
-`budget.sweep_usd` (and likewise for its cell and `budget.cell_usd`). A job held back is asked again
-whenever one finishes; jobs still held when nothing runs are not started at all (no record: a
-re-run with a higher budget runs them).
+finished jobs, else `budget.estimate_usd`, else `budget.job_usd`.
+
+Jobs are admitted by pairs: the jobs of one task, model and seed across the sweep's methods (a
+RunningTab job and its DCI job) start together or not at all, so that what a budget allows is a set
+of paired comparisons. A pair is started only when the sweep's spend, plus what the running jobs may
+still cost, plus the pair's expected cost stays within `budget.sweep_usd` (and likewise for each of
+its cells and `budget.cell_usd`). A pair held back is asked again whenever a job finishes; pairs
+still held when nothing runs are not started at all (no record: a re-run with a higher budget runs
+them). Running jobs are held to the budgets too: the governor stops each at its next paid call once
+the sweep's or its cell's budget is spent (runners/models/governor.py), so the spend passes a budget
+by at most one call per job running then. `held_line` says how a sweep held by its budget ended.
 
 Not counted: an attempt killed before it wrote its result (a killed driver or actor) in an earlier
 run; with the model-call cache on, its re-run does not pay for those calls again.
@@ -28,10 +34,27 @@ from runners.core.job_record import read_result
 from runners.core.record_types import Cell, RecordError
 from runners.job.identity import JobSpec
 
+HELD_EXIT = 3  # the sweep's exit code when a budget held it (jobs not started, or stopped at a budget)
+
 
 def cell_of(spec: JobSpec) -> str:
     c = spec.cfg
     return Cell.of_config(c).name
+
+
+def pair_of(spec: JobSpec) -> tuple[str, str, str, int]:
+    """The jobs compared side by side: one task, model and seed, across methods."""
+    c = spec.cfg
+    return c.benchmark.label, spec.task_id, c.model.id, c.seed
+
+
+def paired(specs: Iterable[JobSpec]) -> list[JobSpec]:
+    """`specs` with each pair's jobs next to each other (pairs in the order of their first job), so
+    that a pair admitted together also starts together."""
+    groups: dict[tuple[str, str, str, int], list[JobSpec]] = {}
+    for s in specs:
+        groups.setdefault(pair_of(s), []).append(s)
+    return [s for group in groups.values() for s in group]
 
 
 @dataclass
@@ -64,11 +87,19 @@ class SweepBudget:
                 book.prior += paid
                 if s.job_id not in todo_ids:
                     book.finished.append(paid)
+        self.pairs: dict[tuple[str, str, str, int], list[str]] = defaultdict(list)  # jobs to run, per pair
+        self.pair: dict[str, tuple[str, str, str, int]] = {}
+        for s in todo:
+            self.pair[s.job_id] = pair_of(s)
+            self.pairs[pair_of(s)].append(s.job_id)
+        self.waiting = set(todo_ids)  # neither running nor finished in this run
+        self.promised: set[str] = set()  # admitted with their pair, not started yet
         self.live_cells: dict[str, float] = {}
         self.live_jobs: dict[str, float] = {}
         self.live_total = 0.0
         self.finished_this_run = 0.0
         self.held: set[str] = set()
+        self.stopped: set[str] = set()  # jobs that ended at a budget in this run
 
     @property
     def limited(self) -> bool:
@@ -107,29 +138,44 @@ class SweepBudget:
         return self.spent(cell) + self._reserved(cells) + pending
 
     def admit(self, spec: JobSpec) -> bool:
-        """Whether `spec` may start now; if so it counts as running from here."""
-        cell = self.cell[spec.job_id]
-        cost = self.expected(cell)
+        """Whether `spec` may start now, with the rest of its pair (they count as running from here)."""
+        job = spec.job_id
+        if job in self.promised:  # its pair was admitted with it
+            self.promised.discard(job)
+            return True
+        cell = self.cell[job]
+        if job not in self.waiting:  # a job retried after its actor was lost is still running
+            return job in self.cells[cell].running
+        pair = [j for j in self.pairs[self.pair[job]] if j in self.waiting]
+        cost = {j: self.expected(self.cell[j]) for j in pair}
         ok = True
         if self.cfg.sweep_usd is not None:
-            ok = self.spent() + self._reserved(self.cells) + cost <= self.cfg.sweep_usd + 1e-9
-        if ok and self.cfg.cell_usd is not None:
-            ok = self.spent(cell) + self._reserved([cell]) + cost <= self.cfg.cell_usd + 1e-9
+            ok = self.spent() + self._reserved(self.cells) + sum(cost.values()) <= self.cfg.sweep_usd + 1e-9
+        for c in {self.cell[j] for j in pair} if self.cfg.cell_usd is not None else ():
+            ours = sum(v for j, v in cost.items() if self.cell[j] == c)
+            ok = ok and self.spent(c) + self._reserved([c]) + ours <= self.cfg.cell_usd + 1e-9
         if not ok:
-            self.held.add(spec.job_id)
+            self.held.add(job)
             return False
-        self.held.discard(spec.job_id)
-        book = self.cells[cell]
-        if spec.job_id not in book.running:  # a job retried after its actor was lost is still running
+        for j in pair:
+            book = self.cells[self.cell[j]]
             book.pending -= 1
-            book.running.add(spec.job_id)
+            book.running.add(j)
+            self.waiting.discard(j)
+            self.held.discard(j)
+            if j != job:
+                self.promised.add(j)
         return True
 
-    def finished(self, job_id: str, spend: float | None) -> None:
-        """A job came back: with its record's spend, or None (no record: an attempt lost, run again)."""
+    def finished(self, job_id: str, spend: float | None, budget_stop: bool = False) -> None:
+        """A job came back: with its record's spend (`budget_stop`: it ended at a budget), or None (no
+        record: an attempt that failed)."""
         cell = self.cell[job_id]
         book = self.cells[cell]
         book.running.discard(job_id)
+        self.promised.discard(job_id)
+        if budget_stop:
+            self.stopped.add(job_id)
         if spend is None:
             book.pending += 1
             return
@@ -137,14 +183,25 @@ class SweepBudget:
         book.this_run += spend
         self.finished_this_run += spend
 
+    def _limits(self, job: bool = True) -> str:
+        return " / ".join(x for x in (f"budget.sweep_usd=${self.cfg.sweep_usd:g}" if self.cfg.sweep_usd is not None else "",
+                                      f"budget.cell_usd=${self.cfg.cell_usd:g}" if self.cfg.cell_usd is not None else "",
+                                      f"budget.job_usd=${self.cfg.job_usd:g}" if job and self.cfg.job_usd is not None else "") if x)
+
     def not_started(self) -> str | None:
         """The line that says which jobs the budget kept from starting, or None."""
         if not self.held:
             return None
-        limit = [f"budget.sweep_usd=${self.cfg.sweep_usd:g}" if self.cfg.sweep_usd else "",
-                 f"budget.cell_usd=${self.cfg.cell_usd:g}" if self.cfg.cell_usd else ""]
-        return (f"{len(self.held)} job(s) not started: their expected cost would pass {' / '.join(x for x in limit if x)} "
+        return (f"{len(self.held)} job(s) not started: their expected cost would pass {self._limits(job=False)} "
                 f"(spent ${self.spent():.2f}); raise the budget and run the same command again to run them")
+
+    def held_line(self) -> str | None:
+        """The sweep's last line when a budget held it (jobs not started, or stopped at a budget), or None."""
+        if not self.held and not self.stopped:
+            return None
+        return (f"sweep held by its budget ({self._limits()}; spent ${self.spent():.2f}): {len(self.held)} job(s) not started, "
+                f"{len(self.stopped)} stopped at the budget (recorded as `budget`, continued from the model-call cache); "
+                f"raise the budget and run the same command again to finish it")
 
 
 def _paid(job_dir: Path) -> float | None:

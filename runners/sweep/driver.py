@@ -72,7 +72,8 @@ def _excluded(override: str) -> bool:
 
 
 def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) -> dict[str, Any]:
-    """Everything the CLI does, callable from code (tests, Slurm array tasks). Raises `SweepBusy`
+    """Everything the CLI does, callable from code (tests, Slurm array tasks); `held` in what it
+    returns is the line saying a budget held the sweep (None: it ran everything). Raises `SweepBusy`
     when another driver runs this sweep (or a slice sharing its jobs), and `Interrupted`, carrying
     its status line, once SIGINT or SIGTERM has stopped it cleanly."""
     from runners.sweep.ownership import DriverLock
@@ -110,6 +111,10 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str],
     logged = ledger.records()  # read once: a record it vouches for is stat'ed, not read
     rescored, local = resume_scan(specs, sdir, logged)  # a new judge re-scores finished records, it does not re-run them
     todo = [s for s in specs if s.job_id not in local and s.job_id not in (stored or set())]
+    if root.budget.sweep_usd is not None or root.budget.cell_usd is not None:
+        from runners.sweep.budget import paired
+
+        todo = paired(todo)  # a pair admitted together starts together
     skipped = len(specs) - len(todo)
     tracker = build_tracker(root.tracker, name, sdir, specs)
     uploader = Uploader(storage, name)
@@ -129,6 +134,7 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str],
     to_run = {s.job_id for s in todo}
     live = LiveReport(sdir, root.report.live_every, already=[s.job_id for s in specs if s.job_id not in to_run], groups=_groups(specs))
     progress: Progress | None = None
+    watch: SweepWatch | None = None
 
     def done(outcome: Any) -> None:
         from runners.sweep.bookkeeping import book_job
@@ -160,7 +166,8 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str],
         jobs_done = time.monotonic()
         live.close()
     _report(sdir, tracker, jobs_done)
-    return {"sweep_dir": str(sdir), "jobs": len(specs), "ran": len(todo), "skipped": skipped}
+    return {"sweep_dir": str(sdir), "jobs": len(specs), "ran": len(todo), "skipped": skipped,
+            "held": None if watch is None else watch.budget.held_line()}
 
 
 def resume_command(overrides: Sequence[str]) -> str:
@@ -249,13 +256,17 @@ def _experiment() -> str | None:
 def main(cfg: DictConfig) -> None:
     from runners.core.record_types import RecordError
     from runners.preflight.checks import ConfigError
+    from runners.sweep.budget import HELD_EXIT
     from runners.sweep.ownership import SweepBusy
     from runners.sweep.stopping import Interrupted, exit_stopped
 
     try:
-        run_sweep(to_root(cfg), list(HydraConfig.get().overrides.task), _experiment())
+        out = run_sweep(to_root(cfg), list(HydraConfig.get().overrides.task), _experiment())
     except (ConfigError, RecordError, SweepBusy) as e:  # a record this version cannot read is left as it is
         sys.exit(f"error: {e}")
     except Interrupted as stop:
         exit_stopped(stop)
+    if out["held"]:  # the last line, and an exit code of its own: CI and scripts tell "held" from "done"
+        print(out["held"], file=sys.stderr)
+        sys.exit(HELD_EXIT)
 

@@ -92,7 +92,8 @@ class Progress:
         self.n_errored += o.status == "error"
         self.n_failed += o.status not in ("ok", "error")
         if self.watch is not None:
-            self.watch.finished(o.spec.job_id, None if o.result is None else o.result.spend)
+            self.watch.finished(o.spec.job_id, None if o.result is None else o.result.spend,
+                                o.result is not None and o.result.stop_reason == "budget")
         {"ok": self.done, "error": self.errored}.get(o.status, self.failed)[m] += 1
         self.finished += 1
         stop = None if o.result is None else o.result.stop_reason

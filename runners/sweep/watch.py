@@ -1,6 +1,7 @@
 """The driver's view of what a running sweep spends and how its providers' limiters stand.
 
-`SweepWatch` starts the sweep's governor (runners/models/governor.py) for the run, reads its state once a
+`SweepWatch` starts the sweep's governor (runners/models/governor.py) for the run, with the budgets
+and what earlier runs paid (it stops running jobs once a budget is spent), reads its state once a
 second on a thread of its own, keeps the budget's books (runners/sweep/budget.py: `admit` is what the
 scheduler asks before it starts a job) and writes `<sweep>/spend.json` (per cell: spent, expected
 at completion; the limiters' last state) every few seconds and at the end, and tells the tracker
@@ -46,7 +47,9 @@ class SweepWatch:
 
     def __enter__(self) -> SweepWatch:
         try:
-            self.handle = governor.start(self.sweep_dir)
+            books = self.budget.cells
+            self.handle = governor.start(self.sweep_dir, self.budget.cfg, sum(b.prior for b in books.values()),
+                                         {c: b.prior for c, b in books.items() if b.prior})
         except Exception as e:  # noqa: BLE001 - the sweep runs on, each process limiting on its own
             log.warning("the sweep's governor could not start (%s: %s): rate limits hold per process", type(e).__name__, e)
         self._thread.start()
@@ -65,9 +68,9 @@ class SweepWatch:
         with self.lock:
             return self.budget.admit(spec)
 
-    def finished(self, job_id: str, spend: float | None) -> None:
+    def finished(self, job_id: str, spend: float | None, budget_stop: bool = False) -> None:
         with self.lock:
-            self.budget.finished(job_id, spend)
+            self.budget.finished(job_id, spend, budget_stop)
 
     def _poll(self) -> None:
         while not self._stop.wait(POLL_S):
