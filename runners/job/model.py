@@ -83,7 +83,7 @@ def job_model(cfg: RootConfig, task_id: str, model_url: str | None, sweep_dir: P
     model: Model = paid
     cached = None
     mode = cache_mode(mc.cache, "off")
-    identity = _cache_identity(mc, cfg.seed) if mode != "off" else None
+    identity = _cache_identity(mc, cfg.seed, cache_root(mc.cache_dir, cfg.out)) if mode != "off" else None
     if identity is not None:
         tier = _bucket_tier(cfg)
         store = CallCache(cache_root(mc.cache_dir, cfg.out), tier)
@@ -92,11 +92,11 @@ def job_model(cfg: RootConfig, task_id: str, model_url: str | None, sweep_dir: P
     return JobModel(JobBudget(model, cfg.budget.job_usd), paid, cached, job_id, handle)
 
 
-def _cache_identity(mc: Any, seed: int) -> dict[str, Any] | None:
+def _cache_identity(mc: Any, seed: int, root: Path) -> dict[str, Any] | None:
     """The model's part of the cache keys; None (the cache refused for it, said once per process)
     when the weights it serves cannot be keyed by their content."""
     try:
-        return agent_identity(mc, seed, cache_root(mc.cache_dir))
+        return agent_identity(mc, seed, root)
     except WeightsUnknown as e:
         if mc.id not in _refused:
             _refused.add(mc.id)
