@@ -28,6 +28,7 @@ from eval.benchmarks.task_texts import AGENTCOMPANY_PREFACE, AGENTCOMPANY_SERVED
 from eval.config import BenchmarkConfig
 from eval.tac import agent_sandbox, dockerfile
 from runners.core.task import Checkpoint, Task
+from runners.core.task_extras import IdPart, TaskExtras, extra_field
 
 FILE_SERVER = "owncloud"
 _META = {"task.md", "checkpoints.md", "dependencies.yml", "evaluator.py", "evaluator.py.enc", "scenarios.json", "Dockerfile"}
@@ -111,6 +112,18 @@ class Config(BenchmarkConfig):
     file_server: str = "mounted"
 
 
+@dataclass(frozen=True)
+class Extras(TaskExtras):
+    """What the agentcompany judge needs of a task: its folder (entering the id by its content, so
+    the same checkout elsewhere is the same job), its evaluator (inside that folder: by name), the
+    services it depends on and the file-server mode."""
+
+    task_dir: str = extra_field(IdPart.CONTENT, default="")
+    evaluator: str = extra_field(IdPart.NAME, default="")
+    dependencies: list[str] = extra_field(IdPart.VALUE, default_factory=list)
+    file_server: str = extra_field(IdPart.VALUE, default="mounted")
+
+
 def _plan(task_dir: Path) -> dockerfile.Plan:
     try:
         return dockerfile.plan(task_dir)
@@ -132,8 +145,8 @@ def load_task(task_dir: Path, export: Path, file_server: str = "mounted") -> Tas
         output="./",
         checkpoints=parse_checkpoints(cp.read_text(encoding="utf-8")) if cp.is_file() else (),
         stage={**agent_sandbox.served_files(export), **stage} if served else stage,
-        extra={"task_dir": str(task_dir), "evaluator": str(task_dir / "evaluator.py"), "dependencies": dependencies(task_dir),
-               "file_server": file_server},
+        extra=Extras(task_dir=str(task_dir), evaluator=str(task_dir / "evaluator.py"), dependencies=dependencies(task_dir),
+                     file_server=file_server),
         sandbox=agent_sandbox.server_sandbox(binds) if served else SandboxExtras(binds=binds),
     )
 

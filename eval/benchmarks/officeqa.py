@@ -17,8 +17,9 @@ from eval.benchmarks.base import BenchmarkError
 from eval.benchmarks.selection import apply_selection
 from eval.benchmarks.task_texts import OFFICEQA_SUFFIX
 from eval.config import BenchmarkConfig
-from eval.judges.officeqa_reward import VERSIONS
+from eval.judges.officeqa_reward import DEFAULT, VERSIONS
 from runners.core.task import Task
+from runners.core.task_extras import IdPart, TaskExtras, extra_field
 
 REQUIRED = ("uid", "question", "answer")
 
@@ -34,6 +35,17 @@ class Config(BenchmarkConfig):
     corpus: str | None = None
     reward: str = "309dc01"
     selection: str | None = None
+
+
+@dataclass(frozen=True)
+class Extras(TaskExtras):
+    """A question's sources and difficulty (its record), and the reward version that judges it: a
+    judging choice, out of the job id (another version re-scores the records; the judge key has it)."""
+
+    source_files: list[str] = extra_field(IdPart.VALUE, default_factory=list)
+    source_docs: list[str] = extra_field(IdPart.VALUE, default_factory=list)
+    difficulty: str = extra_field(IdPart.VALUE, default="")
+    reward: str = extra_field(IdPart.JUDGING, default=DEFAULT)
 
 
 def _lines(cell: str | None) -> list[str]:
@@ -68,12 +80,12 @@ def load(cfg: Config) -> list[Task]:
                 prompt=row["question"].strip() + OFFICEQA_SUFFIX,
                 workspace=corpus,
                 answer=row["answer"].strip(),
-                extra={
-                    "source_files": _lines(row.get("source_files")),
-                    "source_docs": _lines(row.get("source_docs")),
-                    "difficulty": (row.get("difficulty") or "").strip(),
-                    "reward": cfg.reward,
-                },
+                extra=Extras(
+                    source_files=_lines(row.get("source_files")),
+                    source_docs=_lines(row.get("source_docs")),
+                    difficulty=(row.get("difficulty") or "").strip(),
+                    reward=cfg.reward,
+                ),
             )
         )
     return apply_selection(tasks, cfg.selection) if cfg.selection else tasks

@@ -15,8 +15,9 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from envs.safeio import open_regular, walk_regular
@@ -24,6 +25,7 @@ from eval.benchmarks import load_benchmark
 from runners.config.schema import RootConfig, job_record_config
 from runners.core.frozen_fields import FROZEN_JOB, defaults_of, drop_new_defaults
 from runners.core.task import Task
+from runners.core.task_extras import IdPart, TaskExtras
 from runners.models.registry import flat_defaults, flat_model
 from runners.models.scripted import ScriptedModelConfig
 
@@ -100,15 +102,44 @@ def task_digests(tasks: list[Task]) -> dict[str, str]:
 
 
 def task_digest(task: Task, manifest: list[tuple[str, int, str]] | None = None) -> str:
-    """A hash of the task's record (prompt, answer, rubrics, …) and of its workspace and staged files;
-    `manifest`: the workspace's, when the caller already has it."""
+    """A hash of `task_identity`; `manifest`: the workspace's, when the caller already has it."""
+    blob = json.dumps(task_identity(task, manifest), sort_keys=True, default=_plain)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def task_identity(task: Task, manifest: list[tuple[str, int, str]] | None = None) -> dict[str, Any]:
+    """What a task's digest hashes: its record (prompt, answer, rubrics, …), its workspace and staged
+    files by content, and what it adds to the sandbox."""
     record = {f.name: getattr(task, f.name) for f in dataclasses.fields(task) if f.name not in ("workspace", "stage", "sandbox")}
     if task.sandbox:  # a task that adds nothing to the sandbox keeps the id it had before the field
         record["sandbox"] = task.sandbox.identity()
+    record["extra"] = extras_identity(task.extra)
     record["workspace"] = workspace_manifest(task.workspace) if manifest is None else manifest
     record["stage"] = {dest: _file_digest(Path(src)) for dest, src in sorted(task.stage.items())}
-    blob = json.dumps(record, sort_keys=True, default=_plain)
-    return hashlib.sha256(blob.encode()).hexdigest()
+    return record
+
+
+def extras_identity(extra: Mapping[str, Any]) -> Any:
+    """What of a task's extras enters its id: a `TaskExtras` field by field as each declares
+    (a location by name or content, never its path; a judging choice not at all), a free-form
+    mapping whole."""
+    if not isinstance(extra, TaskExtras):
+        return extra
+    out: dict[str, Any] = {}
+    for name, how, value in extra.identity_fields():
+        if value is not None and how is IdPart.NAME:
+            value = PurePath(value).name
+        elif value is not None and how is IdPart.CONTENT:
+            value = _location_digest(Path(value))
+        out[name] = value
+    return out
+
+
+def _location_digest(path: Path) -> str | None:
+    """A file's or a folder's content digest; None when nothing is there."""
+    if path.is_dir():
+        return _folder_digest(str(path))
+    return _file_digest(path) if path.is_file() else None
 
 
 def workspace_manifest(root: Path) -> list[tuple[str, int, str]]:
