@@ -16,7 +16,7 @@ file server in the agent's sandbox (eval/tac/agent_sandbox.py).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
@@ -27,6 +27,7 @@ from eval.benchmarks.base import BenchmarkError
 from eval.benchmarks.task_texts import AGENTCOMPANY_PREFACE, AGENTCOMPANY_SERVED_PREFACE
 from eval.config import BenchmarkConfig
 from eval.tac import agent_sandbox, dockerfile
+from runners.core.config_fields import Enters, setting
 from runners.core.task import Checkpoint, Task
 from runners.core.task_extras import IdPart, TaskExtras, extra_field
 
@@ -102,14 +103,15 @@ class Config(BenchmarkConfig):
     `export_dir` (the file server's files, the folder that holds `Documents/`); `include`/`exclude`
     task names."""
 
-    name: str = "agentcompany"
-    tasks_dir: str | None = None
-    export_dir: str | None = None
-    include: list[str] = field(default_factory=list)
-    exclude: list[str] = field(default_factory=list)
+    name: str = setting(Enters.JOB_ID | Enters.SWEEP_NAME, default="agentcompany")
+    # where and which tasks: each task's folder enters its id by content (`Extras`)
+    tasks_dir: str | None = setting(Enters.SWEEP_NAME, default=None)
+    export_dir: str | None = setting(Enters.SWEEP_NAME, default=None)
+    include: list[str] = setting(Enters.SWEEP_NAME, default_factory=list)
+    exclude: list[str] = setting(Enters.SWEEP_NAME, default_factory=list)
     # mounted: the file server's files are the workspace (the paper's reading); served: the
-    # company's file server runs in the agent's sandbox (eval/tac/agent_sandbox.py)
-    file_server: str = "mounted"
+    # company's file server runs in the agent's sandbox (eval/tac/agent_sandbox.py); the task says which
+    file_server: str = setting(Enters.SWEEP_NAME, default="mounted")
 
 
 @dataclass(frozen=True)

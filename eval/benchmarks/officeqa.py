@@ -18,6 +18,7 @@ from eval.benchmarks.selection import apply_selection
 from eval.benchmarks.task_texts import OFFICEQA_SUFFIX
 from eval.config import BenchmarkConfig
 from eval.judges.officeqa_reward import DEFAULT, VERSIONS
+from runners.core.config_fields import Enters, setting
 from runners.core.task import Task
 from runners.core.task_extras import IdPart, TaskExtras, extra_field
 
@@ -30,11 +31,12 @@ class Config(BenchmarkConfig):
     `reward` the reward rule's version (eval/officeqa_reward: 309dc01 | 460ad51 | 0da20e9);
     `selection` a reviewed selection of the questions (a shipped name or a CSV path; None: all)."""
 
-    name: str = "officeqa"
-    questions: str | None = None
-    corpus: str | None = None
-    reward: str = "309dc01"
-    selection: str | None = None
+    name: str = setting(Enters.JOB_ID | Enters.SWEEP_NAME, default="officeqa")
+    questions: str | None = setting(Enters.SWEEP_NAME, default=None)  # each question's content is in its id
+    corpus: str | None = setting(Enters.SWEEP_NAME, default=None)
+    # a judging choice: another version re-scores the records (the judge key has it), never re-runs them
+    reward: str = setting(Enters.JUDGE_KEY | Enters.SWEEP_NAME, default="309dc01")
+    selection: str | None = setting(Enters.SWEEP_NAME, default=None)
 
 
 @dataclass(frozen=True)

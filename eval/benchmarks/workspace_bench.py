@@ -14,13 +14,14 @@ import filecmp
 import json
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from eval.benchmarks.base import BenchmarkError
 from eval.benchmarks.task_texts import WORKSPACE_BENCH_OUTPUTS
 from eval.config import BenchmarkConfig
+from runners.core.config_fields import Enters, setting
 from runners.core.task import Rubric, Task
 from runners.core.task_extras import IdPart, TaskExtras, extra_field
 
@@ -33,11 +34,12 @@ class Config(BenchmarkConfig):
     export), and `workspaces` (the folder holding `filesys/` and `data/`); `roles` maps a persona to
     its `filesys/` folder when the default (`<persona_snake_case>_raw`) does not fit."""
 
-    name: str = "workspace_bench"
-    dataset: str | None = None
-    split: str | None = None
-    workspaces: str | None = None
-    roles: dict[str, str] = field(default_factory=dict)
+    name: str = setting(Enters.JOB_ID | Enters.SWEEP_NAME, default="workspace_bench")
+    # where and which records: their content is in each task's id
+    dataset: str | None = setting(Enters.SWEEP_NAME, default=None)
+    split: str | None = setting(Enters.SWEEP_NAME, default=None)
+    workspaces: str | None = setting(Enters.SWEEP_NAME, default=None)
+    roles: dict[str, str] = setting(Enters.SWEEP_NAME, default_factory=dict)
 
 
 @dataclass(frozen=True)

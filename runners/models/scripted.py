@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from envs.protocol import ToolCall
+from runners.core.config_fields import ALL, Enters, setting
 from runners.core.messages import AssistantMessage, Usage
 from runners.models.config import ModelConfig
 
@@ -33,8 +34,9 @@ class ScriptedModelConfig(ModelConfig):
     """Kind `scripted`: `script` is the JSONL file of turns; or `script_dir`, a folder holding one
     script per task, `<task_id>.jsonl` (e.g. a built-in benchmark's reference `solutions/`)."""
 
-    script: str | None = None
-    script_dir: str | None = None
+    # by content (runners/job/identity.py, runners/models/call_cache.py): the same script elsewhere is the same job
+    script: str | None = setting(ALL, default=None)
+    script_dir: str | None = setting(Enters.JOB_ID | Enters.JUDGE_KEY | Enters.SWEEP_NAME, default=None)
 
     def for_task(self, task_id: str) -> ScriptedModelConfig:
         if not self.script_dir:

@@ -16,6 +16,7 @@ from pathlib import Path
 from eval.benchmarks.base import BenchmarkError
 from eval.benchmarks.native_format import load_native
 from eval.config import BenchmarkConfig, cache_root
+from runners.core.config_fields import Enters, setting
 from runners.core.task import Task
 
 COMPLETE = ".complete"
@@ -26,10 +27,10 @@ class Config(BenchmarkConfig):
     """The built-in benchmark: `suite` (workspace | company | qa) and the generator's `seed`;
     generated on first use under `cache_dir` (default `<repo>/.cache`), or into `path` when set."""
 
-    name: str = "builtin"
-    suite: str = "workspace"
-    seed: int = 0
-    cache_dir: str | None = None
+    name: str = setting(Enters.JOB_ID | Enters.SWEEP_NAME, default="builtin")
+    suite: str = setting(Enters.SWEEP_NAME, default="workspace")  # which tasks: their content is in the id
+    seed: int = setting(Enters.SWEEP_NAME, default=0)
+    cache_dir: str | None = setting(Enters.SWEEP_NAME, default=None)
 
     @property
     def label(self) -> str:
