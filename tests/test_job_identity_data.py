@@ -5,6 +5,7 @@ as they became when their extras got typed: no absolute path, no reward version)
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import shutil
@@ -14,12 +15,14 @@ from typing import Any
 
 import pytest
 
+from envs.sandbox import bwrap_problem
 from eval.benchmarks import load_benchmark
 from eval.benchmarks.agentcompany import Config as AgentCompanyConfig
 from eval.benchmarks.builtin.loader import Config as BuiltinConfig
 from eval.benchmarks.officeqa import Config as OfficeQAConfig
 from eval.benchmarks.workspace_bench import Config as WorkspaceBenchConfig
 from eval.config import BenchmarkConfig
+from eval.judges.scoring import judge_key
 from runners.core.task import Task
 from runners.job.identity import config_identity, task_digests, task_identity
 from tests.conftest import compose_root, write_native, write_script
@@ -148,9 +151,13 @@ def test_the_same_agentcompany_folder_at_two_paths_is_the_same_job(tmp_path: Pat
 
 
 def test_an_agentcompany_task_folder_enters_by_content(tmp_path: Path) -> None:
-    """What is in the task's folder still makes the job (its evaluator's references included)."""
+    """What is in the task's folder still makes the job (its evaluator's references included);
+    bytecode that running its code in place leaves does not."""
     cfg = tac_config(tmp_path / "a")
     before = task_digests(tasks_of(cfg))
+    (Path(cfg.tasks_dir) / "ds-sql-exercise" / "__pycache__").mkdir()
+    (Path(cfg.tasks_dir) / "ds-sql-exercise" / "__pycache__" / "evaluator.cpython-311.pyc").write_bytes(b"\x00")
+    assert task_digests(tasks_of(cfg)) == before
     (Path(cfg.tasks_dir) / "ds-sql-exercise" / "evaluator.py").write_text("# another grader\n")
     after = task_digests(tasks_of(cfg))
     assert after["ds-sql-exercise"] != before["ds-sql-exercise"]
@@ -162,3 +169,22 @@ def test_the_officeqa_reward_version_is_not_in_the_job_id(tmp_path: Path) -> Non
     new = task_digests(tasks_of(officeqa_config(tmp_path / "a", "309dc01")))
     first = task_digests(tasks_of(officeqa_config(tmp_path / "b", "0da20e9")))
     assert new == first
+
+
+def test_the_officeqa_reward_version_is_in_the_judge_key_away_from_its_default(tmp_path: Path) -> None:
+    """At the default reward the officeqa judge's key is the one it always had (finished records are
+    not re-scored); another version gives another key."""
+    judge = compose_root(["judge=officeqa"]).judge
+    assert judge_key(judge) == judge_key(judge, OfficeQAConfig()) == "9dc9d683a4e55538"  # as before issue 35
+    assert judge_key(judge, OfficeQAConfig(reward="0da20e9")) != judge_key(judge)
+    assert judge_key(judge, BuiltinConfig(suite="qa")) == judge_key(judge)  # a benchmark without judging choices
+
+
+@pytest.mark.skipif(bwrap_problem() is not None, reason="file_server=served needs bubblewrap")
+def test_a_served_agentcompany_task_holds_no_path_either(tmp_path: Path) -> None:
+    cfg = dataclasses.replace(tac_config(tmp_path / "data"), file_server="served")
+    tasks = tasks_of(cfg)
+    machine = (str(tmp_path), str(REPO), str(Path.home()))
+    found = sorted({s for t in tasks for s in strings(json.loads(json.dumps(task_identity(t), default=str))) if any(m in s for m in machine)})
+    assert tasks and not found, found
+    assert task_digests(tasks) == task_digests(tasks_of(dataclasses.replace(tac_config(tmp_path / "b"), file_server="served")))

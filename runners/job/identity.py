@@ -134,9 +134,11 @@ def extras_identity(extra: Mapping[str, Any]) -> Any:
 
 
 def _location_digest(path: Path) -> str | None:
-    """A file's or a folder's content digest; None when nothing is there."""
+    """A file's or a folder's content digest (without Python's bytecode caches, which running a
+    task's code in place would add); None when nothing is there."""
     if path.is_dir():
-        return _folder_digest(str(path))
+        files = [e for e in workspace_manifest(path) if "__pycache__" not in PurePath(e[0]).parts]
+        return hashlib.sha256(json.dumps(files).encode()).hexdigest()
     return _file_digest(path) if path.is_file() else None
 
 
