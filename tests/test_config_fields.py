@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 from eval.benchmarks import BENCHMARKS, config_class
-from eval.config import JudgeConfig
+from eval.config import BenchmarkConfig, JudgeConfig
 from runners.config.runner import AgentConfig
 from runners.config.schema import RootConfig
 from runners.core.config_fields import (
@@ -19,11 +19,13 @@ from runners.core.config_fields import (
     undeclared,
     walk,
 )
+from runners.job.identity import config_identity
 from runners.models.call_cache import ANSWER_FIELDS
 from runners.models.config import ApiModelConfig
 from runners.models.registry import config_classes
 from runners.models.server import ServerConfig
 from runners.sweep.driver import derived_name
+from tests.conftest import compose_root
 
 
 def kinds() -> dict[str, list[type]]:
@@ -87,3 +89,17 @@ def test_a_setting_that_changes_no_job_gives_no_new_sweep_folder() -> None:
         assert derived_name([*base, o]) == derived_name(base), o
     for o in ("model.temperature=0.5", "model.server.ctx_size=4096", "agent.max_turns=9", "judge=rule", "benchmark.reward=0da20e9"):
         assert derived_name([*base, o]) != derived_name(base), o
+
+
+@dataclasses.dataclass
+class PluginBench(BenchmarkConfig):
+    """A plugin's benchmark config (docs/extending.md): its own default name, settings of its own."""
+
+    name: str = "mypkg.bench"
+    where: str = "/data/mine"
+
+
+def test_a_plugin_config_keeps_its_name_in_the_id_and_its_paths_out() -> None:
+    cfg = compose_root(["benchmark=native", "model=scripted", "model.script=x.jsonl"])
+    cfg.benchmark = PluginBench()
+    assert config_identity(cfg)["benchmark"] == {"name": "mypkg.bench"}

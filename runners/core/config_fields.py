@@ -47,10 +47,26 @@ class Undeclared(TypeError):
     """A config field made without `setting(...)`."""
 
 
+def _declaration(f: dataclasses.Field[Any], owner: type) -> Enters | None:
+    """What `f` declares, else what the nearest base class declares for the field it overrides (a
+    subclass that only changes a default, as each benchmark's `name`); None when none does."""
+    for field in (f, *(_field(base, f.name) for base in owner.__mro__[1:])):
+        value = field.metadata.get(_ENTERS) if field is not None else None
+        if isinstance(value, Enters):
+            return value
+    return None
+
+
+def _field(cls: type, name: str) -> dataclasses.Field[Any] | None:
+    if not dataclasses.is_dataclass(cls):
+        return None
+    return next((g for g in dataclasses.fields(cls) if g.name == name), None)
+
+
 def enters(f: dataclasses.Field[Any], owner: type) -> Enters:
     """What field `f` of config class `owner` changes; `Undeclared` when it does not say."""
-    value = f.metadata.get(_ENTERS)
-    if not isinstance(value, Enters):
+    value = _declaration(f, owner)
+    if value is None:
         raise Undeclared(f"config field {owner.__name__}.{f.name} does not declare what it changes: make it with "
                          "setting(Enters.JOB_ID | JUDGE_KEY | CACHE_KEY | SWEEP_NAME, or Enters.NOTHING) "
                          "(runners/core/config_fields.py)")
@@ -70,8 +86,8 @@ def names(classes: Iterable[type], flag: Enters, *, present: bool = True) -> tup
     out: dict[str, None] = {}
     for cls in classes:
         for f in dataclasses.fields(cls):
-            e = f.metadata.get(_ENTERS)
-            if bool((e if isinstance(e, Enters) else ALL) & flag) == present:
+            e = _declaration(f, cls)
+            if bool((ALL if e is None else e) & flag) == present:
                 out[f.name] = None
     return tuple(out)
 
@@ -110,15 +126,15 @@ def values(obj: Any, flag: Enters) -> dict[str, Any]:
     """The fields of config `obj` declared to change `flag`, with their values (a plugin's config
     whose fields declare nothing: none of them)."""
     return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)
-            if isinstance(e := f.metadata.get(_ENTERS), Enters) and e & flag}
+            if (e := _declaration(f, type(obj))) is not None and e & flag}
 
 
 def changed(obj: Any, flag: Enters) -> dict[str, Any]:
     """`values` without those at their declared default (a setting left alone changes no key)."""
     out = {}
     for f in dataclasses.fields(obj):
-        e = f.metadata.get(_ENTERS)
-        if isinstance(e, Enters) and e & flag:
+        e = _declaration(f, type(obj))
+        if e is not None and e & flag:
             default = f.default if f.default is not dataclasses.MISSING else (
                 f.default_factory() if f.default_factory is not dataclasses.MISSING else dataclasses.MISSING)
             if getattr(obj, f.name) != default:
@@ -133,7 +149,7 @@ def undeclared(cls: type, extra_classes: dict[str, list[type]] | None = None) ->
         owner, path = todo.pop()
         for f in dataclasses.fields(owner):
             here = f"{path}{f.name}"
-            if not isinstance(f.metadata.get(_ENTERS), Enters):
+            if _declaration(f, owner) is None:
                 out.append(f"{here} ({owner.__name__}.{f.name})")
             inner = nested_class(f, owner)
             if inner is not None and not is_whole(f):
