@@ -7,11 +7,12 @@ One dataclass per group; each loader or judge reads only the fields it documents
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from runners.core.paths import path_field
+from runners.core.config_fields import Enters, setting
+from runners.core.paths import PATH, path_field
 from runners.models.config import ApiModelConfig
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -74,10 +75,11 @@ class BenchmarkConfig:
     one (`eval/benchmarks/<name>.py`: `Config`), named by its YAML (`conf/benchmark/<name>.yaml`).
     """
 
-    name: str = "native"
-    path: str | None = path_field()
-    ids: list[str] = field(default_factory=list)
-    limit: int | None = None
+    name: str = setting(Enters.JOB_ID | Enters.SWEEP_NAME, default="native")
+    # where and which tasks: each task's content enters its id (runners/job/identity.py), not these
+    path: str | None = setting(Enters.SWEEP_NAME, default=None, path=PATH)
+    ids: list[str] = setting(Enters.SWEEP_NAME, default_factory=list)
+    limit: int | None = setting(Enters.SWEEP_NAME, default=None)
 
     @property
     def label(self) -> str:
@@ -98,6 +100,9 @@ class DataConfig:
     officeqa: str | None = path_field()
 
 
+_VERDICT = Enters.JUDGE_KEY | Enters.SWEEP_NAME  # can change a verdict (runners/core/config_fields.py)
+
+
 @dataclass
 class JudgeConfig:
     """How jobs are scored.
@@ -115,18 +120,18 @@ class JudgeConfig:
       unreadable for every check and judge that reads it.
     """
 
-    name: str = "auto"
-    model: ApiModelConfig | None = None
-    cache_dir: str | None = path_field()
-    max_retries: int = 2
-    max_file_chars: int = 40_000
-    max_total_chars: int = 160_000
-    max_trajectory_chars: int = 30_000
-    evaluator_timeout_s: float = 600.0
-    agent_max_turns: int = 30
-    agent_time_limit_s: float = 900.0
-    agent_max_cost: float = 1.0
-    extract: ExtractLimits = field(default_factory=ExtractLimits)
+    name: str = setting(_VERDICT, default="auto")
+    model: ApiModelConfig | None = setting(_VERDICT, default=None)  # its fields as declared (JUDGE_KEY)
+    cache_dir: str | None = setting(Enters.SWEEP_NAME, default=None, path=PATH)
+    max_retries: int = setting(Enters.SWEEP_NAME, default=2)
+    max_file_chars: int = setting(_VERDICT, default=40_000)
+    max_total_chars: int = setting(_VERDICT, default=160_000)
+    max_trajectory_chars: int = setting(_VERDICT, default=30_000)
+    evaluator_timeout_s: float = setting(Enters.SWEEP_NAME, default=600.0)
+    agent_max_turns: int = setting(_VERDICT, default=30)
+    agent_time_limit_s: float = setting(_VERDICT, default=900.0)
+    agent_max_cost: float = setting(_VERDICT, default=1.0)
+    extract: ExtractLimits = setting(_VERDICT, default_factory=ExtractLimits, whole=True)
 
 
 def cache_root(configured: str | None) -> Path:

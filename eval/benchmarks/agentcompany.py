@@ -16,7 +16,7 @@ file server in the agent's sandbox (eval/tac/agent_sandbox.py).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
@@ -27,8 +27,10 @@ from eval.benchmarks.base import BenchmarkError
 from eval.benchmarks.task_texts import AGENTCOMPANY_PREFACE, AGENTCOMPANY_SERVED_PREFACE
 from eval.config import BenchmarkConfig
 from eval.tac import agent_sandbox, dockerfile
-from runners.core.paths import path_field
+from runners.core.config_fields import Enters, setting
+from runners.core.paths import PATH
 from runners.core.task import Checkpoint, Task
+from runners.core.task_extras import IdPart, TaskExtras, extra_field
 
 FILE_SERVER = "owncloud"
 _META = {"task.md", "checkpoints.md", "dependencies.yml", "evaluator.py", "evaluator.py.enc", "scenarios.json", "Dockerfile"}
@@ -102,14 +104,27 @@ class Config(BenchmarkConfig):
     `export_dir` (the file server's files, the folder that holds `Documents/`); `include`/`exclude`
     task names."""
 
-    name: str = "agentcompany"
-    tasks_dir: str | None = path_field()
-    export_dir: str | None = path_field()
-    include: list[str] = field(default_factory=list)
-    exclude: list[str] = field(default_factory=list)
+    name: str = setting(Enters.JOB_ID | Enters.SWEEP_NAME, default="agentcompany")
+    # where and which tasks: each task's folder enters its id by content (`Extras`)
+    tasks_dir: str | None = setting(Enters.SWEEP_NAME, default=None, path=PATH)
+    export_dir: str | None = setting(Enters.SWEEP_NAME, default=None, path=PATH)
+    include: list[str] = setting(Enters.SWEEP_NAME, default_factory=list)
+    exclude: list[str] = setting(Enters.SWEEP_NAME, default_factory=list)
     # mounted: the file server's files are the workspace (the paper's reading); served: the
-    # company's file server runs in the agent's sandbox (eval/tac/agent_sandbox.py)
-    file_server: str = "mounted"
+    # company's file server runs in the agent's sandbox (eval/tac/agent_sandbox.py); the task says which
+    file_server: str = setting(Enters.SWEEP_NAME, default="mounted")
+
+
+@dataclass(frozen=True)
+class Extras(TaskExtras):
+    """What the agentcompany judge needs of a task: its folder (entering the id by its content, so
+    the same checkout elsewhere is the same job), its evaluator (inside that folder: by name), the
+    services it depends on and the file-server mode."""
+
+    task_dir: str = extra_field(IdPart.CONTENT, default="")
+    evaluator: str = extra_field(IdPart.NAME, default="")
+    dependencies: list[str] = extra_field(IdPart.VALUE, default_factory=list)
+    file_server: str = extra_field(IdPart.VALUE, default="mounted")
 
 
 def _plan(task_dir: Path) -> dockerfile.Plan:
@@ -133,8 +148,8 @@ def load_task(task_dir: Path, export: Path, file_server: str = "mounted") -> Tas
         output="./",
         checkpoints=parse_checkpoints(cp.read_text(encoding="utf-8")) if cp.is_file() else (),
         stage={**agent_sandbox.served_files(export), **stage} if served else stage,
-        extra={"task_dir": str(task_dir), "evaluator": str(task_dir / "evaluator.py"), "dependencies": dependencies(task_dir),
-               "file_server": file_server},
+        extra=Extras(task_dir=str(task_dir), evaluator=str(task_dir / "evaluator.py"), dependencies=dependencies(task_dir),
+                     file_server=file_server),
         sandbox=agent_sandbox.server_sandbox(binds) if served else SandboxExtras(binds=binds),
     )
 

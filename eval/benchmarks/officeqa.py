@@ -17,9 +17,11 @@ from eval.benchmarks.base import BenchmarkError
 from eval.benchmarks.selection import apply_selection
 from eval.benchmarks.task_texts import OFFICEQA_SUFFIX
 from eval.config import BenchmarkConfig
-from eval.judges.officeqa_reward import VERSIONS
-from runners.core.paths import PATH_OR_NAME, path_field
+from eval.judges.officeqa_reward import DEFAULT, VERSIONS
+from runners.core.config_fields import Enters, setting
+from runners.core.paths import PATH, PATH_OR_NAME
 from runners.core.task import Task
+from runners.core.task_extras import IdPart, TaskExtras, extra_field
 
 REQUIRED = ("uid", "question", "answer")
 
@@ -30,11 +32,23 @@ class Config(BenchmarkConfig):
     `reward` the reward rule's version (eval/judges/officeqa_reward: 309dc01 | 6158125 | 6da3ee1 | 23c8760 | 460ad51 | 0da20e9);
     `selection` a reviewed selection of the questions (a shipped name or a CSV path; None: all)."""
 
-    name: str = "officeqa"
-    questions: str | None = path_field()
-    corpus: str | None = path_field()
-    reward: str = "309dc01"
-    selection: str | None = path_field(kind=PATH_OR_NAME)
+    name: str = setting(Enters.JOB_ID | Enters.SWEEP_NAME, default="officeqa")
+    questions: str | None = setting(Enters.SWEEP_NAME, default=None, path=PATH)  # each question's content is in its id
+    corpus: str | None = setting(Enters.SWEEP_NAME, default=None, path=PATH)
+    # a judging choice: another version re-scores the records (the judge key has it), never re-runs them
+    reward: str = setting(Enters.JUDGE_KEY | Enters.SWEEP_NAME, default="309dc01")
+    selection: str | None = setting(Enters.SWEEP_NAME, default=None, path=PATH_OR_NAME)
+
+
+@dataclass(frozen=True)
+class Extras(TaskExtras):
+    """A question's sources and difficulty (its record), and the reward version that judges it: a
+    judging choice, out of the job id (another version re-scores the records; the judge key has it)."""
+
+    source_files: list[str] = extra_field(IdPart.VALUE, default_factory=list)
+    source_docs: list[str] = extra_field(IdPart.VALUE, default_factory=list)
+    difficulty: str = extra_field(IdPart.VALUE, default="")
+    reward: str = extra_field(IdPart.JUDGING, default=DEFAULT)
 
 
 def _lines(cell: str | None) -> list[str]:
@@ -69,12 +83,12 @@ def load(cfg: Config) -> list[Task]:
                 prompt=row["question"].strip() + OFFICEQA_SUFFIX,
                 workspace=corpus,
                 answer=row["answer"].strip(),
-                extra={
-                    "source_files": _lines(row.get("source_files")),
-                    "source_docs": _lines(row.get("source_docs")),
-                    "difficulty": (row.get("difficulty") or "").strip(),
-                    "reward": cfg.reward,
-                },
+                extra=Extras(
+                    source_files=_lines(row.get("source_files")),
+                    source_docs=_lines(row.get("source_docs")),
+                    difficulty=(row.get("difficulty") or "").strip(),
+                    reward=cfg.reward,
+                ),
             )
         )
     return apply_selection(tasks, cfg.selection) if cfg.selection else tasks

@@ -14,15 +14,17 @@ import filecmp
 import json
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from eval.benchmarks.base import BenchmarkError
 from eval.benchmarks.task_texts import WORKSPACE_BENCH_OUTPUTS
 from eval.config import BenchmarkConfig
-from runners.core.paths import PATH_OR_NAME, path_field
+from runners.core.config_fields import Enters, setting
+from runners.core.paths import PATH, PATH_OR_NAME
 from runners.core.task import Rubric, Task
+from runners.core.task_extras import IdPart, TaskExtras, extra_field
 
 REQUIRED = ("absolute_id", "persona", "task", "output_files", "rubrics", "data_manifest")
 
@@ -33,11 +35,26 @@ class Config(BenchmarkConfig):
     export), and `workspaces` (the folder holding `filesys/` and `data/`); `roles` maps a persona to
     its `filesys/` folder when the default (`<persona_snake_case>_raw`) does not fit."""
 
-    name: str = "workspace_bench"
-    dataset: str | None = path_field(kind=PATH_OR_NAME)  # a HF dataset id, or a folder datasets can load
-    split: str | None = None
-    workspaces: str | None = path_field()
-    roles: dict[str, str] = field(default_factory=dict)
+    name: str = setting(Enters.JOB_ID | Enters.SWEEP_NAME, default="workspace_bench")
+    # where and which records: their content is in each task's id
+    dataset: str | None = setting(Enters.SWEEP_NAME, default=None, path=PATH_OR_NAME)  # a HF dataset id, or a folder datasets can load
+    split: str | None = setting(Enters.SWEEP_NAME, default=None)
+    workspaces: str | None = setting(Enters.SWEEP_NAME, default=None, path=PATH)
+    roles: dict[str, str] = setting(Enters.SWEEP_NAME, default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Extras(TaskExtras):
+    """A record's metadata for the judge, all of it the record's (so in the id); `steps` and
+    `rubric_diffs` only when the record has them, so that the ids of records without them stay."""
+
+    output_files: list[str] = extra_field(IdPart.VALUE, default_factory=list)
+    persona: str = extra_field(IdPart.VALUE, default="")
+    difficulty: Any = extra_field(IdPart.VALUE, default=None)
+    rubric_types: list[str] = extra_field(IdPart.VALUE, default_factory=list)
+    file_dep_graph: list[Any] = extra_field(IdPart.VALUE, default_factory=list)
+    steps: Any = extra_field(IdPart.VALUE, default=None, omit_default=True)
+    rubric_diffs: Any = extra_field(IdPart.VALUE, default=None, omit_default=True)
 
 
 def load_records(cfg: Config) -> list[dict[str, Any]]:
@@ -117,9 +134,6 @@ def record_to_task(rec: dict[str, Any], cfg: Config, root: Path, names_cache: di
     if all(_already_there(src, name, present) for name, src in stage.items()):
         stage = {}
     outputs = list(rec["output_files"] or [])
-    # steps and rubric_diffs go to the judge's evidence; only records that have them carry them, so
-    # that the task (and the id of every job of it) stays as it was for records without
-    optional = {key: rec[key] for key in ("steps", "rubric_diffs") if rec.get(key) is not None}
     return Task(
         id=str(rec["absolute_id"]),
         prompt=rec["task"] + _outputs_line(outputs),
@@ -127,14 +141,15 @@ def record_to_task(rec: dict[str, Any], cfg: Config, root: Path, names_cache: di
         output=outputs[0] if len(outputs) == 1 else "./",
         rubrics=tuple(Rubric(text=r) for r in rec["rubrics"]),
         stage=stage,
-        extra={
-            "output_files": outputs,
-            "persona": rec["persona"],
-            "difficulty": rec.get("task_diff"),
-            "rubric_types": list(rec.get("rubric_types") or []),
-            "file_dep_graph": list(rec.get("file_dep_graph") or []),
-            **optional,
-        },
+        extra=Extras(
+            output_files=outputs,
+            persona=rec["persona"],
+            difficulty=rec.get("task_diff"),
+            rubric_types=list(rec.get("rubric_types") or []),
+            file_dep_graph=list(rec.get("file_dep_graph") or []),
+            steps=rec.get("steps"),  # the judge's evidence (wb_protocol)
+            rubric_diffs=rec.get("rubric_diffs"),
+        ),
     )
 
 
@@ -145,7 +160,7 @@ def _outputs_line(outputs: list[str]) -> str:
 def record_task_text(task: Task) -> str:
     """The record's own task text (what the benchmark's judge is shown): the prompt without the line
     naming the outputs that the loader adds for the agent. Any other task: its prompt."""
-    line = _outputs_line(list(task.extra.get("output_files") or []))
+    line = _outputs_line(list(task.extra_as(Extras).output_files or []))
     return task.prompt.removesuffix(line) if line else task.prompt
 
 

@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from eval.benchmarks.agentcompany import checkpoint_texts
+from eval.benchmarks.agentcompany import Extras, checkpoint_texts
 from eval.config import JudgeConfig
 from eval.judges.base import InfrastructureFailure, JudgeError, scores_doc
 from eval.judges.client import CachedLLM, judge_llm
@@ -43,8 +43,8 @@ class AgentCompanyJudge:
         self.llm: CachedLLM | None = judge_llm(cfg, model) if (model is not None or cfg.model is not None) else None
 
     def score(self, task: Task, job_dir: Path) -> dict[str, Any]:
-        evaluator = Path(task.extra.get("evaluator") or "")
-        task_dir = Path(task.extra.get("task_dir") or "")
+        extra = task.extra_as(Extras)
+        evaluator, task_dir = Path(extra.evaluator), Path(extra.task_dir)
         if not evaluator.is_file():
             raise JudgeError(
                 f"task {task.id!r}: evaluator.py not found at {evaluator or task_dir / 'evaluator.py'}; the agentcompany "

@@ -6,6 +6,7 @@ No LLM: a rubric or checkpoint without a `check` cannot be judged here and count
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +25,18 @@ from eval.tac.compat.scoring import STRATEGIES
 from eval.tac.compat.scoring import Checkpoint as TacCheckpoint
 from runners.core.job_record import JobRecord
 from runners.core.task import Task
+from runners.core.task_extras import IdPart, TaskExtras, extra_field
 
 UNJUDGED = "no check: the rule judge cannot judge this item"
+
+
+@dataclass(frozen=True)
+class RuleExtras(TaskExtras):
+    """What the rule judge reads of any task's extras: the checkpoints' scoring strategy (a native
+    task's `extra.scoring`) and, for an answer, the OfficeQA reward version (`benchmark.reward`)."""
+
+    scoring: str = extra_field(IdPart.VALUE, default="sum")
+    reward: str = extra_field(IdPart.JUDGING, default=DEFAULT)
 
 
 class RuleJudge:
@@ -44,7 +55,7 @@ class RuleJudge:
             for i, c in enumerate(task.checkpoints):
                 item = _judge_item(ctx, "checkpoint", i, c.text, c.check)
                 items.append({**item, "points": c.points, "earned": c.points if item["passed"] else 0})
-            final = checkpoint_final(items, task.extra.get("scoring", "sum"))
+            final = checkpoint_final(items, task.extra_as(RuleExtras).scoring)
             return scores_doc(self.name, task, checkpoint_metrics(final["result"], final["total"]), items, final_score=final)
         raise JudgeError(f"task {task.id!r} has no rubrics, checkpoints or answer to score")
 
@@ -68,7 +79,7 @@ def score_answer_task(judge: str, task: Task, record: JobRecord) -> dict[str, An
     (`benchmark.reward`; the newest for answer tasks of other benchmarks)."""
     if task.answer is None:
         raise JudgeError(f"task {task.id!r} has no answer; the {judge} judge scores answer tasks only")
-    rule = version(task.extra.get("reward", DEFAULT))
+    rule = version(task.extra_as(RuleExtras).reward)
     pred = extract_final_answer(record.final_answer, rule.name)
     verdicts = {name: score_answer(task.answer, pred, tol, rule.name) for name, tol in TOLERANCES.items()}
     item = {

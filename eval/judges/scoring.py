@@ -19,11 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from eval.benchmarks import Benchmark, benchmark_config, default_judge, load_benchmark
-from eval.config import REPO_ROOT, JudgeConfig, judge_config
+from eval.config import REPO_ROOT, BenchmarkConfig, JudgeConfig, judge_config
 from eval.judges import make_judge
 from eval.judges.base import InfrastructureFailure
 from eval.judges.extract.pool import ExtractionFailed
 from eval.judges.extract.session import kept_doc, scoring
+from runners.core.config_fields import Enters, changed, names
 from runners.core.frozen_fields import FROZEN_JUDGE, defaults_of, drop_new_defaults
 from runners.core.job_record import JobRecord, is_job_dir, write_extracted, write_scores
 from runners.core.messages import Model
@@ -31,7 +32,7 @@ from runners.core.paths import launch_dir, resolve_paths
 from runners.core.record_files import JOB
 from runners.core.task import Task
 from runners.models.config import ApiModelConfig
-from runners.models.registry import flat_defaults, flat_model
+from runners.models.registry import config_classes, flat_defaults, flat_model
 
 log = logging.getLogger(__name__)
 _BENCHMARKS: dict[str, Benchmark] = {}
@@ -48,59 +49,61 @@ def named_judge_config(name: str) -> JudgeConfig:
         return judge_config(compose(config_name=name))
 
 
-# Judge settings that cannot change a verdict (where calls are cached, retries, timeouts).
-_RUNTIME_ONLY = ("cache_dir", "max_retries", "evaluator_timeout_s")
-# Judge-model settings that change where or how a reply is fetched or billed, not which reply.
-_MODEL_RUNTIME_ONLY = ("base_url", "api_key_env", "server", "timeout_s", "call_timeout_s", "max_reply_bytes", "max_retries",
-                       "backoff_base_s", "backoff_max_s", "concurrency", "price_in_per_mtok", "price_out_per_mtok", "pricing",
-                       "cache", "cache_dir", "rpm", "tpm")
-
-
-def judge_key(jc: JudgeConfig) -> str:
-    """What identifies a judge: a digest of its config without the runtime-only settings. A sweep
-    re-scores a record whose scores carry another key (runners/job/rescore.py)."""
+def judge_key(jc: JudgeConfig, benchmark: BenchmarkConfig | None = None) -> str:
+    """What identifies a judge: a digest of its config's settings that can change a verdict (declared
+    `Enters.JUDGE_KEY`, runners/core/config_fields.py), and of the benchmark's judging choices set
+    away from their defaults (OfficeQA's `reward`). A sweep re-scores a record whose scores carry
+    another key (runners/job/rescore.py)."""
     d = dataclasses.asdict(jc)
     if jc.model is not None:
         d["model"] = flat_model(jc.model)  # as the flat schema-2 model config held it: keys stay
-    return recorded_judge_key(d)
+    return recorded_judge_key(d, changed(benchmark, Enters.JUDGE_KEY) if benchmark is not None else None)
 
 
-def recorded_judge_key(judge: dict[str, Any]) -> str:
+def recorded_judge_key(judge: dict[str, Any], benchmark: dict[str, Any] | None = None) -> str:
     """`judge_key` of a judge config as a record keeps it (`job.json` `config.judge`). Records from
-    before `judge.model` was typed kept the model node as composed, so this gives their own key."""
-    fields = {k: v for k, v in judge.items() if k not in _RUNTIME_ONLY}
-    model = {k: v for k, v in (fields.get("model") or {}).items() if k not in _MODEL_RUNTIME_ONLY}
+    before `judge.model` was typed kept the model node as composed, so this gives their own key.
+    `benchmark`: the benchmark's judging choices away from their defaults (none: keys stay as they were)."""
+    runtime = names([JudgeConfig], Enters.JUDGE_KEY, present=False)
+    model_runtime = names(config_classes(), Enters.JUDGE_KEY, present=False)
+    fields = {k: v for k, v in judge.items() if k not in runtime}
+    model = {k: v for k, v in (fields.get("model") or {}).items() if k not in model_runtime}
     defaults = defaults_of(JudgeConfig())
     defaults["model"] = flat_defaults(ApiModelConfig())
-    blob = json.dumps(drop_new_defaults({**fields, "model": model}, defaults, FROZEN_JUDGE), sort_keys=True, default=str)
+    hashed = drop_new_defaults({**fields, "model": model}, defaults, FROZEN_JUDGE)
+    if benchmark:
+        hashed["benchmark"] = benchmark
+    blob = json.dumps(hashed, sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-def _benchmark(node: dict[str, Any]) -> Benchmark:
-    """The record's benchmark. A record written before paths were made absolute may name it by a
-    relative path: the folder this command was started in is the one that sweep was (re-scoring from
-    there gives back the scores those records lost to the extraction worker's own working folder)."""
-    key = json.dumps(node, sort_keys=True, default=str)
+def _benchmark(cfg: BenchmarkConfig) -> Benchmark:
+    key = json.dumps(dataclasses.asdict(cfg), sort_keys=True, default=str)
     if key not in _BENCHMARKS:
-        cfg = benchmark_config(node)
-        resolve_paths(cfg, launch_dir())
         _BENCHMARKS[key] = load_benchmark(cfg)
     return _BENCHMARKS[key]
 
 
-def score_job(job_dir: Path, judge: JudgeConfig | None = None, task: Task | None = None, model: Model | None = None) -> dict[str, Any] | None:
+def score_job(job_dir: Path, judge: JudgeConfig | None = None, task: Task | None = None, model: Model | None = None,
+              benchmark: BenchmarkConfig | None = None) -> dict[str, Any] | None:
     """Score one finished job and write its scores.json; None when the judge is `none`.
     `InfrastructureFailure` when the record cannot be read for a reason that is not the agent's: then
     nothing is written, and scores.json, if any, stays as it was.
 
-    `judge` defaults to the job's own judge config, `task` to the task rebuilt from job.json;
-    `model` replaces the judge model (tests).
+    `judge` defaults to the job's own judge config, `benchmark` to the job's own benchmark config
+    (a sweep passes its own: its data may have moved, its judging choices changed), `task` to the
+    task rebuilt from that; `model` replaces the judge model (tests).
     """
     record = JobRecord(job_dir)
     record.result  # noqa: B018 - fail early on an unfinished job
     meta = record.meta
-    bench_node = meta.config.get("benchmark") or {"name": meta.benchmark}  # a record without its config: its label
-    name = bench_node.get("name") or meta.benchmark
+    if benchmark is None:  # a record without its benchmark's config (or its name): its label
+        benchmark = benchmark_config({"name": meta.benchmark, **(meta.config.get("benchmark") or {})})
+        # A record written before paths were made absolute may name its data by a relative path: the
+        # folder this command was started in is the one that sweep was (re-scoring from there gives back
+        # the scores those records lost to the extraction worker's own working folder).
+        resolve_paths(benchmark, launch_dir())
+    name = benchmark.name
     try:
         benchmark_judge = default_judge(name)
     except ValueError as e:
@@ -110,7 +113,7 @@ def score_job(job_dir: Path, judge: JudgeConfig | None = None, task: Task | None
     if scorer is None:
         return None
     if task is None:
-        task = _benchmark(bench_node).task(meta.task_id)
+        task = _benchmark(benchmark).task(meta.task_id)
     _check_readable(record)
     try:
         with scoring(jc.extract) as files:  # every file read once, out of process, under jc.extract
@@ -119,7 +122,7 @@ def score_job(job_dir: Path, judge: JudgeConfig | None = None, task: Task | None
     except ExtractionFailed as e:
         raise InfrastructureFailure(f"{job_dir}: {e}; the job stays unscored (re-score it with python -m eval.score)") from e
     scores["job_id"] = meta.job_id
-    scores["judge_key"] = judge_key(jc)
+    scores["judge_key"] = judge_key(jc, benchmark)
     scores["benchmark"] = meta.benchmark  # the job's own label (`builtin-workspace`): one spelling
     return write_scores(record.dir, scores)
 

@@ -24,6 +24,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from eval.benchmarks.workspace_bench import Extras
 from eval.judges.base import scores_doc
 from eval.judges.metrics import rubric_metrics
 from runners.core.task import Task
@@ -107,7 +108,7 @@ def read_answer(text: str, n: int) -> Verdicts:
 
 def rubric_items(task: Task, verdicts: Verdicts) -> list[dict[str, Any]]:
     """One item per rubric of the task, with its verdict or the reason it has none."""
-    types = list(task.extra.get("rubric_types") or [])
+    types = list(task.extra_as(Extras).rubric_types or [])
     items = []
     for i, r in enumerate(task.rubrics):
         item: dict[str, Any] = {"kind": "rubric", "index": i, "text": r.text}

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from envs.safeio import lstat_inside, read_regular
-from eval.benchmarks.workspace_bench import record_task_text
+from eval.benchmarks.workspace_bench import Extras, record_task_text
 from eval.judges.extract.session import current
 from runners.core.job_record import JobRecord
 from runners.core.task import Task
@@ -72,7 +72,7 @@ def name_key(name: str) -> str:
 
 def expected_outputs(task: Task) -> list[str]:
     """The output names the judge is told: the record's, sorted and once each (the task's output otherwise)."""
-    names = task.extra.get("output_files") or [task.output]
+    names = task.extra_as(Extras).output_files or [task.output]
     return sorted({n.strip() for n in names if isinstance(n, str) and n.strip()})
 
 
@@ -150,13 +150,14 @@ def trace_summary(messages: list[dict[str, Any]], final_answer: str = "", max_it
 
 def task_fields(task: Task) -> dict[str, Any]:
     """The task part of the evidence (what the benchmark's record says; nothing the agent wrote)."""
-    types, diffs = list(task.extra.get("rubric_types") or []), list(task.extra.get("rubric_diffs") or [])
+    extra = task.extra_as(Extras)
+    types, diffs = list(extra.rubric_types or []), list(extra.rubric_diffs or [])
 
     def text_at(values: list[Any], i: int) -> str | None:
         return values[i] if i < len(values) and isinstance(values[i], str) else None
 
     rubrics = [{"index": i, "rubric": r.text, "rubricType": text_at(types, i), "rubricDiff": text_at(diffs, i)} for i, r in enumerate(task.rubrics)]
-    return {"taskId": task.id, "task": record_task_text(task), "steps": task.extra.get("steps"), "expectedOutputs": expected_outputs(task),
+    return {"taskId": task.id, "task": record_task_text(task), "steps": extra.steps, "expectedOutputs": expected_outputs(task),
             "rubrics": rubrics}
 
 

@@ -7,22 +7,26 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from runners.core.paths import path_field
+from runners.core.config_fields import Enters, setting
+from runners.core.paths import PATH, path_field
 from slurm.config import SlurmConfig
 from tab.config import TabConfig
+
+_AGENT = Enters.JOB_ID | Enters.SWEEP_NAME
 
 
 @dataclass
 class AgentConfig:
     """The harness settings of SPEC section 2 (paper settings by default)."""
 
-    max_turns: int = 300
-    time_limit_s: float = 3600.0
-    context_level: int = 3
-    work_dir: str | None = path_field()  # where per-job workspaces are materialized (None: the system temp dir)
+    max_turns: int = setting(_AGENT, default=300)
+    time_limit_s: float = setting(_AGENT, default=3600.0)
+    context_level: int = setting(_AGENT, default=3)
+    # where per-job workspaces are materialized (None: the system temp dir)
+    work_dir: str | None = setting(Enters.NOTHING, default=None, path=PATH)
     # who runs the episode: `dci`, our own loop (SPEC section 2), or a production harness run in the
     # job's sandbox against the job's model (`claude_code`, `codex`: runners/harnesses/, docs/harnesses.md)
-    harness: str = "dci"
+    harness: str = setting(_AGENT, default="dci")
 
 
 @dataclass
@@ -44,13 +48,13 @@ class GridConfig:
     """One list per axis; the sweep runs their product (times the benchmark's tasks). By default the
     groups `conf/config.yaml` chooses, so a sweep given no axis runs what `runners.job` would."""
 
-    benchmark: list[str] = field(default_factory=lambda: ["builtin"])
-    agent: list[str] = field(default_factory=lambda: ["dci"])  # the harnesses (conf/agent/)
-    method: list[str] = field(default_factory=lambda: ["dci"])
-    model: list[str] = field(default_factory=lambda: ["smollm2"])
-    seed: list[int] = field(default_factory=lambda: [0])
-    tasks: list[str] = field(default_factory=list)
-    slice: str | None = None
+    benchmark: list[str] = setting(Enters.SWEEP_NAME, default_factory=lambda: ["builtin"])
+    agent: list[str] = setting(Enters.SWEEP_NAME, default_factory=lambda: ["dci"])  # the harnesses (conf/agent/)
+    method: list[str] = setting(Enters.SWEEP_NAME, default_factory=lambda: ["dci"])
+    model: list[str] = setting(Enters.SWEEP_NAME, default_factory=lambda: ["smollm2"])
+    seed: list[int] = setting(Enters.SWEEP_NAME, default_factory=lambda: [0])
+    tasks: list[str] = setting(Enters.SWEEP_NAME, default_factory=list)
+    slice: str | None = setting(Enters.NOTHING, default=None)  # which part of the sweep this driver runs
 
 
 @dataclass
@@ -63,9 +67,9 @@ class ReportConfig:
     in the background after every this many finished jobs (`runners/sweep/live_report.py`; each job's
     pages are written as it finishes); 0: only at the end."""
 
-    baseline: str = "dci"
-    treatment: str = "runningtab"
-    live_every: int = 1000
+    baseline: str = setting(Enters.SWEEP_NAME, default="dci")
+    treatment: str = setting(Enters.SWEEP_NAME, default="runningtab")
+    live_every: int = setting(Enters.NOTHING, default=1000)
 
 
 @dataclass

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +28,8 @@ from runners.config.runner import (
     ReportConfig,
     TrackerConfig,
 )
-from runners.core.paths import launch_dir, path_field, resolve_paths
+from runners.core.config_fields import Enters, setting
+from runners.core.paths import PATH, launch_dir, resolve_paths
 from runners.core.storage import StorageConfig
 from runners.models.config import ModelConfig
 
@@ -41,25 +42,34 @@ class ConfigError(ValueError):
     as one line, no traceback)."""
 
 
+_WHERE = Enters.NOTHING  # where records, data and scratch go, how they are tracked and run, what may be spent
+
+
 @dataclass
 class RootConfig:
-    benchmark: BenchmarkConfig = field(default_factory=BenchmarkConfig)
-    method: MethodConfig = field(default_factory=MethodConfig)
-    model: ModelConfig = field(default_factory=ModelConfig)
-    judge: JudgeConfig = field(default_factory=JudgeConfig)
-    env: EnvConfig = field(default_factory=EnvConfig)
-    agent: AgentConfig = field(default_factory=AgentConfig)
-    grid: GridConfig = field(default_factory=GridConfig)
-    storage: StorageConfig = field(default_factory=StorageConfig)
-    tracker: TrackerConfig = field(default_factory=TrackerConfig)
-    cluster: ClusterConfig = field(default_factory=ClusterConfig)
-    report: ReportConfig = field(default_factory=ReportConfig)
-    data: DataConfig = field(default_factory=DataConfig)
-    budget: BudgetConfig = field(default_factory=BudgetConfig)
-    task: str | None = None
-    seed: int = 0
-    out: str = path_field("outputs")
-    sweep: str | None = None
+    """Each part declares what it changes (runners/core/config_fields.py): a part declared `whole`
+    changes the same with every field; the others' classes declare field by field."""
+
+    benchmark: BenchmarkConfig = setting(Enters.JOB_ID | Enters.JUDGE_KEY | Enters.SWEEP_NAME, default_factory=BenchmarkConfig)
+    method: MethodConfig = setting(Enters.JOB_ID | Enters.SWEEP_NAME, default_factory=MethodConfig, whole=True)
+    model: ModelConfig = setting(Enters.JOB_ID | Enters.CACHE_KEY | Enters.SWEEP_NAME, default_factory=ModelConfig)
+    judge: JudgeConfig = setting(Enters.JUDGE_KEY | Enters.SWEEP_NAME, default_factory=JudgeConfig)
+    # (`env.shell_session`, how bash calls are launched, is left out of ids by runners/job/identity.py)
+    env: EnvConfig = setting(Enters.JOB_ID | Enters.SWEEP_NAME, default_factory=EnvConfig, whole=True)
+    agent: AgentConfig = setting(Enters.JOB_ID | Enters.SWEEP_NAME, default_factory=AgentConfig)
+    grid: GridConfig = setting(Enters.SWEEP_NAME, default_factory=GridConfig)
+    storage: StorageConfig = setting(_WHERE, default_factory=StorageConfig, whole=True)
+    tracker: TrackerConfig = setting(_WHERE, default_factory=TrackerConfig, whole=True)
+    cluster: ClusterConfig = setting(_WHERE, default_factory=ClusterConfig, whole=True)
+    report: ReportConfig = setting(Enters.SWEEP_NAME, default_factory=ReportConfig)
+    data: DataConfig = setting(_WHERE, default_factory=DataConfig, whole=True)  # the benchmark's paths, resolved from it, say it
+    # a budget stop is not a result: a higher budget re-runs the same job
+    budget: BudgetConfig = setting(_WHERE, default_factory=BudgetConfig, whole=True)
+    # which task (`runners.job`): the task's digest says it, so ids hash None here
+    task: str | None = setting(Enters.JOB_ID | Enters.SWEEP_NAME, default=None)
+    seed: int = setting(Enters.JOB_ID | Enters.CACHE_KEY | Enters.SWEEP_NAME, default=0)
+    out: str = setting(_WHERE, default="outputs", path=PATH)
+    sweep: str | None = setting(_WHERE, default=None)
 
 
 def register() -> None:
@@ -90,7 +100,7 @@ def register() -> None:
 
 def to_root(cfg: DictConfig) -> RootConfig:
     """Resolve and convert the composed config to typed dataclasses, once, at the driver; every path
-    field (`path_field`, runners/config/paths.py) made absolute against the folder the command was
+    field (`path_field` or `setting(..., path=...)`, runners/core/paths.py) made absolute against the folder the command was
     started in.
 
     Raises `ConfigError` for a key the schema does not have (`+agent.max_turn=5`):

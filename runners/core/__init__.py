@@ -17,6 +17,11 @@ from typing import Any
 
 SURFACE = {  # name -> module that defines it
     "Task": "runners.core.task",
+    "TaskExtras": "runners.core.task_extras",
+    "IdPart": "runners.core.task_extras",
+    "extra_field": "runners.core.task_extras",
+    "Enters": "runners.core.config_fields",
+    "setting": "runners.core.config_fields",
     "Registry": "runners.core.registry",
     "AssistantMessage": "runners.core.messages",
     "Usage": "runners.core.messages",

@@ -7,11 +7,13 @@ workspace: the environment materializes only `workspace`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from envs.sandbox_extras import SandboxExtras
+from runners.core.task_extras import E, extras_as
 
 
 @dataclass(frozen=True)
@@ -33,7 +35,9 @@ class Task:
 
     `stage` maps workspace-relative destination paths to source files placed into the workspace
     besides the folder (e.g. Workspace-Bench inputs staged under their original names).
-    `extra` carries benchmark-specific data the judge needs (never shown to the agent).
+    `extra` carries benchmark-specific data the judge needs (never shown to the agent): the
+    benchmark's `TaskExtras` dataclass, whose fields say how each enters the job id
+    (runners/core/task_extras.py), or a free-form mapping (hashed whole); read it with `extra_as`.
     `sandbox` is what the task adds to the agent's sandbox (its image's folders, a server beside it).
     """
 
@@ -45,8 +49,12 @@ class Task:
     checkpoints: tuple[Checkpoint, ...] = ()
     answer: str | None = None
     stage: dict[str, Path] = field(default_factory=dict)
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, Any] = field(default_factory=dict)
     sandbox: SandboxExtras = field(default_factory=SandboxExtras)
+
+    def extra_as(self, cls: type[E]) -> E:
+        """The extras as `cls` (a `TaskExtras`): the typed view every reader of them takes."""
+        return extras_as(self.extra, cls)
 
     @property
     def kind(self) -> str:

@@ -15,24 +15,23 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from envs.safeio import open_regular, walk_regular
 from eval.benchmarks import load_benchmark
+from runners.config.runner import AgentConfig
 from runners.config.schema import RootConfig, job_record_config
+from runners.core.config_fields import Enters, names, values
 from runners.core.frozen_fields import FROZEN_JOB, defaults_of, drop_new_defaults
 from runners.core.task import Task
-from runners.models.registry import flat_defaults, flat_model
+from runners.core.task_extras import IdPart, TaskExtras
+from runners.models.registry import config_classes, flat_defaults, flat_model
 from runners.models.scripted import ScriptedModelConfig
+from runners.models.server import ServerConfig
 
-# Model fields that change how a reply is fetched or billed, never which reply the agent sees.
-_MODEL_RUNTIME = ("price_in_per_mtok", "price_out_per_mtok", "max_retries", "backoff_base_s", "backoff_max_s",
-                  "timeout_s", "call_timeout_s", "max_reply_bytes", "concurrency", "pricing", "cache", "cache_dir", "rpm",
-                  "tpm")
-_SERVER_RUNTIME = ("host", "port", "gpus", "startup_timeout_s", "stop_grace_s", "log_path", "replicas",
-                   "resources", "executable", "env", "slots")
 _FULL_HASH_MAX = 1 << 20  # larger files are identified by size plus their first and last 256 KiB
 _EDGE = 256 * 1024
 _file_digests: dict[tuple[str, int, int, int], str] = {}
@@ -46,16 +45,17 @@ def identity(cfg: RootConfig, task: Task) -> dict[str, Any]:
 def config_identity(cfg: RootConfig) -> dict[str, Any]:
     """The config part of the identity: the same for every task of a grid cell."""
     d = job_record_config(cfg)
-    d.pop("judge")
-    d.pop("budget")  # what may be spent: a budget stop is not a result, and a higher budget re-runs the same job
-    d["benchmark"] = {"name": cfg.benchmark.name}  # where and which tasks: the task digest covers content
+    for k in names([RootConfig], Enters.JOB_ID, present=False):  # the judge, what may be spent, …
+        d.pop(k, None)
+    d["benchmark"] = values(cfg.benchmark, Enters.JOB_ID)  # where and which tasks: the task digest covers content
     d["model"] = flat_model(cfg.model)  # every kind's fields, as before each kind had its class: ids stay
     d["task"] = None  # which task: the task digest says; `runners.job` names it here, a sweep's cell does not
-    d["agent"].pop("work_dir")
+    for k in names([AgentConfig], Enters.JOB_ID, present=False):
+        d["agent"].pop(k)
     d["env"].pop("shell_session")  # how bash calls are launched, not what they see
-    for k in _MODEL_RUNTIME:
+    for k in names(config_classes(), Enters.JOB_ID, present=False):  # how a reply is fetched, billed, cached
         d["model"].pop(k)
-    for k in _SERVER_RUNTIME:
+    for k in names([ServerConfig], Enters.JOB_ID, present=False):  # how and where a server starts
         d["model"]["server"].pop(k)
     if isinstance(cfg.model, ScriptedModelConfig) and cfg.model.script:
         d["model"]["script"] = _script_digest(cfg.model.script)
@@ -100,15 +100,46 @@ def task_digests(tasks: list[Task]) -> dict[str, str]:
 
 
 def task_digest(task: Task, manifest: list[tuple[str, int, str]] | None = None) -> str:
-    """A hash of the task's record (prompt, answer, rubrics, …) and of its workspace and staged files;
-    `manifest`: the workspace's, when the caller already has it."""
+    """A hash of `task_identity`; `manifest`: the workspace's, when the caller already has it."""
+    blob = json.dumps(task_identity(task, manifest), sort_keys=True, default=_plain)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def task_identity(task: Task, manifest: list[tuple[str, int, str]] | None = None) -> dict[str, Any]:
+    """What a task's digest hashes: its record (prompt, answer, rubrics, …), its workspace and staged
+    files by content, and what it adds to the sandbox."""
     record = {f.name: getattr(task, f.name) for f in dataclasses.fields(task) if f.name not in ("workspace", "stage", "sandbox")}
     if task.sandbox:  # a task that adds nothing to the sandbox keeps the id it had before the field
         record["sandbox"] = task.sandbox.identity()
+    record["extra"] = extras_identity(task.extra)
     record["workspace"] = workspace_manifest(task.workspace) if manifest is None else manifest
     record["stage"] = {dest: _file_digest(Path(src)) for dest, src in sorted(task.stage.items())}
-    blob = json.dumps(record, sort_keys=True, default=_plain)
-    return hashlib.sha256(blob.encode()).hexdigest()
+    return record
+
+
+def extras_identity(extra: Mapping[str, Any]) -> Any:
+    """What of a task's extras enters its id: a `TaskExtras` field by field as each declares
+    (a location by name or content, never its path; a judging choice not at all), a free-form
+    mapping whole."""
+    if not isinstance(extra, TaskExtras):
+        return extra
+    out: dict[str, Any] = {}
+    for name, how, value in extra.identity_fields():
+        if value is not None and how is IdPart.NAME:
+            value = PurePath(value).name
+        elif value is not None and how is IdPart.CONTENT:
+            value = _location_digest(Path(value))
+        out[name] = value
+    return out
+
+
+def _location_digest(path: Path) -> str | None:
+    """A file's or a folder's content digest (without Python's bytecode caches, which running a
+    task's code in place would add); None when nothing is there."""
+    if path.is_dir():
+        files = [e for e in workspace_manifest(path) if "__pycache__" not in PurePath(e[0]).parts]
+        return hashlib.sha256(json.dumps(files).encode()).hexdigest()
+    return _file_digest(path) if path.is_file() else None
 
 
 def workspace_manifest(root: Path) -> list[tuple[str, int, str]]:

@@ -1,7 +1,8 @@
 """A new judge re-scores, it does not re-run (the judge is not part of a job's identity).
 
 On resume, a finished record whose `scores.json` is missing or was written by another judge config
-(`judge_key`) is scored again from its record with the sweep's judge; the agent does not run again.
+or other judging choices of the benchmark (`judge_key`: OfficeQA's reward version) is scored again
+from its record with the sweep's judge and benchmark config; the agent does not run again.
 The re-scored records are then uploaded again (storage) and tracked again by the caller.
 """
 
@@ -43,7 +44,7 @@ def _stale_scores(spec: JobSpec, job_dir: Path, key: str | None) -> bool:
     if scores is None:
         return True
     if "judge_key" in scores:
-        current = key or judge_key(spec.cfg.judge)
+        current = key or judge_key(spec.cfg.judge, spec.cfg.benchmark)
         return scores["judge_key"] != current and not _judged_before_by(scores, job_dir, current)
     # records scored before judge_key existed: only a different judge name is known to differ
     return spec.cfg.judge.name != "auto" and scores.get("judge") != spec.cfg.judge.name
@@ -74,7 +75,7 @@ def resume_scan(specs: Iterable[JobSpec], sweep_dir: Path, logged: dict[str, Log
     judge, scored): one pass, so each record is checked once (a resume of 20,000 jobs)."""
     done: list[JobSpec] = []
     complete: set[str] = set()
-    keys: dict[int, str] = {}  # judge_key once per judge config (a cell's jobs share one), not per job
+    keys: dict[tuple[int, int], str] = {}  # judge_key once per cell (its jobs share their configs), not per job
     for spec in specs:
         job_dir = sweep_dir / spec.job_id
         if not is_final(job_dir, scored=False, error_retries=spec.cfg.cluster.error_retries,
@@ -83,13 +84,14 @@ def resume_scan(specs: Iterable[JobSpec], sweep_dir: Path, logged: dict[str, Log
         if spec.cfg.judge.name == "none":
             complete.add(spec.job_id)
             continue
-        if id(spec.cfg.judge) not in keys:
-            keys[id(spec.cfg.judge)] = judge_key(spec.cfg.judge)
-        if not _stale_scores(spec, job_dir, keys[id(spec.cfg.judge)]):
+        cell = (id(spec.cfg.judge), id(spec.cfg.benchmark))
+        if cell not in keys:
+            keys[cell] = judge_key(spec.cfg.judge, spec.cfg.benchmark)
+        if not _stale_scores(spec, job_dir, keys[cell]):
             complete.add(spec.job_id)
             continue
         try:
-            score_job(job_dir, spec.cfg.judge)
+            score_job(job_dir, spec.cfg.judge, benchmark=spec.cfg.benchmark)
         except Exception as e:  # noqa: BLE001 - one bad record must not stop the sweep
             log.warning("re-scoring %s with judge %s failed: %s: %s", spec.job_id, spec.cfg.judge.name, type(e).__name__, e)
             if os.path.isfile(job_dir / SCORES):

@@ -206,7 +206,7 @@ def score(cfg: RootConfig, job_dir: Path, task: Task | None = None) -> dict[str,
         return None
     from eval.judges.scoring import score_job
 
-    return score_job(job_dir, cfg.judge, task=task)
+    return score_job(job_dir, cfg.judge, task=task, benchmark=cfg.benchmark)
 
 
 def run_and_score(

@@ -33,8 +33,10 @@ from typing import Any, Protocol
 from envs.names import json_utf8
 from envs.protocol import ToolCall
 from envs.safeio import read_regular, write_json
+from runners.core.config_fields import Enters, names
 from runners.core.messages import AssistantMessage, Usage
 from runners.models.config import ApiModelConfig, ModelConfig
+from runners.models.server import ServerConfig
 from runners.models.weights import served_weights
 from runners.models.wire import wire_messages
 
@@ -43,9 +45,10 @@ log = logging.getLogger(__name__)
 BESIDE_RECORDS = Path(".cache") / "calls"  # the default folder, under `out`
 MODES = ("off", "read", "write", "read_write")
 MAX_ENTRY_BYTES = 64 << 20
-# The model settings that can change an answer (timeouts, retries and prices cannot).
-ANSWER_FIELDS = ("kind", "name", "base_url", "temperature", "top_p", "max_tokens", "seed", "extra_body")
-_SERVED = ("model_path", "tool_call_parser", "tensor_parallel_size", "ctx_size", "chat_format", "extra_args")
+# The model settings that can change an answer (timeouts, retries and prices cannot), as each field
+# declares (`Enters.CACHE_KEY`, runners/core/config_fields.py); a served model's weights and settings.
+ANSWER_FIELDS = names([ApiModelConfig], Enters.CACHE_KEY)
+_SERVED = names([ServerConfig], Enters.CACHE_KEY)
 _USAGE = {f.name for f in dataclasses.fields(Usage)}
 _reported: set[str] = set()  # keys of bad entries this process has logged
 

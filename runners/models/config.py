@@ -5,12 +5,18 @@ the OpenAI-compatible API has. The other kinds' classes sit beside their impleme
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from omegaconf import MISSING
 
-from runners.core.paths import PATH_OR_NAME, path_field
+from runners.core.config_fields import ALL, Enters, setting
+from runners.core.paths import PATH, PATH_OR_NAME
+
+# what a model setting changes (runners/core/config_fields.py): the agent's model in a job id and a
+# sweep's name, the judge's in its key, and which reply a call gets in the call cache
+_REPLY = ALL  # sampling and identity of the model: changes everything
+_RUN = Enters.NOTHING  # how a reply is fetched, billed or cached: changes nothing
 
 
 @dataclass
@@ -30,15 +36,16 @@ class ModelConfig:
     config that leaves it unset fails with "Missing mandatory value: name".
     """
 
-    kind: str = "scripted"
-    id: str = "model"  # the config's name in conf/model/ (each YAML sets it); labels jobs and records
-    name: str = MISSING
-    concurrency: int = 0
-    price_in_per_mtok: float = 0.0
-    price_out_per_mtok: float = 0.0
-    pricing: str | None = path_field(kind=PATH_OR_NAME)  # a name in conf/pricing/, or a file
-    cache: str | None = None
-    cache_dir: str | None = path_field()
+    kind: str = setting(_REPLY, default="scripted")
+    # the config's name in conf/model/ (each YAML sets it); labels jobs and records, never a reply
+    id: str = setting(Enters.JOB_ID | Enters.JUDGE_KEY | Enters.SWEEP_NAME, default="model")
+    name: str = setting(_REPLY, default=MISSING)
+    concurrency: int = setting(_RUN, default=0)
+    price_in_per_mtok: float = setting(_RUN, default=0.0)
+    price_out_per_mtok: float = setting(_RUN, default=0.0)
+    pricing: str | None = setting(_RUN, default=None, path=PATH_OR_NAME)  # a name in conf/pricing/, or a file
+    cache: str | None = setting(_RUN, default=None)
+    cache_dir: str | None = setting(_RUN, default=None, path=PATH)
 
     def for_task(self, task_id: str) -> ModelConfig:
         """The config one task's job runs with: the same for every kind but one that takes a setting
@@ -64,19 +71,21 @@ class ApiModelConfig(ModelConfig):
     one limiter per provider (`base_url` + `api_key_env`) shared by every actor of a sweep.
     """
 
-    base_url: str | None = None
-    api_key_env: str | None = None
-    temperature: float | None = None
-    top_p: float | None = None
-    max_tokens: int | None = None
-    seed: int | None = None
-    extra_body: dict[str, Any] = field(default_factory=dict)
-    echo_extra: list[str] = field(default_factory=list)
-    timeout_s: float = 120.0
-    call_timeout_s: float = 900.0
-    max_reply_bytes: int = 16 * 2**20
-    max_retries: int = 6
-    backoff_base_s: float = 1.0
-    backoff_max_s: float = 60.0
-    rpm: int = 0
-    tpm: int = 0
+    # which provider answers (a judge's verdicts do not depend on where its model is reached)
+    base_url: str | None = setting(Enters.JOB_ID | Enters.CACHE_KEY | Enters.SWEEP_NAME, default=None)
+    api_key_env: str | None = setting(Enters.JOB_ID | Enters.SWEEP_NAME, default=None)
+    temperature: float | None = setting(_REPLY, default=None)
+    top_p: float | None = setting(_REPLY, default=None)
+    max_tokens: int | None = setting(_REPLY, default=None)
+    seed: int | None = setting(_REPLY, default=None)
+    extra_body: dict[str, Any] = setting(_REPLY, default_factory=dict)
+    # what later turns send back (it reaches the cache key through the messages themselves)
+    echo_extra: list[str] = setting(Enters.JOB_ID | Enters.JUDGE_KEY | Enters.SWEEP_NAME, default_factory=list)
+    timeout_s: float = setting(_RUN, default=120.0)
+    call_timeout_s: float = setting(_RUN, default=900.0)
+    max_reply_bytes: int = setting(_RUN, default=16 * 2**20)
+    max_retries: int = setting(_RUN, default=6)
+    backoff_base_s: float = setting(_RUN, default=1.0)
+    backoff_max_s: float = setting(_RUN, default=60.0)
+    rpm: int = setting(_RUN, default=0)
+    tpm: int = setting(_RUN, default=0)

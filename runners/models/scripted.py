@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from envs.protocol import ToolCall
+from runners.core.config_fields import ALL, Enters, setting
 from runners.core.messages import AssistantMessage, Usage
-from runners.core.paths import path_field
+from runners.core.paths import PATH
 from runners.models.config import ModelConfig
 
 _TURN_KEYS = {"content", "tool_calls", "usage"}
@@ -34,8 +35,9 @@ class ScriptedModelConfig(ModelConfig):
     """Kind `scripted`: `script` is the JSONL file of turns; or `script_dir`, a folder holding one
     script per task, `<task_id>.jsonl` (e.g. a built-in benchmark's reference `solutions/`)."""
 
-    script: str | None = path_field()
-    script_dir: str | None = path_field()
+    # by content (runners/job/identity.py, runners/models/call_cache.py): the same script elsewhere is the same job
+    script: str | None = setting(ALL, default=None, path=PATH)
+    script_dir: str | None = setting(Enters.JOB_ID | Enters.JUDGE_KEY | Enters.SWEEP_NAME, default=None, path=PATH)
 
     def for_task(self, task_id: str) -> ScriptedModelConfig:
         if not self.script_dir:

@@ -19,15 +19,19 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 
-from runners.core.paths import PATH_OR_NAME, path_field
+from runners.core.config_fields import Enters, setting
+from runners.core.paths import PATH, PATH_OR_NAME
 from runners.models import lifeline
 from runners.models.config import ApiModelConfig
 from runners.models.embedded import BACKEND_HINT, embedded_gguf
+
+_WEIGHTS = Enters.JOB_ID | Enters.CACHE_KEY | Enters.SWEEP_NAME
+_START = Enters.NOTHING
 
 
 @dataclass
@@ -51,30 +55,32 @@ class ServerConfig:
     server answers one request at a time, no cap for vLLM; 0: no cap).
     """
 
-    model_path: str | None = path_field(kind=PATH_OR_NAME)  # a HF id, or a local folder or file
-    host: str = "127.0.0.1"
-    port: int = 0
-    tool_call_parser: str = "hermes"
-    tensor_parallel_size: int = 1
-    gpus: list[int] = field(default_factory=list)
-    ctx_size: int | None = 8192
-    chat_format: str = "chatml-function-calling"
-    startup_timeout_s: float = 900.0
-    stop_grace_s: float = 15.0
-    log_path: str | None = path_field()
-    extra_args: list[str] = field(default_factory=list)
-    replicas: int = 1
-    resources: dict[str, float] = field(default_factory=dict)
-    executable: list[str] = field(default_factory=list)
-    env: dict[str, str] = field(default_factory=dict)
-    slots: int | None = None
+    # the weights and how they answer (runners/core/config_fields.py); the rest: how and where it starts
+    model_path: str | None = setting(_WEIGHTS, default=None, path=PATH_OR_NAME)  # a HF id, or a local folder or file
+    host: str = setting(_START, default="127.0.0.1")
+    port: int = setting(_START, default=0)
+    tool_call_parser: str = setting(_WEIGHTS, default="hermes")
+    tensor_parallel_size: int = setting(_WEIGHTS, default=1)
+    gpus: list[int] = setting(_START, default_factory=list)
+    ctx_size: int | None = setting(_WEIGHTS, default=8192)
+    chat_format: str = setting(_WEIGHTS, default="chatml-function-calling")
+    startup_timeout_s: float = setting(_START, default=900.0)
+    stop_grace_s: float = setting(_START, default=15.0)
+    log_path: str | None = setting(_START, default=None, path=PATH)
+    extra_args: list[str] = setting(_WEIGHTS, default_factory=list)
+    replicas: int = setting(_START, default=1)
+    resources: dict[str, float] = setting(_START, default_factory=dict)
+    executable: list[str] = setting(_START, default_factory=list)
+    env: dict[str, str] = setting(_START, default_factory=dict)
+    slots: int | None = setting(_START, default=None)
 
 
 @dataclass
 class ServedModelConfig(ApiModelConfig):
     """A model the sweep serves itself (kinds `vllm`, `llamacpp`) unless `base_url` points at a running server."""
 
-    server: ServerConfig = field(default_factory=ServerConfig)
+    # a judge's verdicts do not depend on how its model is served (its key leaves the server out)
+    server: ServerConfig = setting(Enters.JOB_ID | Enters.CACHE_KEY | Enters.SWEEP_NAME, default_factory=ServerConfig)
 
 
 def needs_server(cfg: object) -> bool:

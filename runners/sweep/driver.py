@@ -8,6 +8,7 @@ results table. Re-running the same command resumes a killed sweep.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
@@ -30,11 +31,8 @@ from runners.config.schema import CONF_DIR, RootConfig, listed_axes, to_root
 log = logging.getLogger("runners.sweep")
 
 
-# Overrides that never change a job or its score: where records and scratch go, storage, tracking,
-# the cluster, the Slurm slice, the live report's refreshes, where the prepared data is. Adding or
-# changing them resumes the same sweep.
-_NOT_IN_NAME = ("out", "sweep", "experiment", "storage", "tracker", "cluster", "hydra", "grid.slice", "agent.work_dir",
-               "report.live_every", "data", "budget", "model.cache", "model.cache_dir", "model.pricing", "model.rpm", "model.tpm")
+# Hydra's own overrides, not settings: which experiment (the sweep is named by it) and Hydra's.
+_NOT_SETTINGS = ("experiment", "hydra")
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.=-]+")
 _DROPPED = str.maketrans("", "", "[]'\"")
 NAME_MAX = 100
@@ -66,9 +64,23 @@ def _readable(override: str) -> str:
     return _UNSAFE.sub("-", key + eq + value.translate(_DROPPED)).strip("-")
 
 
+@functools.cache
+def not_in_name() -> tuple[str, ...]:
+    """Overrides that never change a job or its score, so adding or changing them resumes the same
+    sweep: the settings declared without `Enters.SWEEP_NAME` (runners/core/config_fields.py) — where
+    records, scratch and prepared data go, storage, tracking, the cluster, the Slurm slice, the live
+    report's refreshes, budgets, and every model setting that is not in a job id (timeouts, retries,
+    prices, the call cache, how a server starts)."""
+    from runners.core.config_fields import Enters, walk
+    from runners.models.registry import config_classes
+
+    kinds = {"model": list(config_classes())}
+    return (*_NOT_SETTINGS, *dict.fromkeys(path for path, e, _ in walk(RootConfig, extra_classes=kinds) if not e & Enters.SWEEP_NAME))
+
+
 def _excluded(override: str) -> bool:
     key = override.split("=", 1)[0].lstrip("+~")
-    return any(key == k or key.startswith(f"{k}.") for k in _NOT_IN_NAME)
+    return any(key == k or key.startswith(f"{k}.") for k in not_in_name())
 
 
 def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) -> dict[str, Any]:

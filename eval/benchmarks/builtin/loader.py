@@ -16,7 +16,8 @@ from pathlib import Path
 from eval.benchmarks.base import BenchmarkError
 from eval.benchmarks.native_format import load_native
 from eval.config import BenchmarkConfig, cache_root
-from runners.core.paths import path_field
+from runners.core.config_fields import Enters, setting
+from runners.core.paths import PATH
 from runners.core.task import Task
 
 COMPLETE = ".complete"
@@ -27,10 +28,10 @@ class Config(BenchmarkConfig):
     """The built-in benchmark: `suite` (workspace | company | qa) and the generator's `seed`;
     generated on first use under `cache_dir` (default `<repo>/.cache`), or into `path` when set."""
 
-    name: str = "builtin"
-    suite: str = "workspace"
-    seed: int = 0
-    cache_dir: str | None = path_field()
+    name: str = setting(Enters.JOB_ID | Enters.SWEEP_NAME, default="builtin")
+    suite: str = setting(Enters.SWEEP_NAME, default="workspace")  # which tasks: their content is in the id
+    seed: int = setting(Enters.SWEEP_NAME, default=0)
+    cache_dir: str | None = setting(Enters.SWEEP_NAME, default=None, path=PATH)
 
     @property
     def label(self) -> str:
