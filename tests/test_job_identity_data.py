@@ -98,7 +98,7 @@ PINNED = {
     "builtin-qa": "deb7b9120d14485003b2770d818c54c2e653e5cad17f4eefe4b132bffebf206f",
     "native": "ede18ef801f546d9eebcb8f97dcdd3d640c2347828c1b9b10cf00a328ed0c04b",
     "workspace_bench": "5a1ac7d075f287e3cb57d66c5c2bd4ab5536216a9d0e4cb0fd885bbbd0b5912d",
-    "agentcompany": "fb72f668951ff5c02259e94bf4a8eb5821f5356d1c2ebdf8cc0a3d02139e3ddf",
+    "agentcompany": "a3c5e909445697806846dbd787166a88900ac427b53b1a146ed7b05e6d44b6c6",
     "officeqa": "1e16ae10171eb70757803d205b7136047bc3a9e693516a95b7642a1e166ffb8c",
 }
 
