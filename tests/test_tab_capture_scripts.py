@@ -136,3 +136,35 @@ def _quote(text: str) -> str:
     import shlex
 
     return shlex.quote(text)
+
+
+def _zip(name: str, xml: str) -> bytes:
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr(name, xml)
+    return buf.getvalue()
+
+
+HOSTILE = {
+    "zip bomb": ("x.docx", _zip("word/document.xml", "<w:p><w:t>" + "a" * 100_000_000 + "</w:t></w:p>")),
+    "unclosed tags": ("x.docx", _zip("word/document.xml", "<w:tbl><w:tr><w:p>" * 500_000)),
+    "endless cells": ("x.xlsx", _zip("xl/worksheets/sheet1.xml", "<row><c><v>1</v></c></row>" * 1_000_000)),
+    "unclosed pdf strings": ("x.pdf", b"1 0 obj<<>>stream\nBT " + b"(a\\(" * 1_000_000 + b"\nendstream"),
+    "endless pdf text": ("x.pdf", b"1 0 obj<<>>stream\nBT " + b"(a)Tj " * 1_000_000 + b"\nendstream"),
+    "not a zip": ("x.xlsx", b"PK\x03\x04" + b"\0" * 1000),
+}
+
+
+@pytest.mark.parametrize("case", list(HOSTILE))
+def test_a_hostile_document_is_read_within_bounds_and_credits_nothing(case: str) -> None:
+    """The agent may have shaped any file it can point a script at (SPEC: hostile input): reading a
+    document's text is bounded in bytes inflated and elements looked at, and a document past the
+    bounds holds nothing a script printed."""
+    from tab.capture.documents import document_text
+    from tests.test_env_attacks import bounded
+
+    name, data = HOSTILE[case]
+    assert bounded(lambda: document_text(name, data), 20) == ""

@@ -22,6 +22,7 @@ GLOB_CHARS = frozenset("*?[")
 HARNESS_DIR = BOOKKEEPING_DIR  # the harness's own folder in a workspace (envs/workspace.py)
 MAX_TEXT_BYTES = 2 * 1024 * 1024  # larger files are not compared against output
 SCAN_AFTER = 8  # lookups in one folder before it is listed whole
+MAX_DOCUMENTS = 16  # documents whose text is kept between observations
 
 
 class Workspace:
@@ -47,6 +48,7 @@ class Workspace:
         self._entries: dict[str, dict[str, str]] = {}  # folder → its names, once listed
         self._asked: dict[str, int] = {}
         self._own: dict[tuple[str, bool], OwnText | None] = {}
+        self._documents: dict[tuple[str, int, int, int, int], str] = {}  # a few documents' text, by file identity
 
     def refresh(self) -> None:
         self._kind.clear()
@@ -171,10 +173,23 @@ class Workspace:
             if text is not None:
                 self._own[key] = OwnText(text)
             elif documents:  # a document too big, or another binary, holds nothing a script printed
-                self._own[key] = OwnText(document_text(rel, data) if data and is_document(rel) else "", document=True)
+                self._own[key] = OwnText(self._document(rel, data) if data and is_document(rel) else "", document=True)
             else:
                 self._own[key] = None
         return self._own[key]
+
+    def _document(self, rel: str, data: bytes) -> str:
+        """A document's text, kept for the next observations while the file is the same one (its
+        size, times and inode unchanged): agents read the same documents again and again."""
+        st = lstat_inside(self.root, rel)
+        if st is None:
+            return document_text(rel, data)
+        key = (rel, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+        if key not in self._documents:
+            if len(self._documents) >= MAX_DOCUMENTS:
+                del self._documents[next(iter(self._documents))]
+            self._documents[key] = document_text(rel, data)
+        return self._documents[key]
 
     def _bytes(self, rel: str) -> bytes | None:
         data = read_regular(self.root, rel, MAX_TEXT_BYTES + 1) if rel else None
