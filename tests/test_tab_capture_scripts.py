@@ -168,3 +168,18 @@ def test_a_hostile_document_is_read_within_bounds_and_credits_nothing(case: str)
 
     name, data = HOSTILE[case]
     assert bounded(lambda: document_text(name, data), 20) == ""
+
+
+def test_a_scripts_output_through_a_pipe_or_a_glob_is_still_checked(ws: Path) -> None:
+    paras = "import docx, sys\nfor f in sys.argv[1:]:\n    for p in docx.Document(f).paragraphs:\n        print(p.text)"
+    got = run(ws, f"{PY} - policies/*.docx <<'EOF' | grep -i hotel\n{paras}\nEOF")
+    assert got.reads == [(DOCX, "Hotel limit is 450 yuan per night.")]
+    upper = paras.replace("p.text", "p.text.upper()")
+    assert run(ws, f"{PY} - policies/*.docx <<'EOF' | head -n 3\n{upper}\nEOF").reads == []
+
+
+def test_a_value_a_script_printed_beside_a_converter_is_not_the_documents(ws: Path) -> None:
+    """A command that runs a script has every credited line checked against the document's text: the
+    `4` a script printed after pdftotext's text is not the PDF's (it was, before: one file took it all)."""
+    got = run(ws, f"pdftotext -layout {PDF} - && {PY} -c 'print(2 + 2)'")
+    assert [p for p, _ in got.reads] == [PDF] and got.unattributed.strip("\f") == "4"  # pdftotext ends a page with \f

@@ -45,18 +45,27 @@ def attribute(output: str, streams: list[Stream], ws: Workspace) -> tuple[list[t
     rest = "\n".join(line for i, line in enumerate(lines) if i not in used).strip("\n")
     named = list(dict.fromkeys(f for s in streams if s.kind in ("content", "search") for f in s.files))
     parts = {path: ["\n".join(block)] for path, block in marked.items()}
-    scripted = any(s.program for s in streams)
+    scripted = _scripted(streams, marked)
     distributed, unplaced = _distribute(rest, named, ws, scripted)
     for path, text in distributed.items():
         parts.setdefault(path, []).append(text)
     reads, dropped = [], [unplaced] if unplaced.strip() else []
     for path, texts in parts.items():
-        kept, lost = own_lines("\n".join(p for p in texts if p.strip()).strip("\n"), ws.own(path, scripted))
+        kept, lost = own_lines("\n".join(p for p in texts if p.strip()).strip("\n"), ws.own(path, path in scripted))
         if kept.strip():
             reads.append((path, kept))
         if lost.strip():
             dropped.append(lost)
     return reads, [f for f in listed if f not in parts], "\n".join(dropped)
+
+
+def _scripted(streams: list[Stream], marked: dict[str, list[str]]) -> set[str]:
+    """When the command runs a script, any line of its output may be what the script printed: every
+    file it credits is then checked against a document's own text too (`python -c 'print(2+2)'` after
+    `pdftotext f -` does not make `4` the PDF's text)."""
+    if not any(s.program for s in streams):
+        return set()
+    return {f for s in streams for f in s.files} | set(marked)
 
 
 def _markers(lines: list[str], cwds: list[str], ws: Workspace, marked: dict[str, list[str]], used: set[int]) -> None:
@@ -94,14 +103,14 @@ def _markers(lines: list[str], cwds: list[str], ws: Workspace, marked: dict[str,
         i += 1
 
 
-def _distribute(rest: str, named: list[str], ws: Workspace, scripted: bool) -> tuple[dict[str, str], str]:
+def _distribute(rest: str, named: list[str], ws: Workspace, scripted: set[str]) -> tuple[dict[str, str], str]:
     """One named file takes the rest. With several, a file whose whole text appears verbatim takes
     it; each remaining line goes to the one named file that holds it, or stays unplaced."""
     if not rest.strip() or not named:
         return {}, rest if not named else ""
     if len(named) == 1:
         return {named[0]: rest}, ""
-    owns = {p: own for p in named if (own := ws.own(p, scripted)) is not None and own.text.strip()}
+    owns = {p: own for p in named if (own := ws.own(p, p in scripted)) is not None and own.text.strip()}
     found: dict[str, list[str]] = {}
     left = rest
     for path, own in owns.items():

@@ -192,8 +192,8 @@ def _python(argv, cmd, up, cwd, ws) -> Stream:
         code = cmd.heredoc or next((t for op, t in cmd.redirects if op == "<<<"), None)
     literals = [m.group(2) for m in _STRING.finditer((code or "")[:MAX_SCRIPT_CHARS])]
     files = ws.files([w for w in literals + operands if w and "\n" not in w], cwd)
-    # a script may head each file with `==> path <==` (as head does): a marker, checked like any line
-    return Stream("content", cwd, files, markers=True, program=True) if files else NONE
+    # a script given several files may head each with `==> path <==` (as head does): a marker, checked like any line
+    return Stream("content" if files else "none", cwd, files, markers=len(files) > 1, program=True)
 
 
 def _shell(argv, cmd, up, cwd, ws) -> Stream:
