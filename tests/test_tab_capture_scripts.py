@@ -183,3 +183,23 @@ def test_a_value_a_script_printed_beside_a_converter_is_not_the_documents(ws: Pa
     `4` a script printed after pdftotext's text is not the PDF's (it was, before: one file took it all)."""
     got = run(ws, f"pdftotext -layout {PDF} - && {PY} -c 'print(2 + 2)'")
     assert [p for p, _ in got.reads] == [PDF] and got.unattributed.strip("\f") == "4"  # pdftotext ends a page with \f
+
+
+def test_rows_with_dates_and_narrow_columns_are_the_sheets_own(ws: Path) -> None:
+    """xlsx keeps a date as a day count; readers print it as a date (openpyxl's datetime repr, pandas'
+    2023-01-31), and pandas sets narrow columns one space apart: still the sheet's rows. A date the
+    script computed is not."""
+    import datetime
+
+    rows = [["Department", "Category", "Month", "Actual"], ["Engineering", "Salaries", datetime.date(2023, 1, 31), 152764.67],
+            ["Engineering", "Cloud hosting", datetime.date(2023, 2, 28), 9120.5]]
+    write_xlsx(ws / "finance/actuals.xlsx", [("Sheet1", rows)])
+    for code, shown in (("import pandas, sys\nprint(pandas.read_excel(sys.argv[1]))", "Salaries 2023-01-31"),
+                        ("import openpyxl, sys\nfor r in openpyxl.load_workbook(sys.argv[1]).active.iter_rows(values_only=True):\n"
+                         "    print(r)", "datetime.datetime(2023, 1, 31, 0, 0)")):
+        got = run(ws, f"{PY} - finance/actuals.xlsx <<'EOF'\n{code}\nEOF")
+        assert [p for p, _ in got.reads] == ["finance/actuals.xlsx"] and got.unattributed == "", got
+        assert shown in got.reads[0][1] and len(got.reads[0][1].split("\n")) == 3
+    later = ("import openpyxl, sys, datetime\nfor r in list(openpyxl.load_workbook(sys.argv[1]).active.iter_rows(values_only=True))[1:]:\n"
+             "    print(r[0], r[2] + datetime.timedelta(days=30), sep='  ')")
+    assert run(ws, f"{PY} - finance/actuals.xlsx <<'EOF'\n{later}\nEOF").reads == []
