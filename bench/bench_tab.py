@@ -83,7 +83,23 @@ def observations(root: Path, docs: list[str]) -> dict[str, Observation]:
         "python": Observation("bash", {"command": f"python3 -c \"print(open('{d0}').read()[:300])\""},
                               t0[:300], False, 900),
         "echo": Observation("bash", {"command": "echo done && wc -l docs/dept_1/*.md"}, "done\n 10 total", False, 900),
+        "py_office": _office_read(root, t0),
     }
+
+
+def _office_read(root: Path, text: str) -> Observation:
+    """A script reading a docx and an xlsx named on its command line (the reference solutions' reader)."""
+    import subprocess
+
+    from eval.benchmarks.builtin.office import write_docx, write_xlsx
+    from eval.benchmarks.builtin.solution import READER
+
+    lines = text.split("\n")
+    write_docx(root / "office" / "policy.docx", [("para", line) for line in lines if line.strip()])
+    write_xlsx(root / "office" / "budget.xlsx", [("Budget", [["item", "amount"], *[[w, i * 10] for i, w in enumerate(VOCAB[:40])]])])
+    command = f"python3 - office/policy.docx office/budget.xlsx <<'RT_PY'\n{READER}RT_PY"
+    out = subprocess.run(["bash", "-c", command], cwd=root, capture_output=True, text=True, check=True).stdout
+    return Observation("bash", {"command": command}, out.rstrip("\n"), False, 900)
 
 
 def median_ms(fn, repeat: int) -> float:

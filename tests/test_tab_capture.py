@@ -100,6 +100,9 @@ CASES = [
     ("pdftotext policies/guide.pdf -", ["policies/guide.pdf"], set()),
     ("docx2txt policies/water.docx -", ["policies/water.docx"], set()),
     (f"{PY} -c \"import zipfile; print(zipfile.ZipFile('policies/water.docx').read('word/document.xml')[:60])\"",
+     [], set()),  # a script's output is checked against the document's text: its XML markup is not that
+    (f"{PY} - policies/water.docx <<'EOF'\nimport re, sys, zipfile\nxml = zipfile.ZipFile(sys.argv[1]).read('word/document.xml')"
+     ".decode()\nfor p in re.findall(r'<w:p[ >].*?</w:p>', xml):\n    print(''.join(re.findall(r'<w:t[^>]*>([^<]*)<', p)))\nEOF",
      ["policies/water.docx"], set()),
     (f"{PY} - <<'EOF'\nfor line in open('data/orders.csv'):\n    print(line, end='')\nEOF",
      ["data/orders.csv"], set()),

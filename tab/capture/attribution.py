@@ -8,8 +8,11 @@ The rule, in order:
 3. The rest goes to the files the command names for their content. One file takes it all. With
    several (`cat a b`, `cat a; grep x b`), a file whose whole text appears verbatim in the rest
    takes exactly that text, and each line left goes to the one named file that holds it.
-4. Every credited line must be the file's own text (`own_line`); what no file is proven to hold
-   (a computed value, a line several files hold, a transformed line) is returned unattributed.
+4. Every credited line must be the file's own text (`own_text.py`); what no file is proven to hold
+   (a computed value, a line several files hold, a transformed line) is returned unattributed. When
+   the command runs a script (`python3 - FILE`, `python3 script.py FILE`), its output is whatever the
+   script printed: a document's lines are then checked against the document's paragraphs and cells,
+   and a binary that cannot be read so credits nothing.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import re
 
 from tab.capture.command_output import Stream
 from tab.capture.listings import parse_listing
+from tab.capture.own_text import own_lines
 from tab.capture.workspace_files import Workspace
 
 _HEADER = re.compile(r"^==> (.+) <==$")
@@ -41,12 +45,13 @@ def attribute(output: str, streams: list[Stream], ws: Workspace) -> tuple[list[t
     rest = "\n".join(line for i, line in enumerate(lines) if i not in used).strip("\n")
     named = list(dict.fromkeys(f for s in streams if s.kind in ("content", "search") for f in s.files))
     parts = {path: ["\n".join(block)] for path, block in marked.items()}
-    distributed, unplaced = _distribute(rest, named, ws)
+    scripted = _scripted(streams, marked)
+    distributed, unplaced = _distribute(rest, named, ws, scripted)
     for path, text in distributed.items():
         parts.setdefault(path, []).append(text)
     reads, dropped = [], [unplaced] if unplaced.strip() else []
     for path, texts in parts.items():
-        kept, lost = own_lines("\n".join(p for p in texts if p.strip()).strip("\n"), ws.text(path))
+        kept, lost = own_lines("\n".join(p for p in texts if p.strip()).strip("\n"), ws.own(path, path in scripted))
         if kept.strip():
             reads.append((path, kept))
         if lost.strip():
@@ -54,29 +59,13 @@ def attribute(output: str, streams: list[Stream], ws: Workspace) -> tuple[list[t
     return reads, [f for f in listed if f not in parts], "\n".join(dropped)
 
 
-_NUMBERED = re.compile(r"^\s*\d+(?::|-|\t| {2,})")
-MIN_FRAGMENT = 8  # a shorter piece of a line (a count, a sum) proves nothing about the file
-
-
-def own_line(line: str, text: str, lines: frozenset[str]) -> bool:
-    """Whether an output line is the file's own text: one of its lines (a line-number prefix aside),
-    or a fragment of it long enough to say so; a computed value ('30', '2') is not."""
-    for form in (line.strip(), _NUMBERED.sub("", line, count=1).strip()):
-        if form in lines or (len(form) >= MIN_FRAGMENT and any(c.isalpha() for c in form) and form in text):
-            return True
-    return False
-
-
-def own_lines(excerpt: str, text: str | None) -> tuple[str, str]:
-    """The excerpt split into lines the file holds and lines it does not. A file whose text cannot
-    be read cheaply (binary, over 2 MB: its extracted text shows) keeps every line."""
-    if text is None:
-        return excerpt, ""
-    lines = frozenset(t.strip() for t in text.split("\n"))
-    kept, lost = [], []
-    for line in excerpt.split("\n"):
-        (kept if not line.strip() or own_line(line, text, lines) else lost).append(line)
-    return "\n".join(kept).strip("\n"), "\n".join(lost).strip("\n")
+def _scripted(streams: list[Stream], marked: dict[str, list[str]]) -> set[str]:
+    """When the command runs a script, any line of its output may be what the script printed: every
+    file it credits is then checked against a document's own text too (`python -c 'print(2+2)'` after
+    `pdftotext f -` does not make `4` the PDF's text)."""
+    if not any(s.program for s in streams):
+        return set()
+    return {f for s in streams for f in s.files} | set(marked)
 
 
 def _markers(lines: list[str], cwds: list[str], ws: Workspace, marked: dict[str, list[str]], used: set[int]) -> None:
@@ -114,26 +103,26 @@ def _markers(lines: list[str], cwds: list[str], ws: Workspace, marked: dict[str,
         i += 1
 
 
-def _distribute(rest: str, named: list[str], ws: Workspace) -> tuple[dict[str, str], str]:
+def _distribute(rest: str, named: list[str], ws: Workspace, scripted: set[str]) -> tuple[dict[str, str], str]:
     """One named file takes the rest. With several, a file whose whole text appears verbatim takes
     it; each remaining line goes to the one named file that holds it, or stays unplaced."""
     if not rest.strip() or not named:
         return {}, rest if not named else ""
     if len(named) == 1:
         return {named[0]: rest}, ""
-    texts = {p: (ws.text(p) or "").strip("\n") for p in named}
+    owns = {p: own for p in named if (own := ws.own(p, p in scripted)) is not None and own.text.strip()}
     found: dict[str, list[str]] = {}
     left = rest
-    for path, text in texts.items():
-        if text.strip() and text in left:
+    for path, own in owns.items():
+        text = own.text.strip("\n")
+        if not own.document and text in left:
             found[path] = [text]
             left = left.replace(text, "", 1)
-    known = {p: (t, frozenset(x.strip() for x in t.split("\n"))) for p, t in texts.items() if t}
     unplaced = []
     for line in left.strip("\n").split("\n"):
         if not line.strip():
             continue
-        holders = [p for p, (t, ls) in known.items() if own_line(line, t, ls)]
+        holders = [p for p, own in owns.items() if own.holds(line)]
         if len(holders) == 1:
             found.setdefault(holders[0], []).append(line)
         else:

@@ -30,6 +30,7 @@ class Stream:
     tree: bool = False
     names: frozenset[str] = frozenset()  # command names (their error lines are not content)
     roots: list[str] = field(default_factory=list)  # find: the folders it searched
+    program: bool = False  # the output is what a script printed (checked against documents' text too)
 
 
 NONE = Stream("none")
@@ -191,7 +192,8 @@ def _python(argv, cmd, up, cwd, ws) -> Stream:
         code = cmd.heredoc or next((t for op, t in cmd.redirects if op == "<<<"), None)
     literals = [m.group(2) for m in _STRING.finditer((code or "")[:MAX_SCRIPT_CHARS])]
     files = ws.files([w for w in literals + operands if w and "\n" not in w], cwd)
-    return Stream("content", cwd, files) if files else NONE
+    # a script given several files may head each with `==> path <==` (as head does): a marker, checked like any line
+    return Stream("content" if files else "none", cwd, files, markers=len(files) > 1, program=True)
 
 
 def _shell(argv, cmd, up, cwd, ws) -> Stream:

@@ -12,8 +12,9 @@ import logging
 from dataclasses import dataclass, field
 
 from envs.protocol import Observation
-from tab.capture.attribution import attribute, own_lines
+from tab.capture.attribution import attribute
 from tab.capture.notices import bash_content, read_content, saved_output
+from tab.capture.own_text import own_lines
 from tab.capture.pipelines import analyse
 from tab.capture.workspace_files import Workspace
 
@@ -56,7 +57,7 @@ class Capture:
         rel = self.ws.file(path)
         if rel is None:
             return Captured()
-        kept, lost = own_lines(read_content(obs.output), self.ws.text(rel))
+        kept, lost = own_lines(read_content(obs.output), self.ws.own(rel))
         return Captured(command, [(rel, kept)] if kept.strip() else [], [], lost)
 
     def bash(self, obs: Observation) -> Captured:

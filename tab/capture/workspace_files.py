@@ -13,13 +13,16 @@ from urllib.parse import unquote
 from envs.safeio import lstat_inside, read_regular
 from envs.truncate import decode
 from envs.workspace import BOOKKEEPING_DIR
+from tab.capture.documents import document_text, is_document
 from tab.capture.originals import Originals
+from tab.capture.own_text import OwnText
 
 GLOB_CHARS = frozenset("*?[")
 # The harness keeps long bash outputs under here (envs/bash_tool.py); they are not workspace files.
 HARNESS_DIR = BOOKKEEPING_DIR  # the harness's own folder in a workspace (envs/workspace.py)
-MAX_TEXT_BYTES = 2 * 1024 * 1024
-SCAN_AFTER = 8  # lookups in one folder before it is listed whole  # larger files are not compared verbatim against output
+MAX_TEXT_BYTES = 2 * 1024 * 1024  # larger files are not compared against output
+SCAN_AFTER = 8  # lookups in one folder before it is listed whole
+MAX_DOCUMENTS = 16  # documents whose text is kept between observations
 
 
 class Workspace:
@@ -44,11 +47,14 @@ class Workspace:
         self._kind: dict[str, str] = {}
         self._entries: dict[str, dict[str, str]] = {}  # folder → its names, once listed
         self._asked: dict[str, int] = {}
+        self._own: dict[tuple[str, bool], OwnText | None] = {}
+        self._documents: dict[tuple[str, int, int, int, int], str] = {}  # a few documents' text, by file identity
 
     def refresh(self) -> None:
         self._kind.clear()
         self._entries.clear()
         self._asked.clear()
+        self._own.clear()
 
     def rel(self, token: str, cwd: str | None = "") -> str | None:
         """The workspace-relative path a token names from `cwd` (None: a folder outside), or None
@@ -153,11 +159,48 @@ class Workspace:
     def text(self, rel: str) -> str | None:
         """A workspace file's text when it is small UTF-8 text, as the agent's tools show it (CRLF and
         control characters normalized like every observation), for verbatim comparison; else None."""
+        return _text(self._bytes(rel))
+
+    def own(self, rel: str, documents: bool = False) -> OwnText | None:
+        """What output lines are checked against (`own_text.py`), read once per observation: a text
+        file's text; with `documents` (a script printed the lines), a document's paragraphs and cells,
+        and nothing for any other binary or a file over the size cap; else None (a binary that a
+        converter showed is kept as shown)."""
+        key = (rel, documents)
+        if key not in self._own:
+            data = self._bytes(rel)
+            text = _text(data)
+            if text is not None:
+                self._own[key] = OwnText(text)
+            elif documents:  # a document too big, or another binary, holds nothing a script printed
+                self._own[key] = OwnText(self._document(rel, data) if data and is_document(rel) else "", document=True)
+            else:
+                self._own[key] = None
+        return self._own[key]
+
+    def _document(self, rel: str, data: bytes) -> str:
+        """A document's text, kept for the next observations while the file is the same one (its
+        size, times and inode unchanged): agents read the same documents again and again."""
+        st = lstat_inside(self.root, rel)
+        if st is None:
+            return document_text(rel, data)
+        key = (rel, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+        if key not in self._documents:
+            if len(self._documents) >= MAX_DOCUMENTS:
+                del self._documents[next(iter(self._documents))]
+            self._documents[key] = document_text(rel, data)
+        return self._documents[key]
+
+    def _bytes(self, rel: str) -> bytes | None:
         data = read_regular(self.root, rel, MAX_TEXT_BYTES + 1) if rel else None
-        if data is None or len(data) > MAX_TEXT_BYTES:
-            return None
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError:
-            return None
-        return decode(data)
+        return None if data is None or len(data) > MAX_TEXT_BYTES else data
+
+
+def _text(data: bytes | None) -> str | None:
+    if data is None:
+        return None
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return decode(data)
