@@ -95,3 +95,15 @@ def test_a_cell_of_a_production_harness_is_named_and_keyed_by_it() -> None:
     assert theirs.name == "wb__codex__runningtab__m__s0"
     assert Cell.of_job(JobMeta("j", "wb", "t", "runningtab", "m", 0, harness="codex")) == theirs
     assert cell_config(theirs, {}, "sw", False)["harness"] == "codex" and cell_config(ours, {}, "sw", False)["harness"] == "dci"
+
+
+def test_figure5_compares_a_harness_s_methods_among_themselves(tmp_path: Path) -> None:
+    """Figure 5's gain is a method minus the baseline of its own harness (the other analyses keep a
+    production harness's method apart the same way: `Job.harness_method`)."""
+    from eval.report.analyses import figure5
+    from eval.report.load import load_sweep
+
+    by = figure5._pairs(load_sweep(_sweep(tmp_path / "sw", PATTERNS)))
+    assert set(by) == {("wb", "m1"), ("wb", "codex · m1")}  # m2 has no pair in either harness
+    assert {j.harness for js in by[("wb", "codex · m1")].values() for j in js} == {"codex"}
+    assert {j.harness for js in by[("wb", "m1")].values() for j in js} == {"dci"}

@@ -29,7 +29,7 @@ def groups(sweep: Sweep, methods: tuple[str, ...] | None = None) -> dict[tuple[s
     out: dict[tuple[str, str, str], list[Job]] = defaultdict(list)
     for j in sweep.jobs:
         if j.method in methods and j.scores is not None and not j.errored and fates(j):
-            out[(j.benchmark, j.method, j.model)].append(j)
+            out[(j.benchmark, j.harness_method, j.model)].append(j)  # a production harness's method apart
     return dict(sorted(out.items(), key=lambda kv: (kv[0][0], method_key(kv[0][1]), kv[0][2])))
 
 

@@ -36,7 +36,7 @@ def captured(sweep: Sweep) -> dict[tuple[str, str, str], list[Job]]:
     out: dict[tuple[str, str, str], list[Job]] = defaultdict(list)
     for j in with_read_log(sweep):
         if fates(j):
-            out[(j.benchmark, j.method, j.model)].append(j)
+            out[(j.benchmark, j.harness_method, j.model)].append(j)  # a production harness's method apart
     return dict(sorted(out.items(), key=lambda kv: (kv[0][0], method_key(kv[0][1]), kv[0][2])))
 
 

@@ -34,12 +34,13 @@ def thirds(volume: dict[str, float]) -> list[list[str]]:
 
 
 def _pairs(sweep: Sweep) -> dict[tuple[str, str], dict[str, list[Job]]]:
-    """(benchmark, model) -> method -> scored jobs, for the two methods compared."""
+    """(benchmark, model) -> method -> scored jobs, for the two methods compared; a production
+    harness's jobs are compared among themselves (their model shown after the harness)."""
     out: dict[tuple[str, str], dict[str, list[Job]]] = defaultdict(lambda: defaultdict(list))
     BASE, TREATED = sweep.baseline, sweep.treatment  # noqa: N806
     for j in sweep.jobs:
         if j.method in (BASE, TREATED) and j.scores is not None and not j.errored and j.result is not None:
-            out[(j.benchmark, j.model)][j.method].append(j)
+            out[(j.benchmark, j.model if j.harness == "dci" else f"{j.harness} · {j.model}")][j.method].append(j)
     return {k: v for k, v in sorted(out.items()) if BASE in v and TREATED in v}
 
 

@@ -74,7 +74,7 @@ def build(sweep: Sweep, out: Path) -> Section:
     groups: dict[tuple[str, str, str], list[Job]] = defaultdict(list)
     for j in sweep.jobs:
         if j.has_tab and not j.errored:
-            groups[(j.benchmark, j.method, j.model)].append(j)
+            groups[(j.benchmark, j.harness_method, j.model)].append(j)  # a production harness's method apart
     if not groups:
         raise Skip("no job has a tab (no tab.json; run a runningtab method)")
     rows = rows_of({key: [tab_row(j) for j in jobs] for key, jobs in groups.items()})
