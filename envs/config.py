@@ -6,7 +6,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from runners.core.paths import path_field
+from envs.path_fields import path_field
 
 SANDBOX_MODES = ("auto", "bwrap", "none")
 CONTEXT_LEVELS = (0, 1, 2, 3)

@@ -3,12 +3,9 @@ started in.
 
 Every later process (Ray actors, the extraction workers, evaluator sandboxes, Slurm jobs) has a
 working folder of its own, so a relative path that reaches one names another file, or none. A
-config field that holds a path says so on its dataclass (`path_field`); `to_root`
-(runners/config/schema.py) walks the config and resolves every such field, and nothing else does.
-
-Two kinds: `PATH` is always a file or folder of this machine; `PATH_OR_NAME` is one when it names
-something that exists there, else a name the consumer looks up elsewhere (a Hugging Face model id, a
-shipped selection or pricing file, a command on PATH), kept as given.
+config field that holds a path says so on its dataclass (`path_field`, declared in
+`envs/path_fields.py` with its two kinds); `to_root` (runners/config/schema.py) walks the config and
+resolves every such field, and nothing else does.
 """
 
 from __future__ import annotations
@@ -22,22 +19,14 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-PATH = "path"
-PATH_OR_NAME = "path_or_name"
-KEY = "path"  # the field metadata key
+# The declarations live on the ground floor (the environment's config declares its paths too).
+from envs.path_fields import KEY as KEY
+from envs.path_fields import PATH as PATH
+from envs.path_fields import PATH_OR_NAME as PATH_OR_NAME
+from envs.path_fields import path_field as path_field
+from envs.path_fields import path_kind as path_kind
+
 _started_in: ContextVar[Path | None] = ContextVar("started_in", default=None)
-
-
-def path_field(default: Any = None, *, kind: str = PATH, list_of: bool = False) -> Any:
-    """A dataclass field holding a path (or, with `list_of`, a list of paths) of kind `kind`."""
-    if list_of:
-        return dataclasses.field(default_factory=list, metadata={KEY: kind})
-    return dataclasses.field(default=default, metadata={KEY: kind})
-
-
-def path_kind(f: dataclasses.Field[Any]) -> str | None:
-    """The path kind a field declares (None: not a path)."""
-    return f.metadata.get(KEY)
 
 
 @contextmanager
