@@ -113,8 +113,7 @@ class WorkspaceEnv:
             result = ToolResult(f"Tool '{call.name}' failed: {type(e).__name__}: {e}", is_error=True)
         own = self.shell.view.to_agent(result.content)
         obs = Observation(tool=call.name, arguments=args, output=own, is_error=result.is_error, turn=turn)
-        appended = [text for text in (self._observe(p, obs) for p in self.plugins) if text]
-        appendix = "\n".join(appended)
+        appendix = appendix_of(self.plugins, obs)
         content = f"{own}\n{appendix}" if appendix else own
         return ToolResult(content, result.is_error, result.meta, appendix=appendix, chars=len(own), stop=result.stop)
 
@@ -163,13 +162,19 @@ class WorkspaceEnv:
     def _run_bash(self, args: dict[str, Any], turn: int) -> ToolResult:
         return self._bash.run(args["command"], args.get("timeout"))
 
-    @staticmethod
-    def _observe(plugin: EnvPlugin, obs: Observation) -> str:
-        try:
-            return plugin.observe(obs) or ""
-        except Exception:  # a plugin's bug must not cost the agent its tool result
-            log.exception("plugin %s failed to observe a %s call", plugin.name, obs.tool)
-            return ""
+
+def appendix_of(plugins: Sequence[EnvPlugin], obs: Observation) -> str:
+    """What the plugins append to an observation's result (our environment's, and an external
+    harness's at the job's endpoint: runners/harnesses/conversation.py)."""
+    return "\n".join(text for text in (_observe(p, obs) for p in plugins) if text)
+
+
+def _observe(plugin: EnvPlugin, obs: Observation) -> str:
+    try:
+        return plugin.observe(obs) or ""
+    except Exception:  # a plugin's bug must not cost the agent its tool result
+        log.exception("plugin %s failed to observe a %s call", plugin.name, obs.tool)
+        return ""
 
 
 def _plugin_handler(plugin: EnvPlugin, name: str) -> Handler:

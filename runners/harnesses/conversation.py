@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from envs.environment import appendix_of
 from envs.protocol import EnvPlugin, Observation, ToolCall, ToolResult
 from runners.agent.loop import EpisodeResult, account_reply
 from runners.core.messages import AssistantMessage, Model, ModelError, complete_async
@@ -134,7 +135,7 @@ class HarnessConversation:
             tool, arguments, output = ours
             obs = Observation(tool=tool, arguments=arguments, output=output, is_error=text.startswith("[error]"),
                               turn=self.turn)
-            appendix = "\n".join(t for t in (_observe(p, obs) for p in self.plugins) if t)
+            appendix = appendix_of(self.plugins, obs)
             if tool in ("read", "bash"):
                 self.result.chars_read += len(output)
         return {"role": "tool", "tool_call_id": msg.get("tool_call_id"), "name": name,
@@ -167,12 +168,3 @@ class HarnessConversation:
         msg = {**msg, "turn": turn, "time": time.time()}
         self.messages.append(msg)
         self.on_message(msg)
-
-
-def _observe(plugin: EnvPlugin, obs: Observation) -> str:
-    try:
-        return plugin.observe(obs) or ""
-    except Exception:  # a plugin's bug must not cost the agent its tool result
-        log.exception("plugin %s failed to observe a %s call", plugin.name, obs.tool)
-        return ""
-
