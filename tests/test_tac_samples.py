@@ -19,7 +19,7 @@ from eval.benchmarks import load_benchmark
 from eval.benchmarks.agentcompany import Config as AgentCompanyConfig
 from eval.config import JudgeConfig
 from eval.judges import make_judge
-from eval.tac.references import slides
+from eval.tac.references import deliverable, slides
 from runners.core.messages import AssistantMessage
 from tests.test_eval_helpers import SAMPLES, FakeModel, bash_call, make_job
 
@@ -72,18 +72,9 @@ def _xlsx(fill) -> bytes:
     return buf.getvalue()
 
 
-def _corrected_table() -> bytes:
-    def fill():
-        wb = openpyxl.load_workbook(TASKS / "ds-fix-table-values-and-missing-answers" / "ref_data.xlsx")
-        ws = wb["data"]
-        for row in ws.iter_rows():
-            for cell in row:
-                if cell.value == "x":
-                    cell.value = 0
-        ws["B24"], ws["B92"] = 2809, 0.988  # the two answer cells (rows 23 and 91 of the data frame)
-        return wb
-
-    return _xlsx(fill)
+def _corrected_table(tmp: Path) -> bytes:
+    task = "ds-fix-table-values-and-missing-answers"
+    return deliverable(task, TASKS / task, tmp).local["corrected_other_corp_area_totals.xlsx"]
 
 
 def _attendance_summary() -> bytes:
@@ -139,7 +130,7 @@ def test_ds_fix_table_values_reads_the_reference_copied_into_workspace(tmp_path:
     materialize(task.workspace, tmp_path / "ws", task.stage)  # what the agent gets: the export plus the COPY'd reference
     assert (tmp_path / "ws" / "ref_data.xlsx").read_bytes() == (TASKS / "ds-fix-table-values-and-missing-answers" / "ref_data.xlsx").read_bytes()
     assert (tmp_path / "ws" / ATTENDANCE).is_dir()
-    good = _score(tmp_path / "ok", task, {"corrected_other_corp_area_totals.xlsx": _corrected_table()})
+    good = _score(tmp_path / "ok", task, {"corrected_other_corp_area_totals.xlsx": _corrected_table(tmp_path)})
     assert good["final_score"] == {"total": 6, "result": 6} and good["metrics"] == {"success": 1.0, "score": 1.0}
     assert _score(tmp_path / "empty", task)["final_score"] == {"total": 6, "result": 0}
 
