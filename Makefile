@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 # llama-cpp-python ships only an sdist; a native (-march=native) build crashes on some machines.
 CMAKE_ARGS := -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_CURL=OFF
 STAMP := $(VENV)/.installed
-# Harbor (tests/test_harbor_*.py check our exports with its own validators) needs Python >= 3.12.
+# Harbor (tests/eval/harbor check our exports with its own validators) needs Python >= 3.12.
 # The first Python >= 3.12 that runs: on PATH, else one pyenv installed (its shims refuse versions not selected).
 HARBOR_PYTHON ?= $(shell for p in python3.12 python3.13 $$(ls -d $$HOME/.pyenv/versions/3.1[2-9]*/bin/python3 2>/dev/null); do \
 	$$p -c 'import sys; assert sys.version_info >= (3, 12)' >/dev/null 2>&1 && { echo $$p; break; }; done)

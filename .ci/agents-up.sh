@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The production harnesses (Claude Code, Codex CLI) in an npm prefix of their own, outside the clone, for
-# the tests that drive them (tests/test_harness_*.py). Pinned here; a prefix installed from the same
+# the tests that drive them (tests/runners/harnesses and tests/e2e/test_harness_axis.py). Pinned here; a prefix installed from the same
 # pins is reused (its stamp is written last, so an interrupted install is redone). Each package ships
 # its native Linux binary as an npm dependency: nothing else is downloaded. Prints the prefix, which
 # the project reads from RUNNINGTAB_AGENTS_PREFIX (docs/harnesses.md).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A single-node Slurm cluster (slurmctld + slurmd + munge) on localhost, for CI and tests/test_slurm*.py.
+# A single-node Slurm cluster (slurmctld + slurmd + munge) on localhost, for CI and tests/slurm.
 # Debian 12 (Slurm 22.05), run as root, no systemd, no usable cgroups. Idempotent and fast: does
 # nothing when the node already answers, installs only what is missing, writes the config only once.
 #   .ci/slurm-up.sh        install if needed, start, wait until the node is idle

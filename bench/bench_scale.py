@@ -13,7 +13,7 @@ sweep's own last build (every finished job's pages were written as it finished: 
 index and links from the records), the pages the driver writes as each of the last grid cell's jobs
 completes, and the pages of 1% of the jobs re-scored; each with wall time and the process's peak
 RSS after it. Last line: `jobs=N expand_s=… resume_s=… progress_s=… report_s=… report_last_s=…
-completion_ms_per_job=… rescored_1pct_s=… peak_rss_mb=…`. `fabricate` is also what tests/test_sweep_scale.py runs on.
+completion_ms_per_job=… rescored_1pct_s=… peak_rss_mb=…`. `fabricate` is also what tests/runners/sweep/test_scale.py runs on.
 """
 
 from __future__ import annotations

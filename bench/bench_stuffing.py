@@ -19,7 +19,7 @@ model driving bash in the agent's sandbox, then the suite's own judge):
 
 Per suite and baseline it prints the pass rate and the tasks passed: rubrics pooled over tasks and
 TCR@70 (workspace), checkpoint points pooled and tasks at full score (company), answers right at
-1% (qa). `run_baseline` and `summary` are also what tests/test_eval_builtin.py runs.
+1% (qa). `run_baseline` and `summary` are also what tests/eval/benchmarks/test_builtin.py runs.
 """
 
 from __future__ import annotations

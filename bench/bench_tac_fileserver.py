@@ -66,7 +66,7 @@ def evaluation(tmp: Path) -> float:
     from eval.benchmarks.agentcompany import load_task
     from eval.config import JudgeConfig
     from eval.judges import make_judge
-    from tests.test_eval_helpers import make_job
+    from tests.helpers.eval_records import make_job
 
     task_dir = tmp / "tasks" / "one"
     task_dir.mkdir(parents=True, exist_ok=True)

@@ -46,7 +46,7 @@ PHASES = ("model", "tool", "capture", "context", "record")
 _STUB = """
 import itertools, json, sys, time
 sys.path.insert(0, sys.argv[1])
-from tests.http_stub import Reply, StubServer, completion, tool_call
+from tests.helpers.http_stub import Reply, StubServer, completion, tool_call
 calls = itertools.cycle([
     ("bash", {"command": "cat docs/notes.txt"}),
     ("bash", {"command": "ls -la docs"}),

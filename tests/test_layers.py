@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[1]
 PACKAGES = ("runners", "envs", "tab", "eval", "slurm")
 CORE_MAY_IMPORT = ("runners.core", "envs", "tab.config", "tab.tab_texts")  # the layers below it
 
@@ -183,3 +183,32 @@ def test_a_planted_wing_crossing_is_found(tmp_path: Path) -> None:
     src = tmp_path / "m.py"
     src.write_text("def f():\n    from runners.sweep.ledger import Ledger\n")
     assert imports(src, {"runners.sweep.ledger": src}) == {"runners.sweep.ledger"}
+
+
+TEST_FOLDERS_OF_THEIR_OWN = ("e2e", "helpers", "fixtures")  # runs that cross wings; shared helpers; data
+
+
+def misplaced_test_folders(repo: Path = REPO) -> list[str]:
+    """Test folders that name no product folder: `tests/<wing>/…` mirrors `<wing>/…`, as in verl's layout check."""
+    tests = repo / "tests"
+    out = []
+    for folder in sorted(p for p in tests.rglob("*") if p.is_dir() and p.name != "__pycache__"):
+        rel = folder.relative_to(tests)
+        if rel.parts[0] in TEST_FOLDERS_OF_THEIR_OWN:
+            continue
+        if not (repo / rel).is_dir():
+            out.append(f"tests/{rel.as_posix()} names no folder {rel.as_posix()}/")
+    return out
+
+
+def test_every_test_folder_names_a_product_folder() -> None:
+    assert misplaced_test_folders() == []
+    root_modules = sorted(p.name for p in (REPO / "tests").glob("test_*.py"))
+    assert len(root_modules) <= 3, f"tests/ root holds {root_modules}: a wing's tests go in tests/<wing>/"
+
+
+def test_a_test_folder_naming_no_product_folder_is_found(tmp_path: Path) -> None:
+    (tmp_path / "tab" / "capture").mkdir(parents=True)
+    for folder in ("tab/capture", "tab/renderer", "e2e/anything"):
+        (tmp_path / "tests" / folder).mkdir(parents=True)
+    assert misplaced_test_folders(tmp_path) == ["tests/tab/renderer names no folder tab/renderer/"]

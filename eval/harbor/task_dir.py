@@ -91,7 +91,7 @@ def mcp_server(spec: Spec) -> dict[str, Any]:
 
 
 def task_toml(spec: Spec, name: str, res: Resources, judge_model_key: str | None) -> str:
-    """task.toml, in Harbor's schema 1.4 (checked by `harbor lint` in tests/test_harbor_export.py)."""
+    """task.toml, in Harbor's schema 1.4 (checked by `harbor lint` in tests/eval/harbor/test_export.py)."""
     artifacts = [{"source": texts.WORKSPACE, "destination": "workspace"}]
     if spec.tab:
         artifacts.append({"source": texts.RECORD, "destination": "runningtab"})

@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 
 
 def trial_result(record: JobRecord, reward: dict[str, float] | None, trial_dir: Path) -> dict[str, Any]:
-    """Harbor's TrialResult for a job of ours (validated by Harbor's model in tests/test_harbor_atif.py)."""
+    """Harbor's TrialResult for a job of ours (validated by Harbor's model in tests/eval/harbor/test_atif.py)."""
     meta, res = record.meta, record.result
     model = str(meta.model)
     times = [m.get("time") for m in record.trajectory() if isinstance(m.get("time"), int | float)]

@@ -2,7 +2,7 @@
 deliverable derived from what its evaluator.py checks and from the task's own folder (the answers
 its evaluator holds, the data files it ships). `bench/tac_solvable.py` has a scripted agent make each one
 in its real sandbox, in the preset's file-server mode (eval/tac/scripted_agent.py), and checks that
-the task's evaluator gives full marks; tests/test_tac_solvable.py does the same on the shared samples.
+the task's evaluator gives full marks; tests/eval/tac/test_solvable.py does the same on the shared samples.
 
 A deliverable says what the agent leaves where: on the file server (`server`, paths from its root,
 which is the workspace when mounted and `.image/owncloud` when served), in its local workspace

@@ -88,7 +88,7 @@ def names(classes: Iterable[type], flag: Enters, *, present: bool = True) -> tup
     """The fields of `classes` (in order, each once) that change `flag` (`present=False`: that do not).
     A plugin's field that declares nothing counts as changing everything, as every field did before
     fields declared it (at its default it still moves no id: runners/core/frozen_fields.py); the
-    built-in configs declare every field (tests/test_config_fields.py)."""
+    built-in configs declare every field (tests/runners/core/test_config_fields.py)."""
     out: dict[str, None] = {}
     for cls in classes:
         for f in dataclasses.fields(cls):

@@ -1,0 +1,156 @@
+"""The harness as a grid axis of one sweep (`grid.agent=[dci,claude_code,codex]`), through Ray: the
+records say which harness ran, Table 1 and its paired comparison group by harness, the report has
+the harness × model leaderboard. A sweep of our own loop alone keeps today's job ids and Table 1.
+
+Each harness has its own tool names, so the scripted model's `script_dir` is one folder per harness,
+chosen by interpolation: `model.script_dir=DIR/${agent.harness}`.
+
+The sweep over the production harnesses is skipped, saying why, without RUNNINGTAB_AGENTS_PREFIX (an
+npm prefix with both: .ci/agents-up.sh) or without bubblewrap.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from envs.sandbox import bwrap_problem
+from tests.conftest import write_native, write_script
+
+REPO = Path(__file__).resolve().parents[2]
+PREFIX = os.environ.get("RUNNINGTAB_AGENTS_PREFIX", "")
+TURN = {"usage": {"input_tokens": 100, "output_tokens": 10, "cost": 0.25}}
+FINAL = {"content": "<FINAL_ANSWER>3</FINAL_ANSWER>", **TURN}
+READ = {  # each harness's shell tool, reading the workspace file
+    "dci": {"name": "bash", "arguments": {"command": "cat notes.txt"}},
+    "claude_code": {"name": "Bash", "arguments": {"command": "cat notes.txt"}},
+    "codex": {"name": "exec_command", "arguments": {"cmd": "cat notes.txt"}},
+}
+
+
+def _bench(root: Path) -> Path:
+    return write_native(root, [{"id": "t", "prompt": "Copy the number.", "workspace": "w", "answer": "3"}], {"w/notes.txt": "3\n"})
+
+
+def _scripts(root: Path, harnesses: list[str]) -> Path:
+    """`root/<harness>/t.jsonl`: read the file, answer; a second answer for the tab's finish check."""
+    for h in harnesses:
+        (root / h).mkdir(parents=True)
+        write_script(root / h / "t.jsonl", [{"tool_calls": [READ[h]], **TURN}, FINAL, FINAL])
+    return root
+
+
+def _sweep(tmp: Path, name: str, *overrides: str) -> Path:
+    cmd = [sys.executable, "-m", "runners.sweep", "tracker=jsonl", f"out={tmp / 'out'}", f"sweep={name}",
+           f"model.cache_dir={tmp / 'cache'}", "benchmark=native", f"benchmark.path={_bench(tmp / 'b')}", "model=scripted",
+           f"model.script_dir={tmp / 'scripts'}/${{agent.harness}}", "grid.method=[dci,runningtab]", *overrides]
+    r = subprocess.run(cmd, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO), "WANDB_MODE": "offline"},
+                       capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return tmp / "out" / name
+
+
+def _csv(path: Path) -> list[dict[str, Any]]:
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.mark.skipif(not (PREFIX and Path(PREFIX, "node_modules/.bin/claude").exists()),
+                    reason="RUNNINGTAB_AGENTS_PREFIX does not name an npm prefix with claude and codex (.ci/agents-up.sh)")
+@pytest.mark.skipif(bwrap_problem() is not None, reason="production harnesses run only inside bubblewrap")
+def test_a_sweep_over_three_harnesses_records_reports_and_ranks_each(tmp_path: Path) -> None:
+    harnesses = ["dci", "claude_code", "codex"]
+    _scripts(tmp_path / "scripts", harnesses)
+    sdir = _sweep(tmp_path, "axis", "grid.agent=[dci,claude_code,codex]", "env.sandbox=bwrap")
+
+    metas = [json.loads(p.read_text()) for p in sorted(sdir.glob("*/job.json"))]
+    assert sorted((m["harness"], m["method"]) for m in metas) == sorted((h, me) for h in harnesses for me in ("dci", "runningtab"))
+    assert all(m["config"]["agent"]["harness"] == m["harness"] for m in metas)
+    for m in metas:
+        record = sdir / m["job_id"]
+        result = json.loads((record / "result.json").read_text())
+        assert result["stop_reason"] == "finished", (m["job_id"], result)
+        assert json.loads((record / "scores.json").read_text())["metrics"]["acc0"] == 1.0
+        assert (record / "harness.json").exists() == (m["harness"] != "dci")
+
+    report = sdir / "report"
+    rows = _csv(report / "table1.csv")
+    assert [(r["harness"], r["method"]) for r in rows] == [(h, me) for h in ("dci", "claude_code", "codex") for me in ("dci", "runningtab")]
+    assert all(r["acc0"] == "100.0" and r["jobs"] == "1" for r in rows)
+    paired = _csv(report / "table1_vs_dci.csv")
+    assert sorted({(r["harness"], r["method"]) for r in paired}) == [("claude_code", "runningtab"), ("codex", "runningtab"),
+                                                                     ("dci", "runningtab")]
+    assert all(r["pairs"] == "1" for r in paired)  # each method against the baseline of its own harness only
+
+    board = _csv(report / "leaderboard.csv")
+    model = metas[0]["model"]
+    assert [(r["harness"], r["method"], r["metric"], r[model]) for r in board] == [
+        (h, me, "acc0", "100.0") for h in harnesses for me in ("dci", "runningtab")]
+    assert "Leaderboard: harness × model" in (report / "index.html").read_text()
+    assert "Leaderboard" in (report / "leaderboard.md").read_text()
+
+    spend = json.loads((sdir / "spend.json").read_text())["cells"]  # the cells' names, as W&B and the progress show them
+    assert sorted(spend) == sorted(f"native{'' if h == 'dci' else '__' + h}__{me}__{model}__s0"
+                                   for h in harnesses for me in ("dci", "runningtab"))
+
+
+# What today's code (before the harness axis) gives this dci-only sweep: its ids and its Table 1.
+PINNED_IDS = ["native__t__dci__scripted__s0__e1c167f618", "native__t__runningtab__scripted__s0__f41fabc1e0"]
+PINNED_TABLE1 = "\n".join([
+    "### Table 1: main results (%, mean ± std over seeds; the best per benchmark and model in bold, none on a tie; cost and tokens of the cell's jobs)",
+    "",
+    "| benchmark | model | method | seeds | jobs | acc0 | acc1 | cost (USD) | tokens/job |",
+    "|---|---|---|---|---|---|---|---|---|",
+    "| native | scripted | dci | 1 | 1 | 100.00 ± 0.00 | 100.00 ± 0.00 | $0.5000 | 220 |",
+    "| native | scripted | runningtab | 1 | 1 | 100.00 ± 0.00 | 100.00 ± 0.00 | $0.7500 | 330 |",
+    "",
+    "- answers scored by databricks/officeqa reward.py@309dc01",
+    "",
+])
+
+
+def test_a_sweep_of_our_own_loop_keeps_its_job_ids_and_table1(tmp_path: Path) -> None:
+    _scripts(tmp_path / "scripts", ["dci"])
+    sdir = _sweep(tmp_path, "ours")
+    assert sorted(p.parent.name for p in sdir.glob("*/job.json")) == PINNED_IDS
+    assert (sdir / "report" / "table1.md").read_text() == PINNED_TABLE1
+    assert not (sdir / "report" / "leaderboard.csv").exists()
+
+
+def test_the_agent_group_is_an_axis_beside_the_agent_settings() -> None:
+    from runners.config.schema import ConfigError
+    from runners.preflight.cli import root_choices
+    from runners.sweep.grid import compose_sweep
+
+    def cells(*overrides: str) -> list[tuple[str, str, int]]:
+        ov = ["model=scripted", "model.script=s.jsonl", "agent.max_turns=5", *overrides]
+        return [(c.agent.harness, c.method.name, c.agent.max_turns) for c in compose_sweep(ov, root_choices(ov))[2]]
+
+    assert cells("grid.agent=[dci,codex]", "grid.method=[dci,runningtab]") == [
+        ("dci", "dci", 5), ("dci", "runningtab", 5), ("codex", "dci", 5), ("codex", "runningtab", 5)]
+    assert cells("grid.agent=[dci,codex]", "agent=codex") == [("dci", "dci", 5), ("codex", "dci", 5)]  # the list wins
+    assert cells("agent=claude_code", "grid.method=[dci,runningtab]") == [("claude_code", "dci", 5), ("claude_code", "runningtab", 5)]
+    assert cells("agent.harness=codex") == [("codex", "dci", 5)]  # the harness's own setting is the axis's choice
+    assert cells() == [("dci", "dci", 5)]
+    with pytest.raises(ConfigError, match="give the harnesses in grid.agent only"):
+        cells("grid.agent=[dci,codex]", "agent.harness=codex")
+    with pytest.raises(ConfigError, match="unknown agent 'claud'; valid agent names: claude_code, codex, dci"):
+        cells("grid.agent=[dci,claud]")
+
+
+def test_the_progress_table_and_the_budget_name_the_harness_of_a_cell() -> None:
+    from runners.job.identity import JobSpec
+    from runners.sweep.budget import cell_of
+    from runners.sweep.progress import row_of
+    from tests.conftest import compose_root
+
+    ours, theirs = (JobSpec("j", compose_root([f"agent={h}", "method=runningtab"]), "t") for h in ("dci", "codex"))
+    assert (row_of(ours), row_of(theirs)) == ("runningtab", "codex · runningtab")
+    assert (cell_of(ours), cell_of(theirs)) == ("builtin-workspace__runningtab__smollm2__s0", "builtin-workspace__codex__runningtab__smollm2__s0")

@@ -1,0 +1,190 @@
+"""The disk quota of one job's agent (`env.disk_quota_bytes`, envs/disk_quota.py), through the real
+environment and its real shell (bubblewrap and the unsandboxed fallback): many files, its /tmp, a
+deleted file held open, a file written outside the workspace without bubblewrap, and the model's own
+`write`; sparse files and hard links count what they really hold. Over quota, every process of the
+shell is killed during the call, the call's result says so and ends the episode (`disk_quota`).
+The sweep-level case (one job's runaway, the others complete) is tests/runners/sweep/test_disk_quota.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from envs.config import EnvConfig
+from envs.disk_quota import descendants, measure
+from envs.environment import WorkspaceEnv
+from envs.protocol import ToolCall
+from envs.sandbox import bwrap_problem
+
+QUOTA = 8 << 20
+MODES = ["none", pytest.param("bwrap", marks=pytest.mark.skipif(bwrap_problem() is not None, reason="bubblewrap unusable"))]
+# 400 MB in 1 MB files, fast: the watchdog must stop it long before the end.
+MANY = "for i in $(seq 1 400); do head -c 1000000 /dev/zero > {dir}/f$i; done; echo done-writing"
+
+
+def make_env(tmp_path: Path, mode: str, **cfg) -> WorkspaceEnv:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "in.txt").write_bytes(b"x" * 3_000_000)  # the task's own files are the baseline, not counted
+    return WorkspaceEnv(ws, EnvConfig(sandbox=mode, disk_quota_bytes=QUOTA, **cfg))
+
+
+def bash(env: WorkspaceEnv, command: str, timeout: int = 120):
+    return env.execute(ToolCall("c", "bash", json.dumps({"command": command, "timeout": timeout})), 1)
+
+
+def ended_by_quota(env: WorkspaceEnv, result) -> None:
+    assert result.stop == "disk_quota" and result.is_error, result.content[-2000:]
+    assert "done-writing" not in result.content and "disk quota (8.0 MB) was exceeded" in result.content
+    assert "disk_quota" in env.limits_hit
+    again = bash(env, "echo hi")  # later calls are refused
+    assert again.stop == "disk_quota" and "hi" not in again.content
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_many_files_in_the_workspace_are_stopped_during_the_call(tmp_path: Path, mode: str) -> None:
+    env = make_env(tmp_path, mode)
+    try:
+        began = time.monotonic()
+        ended_by_quota(env, bash(env, MANY.format(dir=".")))
+        held = measure([env.root], None)[0] - 3_000_000
+        assert held < 120 << 20, held  # stopped early: the overshoot is one poll's worth of writing
+        assert time.monotonic() - began < 60
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_agents_tmp_counts(tmp_path: Path, mode: str) -> None:
+    env = make_env(tmp_path, mode)
+    try:
+        ended_by_quota(env, bash(env, MANY.format(dir="$TMPDIR")))
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_deleted_file_held_open_counts(tmp_path: Path, mode: str) -> None:
+    env = make_env(tmp_path, mode)
+    try:
+        result = bash(env, "exec 3>x 4>y; rm x y; for i in $(seq 1 400); do head -c 1000000 /dev/zero >&3; "
+                           "head -c 1000000 /dev/zero >&4; sleep 0.02; done; echo done-writing")
+        ended_by_quota(env, result)
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_sparse_files_and_hard_links_count_what_they_hold(tmp_path: Path, mode: str) -> None:
+    env = make_env(tmp_path, mode)
+    try:
+        result = bash(env, "truncate -s 7M sparse && for i in $(seq 1 30); do cp --sparse=always sparse s$i; done && "
+                           "head -c 5000000 /dev/zero > a && for i in $(seq 1 50); do ln a l$i; done && du -sh --apparent-size .")
+        assert result.stop is None and not result.is_error, result.content  # 215 MB sparse, 255 MB linked: 5 MB held
+        assert "disk_quota" not in env.limits_hit
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_many_empty_files_count_an_inode_each(tmp_path: Path, mode: str) -> None:
+    env = make_env(tmp_path, mode)
+    try:
+        result = bash(env, "mkdir many && cd many && for i in $(seq 1 20); do touch $(seq -f \"$i-%g\" 1 200); sleep 0.1; done; echo done-writing")
+        ended_by_quota(env, result)  # 4,000 empty files: 16 MB at 4 KiB each
+    finally:
+        env.close()
+
+
+def test_without_bubblewrap_a_file_written_outside_counts(tmp_path: Path) -> None:
+    env = make_env(tmp_path, "none")
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    try:
+        result = bash(env, f"exec 3>{outside}/a 4>{outside}/b; for i in $(seq 1 400); do head -c 1000000 /dev/zero >&3; "
+                           "head -c 1000000 /dev/zero >&4; sleep 0.02; done; echo done-writing")
+        ended_by_quota(env, result)
+    finally:
+        env.close()
+
+
+def test_the_models_own_write_counts(tmp_path: Path) -> None:
+    env = make_env(tmp_path, "none", write_tool=True)
+    try:
+        ok = env.execute(ToolCall("w", "write", json.dumps({"path": "small.txt", "content": "x" * 1000})), 1)
+        assert ok.stop is None and not ok.is_error, ok.content
+        big = env.execute(ToolCall("w", "write", json.dumps({"path": "big.txt", "content": "x" * (QUOTA + 1)})), 2)
+        assert big.stop == "disk_quota" and "disk quota" in big.content
+    finally:
+        env.close()
+
+
+def test_descendants_finds_the_whole_tree(tmp_path: Path) -> None:
+    proc = subprocess.Popen(["sh", "-c", "sleep 30 & sh -c 'sleep 30 & wait' & wait"])
+    try:
+        def names(pids: list[int]) -> list[str]:
+            return sorted(Path(f"/proc/{p}/comm").read_text().strip() for p in pids if os.path.exists(f"/proc/{p}"))
+
+        for _ in range(250):  # until the shells' transient forks have become the two sleeps
+            found = descendants([proc.pid])
+            if names(found) == ["sh", "sh", "sleep", "sleep"]:
+                break
+            time.sleep(0.02)
+        assert names(found) == ["sh", "sh", "sleep", "sleep"] and found[0] == proc.pid and os.getpid() not in found
+    finally:
+        for pid in reversed(descendants([proc.pid])):
+            try:
+                os.kill(pid, 9)
+            except ProcessLookupError:  # ended with its parent meanwhile
+                pass
+        proc.wait()
+
+
+@pytest.mark.skipif(bwrap_problem() is not None, reason="bubblewrap unusable")
+def test_dev_is_read_only_and_dev_shm_holds_at_most_the_quota(tmp_path: Path) -> None:
+    """bubblewrap's /dev is a tmpfs of half the host's memory, writable and bounded by no cap before."""
+    env = make_env(tmp_path, "bwrap")
+    try:
+        result = bash(env, "echo x > /dev/planted; echo y > /dev/null && echo null-ok; "
+                           "python3 -c 'import multiprocessing as m; m.Lock(); print(\"lock-ok\")'; "
+                           "head -c 6000000 /dev/zero > /dev/shm/x; head -c 6000000 /dev/zero > /dev/shm/y; "
+                           "cat /dev/shm/x /dev/shm/y | wc -c")
+        assert "/dev/planted: Read-only file system" in result.content and "null-ok" in result.content
+        assert "lock-ok" in result.content and "No space left on device" in result.content, result.content
+        assert int(result.content.split()[-1]) <= QUOTA
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_deleted_file_written_through_a_mapping_counts(tmp_path: Path, mode: str) -> None:
+    """Mapped, closed, unlinked, then written through the mapping: no descriptor is left to find."""
+    script = """import ctypes, os, time
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+maps = []
+for name in ("a", "b"):
+    fd = os.open(name, os.O_RDWR | os.O_CREAT)
+    os.ftruncate(fd, 6_000_000)
+    maps.append(libc.mmap(None, 6_000_000, 3, 1, fd, 0))  # PROT_READ|PROT_WRITE, MAP_SHARED
+    os.close(fd)  # Python's own mmap would keep a copy of the descriptor
+    os.unlink(name)
+for base in maps:
+    for i in range(0, 6_000_000, 4096):
+        ctypes.c_char.from_address(base + i).value = b"x"
+        if i % 400_000 == 0:
+            time.sleep(0.02)
+time.sleep(3)
+print("done-writing")"""
+    env = make_env(tmp_path, mode)
+    try:
+        ended_by_quota(env, bash(env, f"python3 - <<'EOF'\n{script}\nEOF"))
+    finally:
+        env.close()
