@@ -1,21 +1,46 @@
-"""Every path of the project that the README and docs/ name exists: a move that forgets a document fails
-here, not in a reader's hands. Paths that are examples of the reader's own files are listed below."""
+"""Every name of the project that the README and docs/ use exists: a move that forgets a document fails
+here, not in a reader's hands. Four kinds of name are read: slash paths (`runners/job/`), dotted names of
+our modules and what they define (`eval.score.score_job`, checked statically with ast: nothing of the
+product is imported), bare file names (`finish.py` in a table row or in backticks, found in the folder
+the row or paragraph names) and `python -m X` commands (X a runnable module of the repo, or a third-party
+module on the allow-list). Names that are examples of the reader's own files are listed below.
+
+The functions take a repository root, so `bench/bench_layout.py` counts the stale names of any checkout."""
 
 from __future__ import annotations
 
+import ast
 import re
+from functools import cache
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-DOCUMENTS = [REPO / "README.md", REPO / "slurm" / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+PRODUCT = ("runners", "eval", "tab", "envs", "slurm", "bench", "conf")  # where a bare file name is looked for
 PATH = re.compile(r"(?<![\w./-])((?:runners|eval|tab|envs|slurm|bench|tests|conf)/[\w./-]*[\w/])")
-# Not paths of this repository: a reader's own files in the examples, a Harbor task folder's layout,
-# an example data folder, and name prefixes of a family of files.
+DOTTED = re.compile(r"(?<![\w./$-])((?:runners|eval|tab|envs|slurm|bench)(?:\.\w+)+)(?![\w/*<-])")
+BARE = re.compile(r"(?<![\w./-])(\w+\.(?:py|yaml|sh|sbatch))(?![\w/-])")
+MODULE_RUN = re.compile(r"python3?\s+(?:-[XW]\s*\S+\s+|-[A-Za-z]+\s+)*-m\s+([A-Za-z_][\w.]*\w)")
+# A dotted name that ends in a file's extension is a file (`tab.json`, a record), not a module.
+FILE_SUFFIXES = ("json", "jsonl", "yaml", "yml", "md", "html", "csv", "txt", "log", "lock", "py", "js", "sh", "db")
+# Not names of this repository: a reader's own files in the examples, a Harbor task folder's layout,
+# an example data folder, name prefixes of a family of files, and the benchmarks' own files.
 EXAMPLES = ("eval/benchmarks/mine.py", "eval/judges/mine.py", "runners/models/mine.py", "conf/benchmark/mine.yaml",
             "conf/judge/mine.yaml", "conf/model/mine.yaml", "conf/benchmark/myplug.bench.yaml",
             "conf/method/todo_refine_tab.yaml", "conf/model/qwen3_32b.yaml", "conf/pricing/example.yaml",
             "tests/test.sh", "tests/spec/workspace", "bench/workspace", "bench/workspace/solutions",
             "eval/benchmarks/selections/NAME.csv")
+# Bare file names that are not ours: a TheAgentCompany task's and a Harbor task's files, the benchmarks'
+# own code (OfficeQA's `reward.py`, Workspace-Bench's judge), a reader's own files in the examples, the
+# modules a hostile deliverable plants (docs/env.md), and files a sweep writes (`sweep.yaml`, `array.sbatch`).
+NOT_OURS = ("evaluator.py", "test.sh", "solve.sh", "mine.py", "script.py", "__init__.py", "__main__.py",
+            "reward.py", "agent_as_a_judge.py", "csv.py", "datetime.py", "openpyxl.py", "sweep.yaml", "array.sbatch")
+# Modules `python -m` runs that are not ours.
+THIRD_PARTY = ("pytest", "pip", "venv", "ruff", "wandb", "ray", "vllm", "llama_cpp.server", "moto.server", "json.tool",
+               "http.server", "markitdown")
+
+
+def documents(repo: Path = REPO) -> list[Path]:
+    return [repo / "README.md", repo / "slurm" / "README.md", *sorted((repo / "docs").glob("*.md"))]
 
 
 def named_paths(text: str) -> list[str]:
@@ -28,12 +53,184 @@ def named_paths(text: str) -> list[str]:
     return out
 
 
-def test_the_documents_name_only_paths_that_exist() -> None:
-    missing = [f"{doc.relative_to(REPO)}: {path}" for doc in DOCUMENTS for path in named_paths(doc.read_text())
-               if path not in EXAMPLES and not (REPO / path).exists()]
-    assert missing == []
+def named_modules(text: str) -> list[str]:
+    """Dotted names of our packages: `eval.score.score_job`, `runners.sweep` (a sentence's full stop and
+    the file names of records, `tab.json`, left out)."""
+    out = []
+    for m in DOTTED.finditer(text):
+        name = m.group(1)
+        if name.rpartition(".")[2] in FILE_SUFFIXES:
+            continue
+        out.append(name)
+    return out
+
+
+def module_commands(text: str) -> list[str]:
+    return [m.group(1) for m in MODULE_RUN.finditer(text)]
+
+
+def _module_file(repo: Path, dotted: str) -> Path | None:
+    base = repo.joinpath(*dotted.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return base if base.is_dir() and dotted.count(".") >= 1 else None  # a namespace folder (`eval.import`)
+
+
+def _defined(body: list[ast.stmt]) -> set[str]:
+    """Names a module or class body defines (functions, classes, assignments, imports), `if`/`try` included;
+    with a module `__getattr__` (a lazy surface, as `runners.core` has), the keys of its name tables too."""
+    names: set[str] = set()
+    if any(isinstance(n, ast.FunctionDef) and n.name == "__getattr__" for n in body):
+        names |= {k.value for n in body if isinstance(n, ast.Assign) and isinstance(n.value, ast.Dict)
+                  for k in n.value.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+    for node in body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.If | ast.Try):
+            names |= _defined(node.body + node.orelse + getattr(node, "finalbody", []))
+            for handler in getattr(node, "handlers", []):
+                names |= _defined(handler.body)
+    return names
+
+
+@cache
+def _tree(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+def resolves(repo: Path, dotted: str) -> bool:
+    """The longest prefix of `dotted` is a module file of `repo`; what follows is defined in it (a name of
+    the module, then at most one member of a class it defines)."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        found = _module_file(repo, ".".join(parts[:cut]))
+        if found is not None:
+            break
+    else:
+        return False
+    rest = parts[cut:]
+    if not rest:
+        return True
+    if found.is_dir() or len(rest) > 2:
+        return False
+    tree = _tree(found)
+    if rest[0] not in _defined(tree.body):
+        return (found.parent / rest[0]).is_dir() and found.name == "__init__.py" and len(rest) == 1
+    if len(rest) == 1:
+        return True
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == rest[0]]
+    return any(rest[1] in _defined(c.body) for c in classes)
+
+
+def runnable(repo: Path, module: str) -> bool:
+    """`python -m module` runs something of ours: a package with `__main__.py`, or a module file with a
+    `__main__` guard."""
+    if module in THIRD_PARTY:
+        return True
+    base = repo.joinpath(*module.split("."))
+    if (base / "__main__.py").is_file():
+        return True
+    return base.with_suffix(".py").is_file() and "__main__" in base.with_suffix(".py").read_text(encoding="utf-8")
+
+
+def _blocks(text: str) -> list[str]:
+    """Paragraphs, with each table row a block of its own (a row names its own folder)."""
+    out, block = [], []
+    for line in text.splitlines():
+        if line.lstrip().startswith("|"):
+            out += ["\n".join(block), line]
+            block = []
+        elif line.strip():
+            block.append(line)
+        else:
+            out.append("\n".join(block))
+            block = []
+    return [b for b in [*out, "\n".join(block)] if b]
+
+
+def named_files(text: str) -> list[tuple[str, list[str]]]:
+    """Bare file names (`finish.py`) in backticks or in table rows, each with the folders its block names."""
+    out = []
+    for block in _blocks(text):
+        row = block.lstrip().startswith("|")
+        spans = [block] if row else re.findall(r"`([^`\n]+)`", block)
+        folders = [p for p in named_paths(block) if "." not in p.rpartition("/")[2]]
+        folders += [m.replace(".", "/") for m in named_modules(block)]
+        for span in spans:
+            out += [(name, folders) for name in BARE.findall(span) if name not in NOT_OURS]
+    return out
+
+
+@cache
+def _product_files(repo: Path) -> dict[str, list[str]]:
+    files: dict[str, list[str]] = {}
+    for top in PRODUCT:
+        for p in (repo / top).rglob("*"):
+            if p.is_file() and "__pycache__" not in p.parts:
+                files.setdefault(p.name, []).append(p.relative_to(repo).as_posix())
+    return files
+
+
+def file_found(repo: Path, name: str, folders: list[str]) -> bool:
+    """`name` is a file of the product folders, and in one the block names if it names any that hold it."""
+    where = _product_files(repo).get(name, [])
+    near = [f for f in folders if (repo / f).is_dir()]
+    if not where or not near:
+        return bool(where)
+    return any(w.startswith(f.rstrip("/") + "/") for w in where for f in near)
+
+
+def stale_references(repo: Path = REPO) -> list[str]:
+    """Every name the documents use that `repo` does not have, as `document: kind name`."""
+    stale = []
+    for doc in documents(repo):
+        if not doc.is_file():
+            continue
+        text, where = doc.read_text(encoding="utf-8"), doc.relative_to(repo)
+        stale += [f"{where}: path {p}" for p in named_paths(text) if p not in EXAMPLES and not (repo / p).exists()]
+        stale += [f"{where}: module {m}" for m in named_modules(text)
+                  if m.replace(".", "/") + ".py" not in EXAMPLES and not resolves(repo, m)]
+        stale += [f"{where}: command python -m {m}" for m in module_commands(text) if not runnable(repo, m)]
+        stale += [f"{where}: file {n} (near {', '.join(f) or 'no folder'})" for n, f in named_files(text)
+                  if not file_found(repo, n, f)]
+    return sorted(set(stale))
+
+
+def test_the_documents_name_only_things_that_exist() -> None:
+    assert stale_references() == []
 
 
 def test_a_moved_module_is_caught() -> None:
     assert named_paths("see `runners/sweep.py` and `tests/test_env_*.py`") == ["runners/sweep.py"]
     assert not (REPO / "runners/sweep.py").exists()
+
+
+def test_a_moved_dotted_name_is_caught() -> None:
+    text = "`eval.judges.scoring.no_such_function`, `runners.sweep.driver`, `tab.config.TabConfig`, `tab.json`, runners.job."
+    assert named_modules(text) == ["eval.judges.scoring.no_such_function", "runners.sweep.driver", "tab.config.TabConfig",
+                                   "runners.job"]
+    assert [resolves(REPO, m) for m in named_modules(text)] == [False, True, True, True]
+    assert not resolves(REPO, "runners.no_such_wing.driver")
+    assert not resolves(REPO, "tab.config.TabConfig.no_such_field")
+
+
+def test_a_moved_bare_file_name_is_caught() -> None:
+    text = ("| `eval/probe/` | the probe: items.py and `no_such_module.py` |\n\nIn `runners/job/`, `items.py` runs.\n\n"
+            "The tab's `review.py`.\n")
+    found = named_files(text)
+    assert found == [("items.py", ["eval/probe"]), ("no_such_module.py", ["eval/probe"]), ("items.py", ["runners/job"]),
+                     ("review.py", [])]
+    assert [file_found(REPO, n, f) for n, f in found] == [True, False, False, True]
+
+
+def test_a_module_that_cannot_run_is_caught() -> None:
+    text = "python -m runners.sweep x=1; .venv/bin/python -X dev -m eval.no_such_entry; python -m pytest -q"
+    assert module_commands(text) == ["runners.sweep", "eval.no_such_entry", "pytest"]
+    assert [runnable(REPO, m) for m in module_commands(text)] == [True, False, True]
+    assert not runnable(REPO, "runners.core")  # a package without __main__.py
