@@ -19,6 +19,8 @@ PRODUCT = ("runners", "eval", "tab", "envs", "slurm", "bench", "conf")  # where 
 PATH = re.compile(r"(?<![\w./-])((?:runners|eval|tab|envs|slurm|bench|tests|conf)/[\w./-]*[\w/])")
 DOTTED = re.compile(r"(?<![\w./$-])((?:runners|eval|tab|envs|slurm|bench)(?:\.\w+)+)(?![\w/*<-])")
 BARE = re.compile(r"(?<![\w./-])(\w+\.(?:py|yaml|sh|sbatch))(?![\w/-])")
+FROM_IMPORT = re.compile(r"^\s*from ((?:runners|eval|tab|envs|slurm|bench)(?:\.\w+)*) import \(?([\w ,]+)", re.M)
+COLON_NAME = re.compile(r"(?<![\w./-])((?:runners|eval|tab|envs|slurm|bench)(?:\.\w+)*):(\w+)")
 MODULE_RUN = re.compile(r"python3?\s+(?:-[XW]\s*\S+\s+|-[A-Za-z]+\s+)*-m\s+([A-Za-z_][\w.]*\w)")
 # A dotted name that ends in a file's extension is a file (`tab.json`, a record), not a module.
 FILE_SUFFIXES = ("json", "jsonl", "yaml", "yml", "md", "html", "csv", "txt", "log", "lock", "py", "js", "sh", "db")
@@ -55,14 +57,19 @@ def named_paths(text: str) -> list[str]:
 
 def named_modules(text: str) -> list[str]:
     """Dotted names of our packages: `eval.score.score_job`, `runners.sweep` (a sentence's full stop and
-    the file names of records, `tab.json`, left out)."""
-    out = []
-    for m in DOTTED.finditer(text):
-        name = m.group(1)
-        if name.rpartition(".")[2] in FILE_SUFFIXES:
-            continue
-        out.append(name)
+    the file names of records, `tab.json`, left out), then what the examples take from them:
+    `from runners.core import Task` is `runners.core.Task`, `pkg.module:Name` is `pkg.module.Name`."""
+    out = [m.group(1) for m in DOTTED.finditer(text) if m.group(1).rpartition(".")[2] not in FILE_SUFFIXES]
+    for m in FROM_IMPORT.finditer(text):
+        out += [f"{m.group(1)}.{name.split()[0]}" for name in m.group(2).split(",") if name.strip()]
+    out += [f"{m.group(1)}.{m.group(2)}" for m in COLON_NAME.finditer(text)]
     return out
+
+
+def is_example(dotted: str) -> bool:
+    """A name in a reader's own module of the examples (`eval.judges.mine:MyJudge`)."""
+    parts = dotted.split(".")
+    return any("/".join(parts[:cut]) + ".py" in EXAMPLES for cut in range(1, len(parts) + 1))
 
 
 def module_commands(text: str) -> list[str]:
@@ -195,7 +202,7 @@ def stale_references(repo: Path = REPO) -> list[str]:
         text, where = doc.read_text(encoding="utf-8"), doc.relative_to(repo)
         stale += [f"{where}: path {p}" for p in named_paths(text) if p not in EXAMPLES and not (repo / p).exists()]
         stale += [f"{where}: module {m}" for m in named_modules(text)
-                  if m.replace(".", "/") + ".py" not in EXAMPLES and not resolves(repo, m)]
+                  if not is_example(m) and not resolves(repo, m)]
         stale += [f"{where}: command python -m {m}" for m in module_commands(text) if not runnable(repo, m)]
         stale += [f"{where}: file {n} (near {', '.join(f) or 'no folder'})" for n, f in named_files(text)
                   if not file_found(repo, n, f)]
@@ -218,6 +225,10 @@ def test_a_moved_dotted_name_is_caught() -> None:
     assert [resolves(REPO, m) for m in named_modules(text)] == [False, True, True, True]
     assert not resolves(REPO, "runners.no_such_wing.driver")
     assert not resolves(REPO, "tab.config.TabConfig.no_such_field")
+    example = "```python\nfrom runners.core import Task, no_such_name\n```\nname it `runners.sweep.driver:no_such_main`"
+    assert named_modules(example)[-3:] == ["runners.core.Task", "runners.core.no_such_name", "runners.sweep.driver.no_such_main"]
+    assert [resolves(REPO, m) for m in named_modules(example)[-3:]] == [True, False, False]
+    assert is_example("eval.judges.mine.MyJudge") and not is_example("eval.judges.rule.RuleJudge")
 
 
 def test_a_moved_bare_file_name_is_caught() -> None:
