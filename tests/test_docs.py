@@ -39,6 +39,11 @@ NOT_OURS = ("evaluator.py", "test.sh", "solve.sh", "mine.py", "script.py", "__in
 # Modules `python -m` runs that are not ours.
 THIRD_PARTY = ("pytest", "pip", "venv", "ruff", "wandb", "ray", "vllm", "llama_cpp.server", "moto.server", "json.tool",
                "http.server", "markitdown")
+# The folders a document is about: a bare module name in a block that names no folder is looked for there
+# (docs/tab.md's table of files is the tab's).
+HOMES = {"docs/tab.md": ("tab",), "docs/mcp.md": ("tab",), "docs/env.md": ("envs", "eval"), "docs/report.md": ("eval",),
+         "docs/benchmarks.md": ("eval",), "docs/harbor.md": ("eval",), "docs/models.md": ("runners",),
+         "docs/sweeps.md": ("runners",), "slurm/README.md": ("slurm",)}
 
 
 def documents(repo: Path = REPO) -> list[Path]:
@@ -204,8 +209,9 @@ def stale_references(repo: Path = REPO) -> list[str]:
         stale += [f"{where}: module {m}" for m in named_modules(text)
                   if not is_example(m) and not resolves(repo, m)]
         stale += [f"{where}: command python -m {m}" for m in module_commands(text) if not runnable(repo, m)]
-        stale += [f"{where}: file {n} (near {', '.join(f) or 'no folder'})" for n, f in named_files(text)
-                  if not file_found(repo, n, f)]
+        home = list(HOMES.get(where.as_posix(), ()))
+        files = [(n, f or (home if n.endswith(".py") else [])) for n, f in named_files(text)]
+        stale += [f"{where}: file {n} (near {', '.join(f) or 'no folder'})" for n, f in files if not file_found(repo, n, f)]
     return sorted(set(stale))
 
 
@@ -245,3 +251,13 @@ def test_a_module_that_cannot_run_is_caught() -> None:
     assert module_commands(text) == ["runners.sweep", "eval.no_such_entry", "pytest"]
     assert [runnable(REPO, m) for m in module_commands(text)] == [True, False, True]
     assert not runnable(REPO, "runners.core")  # a package without __main__.py
+
+
+def test_a_module_moved_out_of_the_documents_folder_is_caught(tmp_path: Path) -> None:
+    for path in ("tab/status.py", "runners/sweep/driver.py", "README.md", "slurm/README.md"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "tab.md").write_text("| file | what |\n|---|---|\n| `status.py` | the status line |\n"
+                                              "| `driver.py` | the tab's driver |\n")
+    assert stale_references(tmp_path) == ["docs/tab.md: file driver.py (near tab)"]
