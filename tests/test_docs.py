@@ -148,7 +148,9 @@ def runnable(repo: Path, module: str) -> bool:
     base = repo.joinpath(*module.split("."))
     if (base / "__main__.py").is_file():
         return True
-    return base.with_suffix(".py").is_file() and "__main__" in base.with_suffix(".py").read_text(encoding="utf-8")
+    if not base.with_suffix(".py").is_file():
+        return False
+    return any(isinstance(n, ast.If) and "__main__" in ast.unparse(n.test) for n in _tree(base.with_suffix(".py")).body)
 
 
 def _blocks(text: str) -> list[str]:
@@ -251,6 +253,7 @@ def test_a_module_that_cannot_run_is_caught() -> None:
     assert module_commands(text) == ["runners.sweep", "eval.no_such_entry", "pytest"]
     assert [runnable(REPO, m) for m in module_commands(text)] == [True, False, True]
     assert not runnable(REPO, "runners.core")  # a package without __main__.py
+    assert not runnable(REPO, "eval.report.pages.site")  # names `__main__` in a comment, runs nothing
 
 
 def test_a_module_moved_out_of_the_documents_folder_is_caught(tmp_path: Path) -> None:
