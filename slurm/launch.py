@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from runners.config.slurm import SlurmConfig
 from runners.core.paths import absolute_overrides, started_in
 from runners.models.server import needs_server
-from slurm.config import SlurmConfig
 
 PROJECT = Path(__file__).resolve().parent.parent
 TEMPLATE = PROJECT / "slurm" / "sweep.sbatch"
