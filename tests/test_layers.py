@@ -166,8 +166,8 @@ WINGS = (
     ("runners.harnesses", ("runners.job", "runners.sweep", "runners.tracking")),
     ("eval.judges", ("eval.report", "eval.replay", "eval.probe")),
     ("eval.benchmarks", ("eval.report", "runners.job", "runners.sweep")),
-    # TheAgentCompany's runtime (task image, file server, evaluator) is what its judge calls, not the reverse
-    ("eval.tac", ("eval.judges",)),
+    # TheAgentCompany's runtime (task image, file server, evaluator) is what its benchmark and judge call, not the reverse
+    ("eval.tac", ("eval.judges", "eval.benchmarks")),
     # the report reads records (runners.core), never the sweep or the job that wrote them
     ("eval.report", ("runners.sweep", "runners.job")),
     # the tab is environment-side: it stands on envs/ alone (tab/mcp, which composes a job's config, aside)
