@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from runners.config.slurm import SlurmConfig
 from runners.core.paths import absolute_overrides, started_in
 from runners.models.server import needs_server
-from slurm.config import SlurmConfig
 
 PROJECT = Path(__file__).resolve().parent.parent
 TEMPLATE = PROJECT / "slurm" / "sweep.sbatch"
@@ -125,8 +125,8 @@ class Launch:
 def plan(overrides: Sequence[str], workdir: Path) -> Launch:
     """Compose the sweep's config for `overrides`, check it as the sweep's preflight would (the data,
     the models' and judges' keys; not the sandbox, which is the compute node's), and render the batch script."""
-    from runners.preflight.checks import check_sweep
-    from runners.preflight.cli import root_choices
+    from runners.preflight.command_line import root_choices
+    from runners.preflight.config_checks import check_sweep
     from runners.sweep.driver import sweep_dir_for
     from runners.sweep.grid import compose_sweep
 

@@ -1,6 +1,6 @@
 """One Harbor task per task of a benchmark we load (the layout Harbor's `harbor task init` makes):
 
-    <task>/instruction.md        the benchmark's task text (texts.py adds where the files are)
+    <task>/instruction.md        the benchmark's task text (harbor_texts.py adds where the files are)
     <task>/task.toml             timeouts, resources, the verifier's network and key, the tab's MCP server
     <task>/environment/          the agent's image: the workspace at /workspace (and the tab's server)
     <task>/tests/                the verifier's image (separate from the agent's): our judge, the spec
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from envs.workspace import check_rel
-from eval.harbor import bundle, texts
+from eval.harbor import bundle, harbor_texts
 from eval.harbor.spec import TAC_DIR, WORKSPACE_DIR, Spec, write_spec
 from eval.harbor.toml_out import dumps
 
@@ -85,23 +85,23 @@ def mcp_server(spec: Spec) -> dict[str, Any]:
     """The tab's MCP server as task.toml declares it: stdio, started by the agent in its container,
     over the same /workspace, keeping tab.json in the record folder (an artifact the verifier and the
     import collect). Bash runs without bubblewrap: the container is the sandbox."""
-    args = ["--workspace", texts.WORKSPACE, "--record", texts.RECORD, "--exclude", spec.task.output,
+    args = ["--workspace", harbor_texts.WORKSPACE, "--record", harbor_texts.RECORD, "--exclude", spec.task.output,
             f"method={spec.tab_method}", "env.sandbox=none"]
-    return {"name": texts.MCP_NAME, "transport": "stdio", "command": texts.MCP_COMMAND, "args": args}
+    return {"name": harbor_texts.MCP_NAME, "transport": "stdio", "command": harbor_texts.MCP_COMMAND, "args": args}
 
 
 def task_toml(spec: Spec, name: str, res: Resources, judge_model_key: str | None) -> str:
     """task.toml, in Harbor's schema 1.4 (checked by `harbor lint` in tests/eval/harbor/test_export.py)."""
-    artifacts = [{"source": texts.WORKSPACE, "destination": "workspace"}]
+    artifacts = [{"source": harbor_texts.WORKSPACE, "destination": "workspace"}]
     if spec.tab:
-        artifacts.append({"source": texts.RECORD, "destination": "runningtab"})
+        artifacts.append({"source": harbor_texts.RECORD, "destination": "runningtab"})
     verifier: dict[str, Any] = {"timeout_sec": res.verifier_timeout_s, "environment_mode": "separate",
                                 "network_mode": "public" if judge_model_key else "no-network"}
     if judge_model_key:
         verifier["env"] = {judge_model_key: "${" + judge_model_key + "}"}  # Harbor fills it from the host's environment
     environment: dict[str, Any] = {
         "build_timeout_sec": res.build_timeout_s, "cpus": res.cpus, "memory_mb": res.memory_mb,
-        "storage_mb": res.storage_mb, "workdir": texts.WORKSPACE,
+        "storage_mb": res.storage_mb, "workdir": harbor_texts.WORKSPACE,
     }
     if spec.tab:
         environment["mcp_servers"] = [mcp_server(spec)]
@@ -125,13 +125,13 @@ def agent_dockerfile(spec: Spec) -> str:
         reqs = " ".join(bundle.TAB_REQUIREMENTS)
         lines += [
             "# The tab's MCP server (python -m tab.mcp, docs/mcp.md), its packages pinned by our constraints.",
-            f"COPY {TAB_DIR}/ {texts.CODE}/",
-            f"RUN pip install --no-cache-dir -c {texts.CODE}/{bundle.CONSTRAINTS} {reqs}",
-            f"RUN printf '#!/bin/sh\\ncd {texts.CODE} && exec python -m tab.mcp \"$@\"\\n' > {texts.MCP_COMMAND} && chmod 755 {texts.MCP_COMMAND}",
-            f"RUN mkdir -p {texts.RECORD}",
+            f"COPY {TAB_DIR}/ {harbor_texts.CODE}/",
+            f"RUN pip install --no-cache-dir -c {harbor_texts.CODE}/{bundle.CONSTRAINTS} {reqs}",
+            f"RUN printf '#!/bin/sh\\ncd {harbor_texts.CODE} && exec python -m tab.mcp \"$@\"\\n' > {harbor_texts.MCP_COMMAND} && chmod 755 {harbor_texts.MCP_COMMAND}",
+            f"RUN mkdir -p {harbor_texts.RECORD}",
             "",
         ]
-    lines += ["# The task's files, as the agent starts them.", f"COPY {WORKSPACE_DIR}/ {texts.WORKSPACE}/", f"WORKDIR {texts.WORKSPACE}", ""]
+    lines += ["# The task's files, as the agent starts them.", f"COPY {WORKSPACE_DIR}/ {harbor_texts.WORKSPACE}/", f"WORKDIR {harbor_texts.WORKSPACE}", ""]
     return "\n".join(lines)
 
 
@@ -155,10 +155,10 @@ def verifier_dockerfile(spec: Spec) -> str:
 
 
 TEST_SH = f"""#!/bin/bash
-# RunningTab's verifier: our own judge for this task, on the files the agent left in {texts.WORKSPACE}
-# (Harbor copies them into this container); writes {texts.VERIFIER_OUT}/reward.json and scores.json.
-cd /tests/{TAB_DIR} && exec python -m eval.harbor.verify --spec {texts.SPEC} --workspace {texts.WORKSPACE} \\
-    --record {texts.RECORD} --out {texts.VERIFIER_OUT}
+# RunningTab's verifier: our own judge for this task, on the files the agent left in {harbor_texts.WORKSPACE}
+# (Harbor copies them into this container); writes {harbor_texts.VERIFIER_OUT}/reward.json and scores.json.
+cd /tests/{TAB_DIR} && exec python -m eval.harbor.verify --spec {harbor_texts.SPEC} --workspace {harbor_texts.WORKSPACE} \\
+    --record {harbor_texts.RECORD} --out {harbor_texts.VERIFIER_OUT}
 """
 
 
@@ -181,6 +181,6 @@ def write_task(spec: Spec, dest: Path, res: Resources, judge_model_key: str | No
     (tests / "Dockerfile").write_text(verifier_dockerfile(spec), encoding="utf-8")
     (tests / "test.sh").write_text(TEST_SH, encoding="utf-8")
     os.chmod(tests / "test.sh", 0o755)
-    (dest / "instruction.md").write_text(texts.instruction(spec.task.prompt, spec.task.kind, spec.task.output), encoding="utf-8")
+    (dest / "instruction.md").write_text(harbor_texts.instruction(spec.task.prompt, spec.task.kind, spec.task.output), encoding="utf-8")
     (dest / "task.toml").write_text(task_toml(spec, name, res, judge_model_key), encoding="utf-8")
     return dest

@@ -26,7 +26,7 @@ from pathlib import Path
 from envs.config import EnvConfig
 from envs.deliverable import diff_workspace
 from envs.safeio import read_regular
-from eval.harbor import texts
+from eval.harbor import harbor_texts
 from eval.harbor.rewards import rewards
 from eval.harbor.spec import Spec, read_spec
 from eval.harbor.whole import whole_folder
@@ -83,8 +83,8 @@ def write_record(spec: Spec, workspace: Path, record: Path | None, job_dir: Path
     got = write_deliverable(job_dir, workspace, diff, caps.deliverable_max_files, caps.deliverable_max_bytes)
     delivered, deleted = got.files, diff.deleted
     answer = ""
-    if task.kind == "answer" and texts.ANSWER_FILE in delivered:
-        answer = (read_regular(deliverable_dir(job_dir), texts.ANSWER_FILE, limit=MAX_ANSWER_BYTES) or b"").decode("utf-8", "replace")
+    if task.kind == "answer" and harbor_texts.ANSWER_FILE in delivered:
+        answer = (read_regular(deliverable_dir(job_dir), harbor_texts.ANSWER_FILE, limit=MAX_ANSWER_BYTES) or b"").decode("utf-8", "replace")
     tab = read_tab(record) if spec.tab else None
     if tab is not None:
         write_plugin_record(job_dir, "tab", tab)

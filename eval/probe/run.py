@@ -22,7 +22,7 @@ from envs.safeio import write_json
 from eval.config import DEFAULT_CACHE
 from eval.judges.client import CachedLLM, model_identity
 from eval.probe.items import ProbeItem, probe_items
-from eval.probe.probe_prompts import text
+from eval.probe.probe_texts import text
 from eval.report.analyses.figure4 import CONDITIONS, PROBE_FILE
 from eval.report.analyses.values import Haystack
 from eval.report.load import Job, Sweep, load_sweep

@@ -1,7 +1,7 @@
-"""`python -m eval.score`: see eval/score/cli.py."""
+"""`python -m eval.score`: see eval/score/rescore.py."""
 
 import sys
 
-from eval.score.cli import main
+from eval.score.rescore import main
 
 sys.exit(main())

@@ -15,7 +15,7 @@ from typing import Any
 
 from envs.context import CAPS
 from envs.protocol import EnvPlugin, Observation, ToolResult
-from runners.agent.texts import text
+from runners.agent.agent_texts import text
 from runners.config.runner import MethodConfig
 from runners.core.registry import Registry
 

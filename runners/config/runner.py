@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from runners.config.slurm import SlurmConfig
 from runners.core.config_fields import Enters, setting
 from runners.core.paths import PATH, path_field
-from slurm.config import SlurmConfig
 from tab.config import TabConfig
 
 _AGENT = Enters.JOB_ID | Enters.SWEEP_NAME

@@ -1,6 +1,6 @@
 """`python -m runners.job task=ID [overrides…]`: one job in-process, without Ray (runners/job/main.py)."""
 
 from runners.job.main import main
-from runners.preflight.cli import run_cli
+from runners.preflight.command_line import run_cli
 
 run_cli(main, "runners.job")

@@ -24,7 +24,7 @@ from runners.core.task import Task
 def main(dcfg: DictConfig) -> None:
     from runners.core.job_record import RecordWriteError
     from runners.core.record_types import RecordError
-    from runners.preflight.checks import ConfigError, check_config, check_tasks
+    from runners.preflight.config_checks import ConfigError, check_config, check_tasks
 
     _logs_to_stderr()
     try:
@@ -89,7 +89,7 @@ def _logs_to_stderr() -> None:
 def _task(cfg: RootConfig) -> Task:
     """The task named by `task=`; a missing name, an unknown id or a benchmark that cannot load is a
     config error whose message lists the ids there are."""
-    from runners.preflight.checks import ConfigError, benchmark_tasks
+    from runners.preflight.config_checks import ConfigError, benchmark_tasks
 
     tasks = benchmark_tasks(cfg)
     ids = [t.id for t in tasks]

@@ -21,9 +21,9 @@ from envs.deliverable import diff_workspace
 from envs.environment import WorkspaceEnv
 from envs.sandbox import agent_root
 from envs.workspace import materialize
+from runners.agent.agent_texts import task_message
 from runners.agent.loop import EpisodeResult, run_episode_async
 from runners.agent.methods import build_plugins
-from runners.agent.texts import task_message
 from runners.config.schema import RootConfig, job_record_config
 from runners.core.job_record import (
     JobRecord,

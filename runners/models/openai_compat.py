@@ -45,7 +45,7 @@ from runners.core.messages import (
 )
 from runners.models import async_http
 from runners.models.config import ApiModelConfig
-from runners.models.limits import async_endpoint_slot, thread_slot
+from runners.models.endpoint_slots import async_endpoint_slot, thread_slot
 from runners.models.rate_limit import Gate, GatedTransport
 from runners.models.retry import (
     RETRY_STATUS,

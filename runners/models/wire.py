@@ -118,7 +118,7 @@ def _usage(data: dict[str, Any], cfg: ApiModelConfig) -> Usage:
     cached = int((details.get("cached_tokens") if isinstance(details, dict) else None) or u.get("prompt_cache_hit_tokens") or 0)
     try:
         cost = price_of(cfg).cost(tin, cached, tout)
-    except PricingError as e:  # checked before the run (runners/preflight/checks.py); an edit since must not lose the reply
+    except PricingError as e:  # checked before the run (runners/preflight/config_checks.py); an edit since must not lose the reply
         log.warning("%s: the reply is counted at no cost", e)
         cost = 0.0
     return Usage(input_tokens=tin, output_tokens=tout, cost=cost, cached_tokens=cached)

@@ -1,6 +1,6 @@
 """`python -m runners.sweep [experiment=NAME] [sweep=NAME] [overrides…]`: the sweep driver (runners/sweep/driver.py)."""
 
-from runners.preflight.cli import run_cli
+from runners.preflight.command_line import run_cli
 from runners.sweep.driver import main
 from runners.sweep.show import show_if_asked
 

@@ -27,7 +27,7 @@ from runners.config.schema import (
 )
 from runners.core.task import Task
 from runners.job.identity import CellDigest, JobSpec, readable_id, task_digests
-from runners.preflight.checks import benchmark_tasks, check_configs, check_tasks
+from runners.preflight.config_checks import benchmark_tasks, check_configs, check_tasks
 
 HARNESS_KEY = "agent.harness"
 SWEEP_CACHE = "read_write"  # a sweep's model-call cache unless model.cache says otherwise (runners.job: off)
@@ -36,7 +36,7 @@ SWEEP_CACHE = "read_write"  # a sweep's model-call cache unless model.cache says
 def split_overrides(overrides: list[str]) -> tuple[dict[str, list[str]], list[str]]:
     """Separate plain axis overrides (`model=scripted`, `seed=3`), which narrow an axis, from the rest,
     which apply to every job. `grid.*` overrides are already in the composed grid node; an axis they
-    list is not narrowed (its plain override only chose the root's group: `runners.preflight.cli.root_choices`)."""
+    list is not narrowed (its plain override only chose the root's group: `runners.preflight.command_line.root_choices`)."""
     narrowed: dict[str, list[str]] = {}
     rest: list[str] = []
     listed = listed_axes(overrides)
@@ -108,7 +108,7 @@ def _cell_errors(choices: list[str]) -> Iterator[None]:
 
 def compose_sweep(overrides: list[str], choices: list[str]) -> tuple[RootConfig, str | None, list[RootConfig]]:
     """The sweep's root config, its experiment and its cells, composed as the sweep composes them but
-    outside `hydra.main` (slurm.launch, `--cfg job`); `choices` are `runners.preflight.cli.root_choices(overrides)`."""
+    outside `hydra.main` (slurm.launch, `--cfg job`); `choices` are `runners.preflight.command_line.root_choices(overrides)`."""
     from hydra import initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
     from omegaconf import open_dict
@@ -129,7 +129,7 @@ def compose_sweep(overrides: list[str], choices: list[str]) -> tuple[RootConfig,
 
 def expand(root: RootConfig, overrides: list[str], experiment: str | None) -> list[JobSpec]:
     """All jobs of the sweep: every cell times its benchmark's tasks (or `grid.tasks`); raises
-    `runners.preflight.checks.ConfigError` for a config that cannot run."""
+    `runners.preflight.config_checks.ConfigError` for a config that cannot run."""
     specs: list[JobSpec] = []
     tasks: dict[str, tuple[list[Task], dict[str, str]]] = {}
     configs = cells(root, overrides, experiment)

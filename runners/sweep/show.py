@@ -59,7 +59,7 @@ def show_grid(argv: Sequence[str], choices: list[str]) -> int:
 
 
 def render(root: RootConfig, experiment: str | None, axes: dict[str, list[str]], seeds: list[int], configs: list[RootConfig]) -> str:
-    from runners.preflight.checks import check_sweep
+    from runners.preflight.config_checks import check_sweep
 
     doc: dict[str, Any] = dataclasses.asdict(root)
     cells = zip(itertools.product(*(axes[a] for a in AXES), seeds), configs, strict=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from runners.agent.texts import TEXTS
+from runners.agent.agent_texts import TEXTS
 from runners.core.job_record import JobRecord
 from runners.core.record_files import read_json
 from runners.job.identity import job_id

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from runners.config.slurm import SlurmConfig
 from runners.sweep.grid import parse_slice, slice_specs
-from slurm.config import SlurmConfig
 from slurm.launch import LaunchError, check, render, sbatch_header
 from slurm.node import children, node_command
 

@@ -18,7 +18,7 @@ from mcp import Client, StdioServerParameters
 from bench.bench_stuffing import baseline_turns
 from eval.benchmarks.builtin.loader import ensure_generated
 from eval.benchmarks.native_format import load_native
-from eval.harbor import texts
+from eval.harbor import harbor_texts
 from eval.harbor.export_tasks import benchmark_from, export
 from eval.harbor.spec import read_spec
 from eval.judges.scoring import named_judge_config
@@ -92,8 +92,8 @@ def test_every_kind_passes_harbors_task_validation(exported: dict[str, dict[str,
         assert v["findings"] == [], (task, v["findings"])
         assert v["verifier_mode"] == "separate" and v["name"] == f"runningtab/{task.name}"
         on = task.parent.name == "tab-on"
-        assert [s["name"] for s in v["mcp_servers"]] == ([texts.MCP_NAME] if on else [])
-        assert {a["source"] for a in v["artifacts"]} == ({texts.WORKSPACE, texts.RECORD} if on else {texts.WORKSPACE})
+        assert [s["name"] for s in v["mcp_servers"]] == ([harbor_texts.MCP_NAME] if on else [])
+        assert {a["source"] for a in v["artifacts"]} == ({harbor_texts.WORKSPACE, harbor_texts.RECORD} if on else {harbor_texts.WORKSPACE})
         spec = read_spec(task / "tests" / "spec")
         assert v["instruction"].startswith(spec.task.prompt.rstrip())  # the benchmark's words, then where the files are
         assert "Your workspace is the folder" not in v["instruction"]  # not our harness's own wording
@@ -181,10 +181,10 @@ def test_an_answer_task_reads_the_answer_file(exported: dict[str, dict[str, list
     task = next(t for t in exported["native"]["tab-off"] if t.name.endswith("total"))
     ws = tmp_path / "ws"
     shutil.copytree(task / "environment" / "workspace", ws)
-    (ws / texts.ANSWER_FILE).write_text("The total is <FINAL_ANSWER>55000</FINAL_ANSWER>\n")
+    (ws / harbor_texts.ANSWER_FILE).write_text("The total is <FINAL_ANSWER>55000</FINAL_ANSWER>\n")
     reward = _verify(task, ws, tmp_path / "v")
     assert reward["reward"] == 1.0 and reward["acc1"] == 1.0
-    (ws / texts.ANSWER_FILE).write_text("<FINAL_ANSWER>55001</FINAL_ANSWER>\n")
+    (ws / harbor_texts.ANSWER_FILE).write_text("<FINAL_ANSWER>55001</FINAL_ANSWER>\n")
     assert _verify(task, ws, tmp_path / "w")["acc0"] == 0.0
 
 
@@ -215,7 +215,7 @@ def test_the_tab_server_runs_from_the_agents_image_code(exported: dict[str, dict
     ws, record = tmp_path / "ws", tmp_path / "rec"
     shutil.copytree(task / "environment" / "workspace", ws)
     server = read_spec(task / "tests" / "spec")
-    args = [a.replace(texts.WORKSPACE, str(ws)).replace(texts.RECORD, str(record)) for a in _declared_args(task)]
+    args = [a.replace(harbor_texts.WORKSPACE, str(ws)).replace(harbor_texts.RECORD, str(record)) for a in _declared_args(task)]
     first = sorted(p.relative_to(ws).as_posix() for p in ws.rglob("*") if p.suffix in (".md", ".txt", ".csv"))[0]
     seen = {}
 

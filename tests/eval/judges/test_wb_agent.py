@@ -137,7 +137,7 @@ def test_without_bubblewrap_the_judge_refuses(tmp_path: Path, task: Task, job: P
 
 def test_a_sweep_without_bubblewrap_is_refused_before_any_job(tmp_path: Path, monkeypatch) -> None:
     import envs.sandbox
-    from runners.preflight.checks import ConfigError, check_config
+    from runners.preflight.config_checks import ConfigError, check_config
 
     cfg = compose_root(["benchmark=builtin", "judge=wb_agent", "model=scripted", f"model.script={write_script(tmp_path / 's.jsonl', [])}",
                         "env.sandbox=auto"])

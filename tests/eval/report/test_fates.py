@@ -210,7 +210,7 @@ def test_report_tables_and_figures_reach_the_tracker(sweep_b: Path) -> None:
 
 
 def test_probe_review_stops_opening_entries_at_the_limit(tmp_path: Path) -> None:
-    from eval.probe.probe_prompts import text
+    from eval.probe.probe_texts import text
 
     with StubServer() as stub:
         sdir = build_sweep_b(tmp_path / "b", {"kind": "openai", "name": "stub-model", "base_url": stub.url, "max_retries": 0})

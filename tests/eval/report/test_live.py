@@ -130,7 +130,7 @@ def test_no_refresh_with_live_every_0(tmp_path: Path) -> None:
 
 
 def test_a_negative_live_every_is_refused(compose_cfg) -> None:
-    from runners.preflight.checks import ConfigError, check_config
+    from runners.preflight.config_checks import ConfigError, check_config
 
     cfg = compose_cfg(["report.live_every=-1"])
     with pytest.raises(ConfigError, match=r"report\.live_every=-1: .*0"):

@@ -270,7 +270,7 @@ def test_codex_drives_the_scripted_model_through_the_bridge(tmp_path: Path) -> N
 
 
 def test_the_preflight_names_what_a_harness_needs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from runners.preflight.checks import ConfigError, check_config
+    from runners.preflight.config_checks import ConfigError, check_config
     from tests.conftest import compose_root
 
     with pytest.raises(ConfigError, match=r"claude_code.*codex|codex.*claude_code"):

@@ -19,7 +19,7 @@ from runners.models.config import ApiModelConfig, ModelConfig
 from runners.models.registry import KINDS, ModelKind, model_config
 from runners.models.scripted import ScriptedModelConfig
 from runners.models.server import ServedModelConfig, ServerConfig
-from runners.preflight.checks import check_config
+from runners.preflight.config_checks import check_config
 from tests.conftest import compose_root
 
 REPO = Path(__file__).resolve().parents[3]
@@ -171,7 +171,7 @@ def test_a_grid_of_one_kind_takes_that_kinds_settings_and_a_mixed_grid_says_why_
 
 
 def test_the_root_is_composed_as_the_grids_first_cell() -> None:
-    from runners.preflight.cli import root_choices
+    from runners.preflight.command_line import root_choices
 
     assert root_choices(["grid.model=[scripted]", "grid.model=[openai, gpt54_nano]", "grid.benchmark=native"]) == [
         "benchmark=native", "model=openai"]  # the last list wins, as in Hydra

@@ -127,7 +127,7 @@ def test_a_script_dir_without_a_tasks_script_is_refused_before_any_job(tmp_path)
     r = subprocess.run(cmd, cwd=Path(__file__).resolve().parents[3], capture_output=True, text=True, timeout=300)
     assert r.returncode != 0 and "no script for 1 of 2 task(s) (b2)" in r.stderr.splitlines()[-1], r.stderr[-2000:]
     assert not list((tmp_path / "out").glob("s/native__*")), "no job ran"
-    from runners.preflight.checks import ConfigError, check_config
+    from runners.preflight.config_checks import ConfigError, check_config
     from tests.conftest import compose_root
 
     with pytest.raises(ConfigError, match="one of model.script=PATH"):

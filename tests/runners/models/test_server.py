@@ -102,7 +102,7 @@ def test_the_embedded_model_without_its_extra_is_refused_naming_it(monkeypatch) 
     """Without llama.cpp, a job or sweep of the embedded model stops in the preflight (before any job)
     with the extra to install; the server says the same if it is reached another way."""
     from runners.models.server import llamacpp_command
-    from runners.preflight.checks import ConfigError, check_config
+    from runners.preflight.config_checks import ConfigError, check_config
     from tests.conftest import compose_root
 
     cfg = compose_root(["model=smollm2"])

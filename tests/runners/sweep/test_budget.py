@@ -16,7 +16,7 @@ from runners.config.runner import BudgetConfig
 from runners.job.identity import JobSpec
 from runners.models.config import ApiModelConfig
 from runners.models.wire import parse_reply
-from runners.preflight.checks import ConfigError, check_config
+from runners.preflight.config_checks import ConfigError, check_config
 from runners.sweep.budget import HELD_EXIT, SweepBudget
 from tests.conftest import compose_root, write_native, write_script
 

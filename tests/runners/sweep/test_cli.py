@@ -190,7 +190,7 @@ def test_derived_names_keep_different_sweeps_apart() -> None:
 
 
 def test_unknown_keys_anywhere_free_form_mappings_take_any() -> None:
-    from runners.preflight.checks import ConfigError
+    from runners.preflight.config_checks import ConfigError
 
     with pytest.raises(ConfigError, match=r"'foo'.*known keys: .*benchmark"):
         compose_root(["+foo=1"])

@@ -1,6 +1,6 @@
 """The words and fixed paths an exported Harbor task adds to our task (kept in one place).
 
-Our harness's own wording (runners/agent/texts.py: where the workspace is, how to use the tools)
+Our harness's own wording (runners/agent/agent_texts.py: where the workspace is, how to use the tools)
 never enters `instruction.md`: a foreign harness has its own. A Harbor verifier sees only the files
 the agent leaves, never its final message, so an answer task asks for the answer in a file too.
 """

@@ -1,5 +1,5 @@
-"""`cluster.slurm`: the Slurm job's resources and set-up (a schema of its own, so that the runner's
-config does not import the launcher)."""
+"""`cluster.slurm`: the Slurm job's resources and set-up. It lives beside the other runner configs
+(not in slurm/), so that the runner's config never imports the launcher: slurm/ imports runners, never the reverse."""
 
 from __future__ import annotations
 
