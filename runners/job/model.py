@@ -28,7 +28,7 @@ from runners.models.call_cache import (
     CallKeys,
     agent_identity,
     cache_mode,
-    cache_root,
+    call_cache_folder,
     echo_fields,
 )
 from runners.models.config import ApiModelConfig
@@ -83,10 +83,10 @@ def job_model(cfg: RootConfig, task_id: str, model_url: str | None, sweep_dir: P
     model: Model = paid
     cached = None
     mode = cache_mode(mc.cache, "off")
-    identity = _cache_identity(mc, cfg.seed, cache_root(mc.cache_dir, cfg.out)) if mode != "off" else None
+    identity = _cache_identity(mc, cfg.seed, call_cache_folder(mc.cache_dir, cfg.out)) if mode != "off" else None
     if identity is not None:
         tier = _bucket_tier(cfg)
-        store = CallCache(cache_root(mc.cache_dir, cfg.out), tier)
+        store = CallCache(call_cache_folder(mc.cache_dir, cfg.out), tier)
         cached = CachingModel(paid, store, CallKeys(identity, echo_fields(mc)), mode, threaded=tier is not None)
         model = cached
     return JobModel(JobBudget(model, cfg.budget.job_usd), paid, cached, job_id, handle)

@@ -249,7 +249,7 @@ def cache_mode(mode: str | None, default: str) -> str:
 ROOT_VARIABLE = "RUNNINGTAB_CALL_CACHE"  # the default folder, for a whole machine or a test session
 
 
-def cache_root(configured: str | None, out: str | Path) -> Path:
+def call_cache_folder(configured: str | None, out: str | Path) -> Path:
     """Where calls are cached: `model.cache_dir`, else $RUNNINGTAB_CALL_CACHE, else beside the records,
     `<out>/.cache/calls`: it grows with the records, on their disk (not on a checkout's small home
     disk), and every sweep under one `out` shares it. None of these is part of a job id."""
