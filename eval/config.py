@@ -134,8 +134,10 @@ class JudgeConfig:
     extract: ExtractLimits = setting(_VERDICT, default_factory=ExtractLimits, whole=True)
 
 
-def cache_root(configured: str | None) -> Path:
-    """The cache folder: the configured one, else `<repo>/.cache`."""
+def checkout_cache(configured: str | None) -> Path:
+    """Where eval keeps what it derives once and reuses (generated benchmarks, evaluator images): the
+    configured folder, else the checkout's `<repo>/.cache`. Not the model-call cache, which sits beside
+    the records (`runners.models.call_cache.call_cache_folder`)."""
     return Path(configured).expanduser() if configured else DEFAULT_CACHE
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from envs.sandbox import python_prefixes
 from envs.sandbox_extras import WORKSPACE, SandboxExtras, Service
-from eval.config import cache_root
+from eval.config import checkout_cache
 from eval.tac import dockerfile
 from eval.tac.image_state import AGENT_TOPS, FILESERVER, OWNCLOUD, STATE_DIR
 from eval.tac.run_evaluator import FILESERVER_CODE, FILESERVER_PORT, fileserver_argv
@@ -74,7 +74,7 @@ def server_sandbox(binds: tuple[tuple[str, str], ...]) -> SandboxExtras:
 
 def empty_folder(cache: str | None = None) -> Path:
     """An empty folder: the workspace source of a served task (its files are all staged)."""
-    path = cache_root(cache) / "tac-image" / "empty"
+    path = checkout_cache(cache) / "tac-image" / "empty"
     path.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -87,7 +87,7 @@ def _build_once(task_dir: Path, plan: dockerfile.Plan, cache: str | None) -> Pat
     digest = hashlib.sha256()
     for f in sorted(p for p in task_dir.rglob("*") if p.is_file()):
         digest.update(f.relative_to(task_dir).as_posix().encode() + b"\0" + f.read_bytes())
-    root = cache_root(cache) / "tac-image" / f"{task_dir.name}-{digest.hexdigest()[:16]}"
+    root = checkout_cache(cache) / "tac-image" / f"{task_dir.name}-{digest.hexdigest()[:16]}"
     if not root.is_dir():
         root.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{root.name}-", dir=root.parent))

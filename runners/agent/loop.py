@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from envs.context import ContextView
@@ -39,7 +39,8 @@ READING_TOOLS = ("read", "bash")
 
 @dataclass
 class EpisodeResult:
-    """Totals of one episode; becomes `result.json` (with what the job adds)."""
+    """Totals of one episode; becomes `result.json` (with what the job adds): each field but
+    `messages` is the `Result` field of the same name, carried over whole by `totals`."""
 
     stop_reason: str = "finished"
     turns: int = 0
@@ -51,6 +52,10 @@ class EpisodeResult:
     wall_s: float = 0.0
     error: str | None = None
     messages: list[dict[str, Any]] = field(default_factory=list, repr=False)
+
+    def totals(self) -> dict[str, Any]:
+        """The fields `result.json` takes from the episode, by name: all but the trajectory's `messages`."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "messages"}
 
 
 def run_episode(

@@ -46,13 +46,13 @@ def _run(cfg: RootConfig, task: Task) -> None:
     from runners.core.job_record import JobRecord
     from runners.job.identity import JobSpec, job_id
     from runners.job.rescore import rescore
-    from runners.job.resume import is_final
+    from runners.job.resume import Reruns, is_final
     from runners.job.run import run_and_score
     from runners.models import served
 
     jid = job_id(cfg, task)
     job_dir = Path(cfg.out) / jid
-    if is_final(job_dir, scored=False, error_retries=cfg.cluster.error_retries, job_usd=cfg.budget.job_usd):
+    if is_final(job_dir, scored=False, reruns=Reruns.of(cfg)):
         r = JobRecord(job_dir).result
         note = f" ({r.stop_reason}, no retries left: {r.error})" if r.errored else ""
         if r.stop_reason == "budget":

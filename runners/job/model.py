@@ -27,8 +27,6 @@ from runners.models.call_cache import (
     CallCache,
     CallKeys,
     agent_identity,
-    cache_mode,
-    cache_root,
     echo_fields,
 )
 from runners.models.config import ApiModelConfig
@@ -82,12 +80,13 @@ def job_model(cfg: RootConfig, task_id: str, model_url: str | None, sweep_dir: P
     paid = Paid(client, spend)
     model: Model = paid
     cached = None
-    mode = cache_mode(mc.cache, "off")
-    identity = _cache_identity(mc, cfg.seed, cache_root(mc.cache_dir, cfg.out)) if mode != "off" else None
+    if mc.cache is None or (mc.cache != "off" and not mc.cache_dir):
+        raise ValueError("model.cache is not settled: make the config with runners.config.schema.to_root")
+    identity = _cache_identity(mc, cfg.seed, Path(mc.cache_dir)) if mc.cache != "off" else None
     if identity is not None:
         tier = _bucket_tier(cfg)
-        store = CallCache(cache_root(mc.cache_dir, cfg.out), tier)
-        cached = CachingModel(paid, store, CallKeys(identity, echo_fields(mc)), mode, threaded=tier is not None)
+        store = CallCache(Path(mc.cache_dir), tier)
+        cached = CachingModel(paid, store, CallKeys(identity, echo_fields(mc)), mc.cache, threaded=tier is not None)
         model = cached
     return JobModel(JobBudget(model, cfg.budget.job_usd), paid, cached, job_id, handle)
 

@@ -19,7 +19,7 @@ from runners.core.job_record import JobRecord, read_scores_of
 from runners.core.record_files import SCORES
 from runners.core.record_types import RecordError, Scores
 from runners.job.identity import JobSpec
-from runners.job.resume import Logged, is_final
+from runners.job.resume import Logged, Reruns, is_final
 
 log = logging.getLogger(__name__)
 
@@ -29,8 +29,7 @@ def stale(spec: JobSpec, job_dir: Path, key: str | None = None, logged: Logged |
     `logged`: its last ledger line, which spares reading a result it vouches for)."""
     if spec.cfg.judge.name == "none":
         return False
-    if not is_final(job_dir, scored=False, error_retries=spec.cfg.cluster.error_retries, logged=logged,
-                       job_usd=spec.cfg.budget.job_usd):
+    if not is_final(job_dir, scored=False, reruns=Reruns.of(spec.cfg), logged=logged):
         return False  # not finished: it runs (and is scored) anyway
     return _stale_scores(spec, job_dir, key)
 
@@ -78,8 +77,7 @@ def resume_scan(specs: Iterable[JobSpec], sweep_dir: Path, logged: dict[str, Log
     keys: dict[tuple[int, int], str] = {}  # judge_key once per cell (its jobs share their configs), not per job
     for spec in specs:
         job_dir = sweep_dir / spec.job_id
-        if not is_final(job_dir, scored=False, error_retries=spec.cfg.cluster.error_retries,
-                           logged=(logged or {}).get(spec.job_id), job_usd=spec.cfg.budget.job_usd):
+        if not is_final(job_dir, scored=False, reruns=Reruns.of(spec.cfg), logged=(logged or {}).get(spec.job_id)):
             continue
         if spec.cfg.judge.name == "none":
             complete.add(spec.job_id)

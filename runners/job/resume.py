@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from envs.safeio import make_dirs, remove_tree
+from runners.config.schema import RootConfig
 from runners.core.job_record import read_result
 from runners.core.record_files import RESULT, SCORES
 from runners.core.record_types import Result
@@ -22,25 +23,38 @@ from runners.core.record_types import Result
 VOUCHED = ("ok", "timeout")  # ledger statuses of records that are results: never rewritten by a rerun
 
 
-def retries_left(result: Result, error_retries: int, job_usd: float | None = None) -> bool:
-    """Whether an errored record may be run again; one stopped by its budget only under a higher
-    `budget.job_usd` (`job_usd` None: no budget now, higher than any), one stopped by the sweep's or
-    its cell's budget (`budget_usd` None) always (the sweep's admission decides whether it starts)."""
-    if result.stop_reason == "budget":
-        return job_usd is None or result.budget_usd is None or job_usd > result.budget_usd
-    return result.errored and result.attempt <= error_retries
+@dataclass(frozen=True)
+class Reruns:
+    """What decides whether a finished record runs again, read from the config that would run it:
+    `error_retries` (`cluster.error_retries`) for an errored record, `job_usd` (`budget.job_usd`, None:
+    no budget now, higher than any) for one stopped by its budget."""
+
+    error_retries: int
+    job_usd: float | None = None
+
+    @classmethod
+    def of(cls, cfg: RootConfig) -> Reruns:
+        return cls(cfg.cluster.error_retries, cfg.budget.job_usd)
+
+    def again(self, result: Result) -> bool:
+        """Whether the record `result` may be run again: an errored one with retries left; one
+        stopped by its budget only under a higher `job_usd`; one stopped by the sweep's or its cell's
+        budget (`budget_usd` None) always (the sweep's admission decides whether it starts)."""
+        if result.stop_reason == "budget":
+            return self.job_usd is None or result.budget_usd is None or self.job_usd > result.budget_usd
+        return result.errored and result.attempt <= self.error_retries
 
 
-def is_final(job_dir: Path, scored: bool, error_retries: int, logged: Logged | None = None, job_usd: float | None = None) -> bool:
+def is_final(job_dir: Path, scored: bool, reruns: Reruns, logged: Logged | None = None) -> bool:
     """A record is complete once its result (and, when a judge is configured, its scores) exist,
-    unless it errored and has retries left.
+    unless `reruns` would run it again.
 
     `logged`: the job's last record line in the ledger. When it vouches for the record (see
     `ledger_vouches`), result.json is only stat'ed, not read: a resume of 20,000 jobs opens none."""
     vouched = ledger_vouches(job_dir, logged)
     if vouched is None:
         result = read_result(job_dir)
-        if result is None or retries_left(result, error_retries, job_usd):
+        if result is None or reruns.again(result):
             return False
     elif not vouched:
         return False

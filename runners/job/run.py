@@ -105,19 +105,13 @@ def _start_record(cfg: RootConfig, task: Task, job_dir: Path, job_id: str) -> tu
 def _result(
     job_id: str, res: EpisodeResult, earlier: list[Any], started: float, extra: dict[str, Any]
 ) -> Result:
+    """The episode's totals as they are, but its cost rounded and the job's own wall time (the
+    workspace and the record included), with what the job adds."""
     return Result(
         job_id=job_id,
-        stop_reason=res.stop_reason,
         attempt=len(earlier) + 1,
-        turns=res.turns,
-        tokens_in=res.tokens_in,
-        tokens_out=res.tokens_out,
-        cost=round(res.cost, 6),
-        chars_read=res.chars_read,
-        final_answer=res.final_answer or "",
-        wall_s=round(time.time() - started, 3),
-        error=res.error,
         earlier_errors=earlier,
+        **res.totals() | {"cost": round(res.cost, 6), "wall_s": round(time.time() - started, 3)},
         **extra,
     )
 

@@ -238,18 +238,24 @@ def reply_of(d: dict[str, Any]) -> AssistantMessage:
                             extra=d.get("extra") or {})
 
 
-def cache_mode(mode: str | None, default: str) -> str:
-    """The mode to use: the config's, else the entry point's default."""
-    mode = default if mode is None else mode
-    if mode not in MODES:
-        raise ValueError(f"model.cache={mode!r}: choose one of {', '.join(MODES)} (null: the entry point's default)")
-    return mode
-
-
 ROOT_VARIABLE = "RUNNINGTAB_CALL_CACHE"  # the default folder, for a whole machine or a test session
 
 
-def cache_root(configured: str | None, out: str | Path) -> Path:
+def decide(model: ModelConfig, out: str, default_mode: str) -> None:
+    """Settle the model-call cache of a config, in place, once, where the config is made typed
+    (`runners.config.schema.to_root`): `model.cache` the mode to use (null: the entry point's
+    `default_mode`), and when the cache is on `model.cache_dir` its folder (`call_cache_folder`), so
+    the preflight checks what the jobs will use and no later process decides again. Raises
+    `ValueError` for a mode or a folder that cannot be used."""
+    if model.cache is None:
+        model.cache = default_mode
+    if model.cache not in MODES:
+        raise ValueError(f"model.cache={model.cache!r}: choose one of {', '.join(MODES)} (null: the entry point's default)")
+    if model.cache != "off":
+        model.cache_dir = str(call_cache_folder(model.cache_dir, out))
+
+
+def call_cache_folder(configured: str | None, out: str | Path) -> Path:
     """Where calls are cached: `model.cache_dir`, else $RUNNINGTAB_CALL_CACHE, else beside the records,
     `<out>/.cache/calls`: it grows with the records, on their disk (not on a checkout's small home
     disk), and every sweep under one `out` shares it. None of these is part of a job id."""

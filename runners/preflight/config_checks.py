@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from pathlib import Path
 
 from omegaconf import OmegaConf
 
@@ -62,24 +63,36 @@ def check_config(cfg: RootConfig, here: bool = True, data_checked: set[tuple[str
         _check_harness(cfg, here)
     _check_env(cfg, here)
     _check_model(cfg.model)
+    _check_call_cache(cfg.model)
     _check_budget(cfg)
     _check_names(cfg)
     _check_judge_key(cfg)
     _check_data(cfg, set() if data_checked is None else data_checked)
 
 
+def _check_call_cache(model: ModelConfig) -> None:
+    """A cache that writes gets a folder it can make and write (`model.cache_dir`, settled by
+    `to_root`: the folder the jobs will use), else every job would fail at its first call."""
+    if model.cache not in ("write", "read_write") or not model.cache_dir:
+        return
+    folder = Path(model.cache_dir)
+    near = folder
+    while not os.path.lexists(near) and near != near.parent:
+        near = near.parent
+    if near.is_dir() and os.access(near, os.W_OK | os.X_OK):
+        return
+    why = "is not a folder" if not near.is_dir() else "is not writable"
+    raise ConfigError(f"model.cache_dir={folder}: the model-call cache cannot be written there ({near} {why}); "
+                      "give a writable folder, or model.cache=off")
+
+
 def _check_budget(cfg: RootConfig) -> None:
-    """The cache mode, the budgets' values, and the model's price: a paper preset (which sets
-    budget.allow_unpriced=false) refuses a placeholder or missing one."""
+    """The budgets' values and the model's price: a paper preset (which sets budget.allow_unpriced=false)
+    refuses a placeholder or missing one."""
     import logging
 
-    from runners.models.call_cache import cache_mode
     from runners.models.pricing import unpriced
 
-    try:
-        cache_mode(cfg.model.cache, "off")
-    except ValueError as e:
-        raise ConfigError(str(e)) from None
     b = cfg.budget
     for name in ("sweep_usd", "cell_usd", "job_usd", "estimate_usd"):
         value = getattr(b, name)

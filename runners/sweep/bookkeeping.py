@@ -14,7 +14,7 @@ from typing import Any
 
 from runners.core.job_record import JobRecord, read_result
 from runners.core.record_types import Result
-from runners.job.resume import retries_left
+from runners.job.resume import Reruns
 from runners.sweep.ledger import Ledger
 from runners.sweep.scheduler import Outcome
 from runners.sweep.uploads import Uploader
@@ -49,7 +49,7 @@ def book_job(outcome: Outcome, sweep_dir: Path, uploader: Uploader, tracker: Tra
     track(job_dir, tracker, scores)
     entry.update(record_fields(result))
     # an errored record with retries left is not a result: it stays local until a re-run succeeds
-    upload = not retries_left(result, spec.cfg.cluster.error_retries, spec.cfg.budget.job_usd)
+    upload = not Reruns.of(spec.cfg).again(result)
     uploader.submit(job_dir, lambda error: log_entry(ledger, entry, error), upload=upload)
 
 

@@ -269,11 +269,12 @@ def main(cfg: DictConfig) -> None:
     from runners.core.record_types import RecordError
     from runners.preflight.config_checks import ConfigError
     from runners.sweep.budget import HELD_EXIT
+    from runners.sweep.grid import SWEEP_CACHE
     from runners.sweep.ownership import SweepBusy
     from runners.sweep.stopping import Interrupted, exit_stopped
 
     try:
-        out = run_sweep(to_root(cfg), list(HydraConfig.get().overrides.task), _experiment())
+        out = run_sweep(to_root(cfg, SWEEP_CACHE), list(HydraConfig.get().overrides.task), _experiment())
     except (ConfigError, RecordError, SweepBusy) as e:  # a record this version cannot read is left as it is
         sys.exit(f"error: {e}")
     except Interrupted as stop:

@@ -85,9 +85,9 @@ def _seeded(choices: list[str], seeds: list[int], rest: list[str]) -> list[RootC
     with _cell_errors(choices):
         first = compose("config", overrides=[*choices, f"seed={seeds[0]}", *rest])
         if "${" in OmegaConf.to_yaml(first):
-            rest_seeds = [to_root(compose("config", overrides=[*choices, f"seed={s}", *rest])) for s in seeds[1:]]
-            return [to_root(first), *rest_seeds]
-        cfg = to_root(first)
+            rest_seeds = [to_root(compose("config", overrides=[*choices, f"seed={s}", *rest]), SWEEP_CACHE) for s in seeds[1:]]
+            return [to_root(first, SWEEP_CACHE), *rest_seeds]
+        cfg = to_root(first, SWEEP_CACHE)
     return [cfg if s == seeds[0] else dataclasses.replace(cfg, seed=s) for s in seeds]
 
 
@@ -123,7 +123,7 @@ def compose_sweep(overrides: list[str], choices: list[str]) -> tuple[RootConfig,
         experiment = None if choice in (None, "null") else str(choice)
         with open_dict(composed):
             del composed["hydra"]
-        root = to_root(composed)
+        root = to_root(composed, SWEEP_CACHE)
         return root, experiment, cells(root, list(overrides), experiment)
 
 
@@ -135,8 +135,6 @@ def expand(root: RootConfig, overrides: list[str], experiment: str | None) -> li
     configs = cells(root, overrides, experiment)
     check_configs(configs)  # every check that needs no task, before any benchmark is loaded
     for cfg in configs:
-        if cfg.model.cache is None:
-            cfg.model.cache = SWEEP_CACHE  # not part of the id: how calls are fetched, not which
         key = repr(cfg.benchmark)
         if key not in tasks:  # each task's content is hashed once, not once per cell
             found = _tasks(cfg, root.grid.tasks)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from eval.benchmarks.base import BenchmarkError
 from eval.benchmarks.native_format import load_native
-from eval.config import BenchmarkConfig, cache_root
+from eval.config import BenchmarkConfig, checkout_cache
 from runners.core.config_fields import Enters, setting
 from runners.core.paths import PATH
 from runners.core.task import Task
@@ -44,7 +44,7 @@ def builtin_root(cfg: Config) -> Path:
 
     if cfg.path:
         return Path(cfg.path).expanduser()
-    return cache_root(cfg.cache_dir) / "builtin" / f"{GENERATOR_VERSION}-seed{cfg.seed}"
+    return checkout_cache(cfg.cache_dir) / "builtin" / f"{GENERATOR_VERSION}-seed{cfg.seed}"
 
 
 def ensure_generated(root: Path, seed: int) -> Path:

@@ -16,7 +16,7 @@ from runners.core.job_record import JobRecord
 from runners.core.record_files import SCHEMA_VERSION, read_json
 from runners.core.record_types import RecordError
 from runners.job.identity import job_id
-from runners.job.resume import fresh_job_dir, is_final
+from runners.job.resume import Reruns, fresh_job_dir, is_final
 from runners.job.run import record_time_limit, run_and_score
 from tests.conftest import compose_root, write_script
 
@@ -94,7 +94,7 @@ def test_a_record_from_a_newer_version_is_refused_and_kept(tmp_path: Path) -> No
     newer = {**read_json(d / "result.json"), "stop_reason": "env_error", "schema_version": SCHEMA_VERSION + 1}
     (d / "result.json").write_text(json.dumps(newer))
     with pytest.raises(RecordError, match="newer than this RunningTab reads"):
-        is_final(d, scored=False, error_retries=2)
+        is_final(d, scored=False, reruns=Reruns(error_retries=2))
     with pytest.raises(RecordError, match="schema_version"):
         fresh_job_dir(d)
     assert read_json(d / "result.json") == newer and (d / "scores.json").exists()  # nothing cleared

@@ -242,4 +242,5 @@ def test_the_seeds_of_a_cell_share_one_composition(monkeypatch: pytest.MonkeyPat
     assert len(got) == 6 and shared == 2
     assert turns == [0, 1, 2, 0, 1, 2] and len(composed) == 6
     for cfg in got:
-        assert cfg == compose_root([f"method={cfg.method.name}", f"seed={cfg.seed}", "model=scripted", "model.script=s.jsonl"])
+        assert cfg == compose_root([f"method={cfg.method.name}", f"seed={cfg.seed}", "model=scripted", "model.script=s.jsonl",
+                                   "model.cache=read_write"])  # a sweep settles its cache mode (runners.job: off)

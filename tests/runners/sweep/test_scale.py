@@ -28,7 +28,7 @@ from runners.core.record_files import write_json
 from runners.core.record_types import Result
 from runners.core.storage import LocalStorage
 from runners.job.identity import JobSpec, job_id
-from runners.job.resume import is_final
+from runners.job.resume import Reruns, is_final
 from runners.sweep.grid import expand
 from runners.sweep.ledger import Ledger
 from runners.sweep.progress import Progress
@@ -59,7 +59,7 @@ def copy_of(scale: tuple[list[JobSpec], Path], tmp_path: Path) -> Path:
 
 def complete(specs: list[JobSpec], sdir: Path, from_ledger: bool) -> set[str]:
     logged = Ledger(sdir).records() if from_ledger else {}
-    return {s.job_id for s in specs if is_final(sdir / s.job_id, True, s.cfg.cluster.error_retries, logged.get(s.job_id))}
+    return {s.job_id for s in specs if is_final(sdir / s.job_id, True, Reruns.of(s.cfg), logged.get(s.job_id))}
 
 
 def count_reads(monkeypatch: pytest.MonkeyPatch, module: Any) -> list[str]:
@@ -220,7 +220,7 @@ def test_the_resume_scan_checks_each_record_once(scale, tmp_path: Path, monkeypa
     specs, _ = scale
     sdir = copy_of(scale, tmp_path)
     logged = Ledger(sdir).records()
-    expected = {s.job_id for s in specs if is_final(sdir / s.job_id, True, s.cfg.cluster.error_retries, logged.get(s.job_id))}
+    expected = {s.job_id for s in specs if is_final(sdir / s.job_id, True, Reruns.of(s.cfg), logged.get(s.job_id))}
     touched: dict[str, int] = {}
     real_stat, real_open = os.stat, open
 
