@@ -1,1 +1,1 @@
-"""Running TheAgentCompany's own `evaluator.py` files offline (see eval/judges/agentcompany.py)."""
+"""Running TheAgentCompany's own `evaluator.py` files offline (see eval/judges/agentcompany/judge.py)."""

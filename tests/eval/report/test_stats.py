@@ -1,4 +1,4 @@
-"""Paired statistics (eval.report.analyses.paired, eval.power) on synthetic sweeps whose true effect is known,
+"""Paired statistics (eval.report.analyses.paired, eval.report.analyses.power) on synthetic sweeps whose true effect is known,
 and errored / unsandboxed jobs in Tables 1 and 4.
 
 The synthetic model: task t has a base score a_t and its own gain b_t (mean `effect`, spread `tau`);

@@ -11,8 +11,8 @@ from eval.benchmarks import BenchmarkError, load_benchmark
 from eval.benchmarks.native_format import NativeFormatError, load_native
 from eval.config import BenchmarkConfig, JudgeConfig
 from eval.judges import make_judge
-from eval.judges.scoring import find_jobs, score_job
 from eval.score.cli import main
+from eval.score.records import find_jobs, score_job
 from tests.conftest import write_native
 from tests.helpers.eval_records import FIXTURES, make_job
 

@@ -13,8 +13,8 @@ import pytest
 from eval.config import ExtractLimits, JudgeConfig
 from eval.judges.base import InfrastructureFailure
 from eval.judges.extract.pool import ExtractionFailed, Pool
-from eval.judges.scoring import score_job
 from eval.score.cli import main as score_main
+from eval.score.records import score_job
 from tests.conftest import write_native
 from tests.helpers.eval_records import make_job
 
