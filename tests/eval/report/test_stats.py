@@ -16,9 +16,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from eval import power
 from eval.report import write_report
-from eval.report.analyses import paired
+from eval.report.analyses import paired, power
 from eval.report.load import load_sweep
 from tests.helpers.report_sweeps import FULL, job_id, rubric_scores, write_job
 
