@@ -11,7 +11,7 @@ DOCUMENTS = [REPO / "README.md", REPO / "slurm" / "README.md", *sorted((REPO / "
 PATH = re.compile(r"(?<![\w./-])((?:runners|eval|tab|envs|slurm|bench|tests|conf)/[\w./-]*[\w/])")
 # Not paths of this repository: a reader's own files in the examples, a Harbor task folder's layout,
 # an example data folder, and name prefixes of a family of files.
-EXAMPLES = ("eval/benchmarks/mine.py", "eval/judges/mine.py", "runners/models/mine.py", "conf/benchmark/mine.yaml",
+EXAMPLES = ("eval/benchmarks/mine.py", "eval/judges/mine/judge.py", "runners/models/mine.py", "conf/benchmark/mine.yaml",
             "conf/judge/mine.yaml", "conf/model/mine.yaml", "conf/benchmark/myplug.bench.yaml",
             "conf/method/todo_refine_tab.yaml", "conf/model/qwen3_32b.yaml", "conf/pricing/example.yaml",
             "tests/test.sh", "tests/spec/workspace", "bench/workspace", "bench/workspace/solutions",
