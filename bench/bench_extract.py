@@ -38,7 +38,7 @@ from eval.config import (
 )
 from eval.judges.extract.extracted import Extracted  # noqa: E402
 from eval.judges.extract.read import extract_file  # noqa: E402
-from eval.judges.scoring import score_job  # noqa: E402
+from eval.score.records import score_job  # noqa: E402
 from tests.helpers import deliverable_bombs as bombs  # noqa: E402
 from tests.helpers.eval_records import make_job  # noqa: E402
 

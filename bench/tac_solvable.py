@@ -30,7 +30,7 @@ from pathlib import Path
 from eval.benchmarks import BenchmarkError, load_benchmark
 from eval.benchmarks.agentcompany import load_task
 from eval.judges.base import JudgeError
-from eval.judges.scoring import score_job
+from eval.score.records import score_job
 from eval.tac.references import REFERENCES, Deliverable, deliverable
 from eval.tac.scripted_agent import RuleJudge, agent_script
 from runners.config.schema import RootConfig

@@ -26,7 +26,7 @@ MODULE_RUN = re.compile(r"python3?\s+(?:-[XW]\s*\S+\s+|-[A-Za-z]+\s+)*-m\s+([A-Z
 FILE_SUFFIXES = ("json", "jsonl", "yaml", "yml", "md", "html", "csv", "txt", "log", "lock", "py", "js", "sh", "db")
 # Not names of this repository: a reader's own files in the examples, a Harbor task folder's layout,
 # an example data folder, name prefixes of a family of files, and the benchmarks' own files.
-EXAMPLES = ("eval/benchmarks/mine.py", "eval/judges/mine.py", "runners/models/mine.py", "conf/benchmark/mine.yaml",
+EXAMPLES = ("eval/benchmarks/mine.py", "eval/judges/mine/judge.py", "runners/models/mine.py", "conf/benchmark/mine.yaml",
             "conf/judge/mine.yaml", "conf/model/mine.yaml", "conf/benchmark/myplug.bench.yaml",
             "conf/method/todo_refine_tab.yaml", "conf/model/qwen3_32b.yaml", "conf/pricing/example.yaml",
             "tests/test.sh", "tests/spec/workspace", "bench/workspace", "bench/workspace/solutions",
@@ -236,7 +236,7 @@ def test_a_moved_dotted_name_is_caught() -> None:
     example = "```python\nfrom runners.core import Task, no_such_name\n```\nname it `runners.sweep.driver:no_such_main`"
     assert named_modules(example)[-3:] == ["runners.core.Task", "runners.core.no_such_name", "runners.sweep.driver.no_such_main"]
     assert [resolves(REPO, m) for m in named_modules(example)[-3:]] == [True, False, False]
-    assert is_example("eval.judges.mine.MyJudge") and not is_example("eval.judges.rule.RuleJudge")
+    assert is_example("eval.judges.mine.judge.MyJudge") and not is_example("eval.judges.rule.judge.RuleJudge")
 
 
 def test_a_moved_bare_file_name_is_caught() -> None:

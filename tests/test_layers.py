@@ -119,7 +119,7 @@ RECORD_NAMES = {"job.json", "result.json", "scores.json", "tab.json", "trajector
 # Files of other programs' records that happen to share a name: TheAgentCompany's evaluator writes its
 # own result.json; the MCP tab server (tab/, below runners/) keeps its own tab.json; a Harbor trial
 # directory has its own result.json (eval/harbor/harbor_files.py).
-NOT_OURS = ("eval/judges/agentcompany.py", "eval/tac/evaluation.py", "tab/mcp/", "eval/harbor/harbor_files.py")
+NOT_OURS = ("eval/judges/agentcompany/judge.py", "eval/tac/evaluation.py", "tab/mcp/", "eval/harbor/harbor_files.py")
 
 
 def test_the_record_file_names_are_spelled_only_in_record_files() -> None:
@@ -164,7 +164,7 @@ WINGS = (
     ("runners.config", ("runners.preflight", "runners.agent", "runners.job", "runners.sweep", "runners.tracking")),
     ("runners.models", ("runners.agent", "runners.job", "runners.sweep", "runners.tracking")),
     ("runners.harnesses", ("runners.job", "runners.sweep", "runners.tracking")),
-    ("eval.judges", ("eval.report", "eval.replay", "eval.probe")),
+    ("eval.judges", ("eval.report", "eval.replay", "eval.probe", "eval.score")),
     ("eval.benchmarks", ("eval.report", "runners.job", "runners.sweep")),
     # TheAgentCompany's runtime (task image, file server, evaluator) is what its benchmark and judge call, not the reverse
     ("eval.tac", ("eval.judges", "eval.benchmarks")),
@@ -226,6 +226,30 @@ def test_planted_crossings_of_the_floor_rules_are_found(tmp_path: Path) -> None:
         "envs.sandbox imports tab.config",
         "runners.config.runner imports slurm.launch",
     ]
+
+
+# eval/judges/ by protocol: each protocol's judge stands on the judges' shared floor (the seam, the
+# client, the metrics, the fence, reading deliverables, OfficeQA's reward), never on another protocol,
+# and the floor imports no protocol (a piece two protocols share goes down to the floor).
+JUDGE_PROTOCOLS = ("eval.judges.rule", "eval.judges.workspace_bench", "eval.judges.agentcompany")
+JUDGES_FLOOR = ("eval.judges.base", "eval.judges.client", "eval.judges.metrics", "eval.judges.untrusted", "eval.judges.extract",
+                "eval.judges.officeqa_reward")
+
+
+def judge_protocol_crossings(known: dict[str, Path]) -> list[str]:
+    """Imports from one judge protocol into another, or from the judges' shared floor into a protocol."""
+    rules = [(p, tuple(q for q in JUDGE_PROTOCOLS if q != p)) for p in JUDGE_PROTOCOLS] + [(f, JUDGE_PROTOCOLS) for f in JUDGES_FLOOR]
+    broken = []
+    for part, forbidden in rules:
+        for name, path in known.items():
+            if name == part or name.startswith(part + "."):
+                broken += [f"{name} imports {m}" for m in sorted(imports(path, known)) if m.startswith(forbidden)]
+    return broken
+
+
+def test_each_judge_protocol_stands_on_the_judges_floor_alone() -> None:
+    assert set(JUDGE_PROTOCOLS + JUDGES_FLOOR) <= set(modules()), "a judge protocol or floor module named here moved"
+    assert judge_protocol_crossings(modules()) == []
 
 
 TEST_FOLDERS_OF_THEIR_OWN = ("e2e", "helpers", "fixtures")  # runs that cross wings; shared helpers; data

@@ -8,7 +8,7 @@ Each line of tasks.jsonl is one task:
 `output` (default `output/`) is relative to the workspace. A task has exactly one of `rubrics`
 (each `{"text", "check"?}`), `checkpoints` (each `{"text", "points"?, "check"?}`) or `answer`
 (a string). `extra` (an object) is passed to the judge (e.g. `{"scoring": "bonus_for_completing_final"}`).
-The check language is in `eval/judges/checks.py`. Everything beside `workspaces/` (tasks.jsonl,
+The check language is in `eval/judges/rule/check_kinds.py`. Everything beside `workspaces/` (tasks.jsonl,
 solutions/) stays outside the agent's workspace.
 """
 
@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from eval.judges.checks import CheckError, validate
+from eval.judges.rule.check_kinds import CheckError, validate
 from runners.core.task import Checkpoint, Rubric, Task
 
 TASKS_FILE = "tasks.jsonl"

@@ -147,7 +147,7 @@ def record_to_task(rec: dict[str, Any], cfg: Config, root: Path, names_cache: di
             difficulty=rec.get("task_diff"),
             rubric_types=list(rec.get("rubric_types") or []),
             file_dep_graph=list(rec.get("file_dep_graph") or []),
-            steps=rec.get("steps"),  # the judge's evidence (wb_protocol)
+            steps=rec.get("steps"),  # the judge's evidence (eval/judges/workspace_bench/protocol.py)
             rubric_diffs=rec.get("rubric_diffs"),
         ),
     )

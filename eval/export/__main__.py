@@ -21,7 +21,7 @@ from runners.core.paths import user_path
 def _harbor(args: argparse.Namespace) -> int:
     from eval.harbor.export_tasks import benchmark_from, export
     from eval.harbor.task_dir import Resources
-    from eval.judges.scoring import named_judge_config
+    from eval.score.records import named_judge_config
 
     bench = benchmark_from(args.benchmark, args.overrides)
     judge = named_judge_config(args.judge)

@@ -22,7 +22,7 @@ from eval.harbor import harbor_files as hf
 from eval.harbor.atif import AGENT_NAME, iso, to_atif
 from eval.harbor.rewards import rewards
 from eval.harbor.whole import whole_folder
-from eval.judges.scoring import find_jobs
+from eval.score.records import find_jobs
 from runners.core.job_ids import check_job_id
 from runners.core.job_record import JobRecord
 from runners.core.record_files import TRAJECTORY, write_json

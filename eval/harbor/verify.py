@@ -3,7 +3,7 @@ exported task, run by its `tests/test.sh` in the verifier's container.
 
 It writes a job record of the trial into `OUT/runningtab/` (job.json, result.json, deliverable/,
 evaluator_view.json, tab.json when the tab ran, scores.json) exactly as a job of ours would hold it,
-judges it with our own judge for the task (`eval.score.score_job`), and writes `OUT/reward.json`
+judges it with our own judge for the task (`eval.score.records.score_job`), and writes `OUT/reward.json`
 (rewards.py) and `OUT/scores.json`. Harbor keeps OUT as the trial's `verifier/` folder, which is what
 `python -m eval.import atif` reads back.
 
@@ -95,7 +95,7 @@ def write_record(spec: Spec, workspace: Path, record: Path | None, job_dir: Path
 
 def verify(spec_dir: Path, workspace: Path, record: Path | None, out: Path) -> dict[str, float]:
     from eval.config import judge_config
-    from eval.judges.scoring import score_job
+    from eval.score.records import score_job
 
     spec = read_spec(spec_dir)
     with whole_folder(out / RECORD_DIR) as job_dir:  # never what was planted there before

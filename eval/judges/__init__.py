@@ -28,20 +28,20 @@ JUDGES: Registry[JudgeFactory] = Registry("judge", reserved=("auto", "none"))
 
 @JUDGES.register("rule")
 def _rule(cfg: JudgeConfig, model: Model | None) -> Judge:
-    from eval.judges.rule import RuleJudge
+    from eval.judges.rule.judge import RuleJudge
 
     return RuleJudge()
 
 
-JUDGES.add("llm_rubric", "eval.judges.llm_rubric:LLMRubricJudge")
-JUDGES.add("llm_rubric_fulltext", "eval.judges.llm_rubric:FullTextRubricJudge")
-JUDGES.add("wb_agent", "eval.judges.wb_agent:WBAgentJudge")
-JUDGES.add("agentcompany", "eval.judges.agentcompany:AgentCompanyJudge")
+JUDGES.add("llm_rubric", "eval.judges.workspace_bench.rubric_judge:LLMRubricJudge")
+JUDGES.add("llm_rubric_fulltext", "eval.judges.workspace_bench.rubric_judge:FullTextRubricJudge")
+JUDGES.add("wb_agent", "eval.judges.workspace_bench.agent_judge:WBAgentJudge")
+JUDGES.add("agentcompany", "eval.judges.agentcompany.judge:AgentCompanyJudge")
 
 
 @JUDGES.register("officeqa")
 def _officeqa(cfg: JudgeConfig, model: Model | None) -> Judge:
-    from eval.judges.rule import OfficeQAJudge
+    from eval.judges.rule.judge import OfficeQAJudge
 
     return OfficeQAJudge()
 

@@ -1,1 +1,1 @@
-"""`python -m eval.score`: score job records now or again later (eval/judges/scoring.py)."""
+"""`python -m eval.score`: score job records now or again later (eval/score/records.py)."""

@@ -1,5 +1,5 @@
 """`python -m eval.score RECORDS… [--judge NAME | --judge-config FILE]`: score job records now or again
-later (a new judge, a fixed rule) without re-running agents; the scoring itself is eval/judges/scoring.py.
+later (a new judge, a fixed rule) without re-running agents; the scoring itself is eval/score/records.py.
 Where a sweep's report exists, the re-scored jobs' pages are written again."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import logging
 from eval.config import judge_config
 from eval.judges.base import InfrastructureFailure
 from eval.judges.metrics import aggregate, counts
-from eval.judges.scoring import find_jobs, named_judge_config, score_job
+from eval.score.records import find_jobs, named_judge_config, score_job
 from runners.core.job_record import JobRecord
 from runners.core.paths import user_path
 

@@ -1,4 +1,4 @@
-"""Running TheAgentCompany's own `evaluator.py` files offline (see eval/judges/agentcompany.py).
+"""Running TheAgentCompany's own `evaluator.py` files offline (see eval/judges/agentcompany/judge.py).
 
 One benchmark, two names: `agentcompany` is the benchmark's name in configs and the registry
 (`benchmark=agentcompany`, `judge=agentcompany`, eval/benchmarks/agentcompany.py); `eval/tac/` is

@@ -5,7 +5,7 @@ is made with `setting(Enters.…)`; each of those derives what it hashes (or lea
 declarations, so that they cannot disagree and a new field must say what it changes:
 
     JOB_ID      what the agent does (runners/job/identity.py); else a change resumes the same job
-    JUDGE_KEY   a verdict (eval/judges/scoring.py): a change re-scores finished records
+    JUDGE_KEY   a verdict (eval/score/records.py): a change re-scores finished records
     CACHE_KEY   which reply a model call gets (runners/models/call_cache.py)
     SWEEP_NAME  the folder of a sweep named by its overrides (runners/sweep/driver.py)
 

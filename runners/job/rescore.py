@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from eval.config import judge_config
-from eval.judges.scoring import judge_key, recorded_judge_key, score_job
+from eval.score.records import judge_key, recorded_judge_key, score_job
 from runners.core.job_record import JobRecord, read_scores_of
 from runners.core.record_files import SCORES
 from runners.core.record_types import RecordError, Scores

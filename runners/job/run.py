@@ -198,7 +198,7 @@ def score(cfg: RootConfig, job_dir: Path, task: Task | None = None) -> dict[str,
     """Judge a finished record per its benchmark's protocol (None when `judge=none`)."""
     if cfg.judge.name == "none":
         return None
-    from eval.judges.scoring import score_job
+    from eval.score.records import score_job
 
     return score_job(job_dir, cfg.judge, task=task, benchmark=cfg.benchmark)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from eval.benchmarks.builtin.office import Block
-from eval.judges.matching import text_has
+from eval.judges.rule.matching import text_has
 
 
 def rb(text: str, check: dict[str, Any]) -> dict[str, Any]:

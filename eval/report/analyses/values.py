@@ -6,8 +6,8 @@ A rubric's expected values are the quoted strings of its text (quotes: "…", �
 separators and percent kept; `Q3` or `r2` are not numbers), plus, for built-in rubrics whose scores
 item carries its machine check, the check's values (`values`, `cells`, `names`, an answer's
 `value`; an `absent` check names values that must *not* appear and is left out). A value is found
-in a text the way the rule checks find it (`eval.judges.matching.text_has`): numbers as numbers, anything
-else as whole words of the text reduced by `eval.judges.matching.normalize`.
+in a text the way the rule checks find it (`eval.judges.rule.matching.text_has`): numbers as numbers, anything
+else as whole words of the text reduced by `eval.judges.rule.matching.normalize`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Any
 
-from eval.judges.matching import as_number, normalize, numbers_in
+from eval.judges.rule.matching import as_number, normalize, numbers_in
 from eval.report.load import Job
 
 _QUOTED = re.compile(r'"([^"\n]{1,200})"|“([^”\n]{1,200})”|`([^`\n]{1,200})`|「([^」\n]{1,200})」|『([^』\n]{1,200})』|‘([^’\n]{1,200})’')
@@ -95,7 +95,7 @@ def rubric_values(item: dict[str, Any]) -> list[Value]:
 
 
 class Haystack:
-    """A text prepared for many value look-ups, as `eval.judges.matching.text_has` would answer them.
+    """A text prepared for many value look-ups, as `eval.judges.rule.matching.text_has` would answer them.
 
     Trajectories run to megabytes, so nothing is extracted up front: text values are looked up as
     whole words in the normalized text (built once, on first use: `has_words` would normalize it for

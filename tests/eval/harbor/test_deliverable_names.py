@@ -26,7 +26,7 @@ from eval.harbor import harbor_files as hf
 from eval.harbor.export_tasks import benchmark_from, export
 from eval.harbor.spec import read_spec
 from eval.harbor.task_dir import TEST_SH
-from eval.judges.scoring import find_jobs, named_judge_config
+from eval.score.records import find_jobs, named_judge_config
 from runners.core.job_record import Trajectory, write_meta, write_result
 from runners.core.record_types import JobMeta, Result
 from tests.helpers.eval_records import SAMPLES

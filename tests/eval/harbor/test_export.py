@@ -21,7 +21,7 @@ from eval.benchmarks.native_format import load_native
 from eval.harbor import harbor_texts
 from eval.harbor.export_tasks import benchmark_from, export
 from eval.harbor.spec import read_spec
-from eval.judges.scoring import named_judge_config
+from eval.score.records import named_judge_config
 from tests.conftest import write_native
 from tests.helpers.eval_records import FIXTURES, SAMPLES
 from tests.helpers.harbor_venv import harbor_check, harbor_cli
@@ -115,7 +115,9 @@ def test_the_cli_exports_and_harbor_lint_passes(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "pth" in bad.stderr.splitlines()[-1]
 
 
-JUDGE_MODULES = ("rule.py", "llm_rubric.py", "agentcompany.py", "wb_agent.py", "wb_protocol.py", "judge_prompts.py", "judge_view.py", "verdicts.py", "client.py")
+JUDGE_MODULES = ("rule/judge.py", "workspace_bench/rubric_judge.py", "agentcompany/judge.py", "workspace_bench/agent_judge.py",
+                 "workspace_bench/protocol.py", "workspace_bench/judge_texts.py", "workspace_bench/judge_view.py",
+                 "workspace_bench/verdicts.py", "client.py")
 
 
 def test_what_the_agent_can_see_holds_no_answer_key(exported: dict[str, dict[str, list[Path]]]) -> None:

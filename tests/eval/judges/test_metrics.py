@@ -11,7 +11,7 @@ from eval.judges.metrics import (
     counts,
     rubric_metrics,
 )
-from eval.judges.rule import checkpoint_final
+from eval.judges.rule.judge import checkpoint_final
 from eval.tac.compat.scoring import (
     Checkpoint,
     Result,

@@ -51,7 +51,7 @@ def test_values_are_found_as_numbers_or_normalized_text() -> None:
     assert hay.has(vals["55,000"]) and hay.has(vals["12.5%"]) and hay.has(vals["Acme Corp"])
     assert not hay.has(vals["Acme Inc"]) and not hay.has(vals["5500"])
     # text values agree with the rule checks' whole-word look-up
-    from eval.judges.matching import text_has
+    from eval.judges.rule.matching import text_has
 
     text = "Osloveien 5 · **Article 4:** Water — policy_v2.docx; Q3-plan (draft)"
     hay = Haystack(text)
@@ -176,7 +176,7 @@ def test_probe_errors_are_recorded_and_left_out(tmp_path: Path) -> None:
 
 def test_haystack_numbers_agree_with_the_rule_checks() -> None:
     """Number look-ups read only windows around digits; they must agree with reading every number."""
-    from eval.judges.matching import numbers_in
+    from eval.judges.rule.matching import numbers_in
 
     text = ("Totals: 55,000 and 1,234,567.50; growth -3.25% (was 3.2); fullwidth ５５ ids r12 Q3 2024-12-01 "
             "list 1,2,3 and 7.5e3 and 0.5 and 12.500 and 9" * 3 + " 1234" * 2500)

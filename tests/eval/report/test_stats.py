@@ -1,4 +1,4 @@
-"""Paired statistics (eval.report.analyses.paired, eval.power) on synthetic sweeps whose true effect is known,
+"""Paired statistics (eval.report.analyses.paired, eval.report.analyses.power) on synthetic sweeps whose true effect is known,
 and errored / unsandboxed jobs in Tables 1 and 4.
 
 The synthetic model: task t has a base score a_t and its own gain b_t (mean `effect`, spread `tau`);
@@ -16,9 +16,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from eval import power
 from eval.report import write_report
-from eval.report.analyses import paired
+from eval.report.analyses import paired, power
 from eval.report.load import load_sweep
 from tests.helpers.report_sweeps import FULL, job_id, rubric_scores, write_job
 

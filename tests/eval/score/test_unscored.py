@@ -13,7 +13,7 @@ import pytest
 from eval.config import ExtractLimits, JudgeConfig
 from eval.judges.base import InfrastructureFailure
 from eval.judges.extract.pool import ExtractionFailed, Pool
-from eval.judges.scoring import score_job
+from eval.score.records import score_job
 from eval.score.rescore import main as score_main
 from tests.conftest import write_native
 from tests.helpers.eval_records import make_job

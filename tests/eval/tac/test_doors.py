@@ -71,7 +71,7 @@ def run_agent(tmp_path: Path, export: Path, mode: str, turns: list[dict]):
 def test_a_module_planted_in_the_workspace_never_runs_on_the_judging_side(tmp_path: Path, export: Path, mode: str, planted: str) -> None:
     """Before: `datetime.py` in the workspace was imported by the evaluator's file server (run with
     /workspace as its working folder): 3/3 for an empty deliverable, or the job left unscored."""
-    from eval.judges.scoring import score_job
+    from eval.score.records import score_job
 
     cfg, task, job_dir = run_agent(tmp_path, export, mode, [_bash(_write("datetime.py", (FORGE if planted == "forge" else CRASH).encode()))])
     assert "datetime.py" in json.loads((job_dir / "result.json").read_text())["deliverable"]

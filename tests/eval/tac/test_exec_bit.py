@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from eval.benchmarks import load_benchmark
-from eval.judges.scoring import score_job
+from eval.score.records import score_job
 from runners.core.job_record import JobRecord
 from tests.conftest import compose_root, write_script
 from tests.helpers.eval_records import FIXTURES

@@ -334,8 +334,8 @@ def _run_seven(tmp_path: Path, export: Path, name: str, mode: str, kind: str):
 def test_the_seven_score_as_their_original_evaluators(tmp_path: Path, seven_export: Path, monkeypatch, name: str, mode: str, kind: str) -> None:
     """Issue 26 (4): each task's deliverable, made by a scripted agent in its sandbox, scored by the
     project's helpers and by the benchmark's own (as in its image): the same checkpoints, the same score."""
-    from eval.judges import agentcompany as judge_module
-    from eval.judges.scoring import score_job
+    from eval.judges.agentcompany import judge as judge_module
+    from eval.score.records import score_job
     from eval.tac.scripted_agent import RuleJudge
 
     cfg, task, job_dir = _run_seven(tmp_path, seven_export, name, mode, kind)

@@ -194,7 +194,7 @@ def export(tmp_path_factory) -> Path:
 def test_a_share_outside_the_served_folder_never_reaches_the_judge(tmp_path: Path, export: Path, mode: str) -> None:
     """Before: a share entry `/../../utils/scoring.py` written into .image/fileserver/shares.json was
     served as is, and the evaluator sent the grader's own scoring.py to the judge model."""
-    from eval.judges.scoring import score_job
+    from eval.score.records import score_job
 
     shares = [{"id": 1, "token": TOKEN, "path": "/../../utils/scoring.py", "item_type": "file", "permissions": 1, "stime": 0, "password": False}]
     turns = [_bash(_write(f"{STATE_DIR}/{FILESERVER}/shares.json", json.dumps(shares).encode())),

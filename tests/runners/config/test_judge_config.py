@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from omegaconf import OmegaConf
 
-from eval.judges.scoring import judge_key
+from eval.score.records import judge_key
 from runners.config.schema import CONF_DIR
 from runners.core.frozen_fields import FROZEN_JUDGE
 from runners.job.identity import JobSpec

@@ -237,8 +237,8 @@ def test_registries_import_nothing_heavy() -> None:
     code = textwrap.dedent("""
         import sys
         import eval.benchmarks, eval.judges, runners.models.registry, runners.core.storage, runners.agent.methods
-        heavy = ["runners.models.openai_compat", "aiohttp", "eval.judges.llm_rubric",
-                 "eval.judges.agentcompany", "eval.benchmarks.workspace_bench", "eval.benchmarks.agentcompany",
+        heavy = ["runners.models.openai_compat", "aiohttp", "eval.judges.workspace_bench.rubric_judge",
+                 "eval.judges.agentcompany.judge", "eval.benchmarks.workspace_bench", "eval.benchmarks.agentcompany",
                  "boto3"]  # (not tab.tab: tab/__init__.py imports it, and runners.config.runner imports tab.config)
         print(",".join(m for m in heavy if m in sys.modules))
     """)

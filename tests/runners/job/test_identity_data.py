@@ -22,7 +22,7 @@ from eval.benchmarks.builtin.loader import Config as BuiltinConfig
 from eval.benchmarks.officeqa import Config as OfficeQAConfig
 from eval.benchmarks.workspace_bench import Config as WorkspaceBenchConfig
 from eval.config import BenchmarkConfig
-from eval.judges.scoring import judge_key
+from eval.score.records import judge_key
 from runners.core.task import Task
 from runners.job.identity import config_identity, task_digests, task_identity
 from tests.conftest import compose_root, write_native, write_script

@@ -160,7 +160,7 @@ def test_the_tac_evaluators_llm_calls_end_at_the_jobs_deadline(tmp_path: Path) -
     import http.client
     import socket
 
-    from eval.judges.tac_llm_server import LLMProxy
+    from eval.judges.agentcompany.llm_server import LLMProxy
 
     class UnixConnection(http.client.HTTPConnection):
         def __init__(self, path: str) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from eval.config import judge_config
-from eval.judges.scoring import judge_key
+from eval.score.records import judge_key
 from runners.config.schema import ConfigError, recorded_config
 from runners.job.identity import config_identity
 from runners.models.config import ApiModelConfig, ModelConfig

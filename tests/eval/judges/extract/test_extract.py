@@ -22,7 +22,7 @@ from eval.judges.extract.extracted import markdown_headings
 from eval.judges.extract.pool import ExtractionFailed, Pool
 from eval.judges.extract.read import extract_file
 from eval.judges.extract.session import Extractions, deliverable_texts, kept_doc
-from eval.judges.scoring import judge_key, score_job
+from eval.score.records import judge_key, score_job
 from runners.core.job_record import JobRecord
 from runners.core.record_files import EXTRACTED
 from tests.conftest import write_native
@@ -253,13 +253,13 @@ def test_the_limits_are_part_of_the_judge_only_when_set() -> None:
 
 
 def test_the_llm_judges_see_why_a_file_is_unreadable(tmp_path: Path) -> None:
-    from eval.judges import wb_protocol
-    from eval.judges.llm_rubric import deliverable_files
+    from eval.judges.workspace_bench import protocol
+    from eval.judges.workspace_bench.rubric_judge import deliverable_files
     from runners.core.task import Rubric, Task
 
     job = make_job(tmp_path / "j", {"output/notes.docx": bombs.docx_zip_bomb(2 * MiB), "output/a.md": "# Alpha\n"})
     task = Task(id="t", prompt="p", workspace=tmp_path, output="output/", rubrics=[Rubric("r")])
-    body = wb_protocol.payload(task, JobRecord(job))
+    body = protocol.payload(task, JobRecord(job))
     entries = {f["relToWorkDir"]: f for f in body["outputs"]}
     assert entries["output/a.md"]["excerpt"] == "# Alpha\n"
     assert "(unreadable: zip member 'word/document.xml' inflates" in entries["output/notes.docx"]["note"]

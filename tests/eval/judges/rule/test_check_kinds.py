@@ -10,11 +10,11 @@ import pytest
 
 from eval.benchmarks.builtin import office
 from eval.config import ExtractLimits
-from eval.judges import bulk
-from eval.judges.checks import CheckError, Context, run_check, validate
 from eval.judges.extract.read import extract_file
-from eval.judges.final_files import FinalFiles
-from eval.judges.matching import normalize
+from eval.judges.rule import bulk
+from eval.judges.rule.check_kinds import CheckError, Context, run_check, validate
+from eval.judges.rule.final_files import FinalFiles
+from eval.judges.rule.matching import normalize
 from runners.core.job_record import JobRecord
 from runners.core.task import Task
 from tests.helpers.eval_records import make_job

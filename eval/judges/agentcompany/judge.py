@@ -22,10 +22,10 @@ from typing import Any
 
 from eval.benchmarks.agentcompany import Extras, checkpoint_texts
 from eval.config import JudgeConfig
+from eval.judges.agentcompany.llm_server import LLMProxy
 from eval.judges.base import InfrastructureFailure, JudgeError, scores_doc
 from eval.judges.client import CachedLLM, judge_llm
 from eval.judges.metrics import checkpoint_metrics
-from eval.judges.tac_llm_server import LLMProxy
 from eval.tac import dockerfile, evaluation, outcome
 from eval.tac.image_state import OWNCLOUD, take_state
 from eval.tac.sandbox import SandboxError, build_files_view, install_base_utils

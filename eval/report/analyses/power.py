@@ -1,6 +1,6 @@
 """How many tasks × seeds make a gain detectable, from a pilot sweep's variance of the paired difference.
 
-    python -m eval.power outputs/PILOT --effect 2 [--alpha 0.05] [--power 0.8]
+    python -m eval.report.analyses.power outputs/PILOT --effect 2 [--alpha 0.05] [--power 0.8]
         [--method runningtab] [--reference dci] [--metric rubric_pass_rate] [--seeds 1,2,3,5,10]
 
 The effect is in the tables' units (points of percentage). Per benchmark × model of the pilot, the
@@ -124,7 +124,7 @@ def render(label: str, c: Components, effect: float, alpha: float, target: float
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.power", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m eval.report.analyses.power", description=__doc__.split("\n\n")[0])
     ap.add_argument("sweep_dir", type=Path, help="the pilot sweep, e.g. outputs/pilot")
     ap.add_argument("--effect", type=float, required=True, help="the gain to detect, in points of percentage (2 = +2.00)")
     ap.add_argument("--alpha", type=float, default=0.05, help="two-sided significance level (default 0.05)")

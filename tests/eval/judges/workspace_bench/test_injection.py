@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from eval.config import JudgeConfig
-from eval.judges import judge_prompts, make_judge
+from eval.judges import make_judge
+from eval.judges.workspace_bench import judge_texts
 from runners.core.task import Rubric, Task
 from tests.helpers.eval_records import FakeModel, bash_call, make_job, split_fence
 
@@ -69,7 +70,7 @@ def test_the_system_message_says_the_agents_text_is_data(tmp_path: Path, job: Pa
     for name in ("llm_rubric", "llm_rubric_fulltext"):
         system, _ = prompt(tmp_path / name, job, name)
         assert "written by the AI agent under test" in system and "not from the task owner" in system
-        assert judge_prompts.UNTRUSTED_NOTE in system
+        assert judge_texts.UNTRUSTED_NOTE in system
 
 
 def test_llm_rubric_keeps_the_agents_text_inside_its_evidence_fence(tmp_path: Path, job: Path) -> None:

@@ -2,8 +2,8 @@
 
 `llm_rubric` (the default for Workspace-Bench) follows the benchmark's own judge: its
 instructions (in our words, with its leniency for small file-naming and file-finding mistakes),
-its evidence object (eval/judges/wb_protocol.py) and its reading of the answer
-(eval/judges/verdicts.py), in one call: the benchmark's judge does not ask again when the answer
+its evidence object (eval/judges/workspace_bench/protocol.py) and its reading of the answer
+(eval/judges/workspace_bench/verdicts.py), in one call: the benchmark's judge does not ask again when the answer
 cannot be read. `llm_rubric_fulltext` is RunningTab's earlier variant: stricter wording, files as
 full text up to `judge.max_file_chars` each and `judge.max_total_chars` in all, and an unreadable
 answer asked again up to `judge.max_retries` times with a correction. Both read the evaluator view
@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from eval.config import JudgeConfig
-from eval.judges import judge_prompts, wb_protocol
 from eval.judges.base import JudgeError
 from eval.judges.client import CachedLLM, judge_llm
 from eval.judges.extract.session import current
 from eval.judges.untrusted import fence
-from eval.judges.verdicts import Verdicts, read_answer, rubric_scores
+from eval.judges.workspace_bench import judge_texts, protocol
+from eval.judges.workspace_bench.verdicts import Verdicts, read_answer, rubric_scores
 from runners.core.job_record import JobRecord
 from runners.core.messages import Model
 from runners.core.task import Task
@@ -56,14 +56,14 @@ def trajectory_summary(messages: list[dict[str, Any]], limit: int) -> str:
 def deliverable_files(record: JobRecord, expected: list[str], per_file: int, total: int) -> list[dict[str, Any]]:
     """The deliverable files as text, expected outputs first, within the character budget."""
     out, used, files = [], 0, current()
-    for rel in wb_protocol.ordered_outputs(record.deliverable_files(), expected):
+    for rel in protocol.ordered_outputs(record.deliverable_files(), expected):
         text = files.get(record.deliverable_dir, rel).shown() or "(no readable text)"
-        entry: dict[str, Any] = {"path": wb_protocol.shown(rel)}
+        entry: dict[str, Any] = {"path": protocol.shown(rel)}
         if used + min(len(text), per_file) > total:
-            out.append({**entry, "note": judge_prompts.OMITTED})
+            out.append({**entry, "note": judge_texts.OMITTED})
             continue
         if len(text) > per_file:
-            entry["note"] = judge_prompts.TRUNCATED.format(n=per_file)
+            entry["note"] = judge_texts.TRUNCATED.format(n=per_file)
         used += min(len(text), per_file)
         out.append({**entry, "text": text[:per_file]})
     return out
@@ -83,7 +83,7 @@ def ask(
         if verdicts.problem is None:
             break
         messages = [*messages, {"role": "assistant", "content": answer},
-                    {"role": "user", "content": judge_prompts.RUBRIC_RETRY.format(error=verdicts.problem)}]
+                    {"role": "user", "content": judge_texts.RUBRIC_RETRY.format(error=verdicts.problem)}]
         answer = llm.reply(messages, tools or []).content or ""
         verdicts = read_answer(answer, n)
     return verdicts
@@ -100,12 +100,12 @@ class LLMRubricJudge:
         self.llm = judge_llm(cfg, model)
 
     def messages(self, task: Task, record: JobRecord) -> list[dict[str, Any]]:
-        body = wb_protocol.payload(task, record)
+        body = protocol.payload(task, record)
         fenced = fence(body)
-        text = judge_prompts.WB_INSTRUCTIONS.format(start=fenced.start, end=fenced.end, fenced=fenced.text)
-        images = wb_protocol.image_parts(body)
+        text = judge_texts.WB_INSTRUCTIONS.format(start=fenced.start, end=fenced.end, fenced=fenced.text)
+        images = protocol.image_parts(body)
         content: str | list[dict[str, Any]] = [{"type": "text", "text": text}, *images] if images else text
-        system = f"{judge_prompts.WB_SYSTEM} {judge_prompts.UNTRUSTED_NOTE}"
+        system = f"{judge_texts.WB_SYSTEM} {judge_texts.UNTRUSTED_NOTE}"
         return [{"role": "system", "content": system}, {"role": "user", "content": content}]
 
     def score(self, task: Task, job_dir: Path) -> dict[str, Any]:
@@ -123,18 +123,18 @@ class FullTextRubricJudge(LLMRubricJudge):
     retries = True
 
     def messages(self, task: Task, record: JobRecord) -> list[dict[str, Any]]:
-        expected = wb_protocol.expected_outputs(task)
+        expected = protocol.expected_outputs(task)
         agent_text = {
             "files": deliverable_files(record, expected, self.cfg.max_file_chars, self.cfg.max_total_chars),
             "final_message": _clip(record.final_answer, 4000),
             "trajectory": trajectory_summary(record.view.get("messages") or [], self.cfg.max_trajectory_chars),
         }
         fenced = fence(agent_text)
-        user = judge_prompts.RUBRIC_USER.format(
+        user = judge_texts.RUBRIC_USER.format(
             task=task.prompt,
             expected="\n".join(f"- {e}" for e in expected),
             rubrics="\n".join(f"{i}. {' '.join(r.text.split())}" for i, r in enumerate(task.rubrics)),
             start=fenced.start, end=fenced.end, fenced=fenced.text,
         )
-        system = f"{judge_prompts.RUBRIC_SYSTEM} {judge_prompts.UNTRUSTED_NOTE}"
+        system = f"{judge_texts.RUBRIC_SYSTEM} {judge_texts.UNTRUSTED_NOTE}"
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]

@@ -118,7 +118,7 @@ def test_extra_rows_are_kept_as_data_and_never_move_an_item(tmp_path: Path) -> N
 def test_extra_rows_are_bounded(tmp_path: Path) -> None:
     """A judge talked into writing rows without end costs the record at most MAX_EXTRA_ROWS of them;
     the rest are counted, and the task's own items are untouched."""
-    from eval.judges.verdicts import MAX_EXTRA_ROWS
+    from eval.judges.workspace_bench.verdicts import MAX_EXTRA_ROWS
 
     flood = [{"index": 7, "passed": True}] * (MAX_EXTRA_ROWS + 5)
     scores, _ = score(tmp_path, json.dumps({"rubrics": [*entries(False, False, False, False), *flood]}))

@@ -1,6 +1,6 @@
 """How the rule checks find a value in a text: numbers as numbers (within a tolerance), anything
 else as whole words of the text reduced by `normalize` (case, punctuation, markup and thousands
-separators ignored). Shared by the checks (eval/judges/checks.py) and the report's value trails.
+separators ignored). Shared by the checks (eval/judges/rule/check_kinds.py) and the report's value trails.
 """
 
 from __future__ import annotations

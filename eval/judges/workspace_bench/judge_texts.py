@@ -1,7 +1,7 @@
 """Every wording the judges send to an LLM, in one place.
 
 `WB_*` state Workspace-Bench's own judge instructions in our words (the default `llm_rubric`
-judge; its evidence object is built in eval/judges/wb_protocol.py). `WBA_*` are the agent judge
+judge; its evidence object is built in eval/judges/workspace_bench/protocol.py). `WBA_*` are the agent judge
 (`wb_agent`, a reconstruction of the benchmark's current agent-as-a-judge). `RUBRIC_*` are
 RunningTab's earlier, stricter full-text variant (`llm_rubric_fulltext`): the task, the expected
 outputs, the rubrics, then the deliverable files as text and a trajectory summary. All answer in

@@ -129,7 +129,7 @@ def test_where_the_two_protocols_disagree(tmp_path: Path, case: str) -> None:
 def test_the_xlsx_answer_is_really_past_the_excerpt(tmp_path: Path) -> None:
     from eval.config import ExtractLimits
     from eval.judges.extract.read import extract_file
-    from eval.judges.wb_protocol import MAX_CHARS
+    from eval.judges.workspace_bench.protocol import MAX_CHARS
 
     (tmp_path / "c.xlsx").write_bytes(_xlsx(tmp_path))
     text = extract_file(tmp_path, "c.xlsx", ExtractLimits()).text

@@ -6,10 +6,10 @@ Workspace-Bench now judges rubrics with `agent_as_a_judge.py` (its `agent_eval.p
 files itself. Its code is not public, so this is a reconstruction, not the original: the judge
 model runs in our own agent loop (runners/agent/loop.py) with `read` and `bash`, sandboxed by bubblewrap
 over a read-only folder holding the deliverable, the task's inputs and the agent's run
-(eval/judges/judge_view.py), within `judge.agent_max_turns` turns, `judge.agent_time_limit_s`
+(eval/judges/workspace_bench/judge_view.py), within `judge.agent_max_turns` turns, `judge.agent_time_limit_s`
 seconds and `judge.agent_max_cost` dollars. It is told the task and its rubrics in the words of the
 benchmark's judge and ends with the same verdict JSON as `llm_rubric`, read the same way
-(eval/judges/verdicts.py). A run that uses up its budget first is asked once more, without running
+(eval/judges/workspace_bench/verdicts.py). A run that uses up its budget first is asked once more, without running
 anything, for its verdict; an answer without a verdict object is asked again up to
 `judge.max_retries` times. Every turn goes through the judge cache, so a re-score replays it.
 The judge needs bubblewrap: without it the judge model's commands would run on the host.
@@ -27,13 +27,13 @@ from envs.config import EnvConfig
 from envs.context import manage_context
 from envs.environment import WorkspaceEnv
 from eval.config import JudgeConfig
-from eval.judges import judge_prompts
 from eval.judges.base import JudgeError
 from eval.judges.client import CachedLLM, judge_llm
-from eval.judges.judge_view import judge_folder
-from eval.judges.llm_rubric import ask
-from eval.judges.verdicts import Verdicts, rubric_scores
-from eval.judges.wb_protocol import task_fields
+from eval.judges.workspace_bench import judge_texts
+from eval.judges.workspace_bench.judge_view import judge_folder
+from eval.judges.workspace_bench.protocol import task_fields
+from eval.judges.workspace_bench.rubric_judge import ask
+from eval.judges.workspace_bench.verdicts import Verdicts, rubric_scores
 from runners.agent.loop import EpisodeResult, run_episode
 from runners.config.runner import AgentConfig
 from runners.core.job_record import JobRecord
@@ -80,7 +80,7 @@ class JudgeEnv(WorkspaceEnv):
         super().__init__(root, EnvConfig(sandbox="bwrap", env_set=env_set), read_only=True)
 
     def system_prompt(self) -> str:
-        return judge_prompts.WBA_SYSTEM + judge_prompts.UNTRUSTED_NOTE
+        return judge_texts.WBA_SYSTEM + judge_texts.UNTRUSTED_NOTE
 
 
 class WBAgentJudge:
@@ -105,7 +105,7 @@ class WBAgentJudge:
             raise JudgeError(f"task {task.id!r} has no rubrics; the {self.name} judge scores rubric tasks only")
         record = JobRecord(job_dir)
         model = BudgetedModel(self.llm, self.cfg.agent_max_cost)
-        prompt = judge_prompts.WBA_TASK.format(turns=self.cfg.agent_max_turns, task=json.dumps(task_fields(task), ensure_ascii=False, indent=1))
+        prompt = judge_texts.WBA_TASK.format(turns=self.cfg.agent_max_turns, task=json.dumps(task_fields(task), ensure_ascii=False, indent=1))
         agent = self.agent_config()
         try:
             with judge_folder(task, record) as root:
@@ -139,6 +139,6 @@ class WBAgentJudge:
             raise JudgeError(f"judge {self.name}: its run stopped with {run.stop_reason}: {run.error}")
         why = "cost" if model.exhausted else run.stop_reason.replace("_", " ")
         try:
-            return ask(self.llm, [*conversation, {"role": "user", "content": judge_prompts.WBA_FINAL.format(why=why)}], n, retries, tools)
+            return ask(self.llm, [*conversation, {"role": "user", "content": judge_texts.WBA_FINAL.format(why=why)}], n, retries, tools)
         except ContextLengthError as e:
             return Verdicts({}, f"the judge ran out of context ({e})")

@@ -13,11 +13,12 @@ import pytest
 
 from eval.benchmarks.builtin import office
 from eval.config import JudgeConfig
-from eval.judges import JudgeError, judge_prompts, make_judge
-from eval.judges.llm_rubric import trajectory_summary
+from eval.judges import JudgeError, make_judge
 from eval.judges.metrics import aggregate
-from eval.judges.verdicts import read_answer
-from eval.judges.wb_protocol import MAX_CHARS, MAX_IMAGE_BYTES, TRUNCATED
+from eval.judges.workspace_bench import judge_texts
+from eval.judges.workspace_bench.protocol import MAX_CHARS, MAX_IMAGE_BYTES, TRUNCATED
+from eval.judges.workspace_bench.rubric_judge import trajectory_summary
+from eval.judges.workspace_bench.verdicts import read_answer
 from runners.core.task import Rubric, Task
 from runners.models.config import ApiModelConfig
 from tests.helpers.eval_records import FakeModel, bash_call, fenced_payload, make_job
@@ -64,7 +65,7 @@ def test_protocol_prompt_follows_the_benchmarks_judge(tmp_path: Path, job: Path)
     model = FakeModel(_verdicts(True, True, True))
     _judge(tmp_path, model).score(TASK, job)
     system, user = model.sent[0]
-    assert system["role"] == "system" and system["content"].startswith(judge_prompts.WB_SYSTEM)
+    assert system["role"] == "system" and system["content"].startswith(judge_texts.WB_SYSTEM)
     text = user["content"]  # no image outputs: plain text
     assert "lenient about small mistakes in how files are named" in text and "when in doubt" not in text
     body = _evidence(text)
@@ -154,7 +155,7 @@ def test_fulltext_budget_truncates_and_omits(tmp_path: Path) -> None:
     _judge(tmp_path, model, name="llm_rubric_fulltext", max_file_chars=40, max_total_chars=75).score(TASK, job)
     files = json.loads(fenced_payload(model.sent[0][1]["content"]))["files"]
     assert files[0] == {"path": "output.md", "note": "truncated to 40 characters", "text": "a" * 40}
-    assert files[1] == {"path": "b.md", "text": "b" * 30} and files[2] == {"path": "c.md", "note": judge_prompts.OMITTED}
+    assert files[1] == {"path": "b.md", "text": "b" * 30} and files[2] == {"path": "c.md", "note": judge_texts.OMITTED}
 
 
 def test_both_denominators(tmp_path: Path, job: Path) -> None:

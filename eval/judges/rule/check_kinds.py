@@ -17,8 +17,8 @@ check that reads a file that is unreadable fails with the reason.
             each value is part of a heading (markdown `#`, docx Title/Heading, pptx slide title).
   row       {file?, cells: [..], tolerance?: 0}
             one table row holds every value, each in a cell of its own: a number must be the
-            cell's number (`eval.judges.matching.cell_number`), text must be words of a cell that holds
-            little else (`eval.judges.matching.cell_matches`).
+            cell's number (`eval.judges.rule.matching.cell_number`), text must be words of a cell that holds
+            little else (`eval.judges.rule.matching.cell_matches`).
   row_count {file?, equals?: n, min?: n, max?: n}    data rows (header excluded) of the largest table.
   columns   {file?, names: [..]}         a table header holds every name (case-insensitive).
   exists    {path, min_bytes?: 0}        a file exists in the final workspace.
@@ -29,7 +29,7 @@ check that reads a file that is unreadable fails with the reason.
 
 The checks that read content (contains, absent, order, headings, row, row_count, columns) also
 take `max_copied_files` (default 20): they fail when the deliverable files they read reproduce
-more workspace files than that, which is a dump of the workspace, not an answer (eval/judges/bulk.py).
+more workspace files than that, which is a dump of the workspace, not an answer (eval/judges/rule/bulk.py).
 """
 
 from __future__ import annotations
@@ -40,12 +40,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from eval.judges.bulk import MAX_COPIED_FILES, workspace_index
 from eval.judges.extract.extracted import Extracted, Table
 from eval.judges.extract.session import Extractions, current
-from eval.judges.final_files import FinalFiles
-from eval.judges.matching import has_words, normalize, row_matches, text_has
 from eval.judges.officeqa_reward import extract_final_answer, score_answer
+from eval.judges.rule.bulk import MAX_COPIED_FILES, workspace_index
+from eval.judges.rule.final_files import FinalFiles
+from eval.judges.rule.matching import has_words, normalize, row_matches, text_has
 
 
 class CheckError(ValueError):
@@ -96,7 +96,7 @@ def _tables(ctx: Context, check: dict[str, Any]) -> tuple[list[Table], str]:
 
 def _bulk(ctx: Context, check: dict[str, Any]) -> str:
     """'' or why the deliverable files this check reads are a dump of the workspace: they reproduce
-    more than `max_copied_files` workspace files (eval/judges/bulk.py). Files the agent left untouched
+    more than `max_copied_files` workspace files (eval/judges/rule/bulk.py). Files the agent left untouched
     are the workspace's own and are not judged for copying."""
     rels = tuple(r for r in _files(ctx, check) if r in ctx.files.delivered)
     if not rels:

@@ -11,8 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from eval.judges.base import JudgeError, scores_doc
-from eval.judges.checks import Context, run_check
-from eval.judges.final_files import FinalFiles
 from eval.judges.metrics import answer_metrics, checkpoint_metrics, rubric_metrics
 from eval.judges.officeqa_reward import (
     DEFAULT,
@@ -21,6 +19,8 @@ from eval.judges.officeqa_reward import (
     score_answer,
     version,
 )
+from eval.judges.rule.check_kinds import Context, run_check
+from eval.judges.rule.final_files import FinalFiles
 from eval.tac.compat.scoring import STRATEGIES
 from eval.tac.compat.scoring import Checkpoint as TacCheckpoint
 from runners.core.job_record import JobRecord

@@ -15,7 +15,8 @@ import pytest
 
 from envs.protocol import ToolCall
 from eval.config import JudgeConfig
-from eval.judges import JudgeError, judge_prompts, make_judge
+from eval.judges import JudgeError, make_judge
+from eval.judges.workspace_bench import judge_texts
 from runners.core.messages import AssistantMessage, ModelError, Usage
 from runners.core.record_files import read_json
 from runners.core.task import Rubric, Task
@@ -90,7 +91,7 @@ def test_the_judge_inspects_a_read_only_view_and_ends_with_verdicts(tmp_path: Pa
     assert (job / "deliverable" / "report.md").read_text() == "# Report\nThe cap is 600 yuan.\n"
     assert not list(Path(tempfile.gettempdir()).glob(f"runningtab-shell-{os.getpid()}-judge-*"))  # removed (else a sweep's start would)
     system, user = model.sent[0][0][:2]
-    assert judge_prompts.UNTRUSTED_NOTE in system["content"] and str(tmp_path) not in system["content"]
+    assert judge_texts.UNTRUSTED_NOTE in system["content"] and str(tmp_path) not in system["content"]
     assert [t["function"]["name"] for t in model.sent[0][1]] == ["read", "bash"]
     shown = json.loads(user["content"][user["content"].rindex("\n{\n") :])
     assert shown["taskId"] == "t" and [r["rubric"] for r in shown["rubrics"]] == [r.text for r in RUBRICS]
@@ -178,7 +179,7 @@ def test_end_to_end_through_the_job_entry_point_and_the_api_client(tmp_path: Pat
                             "judge.model.max_retries=0"])
         jid = job_id(cfg, "rep")
         done = run_and_score(cfg, "rep", tmp_path / jid, jid, None)
-        from eval.judges.scoring import score_job
+        from eval.score.records import score_job
 
         again = score_job(tmp_path / jid, cfg.judge)  # the stub has no reply left: every turn from the cache
     assert done.scores is not None and done.scores["judge"] == "wb_agent"

@@ -3,7 +3,7 @@
     deliverable/    the files the agent created or changed, at their workspace paths
     inputs/         the task's workspace as the agent was given it (its folder and staged inputs)
     agent_run.json  the agent's final message, its steps (each event as the trace summary of
-                    eval/judges/wb_protocol.py clips it, all of them), the files it deleted, and
+                    eval/judges/workspace_bench/protocol.py clips it, all of them), the files it deleted, and
                     the deliverable files left out of this folder
 
 The judge's shell sees the folder read-only (bubblewrap); its `read` tool only reads. The
@@ -29,7 +29,7 @@ from envs.deliverable import copy_tree
 from envs.safeio import write_json
 from envs.sandbox import SHELL_SCRATCH_PREFIX
 from envs.workspace import materialize
-from eval.judges.wb_protocol import shown, trace_summary
+from eval.judges.workspace_bench.protocol import shown, trace_summary
 from runners.core.job_record import JobRecord
 from runners.core.task import Task
 

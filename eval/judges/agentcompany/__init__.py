@@ -1,0 +1,1 @@
+"""TheAgentCompany's own evaluator per task, and the LLM server its evaluators call."""

@@ -1,0 +1,1 @@
+"""The rule judge: native checks (rubrics, checkpoints) and the OfficeQA rule, scored without an LLM."""
