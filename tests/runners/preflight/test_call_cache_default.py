@@ -7,10 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from runners.preflight.cli import root_choices
 
 from runners.config.schema import ConfigError
 from runners.models.call_cache import ROOT_VARIABLE
+from runners.preflight.command_line import root_choices
 from runners.preflight.config_checks import check_configs
 from runners.sweep.grid import compose_sweep
 
