@@ -29,13 +29,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from eval import extract_pool, extraction  # noqa: E402
 from eval.benchmarks.builtin import generate  # noqa: E402
 from eval.benchmarks.native_format import load_native  # noqa: E402
 from eval.config import (
     ExtractLimits,  # noqa: E402
     JudgeConfig,  # noqa: E402
 )
+from eval.judges.extract import pool as extract_pool  # noqa: E402
+from eval.judges.extract import session as extraction  # noqa: E402
 from eval.judges.extract.extracted import Extracted  # noqa: E402
 from eval.judges.extract.read import extract_file  # noqa: E402
 from eval.score.records import score_job  # noqa: E402
