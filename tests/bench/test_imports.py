@@ -1,0 +1,20 @@
+"""Every hand-run benchmark still imports: a module that moves breaks `bench/` in a reader's hands
+otherwise, since no test runs the benchmarks themselves (they are timed by hand)."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+# bench/inspect/ runs in Inspect AI's own environment (bench/inspect/task.py imports inspect_ai).
+OWN_ENVIRONMENT = ("bench/inspect/",)
+MODULES = sorted(".".join(p.relative_to(REPO).with_suffix("").parts) for p in (REPO / "bench").rglob("*.py")
+                 if not p.relative_to(REPO).as_posix().startswith(OWN_ENVIRONMENT))
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_a_benchmark_imports(module: str) -> None:
+    importlib.import_module(module)
