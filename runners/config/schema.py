@@ -98,11 +98,11 @@ def register() -> None:
             store.store(group="storage", name=f"{name}_schema", node=storage_cls)
 
 
-def to_root(cfg: DictConfig, cache: str = "off") -> RootConfig:
+def to_root(cfg: DictConfig, cache: str | None = None) -> RootConfig:
     """Resolve and convert the composed config to typed dataclasses, once, at the driver; every path
     field (`path_field` or `setting(..., path=...)`, runners/core/paths.py) made absolute against the folder the command was
-    started in, and the model-call cache settled (`runners.models.call_cache.decide`; `cache`: the
-    entry point's mode when `model.cache` is null: `runners.job`'s off, a sweep's read_write).
+    started in, and the model-call cache settled (`runners.models.call_cache.settled`; `cache`: the
+    entry point's mode when `model.cache` is null: a sweep's read_write; None: a job's, off).
 
     Raises `ConfigError` for a key the schema does not have (`+agent.max_turn=5`):
     OmegaConf would keep it as a stray attribute that nothing reads."""
@@ -112,10 +112,10 @@ def to_root(cfg: DictConfig, cache: str = "off") -> RootConfig:
     if unknown:
         raise ConfigError(unknown)
     resolve_paths(obj, launch_dir())  # every later process sees absolute paths only
-    from runners.models.call_cache import decide
+    from runners.models.call_cache import JOB_CACHE, settled
 
     try:
-        decide(obj.model, obj.out, cache)
+        obj.model = settled(obj.model, obj.out, cache or JOB_CACHE)
     except ValueError as e:
         raise ConfigError(str(e)) from None
     from eval.prepare import DataError, with_data

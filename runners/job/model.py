@@ -28,6 +28,7 @@ from runners.models.call_cache import (
     CallKeys,
     agent_identity,
     echo_fields,
+    settled,
 )
 from runners.models.config import ApiModelConfig
 from runners.models.rate_limit import Limits, local_gate, provider_key
@@ -69,7 +70,7 @@ def job_model(cfg: RootConfig, task_id: str, model_url: str | None, sweep_dir: P
     sweep whose governor the job reports to, when one runs."""
     from runners.core.record_types import Cell
 
-    mc = seeded(cfg.model, cfg.seed).for_task(task_id)
+    mc = settled(seeded(cfg.model, cfg.seed).for_task(task_id), cfg.out)  # as to_root left it, or a config made in Python
     client = build_model(mc, model_url)
     handle = governor.find(sweep_dir)
     if isinstance(mc, ApiModelConfig) and not needs_server(mc) and hasattr(client, "gate"):  # a provider, not our own server
@@ -80,8 +81,6 @@ def job_model(cfg: RootConfig, task_id: str, model_url: str | None, sweep_dir: P
     paid = Paid(client, spend)
     model: Model = paid
     cached = None
-    if mc.cache is None or (mc.cache != "off" and not mc.cache_dir):
-        raise ValueError("model.cache is not settled: make the config with runners.config.schema.to_root")
     identity = _cache_identity(mc, cfg.seed, Path(mc.cache_dir)) if mc.cache != "off" else None
     if identity is not None:
         tier = _bucket_tier(cfg)

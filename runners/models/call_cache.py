@@ -28,7 +28,7 @@ import math
 import os
 from collections import Counter
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from envs.names import json_utf8
 from envs.protocol import ToolCall
@@ -44,6 +44,7 @@ log = logging.getLogger(__name__)
 
 BESIDE_RECORDS = Path(".cache") / "calls"  # the default folder, under `out`
 MODES = ("off", "read", "write", "read_write")
+M = TypeVar("M", bound=ModelConfig)
 MAX_ENTRY_BYTES = 64 << 20
 # The model settings that can change an answer (timeouts, retries and prices cannot), as each field
 # declares (`Enters.CACHE_KEY`, runners/core/config_fields.py); a served model's weights and settings.
@@ -241,18 +242,21 @@ def reply_of(d: dict[str, Any]) -> AssistantMessage:
 ROOT_VARIABLE = "RUNNINGTAB_CALL_CACHE"  # the default folder, for a whole machine or a test session
 
 
-def decide(model: ModelConfig, out: str, default_mode: str) -> None:
-    """Settle the model-call cache of a config, in place, once, where the config is made typed
-    (`runners.config.schema.to_root`): `model.cache` the mode to use (null: the entry point's
-    `default_mode`), and when the cache is on `model.cache_dir` its folder (`call_cache_folder`), so
-    the preflight checks what the jobs will use and no later process decides again. Raises
-    `ValueError` for a mode or a folder that cannot be used."""
-    if model.cache is None:
-        model.cache = default_mode
-    if model.cache not in MODES:
-        raise ValueError(f"model.cache={model.cache!r}: choose one of {', '.join(MODES)} (null: the entry point's default)")
-    if model.cache != "off":
-        model.cache_dir = str(call_cache_folder(model.cache_dir, out))
+JOB_CACHE = "off"  # a job's model-call cache when neither the config nor its entry point says (a sweep's: read_write)
+
+
+def settled(model: M, out: str, default_mode: str = JOB_CACHE) -> M:
+    """The model's config with its call cache settled: `cache` the mode to use (null: the entry
+    point's `default_mode`) and, when the cache is on, `cache_dir` its folder (`call_cache_folder`).
+    The one place the cache is decided: `runners.config.schema.to_root` settles an entry point's
+    config before the preflight checks it, and a job settles a config made by hand in Python the
+    same way (a settled config comes back unchanged). Raises `ValueError` for a mode or a folder
+    that cannot be used."""
+    mode = default_mode if model.cache is None else model.cache
+    if mode not in MODES:
+        raise ValueError(f"model.cache={mode!r}: choose one of {', '.join(MODES)} (null: the entry point's default)")
+    folder = str(call_cache_folder(model.cache_dir, out)) if mode != "off" else model.cache_dir
+    return dataclasses.replace(model, cache=mode, cache_dir=folder)
 
 
 def call_cache_folder(configured: str | None, out: str | Path) -> Path:
