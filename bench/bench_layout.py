@@ -23,20 +23,20 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.test_docs import stale_references  # noqa: E402 - the docs test's own reader of names
-from tests.test_layers import PACKAGES, cycles, imports, modules  # noqa: E402 - the layer test's own reader of imports
+from tests.test_layers import PACKAGES, cycles, imports, modules, root_test_modules  # noqa: E402 - the layer test's own readers
 
 SKIP = ("eval/tac/compat",)  # TheAgentCompany's evaluator-side helpers, shaped as the benchmark has them
 JUDGES = "eval.judges"
 
 
-def _graph(repo: Path) -> tuple[dict[str, Path], dict[str, set[str]]]:
+Known = dict[str, Path]  # the product's modules by dotted name
+Graph = dict[str, set[str]]  # each module's imports of the others
+
+
+def _graph(repo: Path) -> tuple[Known, Graph]:
+    """Read once per checkout: every figure below is drawn from these imports."""
     known = modules(repo, SKIP)
     return known, {m: imports(p, known) - {m} for m, p in known.items()}
-
-
-def root_test_modules(repo: Path) -> list[str]:
-    """Test modules directly in `tests/` (the rest sit in `tests/<wing>/…`)."""
-    return sorted(p.name for p in (repo / "tests").glob("test_*.py"))
 
 
 def floors(boxes: dict[str, set[str]]) -> tuple[dict[str, int], list[tuple[str, str]]]:
@@ -66,10 +66,9 @@ def floors(boxes: dict[str, set[str]]) -> tuple[dict[str, int], list[tuple[str, 
     return floor, sorted(up)
 
 
-def judges_picture(repo: Path) -> dict[str, object]:
+def judges_picture(known: Known, graph: Graph) -> dict[str, object]:
     """`eval/judges/` as boxes: each file directly in it (its `__init__.py`, the registry of judges, too)
     and each subfolder, whose modules count as one box."""
-    known, graph = _graph(repo)
 
     def box(module: str) -> str | None:
         if module == JUDGES:
@@ -91,9 +90,8 @@ def judges_picture(repo: Path) -> dict[str, object]:
             "_up": [f"{a} -> {b}" for a, b in up]}
 
 
-def mutual_top_folders(repo: Path) -> list[str]:
+def mutual_top_folders(graph: Graph) -> list[str]:
     """Top folders that import each other, each with its imports each way (how many; the first, by name)."""
-    known, graph = _graph(repo)
     edges: dict[tuple[str, str], list[str]] = {}
     for m, deps in sorted(graph.items()):
         for d in sorted(deps):
@@ -108,8 +106,7 @@ def mutual_top_folders(repo: Path) -> list[str]:
     return out
 
 
-def general(repo: Path) -> dict[str, object]:
-    known, graph = _graph(repo)
+def general(repo: Path, known: Known, graph: Graph) -> dict[str, object]:
     rel = {m: p.relative_to(repo) for m, p in known.items()}
     per_folder = Counter(r.parent.as_posix() for r in rel.values())
     folder_graph: dict[str, set[str]] = {}
@@ -134,14 +131,15 @@ def general(repo: Path) -> dict[str, object]:
 
 def measure(repo: Path) -> dict[str, dict[str, object]]:
     """The figures by group: a number, or a list (shown as its length, its items below)."""
-    picture = judges_picture(repo)
+    known, graph = _graph(repo)
+    picture = judges_picture(known, graph)
     return {
         "tests/": {"test modules at the tests/ root (target <= 3)": root_test_modules(repo)},
         "eval/judges/": {"boxes": picture["boxes"], "floors": picture["floors"], "arrows": picture["arrows"],
                          "arrows up (target 0)": picture["_up"]},
-        "top folders": {"pairs importing each other (target: runners <-> eval)": mutual_top_folders(repo)},
+        "top folders": {"pairs importing each other (target: runners <-> eval)": mutual_top_folders(graph)},
         "docs": {"stale references (target 0)": stale_references(repo)},
-        "shape": general(repo),
+        "shape": general(repo, known, graph),
     }
 
 

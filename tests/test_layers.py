@@ -268,9 +268,14 @@ def misplaced_test_folders(repo: Path = REPO) -> list[str]:
     return out
 
 
+def root_test_modules(repo: Path = REPO) -> list[str]:
+    """Test modules directly in `tests/` (a wing's tests sit in `tests/<wing>/…`)."""
+    return sorted(p.name for p in (repo / "tests").glob("test_*.py"))
+
+
 def test_every_test_folder_names_a_product_folder() -> None:
     assert misplaced_test_folders() == []
-    root_modules = sorted(p.name for p in (REPO / "tests").glob("test_*.py"))
+    root_modules = root_test_modules()
     assert len(root_modules) <= 3, f"tests/ root holds {root_modules}: a wing's tests go in tests/<wing>/"
 
 

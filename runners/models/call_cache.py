@@ -242,7 +242,10 @@ def reply_of(d: dict[str, Any]) -> AssistantMessage:
 ROOT_VARIABLE = "RUNNINGTAB_CALL_CACHE"  # the default folder, for a whole machine or a test session
 
 
-JOB_CACHE = "off"  # a job's model-call cache when neither the config nor its entry point says (a sweep's: read_write)
+# The model-call cache when the config says nothing (`model.cache` null), by entry point: a job's
+# (`runners.job`, or a config made in Python) and a sweep's. Not part of an id: how calls are fetched, not which.
+JOB_CACHE = "off"
+SWEEP_CACHE = "read_write"
 
 
 def settled(model: M, out: str, default_mode: str = JOB_CACHE) -> M:

@@ -267,9 +267,9 @@ def _experiment() -> str | None:
 @hydra.main(config_path=str(CONF_DIR), config_name="config", version_base=None)
 def main(cfg: DictConfig) -> None:
     from runners.core.record_types import RecordError
+    from runners.models.call_cache import SWEEP_CACHE
     from runners.preflight.config_checks import ConfigError
     from runners.sweep.budget import HELD_EXIT
-    from runners.sweep.grid import SWEEP_CACHE
     from runners.sweep.ownership import SweepBusy
     from runners.sweep.stopping import Interrupted, exit_stopped
 

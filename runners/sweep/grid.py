@@ -27,10 +27,10 @@ from runners.config.schema import (
 )
 from runners.core.task import Task
 from runners.job.identity import CellDigest, JobSpec, readable_id, task_digests
+from runners.models.call_cache import SWEEP_CACHE
 from runners.preflight.config_checks import benchmark_tasks, check_configs, check_tasks
 
 HARNESS_KEY = "agent.harness"
-SWEEP_CACHE = "read_write"  # a sweep's model-call cache unless model.cache says otherwise (runners.job: off)
 
 
 def split_overrides(overrides: list[str]) -> tuple[dict[str, list[str]], list[str]]:
