@@ -2,8 +2,8 @@
 here, not in a reader's hands. Four kinds of name are read: slash paths (`runners/job/`), dotted names of
 our modules and what they define (`eval.score.score_job`, checked statically with ast: nothing of the
 product is imported), bare file names (`finish.py` in a table row or in backticks, found in the folder
-the row or paragraph names) and `python -m X` commands (X a runnable module of the repo, or a third-party
-module on the allow-list). Names that are examples of the reader's own files are listed below.
+the row or paragraph names), `python -m X` commands (X a runnable module of the repo, or a third-party
+module on the allow-list) and `runningtab VERB` commands (VERB one of runners/cli.py's, read statically). Names that are examples of the reader's own files are listed below.
 
 The functions take a repository root, so `bench/bench_layout.py` counts the stale names of any checkout."""
 
@@ -21,6 +21,8 @@ DOTTED = re.compile(r"(?<![\w./$-])((?:runners|eval|tab|envs|slurm|bench)(?:\.\w
 BARE = re.compile(r"(?<![\w./-])(\w+\.(?:py|yaml|sh|sbatch))(?![\w/-])")
 FROM_IMPORT = re.compile(r"^\s*from ((?:runners|eval|tab|envs|slurm|bench)(?:\.\w+)*) import \(?([\w ,]+)", re.M)
 COLON_NAME = re.compile(r"(?<![\w./-])((?:runners|eval|tab|envs|slurm|bench)(?:\.\w+)*):(\w+)")
+# `runningtab VERB` where a command starts: a code line, after a backtick, a prompt or `&&`.
+VERB_RUN = re.compile(r"(?:^|`|\$ |&& )[ \t]*runningtab[ \t]+([a-z][\w-]*)", re.M)
 MODULE_RUN = re.compile(r"python3?\s+(?:-[XW]\s*\S+\s+|-[A-Za-z]+\s+)*-m\s+([A-Za-z_][\w.]*\w)")
 # A dotted name that ends in a file's extension is a file (`tab.json`, a record), not a module.
 FILE_SUFFIXES = ("json", "jsonl", "yaml", "yml", "md", "html", "csv", "txt", "log", "lock", "py", "js", "sh", "db")
@@ -79,6 +81,22 @@ def is_example(dotted: str) -> bool:
 
 def module_commands(text: str) -> list[str]:
     return [m.group(1) for m in MODULE_RUN.finditer(text)]
+
+
+def verb_commands(text: str) -> list[str]:
+    return [m.group(1) for m in VERB_RUN.finditer(text)]
+
+
+@cache
+def verbs(repo: Path) -> frozenset[str]:
+    """The verbs of `repo`'s `runningtab` (the keys of `VERBS` in runners/cli.py), read with ast."""
+    cli = repo / "runners" / "cli.py"
+    if not cli.is_file():
+        return frozenset()
+    for node in _tree(cli).body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "VERBS" for t in node.targets):
+            return frozenset(ast.literal_eval(node.value))
+    return frozenset()
 
 
 def _module_file(repo: Path, dotted: str) -> Path | None:
@@ -211,6 +229,7 @@ def stale_references(repo: Path = REPO) -> list[str]:
         stale += [f"{where}: module {m}" for m in named_modules(text)
                   if not is_example(m) and not resolves(repo, m)]
         stale += [f"{where}: command python -m {m}" for m in module_commands(text) if not runnable(repo, m)]
+        stale += [f"{where}: command runningtab {v}" for v in verb_commands(text) if v not in verbs(repo)]
         home = list(HOMES.get(where.as_posix(), ()))
         files = [(n, f or (home if n.endswith(".py") else [])) for n, f in named_files(text)]
         stale += [f"{where}: file {n} (near {', '.join(f) or 'no folder'})" for n, f in files if not file_found(repo, n, f)]
@@ -254,6 +273,19 @@ def test_a_module_that_cannot_run_is_caught() -> None:
     assert [runnable(REPO, m) for m in module_commands(text)] == [True, False, True]
     assert not runnable(REPO, "runners.core")  # a package without __main__.py
     assert not runnable(REPO, "eval.report.pages.site")  # names `__main__` in a comment, runs nothing
+
+
+def test_a_verb_runningtab_does_not_have_is_caught(tmp_path: Path) -> None:
+    text = ("```bash\nrunningtab sweep experiment=demo\n  runningtab swep x=1\n```\nThen `runningtab report DIR`; "
+            "the `runningtab` method, method=runningtab and runningtab or its ablations are no commands.")
+    assert verb_commands(text) == ["sweep", "swep", "report"]
+    assert {"sweep", "report"} <= verbs(REPO) and "swep" not in verbs(REPO)
+    for path in ("README.md", "slurm/README.md", "runners/cli.py"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("")
+    (tmp_path / "runners" / "cli.py").write_text('VERBS = {"sweep": ("runners.sweep", "a sweep")}\n')
+    (tmp_path / "README.md").write_text(text)
+    assert stale_references(tmp_path) == ["README.md: command runningtab report", "README.md: command runningtab swep"]
 
 
 def test_a_module_moved_out_of_the_documents_folder_is_caught(tmp_path: Path) -> None:
