@@ -45,7 +45,7 @@ THIRD_PARTY = ("pytest", "pip", "venv", "ruff", "wandb", "ray", "vllm", "llama_c
 # (docs/tab.md's table of files is the tab's).
 HOMES = {"docs/tab.md": ("tab",), "docs/mcp.md": ("tab",), "docs/env.md": ("envs", "eval"), "docs/report.md": ("eval",),
          "docs/benchmarks.md": ("eval",), "docs/harbor.md": ("eval",), "docs/models.md": ("runners",),
-         "docs/sweeps.md": ("runners",), "slurm/README.md": ("slurm",)}
+         "docs/sweeps.md": ("runners",), "docs/measurements.md": ("runners", "bench", "envs", "eval"), "slurm/README.md": ("slurm",)}
 
 
 def documents(repo: Path = REPO) -> list[Path]:
