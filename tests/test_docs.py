@@ -23,6 +23,9 @@ FROM_IMPORT = re.compile(r"^\s*from ((?:runners|eval|tab|envs|slurm|bench)(?:\.\
 COLON_NAME = re.compile(r"(?<![\w./-])((?:runners|eval|tab|envs|slurm|bench)(?:\.\w+)*):(\w+)")
 # `runningtab VERB` where a command starts: a code line, after a backtick, a prompt or `&&`.
 VERB_RUN = re.compile(r"(?:^|`|\$ |&& )[ \t]*runningtab[ \t]+([a-z][\w-]*)", re.M)
+# Where a command writes (`--out PATH`, `out=PATH`): never a folder the repository tracks.
+OUT_ARG = re.compile(r"(?:--out[ =]|(?<![\w.-])out=)([\w.][^\s`'\"|;)]*)")
+TRACKED = ("runners", "eval", "tab", "envs", "slurm", "bench", "conf", "docs", "tests")
 MODULE_RUN = re.compile(r"python3?\s+(?:-[XW]\s*\S+\s+|-[A-Za-z]+\s+)*-m\s+([A-Za-z_][\w.]*\w)")
 # A dotted name that ends in a file's extension is a file (`tab.json`, a record), not a module.
 FILE_SUFFIXES = ("json", "jsonl", "yaml", "yml", "md", "html", "csv", "txt", "log", "lock", "py", "js", "sh", "db")
@@ -31,7 +34,7 @@ FILE_SUFFIXES = ("json", "jsonl", "yaml", "yml", "md", "html", "csv", "txt", "lo
 EXAMPLES = ("eval/benchmarks/mine.py", "eval/judges/mine/judge.py", "runners/models/mine.py", "conf/benchmark/mine.yaml",
             "conf/judge/mine.yaml", "conf/model/mine.yaml", "conf/benchmark/myplug.bench.yaml",
             "conf/method/todo_refine_tab.yaml", "conf/model/qwen3_32b.yaml", "conf/pricing/example.yaml",
-            "tests/test.sh", "tests/spec/workspace", "bench/workspace", "bench/workspace/solutions",
+            "tests/test.sh", "tests/spec/workspace",
             "eval/benchmarks/selections/NAME.csv")
 # Bare file names that are not ours: a TheAgentCompany task's and a Harbor task's files, the benchmarks'
 # own code (OfficeQA's `reward.py`, Workspace-Bench's judge), a reader's own files in the examples, the
@@ -234,6 +237,23 @@ def stale_references(repo: Path = REPO) -> list[str]:
         files = [(n, f or (home if n.endswith(".py") else [])) for n, f in named_files(text)]
         stale += [f"{where}: file {n} (near {', '.join(f) or 'no folder'})" for n, f in files if not file_found(repo, n, f)]
     return sorted(set(stale))
+
+
+def outputs_into_the_checkout(text: str) -> list[str]:
+    """The relative output folders of the commands in `text` that lie in a tracked top-level folder
+    (generated data belongs under `outputs/`, `data/` or `.cache/`, which .gitignore covers)."""
+    return [p for p in (m.group(1).rstrip(".,") for m in OUT_ARG.finditer(text)) if p.split("/")[0] in TRACKED]
+
+
+def test_no_command_of_the_documents_writes_into_a_tracked_folder() -> None:
+    found = [f"{d.relative_to(REPO)}: {p}" for d in documents() for p in outputs_into_the_checkout(d.read_text(encoding="utf-8"))]
+    assert found == []
+
+
+def test_an_output_into_a_tracked_folder_is_caught() -> None:
+    text = ("python -m eval.benchmarks.builtin --out bench  # 60 MB\n`eval.export harbor --out=docs/x`, out=outputs/a, "
+            "--out DATA, --out /tmp/x, timeout=900, --output-format json, out=tests/tmp")
+    assert outputs_into_the_checkout(text) == ["bench", "docs/x", "tests/tmp"]
 
 
 def test_the_documents_name_only_things_that_exist() -> None:
