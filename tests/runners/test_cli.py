@@ -17,6 +17,7 @@ from runners.cli import VERBS, main
 from runners.core.record_files import read_json
 from tests.conftest import write_native, write_script
 from tests.test_docs import runnable
+from tests.test_layers import imports, modules
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = Path(sys.executable).parent / "runningtab"
@@ -38,6 +39,12 @@ def test_the_help_lists_every_verb_and_each_verb_names_a_module_that_runs(capsys
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     table = readme[readme.index("### Every command"):readme.index("The project starts the others itself")]
     assert set(re.findall(r"`python -m ([\w.]+)`", table)) == {module for module, _ in VERBS.values()}
+
+
+def test_the_dispatcher_imports_no_verb() -> None:
+    """By module name only: runners/ may not import slurm/, and `runningtab export --help` should not
+    pay for Ray and Hydra."""
+    assert imports(REPO / "runners" / "cli.py", modules()) == set()
 
 
 def test_an_unknown_verb_is_one_line_naming_every_verb(capsys) -> None:
