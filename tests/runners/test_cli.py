@@ -24,6 +24,7 @@ SCRIPT = Path(sys.executable).parent / "runningtab"
 
 
 def run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    assert Path(cmd[0]) != SCRIPT or SCRIPT.is_file(), f"{SCRIPT} is missing: install the project again (pip install --no-deps -e .)"
     env = {**os.environ, "WANDB_MODE": "offline"}
     return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
 
