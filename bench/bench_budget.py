@@ -1,4 +1,4 @@
-"""Budgets, rate limits and the cache, measured (run by hand; numbers in docs/sweeps.md):
+"""Budgets, rate limits and the cache, measured (run by hand; numbers in docs/measurements.md):
 
     python -m bench.bench_budget limiter [--calls 20000] [--remote-calls 4000]
     python -m bench.bench_budget cache [--turns 50] [--episodes 20]

@@ -1,4 +1,4 @@
-"""Hand-run benchmark: the S3 resume check with and without the sweep's index (docs/sweeps.md, "Scale").
+"""Hand-run benchmark: the S3 resume check with and without the sweep's index (docs/measurements.md, "S3 resume").
 
     .venv/bin/python bench/bench_s3_resume.py --jobs 2000
 

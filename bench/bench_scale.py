@@ -1,4 +1,4 @@
-"""Hand-run benchmark of the driver at sweep scale (numbers go in docs/sweeps.md, "Scale").
+"""Hand-run benchmark of the driver at sweep scale (numbers go in docs/measurements.md, "Scale").
 
     .venv/bin/python bench/bench_scale.py                  # 20,000 jobs
     .venv/bin/python bench/bench_scale.py --jobs 2000 --keep /tmp/scale

@@ -1,4 +1,4 @@
-"""Hand-run benchmark of W&B tracking at sweep scale (numbers go in docs/sweeps.md, "W&B").
+"""Hand-run benchmark of W&B tracking at sweep scale (numbers go in docs/measurements.md, "W&B tracking").
 
     .venv/bin/python bench/bench_wandb.py                          # 20,000 jobs in 135 cells
     .venv/bin/python bench/bench_wandb.py --jobs 2000 --cells 20 --per-job 20

@@ -2,8 +2,8 @@
 here, not in a reader's hands. Four kinds of name are read: slash paths (`runners/job/`), dotted names of
 our modules and what they define (`eval.score.score_job`, checked statically with ast: nothing of the
 product is imported), bare file names (`finish.py` in a table row or in backticks, found in the folder
-the row or paragraph names) and `python -m X` commands (X a runnable module of the repo, or a third-party
-module on the allow-list). Names that are examples of the reader's own files are listed below.
+the row or paragraph names), `python -m X` commands (X a runnable module of the repo, or a third-party
+module on the allow-list) and `runningtab VERB` commands (VERB one of runners/cli.py's, read statically). Names that are examples of the reader's own files are listed below.
 
 The functions take a repository root, so `bench/bench_layout.py` counts the stale names of any checkout."""
 
@@ -21,6 +21,11 @@ DOTTED = re.compile(r"(?<![\w./$-])((?:runners|eval|tab|envs|slurm|bench)(?:\.\w
 BARE = re.compile(r"(?<![\w./-])(\w+\.(?:py|yaml|sh|sbatch))(?![\w/-])")
 FROM_IMPORT = re.compile(r"^\s*from ((?:runners|eval|tab|envs|slurm|bench)(?:\.\w+)*) import \(?([\w ,]+)", re.M)
 COLON_NAME = re.compile(r"(?<![\w./-])((?:runners|eval|tab|envs|slurm|bench)(?:\.\w+)*):(\w+)")
+# `runningtab VERB` where a command starts: a code line, after a backtick, a prompt or `&&`.
+VERB_RUN = re.compile(r"(?:^|`|\$ |&& )[ \t]*runningtab[ \t]+([a-z][\w-]*)", re.M)
+# Where a command writes (`--out PATH`, `out=PATH`): never a folder the repository tracks.
+OUT_ARG = re.compile(r"(?:--out[ =]|(?<![\w.-])out=)([\w.][^\s`'\"|;)]*)")
+TRACKED = ("runners", "eval", "tab", "envs", "slurm", "bench", "conf", "docs", "tests")
 MODULE_RUN = re.compile(r"python3?\s+(?:-[XW]\s*\S+\s+|-[A-Za-z]+\s+)*-m\s+([A-Za-z_][\w.]*\w)")
 # A dotted name that ends in a file's extension is a file (`tab.json`, a record), not a module.
 FILE_SUFFIXES = ("json", "jsonl", "yaml", "yml", "md", "html", "csv", "txt", "log", "lock", "py", "js", "sh", "db")
@@ -29,7 +34,7 @@ FILE_SUFFIXES = ("json", "jsonl", "yaml", "yml", "md", "html", "csv", "txt", "lo
 EXAMPLES = ("eval/benchmarks/mine.py", "eval/judges/mine/judge.py", "runners/models/mine.py", "conf/benchmark/mine.yaml",
             "conf/judge/mine.yaml", "conf/model/mine.yaml", "conf/benchmark/myplug.bench.yaml",
             "conf/method/todo_refine_tab.yaml", "conf/model/qwen3_32b.yaml", "conf/pricing/example.yaml",
-            "tests/test.sh", "tests/spec/workspace", "bench/workspace", "bench/workspace/solutions",
+            "tests/test.sh", "tests/spec/workspace",
             "eval/benchmarks/selections/NAME.csv")
 # Bare file names that are not ours: a TheAgentCompany task's and a Harbor task's files, the benchmarks'
 # own code (OfficeQA's `reward.py`, Workspace-Bench's judge), a reader's own files in the examples, the
@@ -43,7 +48,7 @@ THIRD_PARTY = ("pytest", "pip", "venv", "ruff", "wandb", "ray", "vllm", "llama_c
 # (docs/tab.md's table of files is the tab's).
 HOMES = {"docs/tab.md": ("tab",), "docs/mcp.md": ("tab",), "docs/env.md": ("envs", "eval"), "docs/report.md": ("eval",),
          "docs/benchmarks.md": ("eval",), "docs/harbor.md": ("eval",), "docs/models.md": ("runners",),
-         "docs/sweeps.md": ("runners",), "slurm/README.md": ("slurm",)}
+         "docs/sweeps.md": ("runners",), "docs/measurements.md": ("runners", "bench", "envs", "eval"), "slurm/README.md": ("slurm",)}
 
 
 def documents(repo: Path = REPO) -> list[Path]:
@@ -79,6 +84,22 @@ def is_example(dotted: str) -> bool:
 
 def module_commands(text: str) -> list[str]:
     return [m.group(1) for m in MODULE_RUN.finditer(text)]
+
+
+def verb_commands(text: str) -> list[str]:
+    return [m.group(1) for m in VERB_RUN.finditer(text)]
+
+
+@cache
+def verbs(repo: Path) -> frozenset[str]:
+    """The verbs of `repo`'s `runningtab` (the keys of `VERBS` in runners/cli.py), read with ast."""
+    cli = repo / "runners" / "cli.py"
+    if not cli.is_file():
+        return frozenset()
+    for node in _tree(cli).body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "VERBS" for t in node.targets):
+            return frozenset(ast.literal_eval(node.value))
+    return frozenset()
 
 
 def _module_file(repo: Path, dotted: str) -> Path | None:
@@ -211,10 +232,28 @@ def stale_references(repo: Path = REPO) -> list[str]:
         stale += [f"{where}: module {m}" for m in named_modules(text)
                   if not is_example(m) and not resolves(repo, m)]
         stale += [f"{where}: command python -m {m}" for m in module_commands(text) if not runnable(repo, m)]
+        stale += [f"{where}: command runningtab {v}" for v in verb_commands(text) if v not in verbs(repo)]
         home = list(HOMES.get(where.as_posix(), ()))
         files = [(n, f or (home if n.endswith(".py") else [])) for n, f in named_files(text)]
         stale += [f"{where}: file {n} (near {', '.join(f) or 'no folder'})" for n, f in files if not file_found(repo, n, f)]
     return sorted(set(stale))
+
+
+def outputs_into_the_checkout(text: str) -> list[str]:
+    """The relative output folders of the commands in `text` that lie in a tracked top-level folder
+    (generated data belongs under `outputs/`, `data/` or `.cache/`, which .gitignore covers)."""
+    return [p for p in (m.group(1).rstrip(".,") for m in OUT_ARG.finditer(text)) if p.split("/")[0] in TRACKED]
+
+
+def test_no_command_of_the_documents_writes_into_a_tracked_folder() -> None:
+    found = [f"{d.relative_to(REPO)}: {p}" for d in documents() for p in outputs_into_the_checkout(d.read_text(encoding="utf-8"))]
+    assert found == []
+
+
+def test_an_output_into_a_tracked_folder_is_caught() -> None:
+    text = ("python -m eval.benchmarks.builtin --out bench  # 60 MB\n`eval.export harbor --out=docs/x`, out=outputs/a, "
+            "--out DATA, --out /tmp/x, timeout=900, --output-format json, out=tests/tmp")
+    assert outputs_into_the_checkout(text) == ["bench", "docs/x", "tests/tmp"]
 
 
 def test_the_documents_name_only_things_that_exist() -> None:
@@ -254,6 +293,19 @@ def test_a_module_that_cannot_run_is_caught() -> None:
     assert [runnable(REPO, m) for m in module_commands(text)] == [True, False, True]
     assert not runnable(REPO, "runners.core")  # a package without __main__.py
     assert not runnable(REPO, "eval.report.pages.site")  # names `__main__` in a comment, runs nothing
+
+
+def test_a_verb_runningtab_does_not_have_is_caught(tmp_path: Path) -> None:
+    text = ("```bash\nrunningtab sweep experiment=demo\n  runningtab swep x=1\n```\nThen `runningtab report DIR`; "
+            "the `runningtab` method, method=runningtab and runningtab or its ablations are no commands.")
+    assert verb_commands(text) == ["sweep", "swep", "report"]
+    assert {"sweep", "report"} <= verbs(REPO) and "swep" not in verbs(REPO)
+    for path in ("README.md", "slurm/README.md", "runners/cli.py"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("")
+    (tmp_path / "runners" / "cli.py").write_text('VERBS = {"sweep": ("runners.sweep", "a sweep")}\n')
+    (tmp_path / "README.md").write_text(text)
+    assert stale_references(tmp_path) == ["README.md: command runningtab report", "README.md: command runningtab swep"]
 
 
 def test_a_module_moved_out_of_the_documents_folder_is_caught(tmp_path: Path) -> None:

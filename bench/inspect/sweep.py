@@ -1,4 +1,4 @@
-"""bench.sweep's workload through Inspect AI, for the side-by-side in docs/sweeps.md (run by hand).
+"""bench.sweep's workload through Inspect AI, for the side-by-side in docs/measurements.md (run by hand).
 
     python3.11 -m venv /tmp/insp && /tmp/insp/bin/pip install inspect-ai openai aiohttp
     PYTHONPATH=. /tmp/insp/bin/python -m bench.inspect.sweep --in-flight 32 --latency 0.5 --jobs 256
