@@ -1,0 +1,51 @@
+"""docs/frames.md's worked example, run as the page has it, against the report's own table1.csv for
+the same sweep (tests/fixtures/sweeps/sample, copied: the report writes into the sweep folder)."""
+
+from __future__ import annotations
+
+import csv
+import math
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from eval.report.build import write_report
+
+REPO = Path(__file__).resolve().parents[3]
+PAGE = REPO / "docs" / "frames.md"
+SAMPLE = "tests/fixtures/sweeps/sample"
+
+
+def example() -> str:
+    """The page's worked example: its Python blocks after the heading."""
+    text = PAGE.read_text(encoding="utf-8").split("## Worked example", 1)[1]
+    return "\n".join(re.findall(r"```python\n(.*?)```", text, re.S))
+
+
+def test_the_pages_example_rebuilds_table1_of_the_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sweep = tmp_path / "sample"
+    shutil.copytree(REPO / SAMPLE, sweep)
+    rows = list(csv.DictReader(open(write_report(sweep, workers=0) / "table1.csv", encoding="utf-8")))
+    code = example()
+    assert f'read_sweep("{SAMPLE}")' in code
+    monkeypatch.chdir(tmp_path)
+    scope: dict = {}
+    exec(compile(code.replace(SAMPLE, str(sweep)), str(PAGE), "exec"), scope)  # noqa: S102 - the page's own code
+    table1 = scope["table1"]
+    assert len(rows) == len(table1) == 6
+    for row in rows:
+        got = table1.loc[(row["benchmark"], row["model"], row["method"])]
+        for col in ("rubric_pass_rate", "tcr70", "success", "score", "acc0", "acc1", "cost_usd", "tokens_per_job"):
+            want = float(row[col]) if row[col] else math.nan
+            assert (math.isnan(want) and math.isnan(got[col])) or got[col] == pytest.approx(want), (row["method"], col)
+    assert {r["rubric_pass_rate"] for r in rows if r["benchmark"] == "builtin-workspace"} != {"100.0"}  # not every score is full
+    assert (tmp_path / "frames_tokens_by_turn.png").stat().st_size > 1000
+
+
+def test_the_page_shows_what_the_example_prints(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    exec(compile(example().replace(SAMPLE, str(REPO / SAMPLE)), str(PAGE), "exec"), {})  # noqa: S102
+    printed = "\n".join(line.rstrip() for line in capsys.readouterr().out.strip().splitlines())
+    assert printed in PAGE.read_text(encoding="utf-8")  # the page's printed table is the one its code prints
