@@ -25,7 +25,10 @@ def _sweep(sweep: SweepLike) -> Sweep:
 
 
 def _frame(rows: list[dict[str, Any]], columns: list[str]) -> pd.DataFrame:
-    import pandas as pd
+    try:
+        import pandas as pd
+    except ImportError:
+        raise ImportError("eval.frames needs pandas: pip install -e '.[frames]' (or pip install pandas)") from None
 
     return pd.DataFrame(rows, columns=list(dict.fromkeys([*columns, *(k for r in rows for k in r)])))
 

@@ -33,6 +33,7 @@ log = logging.getLogger(__name__)
 MAX_FILE_BYTES = 64 * 2**20  # a record document larger than this is not read (trajectories run to a few MB)
 DOCUMENTS = (JOB, RESULT, SCORES, TRAJECTORY, TAB, SHOWN, VIEW, EXTRACTED)  # what the frames may read of a job
 LEDGER = "jobs.jsonl"
+SETTINGS = "sweep.yaml"
 
 
 def read_sweep(location: str | Path, endpoint_url: str | None = None, into: Path | None = None,
@@ -94,10 +95,17 @@ def read_local(sweep_dir: Path, max_file_bytes: int = MAX_FILE_BYTES) -> Sweep:
             why = str(e)
         log.warning("%s: %s; skipped", d, why)
         broken.append(d.name)
+    if not regular(sweep_dir, SETTINGS, max_file_bytes):  # the report's baseline and treatment: their defaults
+        return Sweep(sweep_dir, jobs, broken)
     return Sweep(sweep_dir, jobs, broken, *roles(sweep_dir, None, None))
+
+
+def regular(folder: Path, name: str, max_file_bytes: int) -> bool:
+    """Whether `folder/name` is a regular file (not a link) within the bound."""
+    st = lstat_inside(folder, name)
+    return st is not None and stat.S_ISREG(st.st_mode) and st.st_size <= max_file_bytes
 
 
 def ledger_readable(sweep: Sweep, max_file_bytes: int = MAX_FILE_BYTES) -> bool:
     """Whether the sweep's ledger (`jobs.jsonl`) may be read: a regular file within the bound."""
-    st = lstat_inside(sweep.dir, LEDGER)
-    return st is not None and stat.S_ISREG(st.st_mode) and st.st_size <= max_file_bytes
+    return regular(sweep.dir, LEDGER, max_file_bytes)

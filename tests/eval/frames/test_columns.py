@@ -4,6 +4,8 @@ excluded with a reason, and the frames of a real sweep carry those columns."""
 from __future__ import annotations
 
 import dataclasses
+import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -51,3 +53,26 @@ def test_the_frames_of_a_real_sweep_carry_every_recorded_field() -> None:
     assert set(items.kind) == {"rubric", "checkpoint", "answer"} and not items.query("kind == 'rubric'").passed.all()
     tab = tab_df(sweep)
     assert set(tab.method) == {"runningtab"} and {"capture", "check"} <= set(tab.stage)
+
+
+def test_each_job_says_what_its_record_makes_it(tmp_path: Path) -> None:
+    from tests.eval.frames.test_docs_example import spoil
+
+    sweep = tmp_path / "s"
+    shutil.copytree(SAMPLE, sweep)
+    spoil(sweep)
+    jobs = jobs_df(read_sweep(sweep)).set_index("job_id")
+    workspace = sorted(j for j in jobs.index if "workspace" in j)
+    assert list(jobs.loc[workspace, "status"]) == ["unfinished", "unscored", "errored", "scored"]
+    assert jobs.loc[workspace[2], "error"] == "the sandbox died" and jobs.loc[workspace[2], "errored"]
+    assert jobs.loc[workspace[3], "failed_attempt"] == "failed: the actor died"
+    assert jobs.failed_attempt.notna().sum() == 1 and (jobs.status == "scored").sum() == 9
+    items = items_df(sweep)
+    assert set(items.job_id) == set(jobs.index[jobs.status.isin(["scored", "errored"])])  # the errored job was scored
+    assert set(items.job_id[items.errored]) == {workspace[2]}
+
+
+def test_without_pandas_the_frames_say_how_to_get_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "pandas", None)  # as if not installed: `import pandas` raises ImportError
+    with pytest.raises(ImportError, match=r"pip install -e '\.\[frames\]'"):
+        jobs_df(read_sweep(SAMPLE))
