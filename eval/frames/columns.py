@@ -1,6 +1,6 @@
 """Which fields of the record's types are columns of the frames, and why the others are not.
 
-Every column below is derived from a dataclass's fields, so a field added to the record becomes a
+Every column below is derived from a dataclass's fields (or a TypedDict's keys), so a field added to the record becomes a
 column by itself; a field that is not one is named in an `EXCLUDED` entry with the reason (a test
 checks each field is one or the other).
 """
@@ -11,7 +11,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from runners.core.messages import AssistantMessage, Usage
-from runners.core.record_types import JobMeta, Result
+from runners.core.record_types import JobMeta, Result, Scores
 
 # status: what a job's record says of it (docs/concepts: errored, failed, unscored)
 STATUSES = {
@@ -32,8 +32,13 @@ class Source:
     excluded: dict[str, str]
 
     @property
+    def fields(self) -> list[str]:
+        """The type's fields (a dataclass) or keys (a TypedDict), in order."""
+        return [f.name for f in dataclasses.fields(self.cls)] if dataclasses.is_dataclass(self.cls) else list(self.cls.__annotations__)
+
+    @property
     def columns(self) -> list[str]:
-        return [f.name for f in dataclasses.fields(self.cls) if f.name not in self.excluded]
+        return [f for f in self.fields if f not in self.excluded]
 
 
 JOB_META = Source(JobMeta, {
@@ -45,6 +50,12 @@ RESULT = Source(Result, {
     "sandbox": "job.json's (the sandbox the agent actually got)",
     "schema_version": "the record's format, not the job's",
 })
+SCORES = Source(Scores, {
+    "task_id": "job.json's", "job_id": "job.json's", "benchmark": "job.json's",
+    "metrics": "one column per metric",
+    "items": "one row each in items_df",
+    "schema_version": "the record's format, not the job's",
+})
 USAGE = Source(Usage, {})
 ASSISTANT = Source(AssistantMessage, {
     "content": "the reply's text: `content_chars` counts it (read it in the trajectory)",
@@ -52,7 +63,7 @@ ASSISTANT = Source(AssistantMessage, {
     "usage": "its fields are columns (`Usage`)",
     "extra": "provider-specific fields",
 })
-SOURCES = (JOB_META, RESULT, USAGE, ASSISTANT)
+SOURCES = (JOB_META, RESULT, SCORES, USAGE, ASSISTANT)
 
 # tab events (tab/state.py, tab/ops.py, tab/tab.py) by stage
 EVENT_STAGES = {

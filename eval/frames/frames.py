@@ -4,14 +4,21 @@ tab events. Each row starts with the job's id and axes (`columns.AXES`), so fram
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from eval.frames.columns import ASSISTANT, AXES, EVENT_STAGES, JOB_META, RESULT, USAGE
-from eval.frames.read import MAX_FILE_BYTES, ledger_readable, read_sweep
-from eval.judges.metrics import METRICS, RUBRIC_VARIANTS, rubric_parts
+from eval.frames.columns import (
+    ASSISTANT,
+    AXES,
+    EVENT_STAGES,
+    JOB_META,
+    RESULT,
+    SCORES,
+    USAGE,
+)
+from eval.frames.read import ledger_readable, read_sweep
+from eval.judges.metrics import METRICS, rubric_parts
 from eval.report.load import Job, Sweep
 
 if TYPE_CHECKING:
@@ -55,7 +62,7 @@ def jobs_df(sweep: SweepLike) -> pd.DataFrame:
     failed = sweep.failed_attempts() if ledger_readable(sweep) else {}
     metric_cols = [c for m in METRICS for c in (m, *(f"{m}_{p}" for p in ("num", "den") if m == "rubric_pass_rate"))]
     columns = ["job_id", *AXES, *JOB_META.columns, "status", "failed_attempt", *RESULT.columns, "errored",
-               "judge", "kind", "judge_key", *metric_cols]
+               *SCORES.columns, *metric_cols]
     rows = []
     for job in sweep.jobs:
         row = _axes(job) | {c: getattr(job.meta, c) for c in JOB_META.columns}
@@ -63,8 +70,8 @@ def jobs_df(sweep: SweepLike) -> pd.DataFrame:
         if job.result is not None:
             row |= {c: getattr(job.result, c) for c in RESULT.columns} | {"errored": job.result.errored}
         if job.scores is not None:
-            row |= {k: job.scores.get(k) for k in ("judge", "kind", "judge_key")}
-            row |= {m: v for m, v in job.scores.get("metrics", {}).items() if m in (*METRICS, *RUBRIC_VARIANTS)}
+            row |= {k: job.scores.get(k) for k in SCORES.columns}
+            row |= dict(job.scores.get("metrics") or {})
             for m, (num, den) in rubric_parts(dict(job.scores)).items():
                 row |= {f"{m}_num": num, f"{m}_den": den}
         rows.append(row)
@@ -96,7 +103,6 @@ def turns_df(sweep: SweepLike) -> pd.DataFrame:
     the reply's `Usage` fields (tokens, cost) and `AssistantMessage` fields (`latency_s`), the tools
     it called (`tools`; `tool`: the first, None for a final answer) and its text's length."""
     sweep = _sweep(sweep)
-    usage_cols = [f.name for f in dataclasses.fields(USAGE.cls)]
     columns = ["job_id", *AXES, "turn", "time", *USAGE.columns, *ASSISTANT.columns, "tool", "tools", "content_chars"]
     rows = []
     for job in sweep.jobs:
@@ -106,7 +112,7 @@ def turns_df(sweep: SweepLike) -> pd.DataFrame:
             usage = m.get("usage") if isinstance(m.get("usage"), dict) else {}
             tools = _tools(m)
             row = _axes(job) | {"turn": m.get("turn"), "time": m.get("time")}
-            row |= {c: usage.get(c, 0) for c in usage_cols if c in USAGE.columns}
+            row |= {c: usage.get(c, 0) for c in USAGE.columns}
             row |= {c: m.get(c) for c in ASSISTANT.columns}
             row |= {"tool": tools[0] if tools else None, "tools": tools, "content_chars": len(m.get("content") or "")}
             rows.append(row)
@@ -132,4 +138,4 @@ def tab_df(sweep: SweepLike) -> pd.DataFrame:
     return _frame(rows, ["job_id", *AXES, "event", "turn", "kind", "stage"])
 
 
-__all__ = ["MAX_FILE_BYTES", "items_df", "jobs_df", "status", "tab_df", "turns_df"]
+__all__ = ["items_df", "jobs_df", "status", "tab_df", "turns_df"]

@@ -15,6 +15,7 @@ from eval.frames.columns import (
     ASSISTANT,
     JOB_META,
     RESULT,
+    SCORES,
     SOURCES,
     STATUSES,
     USAGE,
@@ -26,7 +27,7 @@ SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "sweeps" / "sample"
 
 @pytest.mark.parametrize("source", SOURCES, ids=lambda s: s.cls.__name__)
 def test_every_field_of_a_record_type_is_a_column_or_excluded_with_a_reason(source: Source) -> None:
-    names = {f.name for f in dataclasses.fields(source.cls)}
+    names = set(source.fields)
     assert set(source.excluded) <= names, f"stale exclusions: {set(source.excluded) - names}"
     assert all(why.strip() for why in source.excluded.values())
     assert set(source.columns) | set(source.excluded) == names
@@ -44,7 +45,7 @@ def test_the_frames_of_a_real_sweep_carry_every_recorded_field() -> None:
     sweep = read_sweep(SAMPLE)
     jobs = jobs_df(sweep)
     assert len(jobs) == 12 and set(jobs.status) == {"scored"} and set(jobs.status) <= set(STATUSES)
-    assert set(JOB_META.columns) | set(RESULT.columns) <= set(jobs.columns)
+    assert set(JOB_META.columns) | set(RESULT.columns) | set(SCORES.columns) <= set(jobs.columns)
     assert jobs.set_index("job_id").loc[sweep.jobs[0].job_id, "cost"] == sweep.jobs[0].result.cost
     turns = turns_df(sweep)
     assert set(USAGE.columns) | set(ASSISTANT.columns) | {"tool", "turn"} <= set(turns.columns)
