@@ -71,8 +71,9 @@ def jobs_df(sweep: SweepLike) -> pd.DataFrame:
             row |= {c: getattr(job.result, c) for c in RESULT.columns} | {"errored": job.result.errored}
         if job.scores is not None:
             row |= {k: job.scores.get(k) for k in SCORES.columns}
-            row |= dict(job.scores.get("metrics") or {})
-            for m, (num, den) in rubric_parts(dict(job.scores)).items():
+            metrics = job.scores.get("metrics")
+            row |= {str(k): v for k, v in metrics.items()} if isinstance(metrics, dict) else {}
+            for m, (num, den) in rubric_parts({**job.scores, "items": _items(job)}).items():
                 row |= {f"{m}_num": num, f"{m}_den": den}
         rows.append(row)
     return _frame(rows, columns)
@@ -85,17 +86,20 @@ def items_df(sweep: SweepLike) -> pd.DataFrame:
     sweep = _sweep(sweep)
     rows = []
     for job in sweep.jobs:
-        if job.scores is None:
-            continue
-        for item in job.scores.get("items", []):
-            if isinstance(item, dict):
-                rows.append(_axes(job) | {"errored": job.errored, **item})
+        rows += [_axes(job) | {"errored": job.errored, **item} for item in _items(job)]
     return _frame(rows, ["job_id", *AXES, "errored", "kind", "index", "text", "passed", "judged", "reason"])
 
 
+def _items(job: Job) -> list[dict[str, Any]]:
+    """The judge's items of a scored job (none unscored); what is not an item is left out."""
+    items = job.scores.get("items") if job.scores is not None else None
+    return [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
+
+
 def _tools(message: dict[str, Any]) -> list[str]:
-    calls = message.get("tool_calls") or []
-    return [str((c.get("function") or {}).get("name")) for c in calls if isinstance(c, dict)]
+    calls = message.get("tool_calls")
+    functions = [c.get("function") for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
+    return [str(f.get("name")) for f in functions if isinstance(f, dict)]
 
 
 def turns_df(sweep: SweepLike) -> pd.DataFrame:
@@ -107,14 +111,14 @@ def turns_df(sweep: SweepLike) -> pd.DataFrame:
     rows = []
     for job in sweep.jobs:
         for m in job.trajectory:
-            if m.get("role") != "assistant":
+            if not isinstance(m, dict) or m.get("role") != "assistant":
                 continue
             usage = m.get("usage") if isinstance(m.get("usage"), dict) else {}
             tools = _tools(m)
             row = _axes(job) | {"turn": m.get("turn"), "time": m.get("time")}
             row |= {c: usage.get(c, 0) for c in USAGE.columns}
             row |= {c: m.get(c) for c in ASSISTANT.columns}
-            row |= {"tool": tools[0] if tools else None, "tools": tools, "content_chars": len(m.get("content") or "")}
+            row |= {"tool": tools[0] if tools else None, "tools": tools, "content_chars": len(text) if isinstance(text := m.get("content"), str) else None}
             rows.append(row)
     return _frame(rows, columns)
 
@@ -128,7 +132,8 @@ def tab_df(sweep: SweepLike) -> pd.DataFrame:
     rows = []
     for job in sweep.jobs:
         tab = job.tab
-        for i, event in enumerate((tab or {}).get("events", [])):
+        events = tab.get("events") if isinstance(tab, dict) else None
+        for i, event in enumerate(events if isinstance(events, list) else []):
             if not isinstance(event, dict):
                 continue
             kind = str(event.get("kind"))

@@ -3,6 +3,7 @@ server, moto's, on 127.0.0.1) and locally, bounded: records are the agent's to i
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import urllib.request
@@ -12,7 +13,7 @@ import boto3
 import pytest
 from moto.server import ThreadedMotoServer
 
-from eval.frames import items_df, jobs_df, read_sweep, turns_df
+from eval.frames import items_df, jobs_df, read_sweep, tab_df, turns_df
 from runners.core.record_files import JOB, TRAJECTORY
 from runners.core.storage import S3Storage, S3StorageConfig
 
@@ -81,3 +82,28 @@ def test_a_missing_folder_or_bad_address_says_what_to_give(tmp_path: Path) -> No
         read_sweep(tmp_path / "nope")
     with pytest.raises(ValueError, match="s3://BUCKET/PREFIX/SWEEP"):
         read_sweep("s3://bucket-only")
+
+
+def test_records_of_any_shape_give_frames_and_never_stop_them(tmp_path: Path) -> None:
+    """A record is what the agent influenced, and a bucket anyone may write: each frame takes what
+    has the record's shape and leaves out the rest."""
+    sweep_dir = tmp_path / "s"
+    shutil.copytree(SAMPLE, sweep_dir)
+    jobs = sorted(p for p in sweep_dir.iterdir() if (p / JOB).is_file() and "runningtab" in p.name)
+    lines = ["[1, 2]", '{"role": "assistant", "tool_calls": "bash", "content": 5, "usage": [1]}',
+             '{"role": "assistant", "tool_calls": [{"function": "bash"}, 3], "usage": {"input_tokens": 7}}']
+    (jobs[0] / TRAJECTORY).write_text("\n".join(lines) + "\n")
+    scores = json.loads((jobs[0] / "scores.json").read_text())
+    (jobs[0] / "scores.json").write_text(json.dumps(scores | {"items": [1, {"kind": "rubric", "passed": True}], "metrics": [0.5]}))
+    (jobs[0] / "tab.json").write_text(json.dumps({"events": [3, {"kind": "read", "turn": 1}]}))
+    (jobs[1] / "tab.json").write_text("[]")
+    (jobs[1] / "scores.json").write_text(json.dumps(scores | {"items": {"kind": "rubric"}}))
+    sweep = read_sweep(sweep_dir)
+    turns = turns_df(sweep).set_index("job_id").loc[[jobs[0].name]]
+    assert list(turns.input_tokens) == [0, 7] and list(turns.tools) == [[], []] and turns.content_chars.isna().all()
+    assert items_df(sweep).query("job_id == @jobs[0].name").passed.tolist() == [True]
+    assert jobs[1].name not in set(items_df(sweep).job_id)
+    tab = tab_df(sweep)
+    assert tab.query("job_id == @jobs[0].name").kind.tolist() == ["read"] and jobs[1].name not in set(tab.job_id)
+    row = jobs_df(sweep).set_index("job_id").loc[jobs[0].name]
+    assert (row.rubric_pass_rate_num, row.rubric_pass_rate_den) == (1.0, 1.0)
