@@ -39,8 +39,8 @@ SETTINGS = "sweep.yaml"
 def read_sweep(location: str | Path, endpoint_url: str | None = None, into: Path | None = None,
                max_file_bytes: int = MAX_FILE_BYTES) -> Sweep:
     """The sweep at `location`: a local folder (`outputs/demo`) or `s3://bucket/prefix/<sweep>`
-    (`endpoint_url` for a server that is not AWS; the records are copied into `into`, default a new
-    temporary folder). Credentials come from boto3's usual sources."""
+    (`endpoint_url` for a server that is not AWS; the records are copied into `into/<sweep>`, default a
+    new temporary folder that is kept: `Sweep.dir` names it). Credentials come from boto3's usual sources."""
     text = str(location)
     if text.startswith("s3://"):
         return read_local(download(text, endpoint_url, into, max_file_bytes), max_file_bytes)

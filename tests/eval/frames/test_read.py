@@ -1,37 +1,20 @@
 """Reading a sweep for the frames: from S3 through the storage layer (against a real S3-compatible
-server, moto's, on 127.0.0.1) and locally, bounded: records are the agent's to influence."""
+server, moto's, on 127.0.0.1: the storage tests' fixture) and locally, bounded: records are the agent's to influence."""
 
 from __future__ import annotations
 
 import json
 import os
 import shutil
-import urllib.request
 from pathlib import Path
 
-import boto3
 import pytest
-from moto.server import ThreadedMotoServer
 
 from eval.frames import items_df, jobs_df, read_sweep, tab_df, turns_df
 from runners.core.record_files import JOB, TRAJECTORY
 from runners.core.storage import S3Storage, S3StorageConfig
 
 SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "sweeps" / "sample"
-
-
-@pytest.fixture
-def s3(monkeypatch: pytest.MonkeyPatch):
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0)
-    server.start()
-    host, port = server.get_host_and_port()
-    for k, v in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"}.items():
-        monkeypatch.setenv(k, v)
-    url = f"http://{host}:{port}"
-    urllib.request.urlopen(urllib.request.Request(f"{url}/moto-api/reset", method="POST"), timeout=10).close()
-    boto3.client("s3", endpoint_url=url).create_bucket(Bucket="runs")
-    yield url
-    server.stop()
 
 
 def test_a_sweep_stored_in_s3_gives_the_frames_of_its_local_folder(s3: str, tmp_path: Path) -> None:
