@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Protocol
 
 from envs.names import shown
+from envs.safeio import write_bytes
 from runners.core.record_files import RESULT, SCORES
 from runners.core.registry import Registry
 
@@ -133,6 +134,29 @@ class S3Storage:
                 files.setdefault(job, set()).add(name)
         need = {RESULT, SCORES} if scored else {RESULT}
         return {job for job, names in files.items() if job != INDEX and need <= names}
+
+    def download(self, sweep: str, dest: Path, names: tuple[str, ...], max_bytes: int) -> list[str]:
+        """Copy the named documents of every stored job (`<prefix>/<sweep>/<job>/<name>`) into
+        `dest/<job>/<name>`; returns what was left out and why. Keys are the agent's to influence
+        (its deliverable's names), so only those names directly in a job's folder are taken, a job
+        name must be one plain folder name, and no object past `max_bytes` is read."""
+        prefix, skipped = self._prefix(sweep), []
+        for page in self.client.get_paginator("list_objects_v2").paginate(Bucket=self.cfg.bucket, Prefix=prefix):
+            for obj in page.get("Contents", []):
+                job, _, name = obj["Key"][len(prefix):].partition("/")
+                if job == INDEX or name not in names:
+                    continue
+                if job in ("", ".", "..") or "\\" in job or "\x00" in job:
+                    skipped.append(f"{obj['Key']}: not a job folder's name")
+                elif obj["Size"] > max_bytes:
+                    skipped.append(f"{obj['Key']}: {obj['Size']:,} bytes, more than {max_bytes:,}")
+                else:
+                    body = self.client.get_object(Bucket=self.cfg.bucket, Key=obj["Key"])["Body"].read(max_bytes + 1)
+                    if len(body) > max_bytes:
+                        skipped.append(f"{obj['Key']}: more than {max_bytes:,} bytes")
+                        continue
+                    write_bytes(dest / job / name, body)
+        return skipped
 
     def upload(self, sweep: str, job_dir: Path) -> str | None:
         # The record's copy of the deliverable is bounded (envs/deliverable.py), so is this; a name
