@@ -180,10 +180,13 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str],
         jobs_done = time.monotonic()
         live.close()
     _report(sdir, tracker, jobs_done)
+    from runners.sweep.money import money_line
+
     closing = getattr(tracker, "closing_line", None)
-    line = closing() if closing is not None else None
-    if line:
-        print(line, file=sys.stderr)
+    for line in (money_line(sdir, [s.job_id for s in specs], None if watch is None else watch.totals()[0]),
+                 closing() if closing is not None else None):
+        if line:
+            print(line, file=sys.stderr)
     return {"sweep_dir": str(sdir), "jobs": len(specs), "ran": len(todo), "skipped": skipped,
             "held": None if watch is None else watch.budget.held_line()}
 
