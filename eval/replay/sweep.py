@@ -48,7 +48,8 @@ CANNOT = ("What this replay cannot answer: the agent acted on the tab it was sho
           "agent changed are not credited (the replay knows their final state, not when they changed).")
 
 
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
+    """The command line (its flags are the ones the summary may name)."""
     ap = argparse.ArgumentParser(prog="python -m eval.replay", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("sweep", type=user_path, help="a finished sweep's folder")
     ap.add_argument("--method", help="replay with this method's tab settings (conf/method/NAME.yaml), also over jobs that had no tab")
@@ -57,6 +58,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, help="at most this many jobs")
     ap.add_argument("--out", type=user_path, help="where to write (default <SWEEP>/replay/<label>)")
     ap.add_argument("--json", action="store_true", help="print the report as one JSON document (totals, skipped, jobs, Table 3) instead of the summary")
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = parser()
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     if not args.sweep.is_dir():

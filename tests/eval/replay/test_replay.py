@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from eval.replay.sweep import main, replay_sweep
+from eval.replay.sweep import main, parser, replay_sweep
 from eval.replay.tab import tab_config_of_method
 from tests.conftest import write_native, write_script
 
@@ -103,6 +103,8 @@ def test_the_summary_reads_as_text_and_json_is_asked_for(sweep: Path, tmp_path: 
                                                                    "review hits (before → after)"]
     row = next(x for x in text.splitlines() if x.startswith("| ") and "__runningtab__" in x)
     assert "+0 -0" in row and "1 now accepted" in row and "1/1 → 1/1" in row, row
+    flags = {w.strip("().;,") for w in text.split() if w.lstrip("(").startswith("--")}
+    assert flags == {"--method"} and flags <= set(parser()._option_string_actions)  # every flag it names exists
     assert main([str(sweep), "--set", "evidence_check=false", "--out", str(tmp_path / "j"), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["totals"]["now_accepted"] == 1 and doc["skipped"] == {"with no tab (pass --method to replay one over them)": 1}
