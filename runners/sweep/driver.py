@@ -109,6 +109,7 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str],
     from runners.sweep.live_report import LiveReport
     from runners.sweep.model_servers import ModelServers
     from runners.sweep.progress import Progress
+    from runners.sweep.ray_notices import quiet_token_auth_notice
     from runners.sweep.reconcile import reconcile
     from runners.sweep.scheduler import run_all
     from runners.sweep.stopping import Interrupted, status_line
@@ -159,6 +160,7 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str],
     try:
         if todo:
             if not ray.is_initialized():
+                quiet_token_auth_notice()  # token auth stays on; its notice on every run goes
                 ray.init(address=root.cluster.address, num_cpus=root.cluster.num_cpus, log_to_driver=False,
                          include_dashboard=False, runtime_env=_runtime_env())
                 signals.install()  # Ray's init put its own SIGTERM handler (exit at once) in place of ours
@@ -178,6 +180,13 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str],
         jobs_done = time.monotonic()
         live.close()
     _report(sdir, tracker, jobs_done)
+    from runners.sweep.money import money_line
+
+    closing = getattr(tracker, "closing_line", None)
+    for line in (money_line(sdir, [s.job_id for s in specs], None if watch is None else watch.totals()[0]),
+                 closing() if closing is not None else None):
+        if line:
+            print(line, file=sys.stderr)
     return {"sweep_dir": str(sdir), "jobs": len(specs), "ran": len(todo), "skipped": skipped,
             "held": None if watch is None else watch.budget.held_line()}
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -44,7 +45,9 @@ class Progress:
     """Counts per method (per harness and method with a production harness); a live table on a terminal, one line per finished job elsewhere."""
 
     def __init__(self, specs: list[JobSpec], skipped: int, console: Console | None = None,
-                 watch: SweepWatch | None = None, name: str = "", every_s: float = PLAIN_EVERY_S) -> None:
+                 watch: SweepWatch | None = None, name: str = "", every_s: float = PLAIN_EVERY_S,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
         self.console = console or Console(stderr=True)
         self.watch, self.name = watch, name
         self.total = {m: 0 for m in dict.fromkeys(row_of(s) for s in specs)}
@@ -59,8 +62,8 @@ class Progress:
         self.unscored: list[tuple[str, str]] = []
         self.finished = 0  # a count, so the redraw thread never iterates a dict being written
         self.walls: list[float] = []
+        self.started: dict[str, float] = {}  # the running jobs' start times, for the ETA
         self.skipped = skipped
-        self.t0 = time.monotonic()
         self.n_running = self.n_errored = self.n_failed = 0
         # the line is built when it is drawn (twice a second), not on every start and finish
         self.line = LiveLine(self.console, self.status, every_s, details=lambda: cell_lines(self.watch))
@@ -84,11 +87,13 @@ class Progress:
     def start(self, spec: JobSpec) -> None:
         self.running[row_of(spec)] += 1
         self.n_running += 1
+        self.started[spec.job_id] = self.clock()
 
     def finish(self, o: Outcome) -> None:
         m = row_of(o.spec)
         self.running[m] -= 1
         self.n_running -= 1
+        self.started.pop(o.spec.job_id, None)
         self.n_errored += o.status == "error"
         self.n_failed += o.status not in ("ok", "error")
         if self.watch is not None:
@@ -132,12 +137,24 @@ class Progress:
         return self.finished
 
     def eta_s(self) -> float | None:
-        finished = self._finished()
-        if not finished:
+        """Seconds left: the queued jobs at the finished jobs' mean wall time, plus what the running ones
+        have left of it, over the slots in use (None before any job finished). A job running past the
+        mean has nothing left by this measure, so the ETA never grows while it runs; `overdue` says so."""
+        if not self.walls:
             return None
-        left = self.n_jobs - finished
-        rate = finished / (time.monotonic() - self.t0)
-        return left / rate if rate else None
+        mean = sum(self.walls) / len(self.walls)
+        now = self.clock()
+        left = [max(mean - (now - t), 0.0) for t in list(self.started.values())]
+        queued = max(self.n_jobs - self.finished - len(left), 0)
+        return max((sum(left) + queued * mean) / max(len(left), 1), max(left, default=0.0))
+
+    def overdue(self) -> str | None:
+        """`N running past the mean job's Xs`, when running jobs have outlived the ETA's estimate."""
+        if not self.walls:
+            return None
+        mean, now = sum(self.walls) / len(self.walls), self.clock()
+        late = sum(now - t > mean for t in list(self.started.values()))
+        return f"{late} running past the mean job's {duration(mean)}" if late else None
 
     def status(self) -> str:
         """The one progress line: counts, ETA, spend and the providers' limiters."""
@@ -146,6 +163,9 @@ class Progress:
                  f"{self.n_errored} errored", f"{self.n_failed} failed"]
         eta = self.eta_s()
         parts.append(f"ETA {duration(eta)}" if eta is not None else "ETA –")
+        late = self.overdue()
+        if late:
+            parts.append(late)
         if self.unsandboxed:
             parts.append(f"{self.unsandboxed} UNSANDBOXED")
         if self.unscored:

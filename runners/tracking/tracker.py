@@ -35,7 +35,8 @@ class Tracker(Protocol):
         """Write what is still buffered (a W&B cell whose jobs did not all finish) and wait for it."""
 
     # Optional (the driver calls it when present): `log_spend(doc)`, the sweep's spend while it runs —
-    # `doc` is `<sweep>/spend.json` (spent and expected at completion, in total and per cell).
+    # `doc` is `<sweep>/spend.json` (spent and expected at completion, in total and per cell);
+    # `closing_line()`, one line printed when the sweep ends (W&B: its runs and how to upload them).
 
 
 class NoTracker:

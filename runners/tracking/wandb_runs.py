@@ -193,6 +193,16 @@ class WandbTracker:
             self._submit(lambda: self._write_summary(rows, images or {}, digest))
         self._queue.join()
 
+    def closing_line(self) -> str | None:
+        """The sweep's last word on W&B: its runs, their folder, and `wandb sync` when offline."""
+        from runners.tracking.wandb_line import closing_line
+
+        with self._lock:
+            self.logged_cells.refresh()
+            kinds = {c.run_id: "cell" for c in self.logged_cells.cells.values()}
+            kinds |= {self.logged_cells.run_id(k): k for k in ("summary", "spend")}
+        return closing_line(self.dir / "wandb", self.mode, self.cfg.project, self.cfg.entity, kinds)
+
     def _finished(self, cell: Cell) -> set[str]:
         logged = self.logged_cells.cells.get(cell.name)
         return set(self._pending.get(cell, {})) | (set(logged.jobs) if logged else set())

@@ -95,15 +95,32 @@ def main(argv: list[str] | None = None) -> None:
 
     session = TabSession(workspace, env_config, tab_config, exclude=args.exclude, record=record)
     signal.signal(signal.SIGTERM, _exit_cleanly)  # the host stopping us still closes the session
+
+    def ready(where: str) -> None:
+        print(ready_line(where, workspace, record, [t["function"]["name"] for t in session.tools()]), file=sys.stderr, flush=True)
+
     try:
         if args.transport == "stdio":
             import anyio
 
-            anyio.run(serve_stdio, session)
+            anyio.run(serve_stdio, session, ready)
         else:
-            serve_http(session, host, args.port)
+            serve_http(session, host, args.port, ready)
     finally:
         session.close()
+
+
+def ready_line(where: str, workspace: Path, record: Path | None, tools: list[str]) -> str:
+    """The one line (on stderr: stdout is the stdio transport) saying the server is up, what it serves
+    and how a client reaches it."""
+    from tab.mcp.server import FINISH
+
+    kept = f"tab.json kept in {record}" if record else "no record kept (--record DIR keeps tab.json)"
+    served = f"the tab of {workspace} ({', '.join([*tools, FINISH])}; {kept})"
+    if where == "stdio":
+        return (f"tab.mcp ready: {served} over stdio; the MCP client that started this process talks on its "
+                "stdin/stdout (--transport http serves a URL instead)")
+    return f"tab.mcp ready: {served} at {where} (streamable HTTP); point an MCP client at that URL; Ctrl-C stops"
 
 
 def _exit_cleanly(signum: int, frame: object) -> None:

@@ -6,6 +6,7 @@ Tool schemas are the environment's own (`env.tools()`); results are the environm
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from anyio import to_thread
@@ -77,17 +78,33 @@ def finish_text(session: TabSession) -> str:
     return session.finish() or FINISH_NOTHING
 
 
-async def serve_stdio(session: TabSession) -> None:
+async def serve_stdio(session: TabSession, ready: Callable[[str], None]) -> None:
+    """MCP over this process's stdin/stdout; `ready("stdio")` once the channel is open."""
     from mcp.server.stdio import stdio_server
 
     server = build_server(session)
     async with stdio_server() as (read, write):
+        ready("stdio")
         await server.run(read, write, server.create_initialization_options())
 
 
-def serve_http(session: TabSession, host: str, port: int) -> None:
-    """Streamable HTTP at http://HOST:PORT/mcp until interrupted (Ctrl-C or SIGTERM)."""
+def serve_http(session: TabSession, host: str, port: int, ready: Callable[[str], None]) -> None:
+    """Streamable HTTP at http://HOST:PORT/mcp until interrupted (Ctrl-C or SIGTERM); `ready(url)`
+    once the port accepts connections."""
+    import asyncio
+
     import uvicorn
 
     app = build_server(session).streamable_http_app(host=host)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+    shown = f"[{host}]" if ":" in host else host
+
+    async def announced() -> None:
+        serving = asyncio.create_task(server.serve())
+        while not server.started and not serving.done():
+            await asyncio.sleep(0.02)
+        if server.started:
+            ready(f"http://{shown}:{port}/mcp")
+        await serving
+
+    asyncio.run(announced())

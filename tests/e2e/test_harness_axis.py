@@ -111,6 +111,9 @@ PINNED_TABLE1 = "\n".join([
     "| native | scripted | dci | 1 | 1 | 100.00 ± 0.00 | 100.00 ± 0.00 | $0.5000 | 220 |",
     "| native | scripted | runningtab | 1 | 1 | 100.00 ± 0.00 | 100.00 ± 0.00 | $0.7500 | 330 |",
     "",
+    "- cost (USD): what the cell's scored jobs' replies cost at the model's prices, replies from the model-call cache included "
+    "(the same on every re-run); what the sweep paid providers is `spent` (spend.json and the sweep's last lines), where cached "
+    "replies are free",  # issue 38: the cost column names what the sweep paid
     "- answers scored by databricks/officeqa reward.py@309dc01",
     "",
 ])

@@ -214,6 +214,11 @@ def paired_table(groups: dict[Key, list[Job]], reference: str = "dci") -> Table:
     return table
 
 
+COST_NOTE = ("cost (USD): what the cell's scored jobs' replies cost at the model's prices, replies from the model-call cache "
+             "included (the same on every re-run); what the sweep paid providers is `spent` (spend.json and the sweep's last "
+             "lines), where cached replies are free")
+
+
 def build(sweep: Sweep, out: Path) -> Section:
     groups, errored = cells(sweep.jobs), errored_cells(sweep.jobs)
     if not groups and not errored:
@@ -221,6 +226,7 @@ def build(sweep: Sweep, out: Path) -> Section:
     title = "Table 1: main results (%, mean ± std over seeds; the best per benchmark and model in bold, none on a tie; cost and tokens of the cell's jobs)"
     main = results_table("table1", title, groups, errored)
     section = Section("table1", "Table 1: main results", tables=[main])
+    main.notes.append(COST_NOTE)
     main.notes += unscored_notes(sweep.jobs, groups)
     main.notes += record_notes(groups, errored)
     if not groups:

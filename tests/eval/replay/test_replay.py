@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from eval.replay.sweep import main, replay_sweep
+from eval.replay.sweep import main, parser, replay_sweep
 from eval.replay.tab import tab_config_of_method
 from tests.conftest import write_native, write_script
 
@@ -51,7 +51,7 @@ def test_todays_tab_over_its_own_trajectory_changes_nothing(sweep: Path) -> None
     [job] = report["jobs"]
     assert not any(job[k] for k in ("entries_gained", "entries_lost", "candidates_gained", "candidates_lost", "now_refused", "now_accepted"))
     assert job["review_hits"] == {"before": {"r1": [1, 1]}, "after": {"r1": [1, 1]}}
-    assert report["table3_before"] == report["table3_after"] and report["skipped"] == {"no tab (pass --method to replay one over them)": 1}
+    assert report["table3_before"] == report["table3_after"] and report["skipped"] == {"with no tab (pass --method to replay one over them)": 1}
 
 
 def test_another_setting_answers_the_recorded_calls_differently(sweep: Path) -> None:
@@ -89,3 +89,23 @@ def test_the_command_line_covers_jobs_without_a_tab_and_says_what_it_cannot_answ
     assert (tmp_path / "r" / "summary.md").read_text().startswith("# Replay of s")
     with pytest.raises(SystemExit):
         main([str(sweep), "--set", "nope=1"])
+
+
+def test_the_summary_reads_as_text_and_json_is_asked_for(sweep: Path, tmp_path: Path, capsys) -> None:
+    """Issue 38 item 4: the console shows no raw JSON (the skipped jobs were a JSON object), but a
+    table of what changed per job; `--json` prints the machine form instead."""
+    assert main([str(sweep), "--set", "evidence_check=false", "--out", str(tmp_path / "r")]) == 0
+    text = capsys.readouterr().out
+    assert "{" not in text and '":' not in text, text
+    assert "Not replayed: 1 job with no tab (pass --method to replay one over them)." in text
+    header = next(x for x in text.splitlines() if x.startswith("| job"))
+    assert [c.strip() for c in header.strip("|").split("|")] == ["job", "read-log entries", "candidates", "resolutions",
+                                                                   "review hits (before → after)"]
+    row = next(x for x in text.splitlines() if x.startswith("| ") and "__runningtab__" in x)
+    assert "+0 -0" in row and "1 now accepted" in row and "1/1 → 1/1" in row, row
+    flags = {w.strip("().;,") for w in text.split() if w.lstrip("(").startswith("--")}
+    assert flags == {"--method"} and flags <= set(parser()._option_string_actions)  # every flag it names exists
+    assert main([str(sweep), "--set", "evidence_check=false", "--out", str(tmp_path / "j"), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["totals"]["now_accepted"] == 1 and doc["skipped"] == {"with no tab (pass --method to replay one over them)": 1}
+    assert [j["job_id"] for j in doc["jobs"]] == [_tab_job(sweep).name] and doc["written"] == str(tmp_path / "j")

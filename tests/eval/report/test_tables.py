@@ -77,6 +77,8 @@ def test_table1_means_stds_and_best(report: Path) -> None:
     md = (report / "table1.md").read_text()
     assert "**75.00 ± 7.07**" in md and "| 45.00 ± 21.21 |" in md
     assert "1 job(s) have no scores.json" in md  # the unfinished m3 job
+    assert "- cost (USD): what the cell's scored jobs' replies cost at the model's prices, replies from the model-call cache included" in md
+    assert "what the sweep paid providers is `spent`" in md  # the two totals name each other (issue 38 item 4)
     assert "wb · m2 · runningtab: 5 scored jobs for 2 seeds × 3 tasks" in md
     head = (report / "report.md").read_text().split("## ")[0]
     assert "1 job(s) without result.json (unfinished): wb__t1__dci__m3__s0" in head

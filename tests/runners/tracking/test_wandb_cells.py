@@ -267,3 +267,24 @@ def test_the_spend_is_a_live_run_of_its_own_per_cell(records) -> None:
     steps = [{"/".join(i.nested_key) or i.key: json.loads(i.value_json) for i in rec.history.item}
              for rec in _settled(sdir / "wandb" / run["folder"]) if rec.WhichOneof("record_type") == "history"]
     assert [s["spend/total"] for s in steps] == [0.5, 1.25] and {s[f"expected/{CELL_A.name}"] for s in steps} == {3.0}
+
+
+def test_the_closing_line_counts_runs_by_id_not_by_folder(records) -> None:
+    """A cell written partial and then completed keeps two folders of one run (issue 38 item 3: 12
+    folders for 8 cells); the line counts runs, says why the folders are more, and names the sync."""
+    sdir, plan, jobs = records
+    b = [j for j in jobs if plan[j] == CELL_B]
+    first = tracker(sdir, plan)
+    first.log_job(jobs[b[0]], None, {})
+    first.flush()
+    again = tracker(sdir, plan)
+    for job_id in b[1:]:
+        again.log_job(jobs[job_id], None, {})
+    again.log_spend({"spent": 0.5, "expected": 1.0, "cells": {}})
+    again.flush()
+    again.log_summary({"table1": (["method"], [["dci"]])})
+    line = again.closing_line()
+    folders = [p for p in (sdir / "wandb").iterdir() if p.name.startswith("offline-run-")]
+    assert len(folders) == 4 and len({r["id"] for r in read_runs(sdir / "wandb")}) == 3
+    assert line is not None and line.startswith("W&B: 3 runs (1 cell, summary, spend) in 4 folders")
+    assert line.endswith(f"saved offline in {sdir / 'wandb'}; upload them with: wandb sync {sdir / 'wandb'}")

@@ -8,7 +8,7 @@ import os
 import socket
 import subprocess
 import sys
-import time
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -153,17 +153,38 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wait_listening(proc: subprocess.Popen, port: int, limit_s: float) -> None:
-    deadline = time.monotonic() + limit_s
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise AssertionError(f"server exited early: {proc.stderr.read() if proc.stderr else ''}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise AssertionError(f"server did not listen on {port} within {limit_s}s")
+def ready_line_of(proc: subprocess.Popen, limit_s: float) -> str:
+    """The server's first stderr line, read within `limit_s`."""
+    got: list[str] = []
+    reader = threading.Thread(target=lambda: got.append(proc.stderr.readline() if proc.stderr else ""), daemon=True)
+    reader.start()
+    reader.join(limit_s)
+    assert got and got[0], f"no ready line within {limit_s}s"
+    return got[0].rstrip("\n")
+
+
+def test_stdio_says_it_is_ready_on_stderr_and_keeps_stdout_for_mcp(workspace: Path, tmp_path: Path) -> None:
+    """The ready line goes to stderr (stdout is the stdio transport: a stray byte there breaks the client)."""
+    argv = [sys.executable, *server_args(workspace, tmp_path / "record")]
+    proc = subprocess.Popen(argv, cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**os.environ, "TMPDIR": str(private_tmp(tmp_path))})
+    try:
+        ready = ready_line_of(proc, LIMIT_S / 2)
+    finally:
+        out, _ = proc.communicate(input="", timeout=60)  # stdin closed: the session ends
+    assert ready.startswith(f"tab.mcp ready: the tab of {workspace.resolve()} (read, bash, tab_add") and "tab_finish;" in ready, ready
+    assert f"tab.json kept in {(tmp_path / 'record').resolve()}" in ready and "over stdio" in ready
+    assert out == "" and proc.returncode == 0
+
+
+def test_the_ready_lines_name_only_real_flags(workspace: Path, tmp_path: Path) -> None:
+    from tab.mcp.__main__ import parse_args, ready_line
+
+    lines = [ready_line("stdio", workspace, None, ["bash"]), ready_line("http://127.0.0.1:1/mcp", workspace, None, ["bash"])]
+    flags = {w.strip("();,") for line in lines for w in line.split() if w.startswith(("--", "(--"))}
+    assert flags == {"--transport", "--record"}
+    args = parse_args(["--workspace", str(workspace), "--transport", "http", "--record", str(tmp_path / "r")])
+    assert (args.transport, args.record) == ("http", tmp_path / "r")
 
 
 def test_http_session(workspace: Path, tmp_path: Path) -> None:
@@ -172,7 +193,10 @@ def test_http_session(workspace: Path, tmp_path: Path) -> None:
     proc = subprocess.Popen(argv, cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env={**os.environ, "TMPDIR": str(tmp)})
     try:
-        wait_listening(proc, port, LIMIT_S / 2)
+        ready = ready_line_of(proc, LIMIT_S / 2)
+        assert ready.startswith("tab.mcp ready: the tab of") and f"at http://127.0.0.1:{port}/mcp" in ready, ready
+        with socket.create_connection(("127.0.0.1", port), timeout=5):
+            pass  # "ready" means listening: no wait, no retry
 
         async def main() -> dict[str, Any]:
             with anyio.fail_after(LIMIT_S):
