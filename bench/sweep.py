@@ -193,6 +193,8 @@ def run(args: argparse.Namespace, tmp: Path, checkout: Path = REPO) -> Result:
         stub.kill()
         stub.wait()
     print(f"{args.jobs} jobs, {len(times)} model calls in {wall:.1f} s wall (Ray start-up and the report included)", flush=True)
+    if len(times) != args.jobs * (args.tool_turns + 1):
+        print(f"warning: {args.jobs * (args.tool_turns + 1)} model calls expected: see the records in {tmp / 'out'}", flush=True)
     return result(times, tree, args.in_flight, args.latency)
 
 
