@@ -9,8 +9,8 @@ Keys hash what can change a reply and nothing else:
   the judges' keys from before this module, unchanged;
 - `CallKeys` (the agents): the same inputs — the model's name, `base_url`, sampling parameters and
   seed, the job's seed, the messages as sent (`wire_messages`) and the tools — with each message
-  hashed once while it stays in the history (an episode's calls would otherwise hash its whole
-  history every turn), plus the index of the call among identical calls in the job, so that sampling
+  hashed once while it stays in the history and the key's hash kept running over their digests
+  (an episode's calls would otherwise hash its whole history every turn), plus the index of the call among identical calls in the job, so that sampling
   at temperature > 0 still differs across seeds and repeats.
 
 Entries are read with a size cap and only as regular files reached without links (without
