@@ -1,11 +1,20 @@
 """Sweep throughput against a local OpenAI-compatible server with a fixed latency per model call.
 
-    python -m bench.sweep --in-flight 256 --latency 2.0 --jobs 1024 [--method dci] [--sandbox auto]
+    python -m bench.sweep --in-flight 256 --latency 2.0 --jobs 1024 [--method dci] [--against REV]
 
 Each job is one episode of 7 model calls: 6 `bash` calls (`cat notes.txt`, `ls`, in the job's own
-workspace, sandboxed as in a real sweep), then an answer. The real sweep entry point runs them
-(`python -m runners.sweep`, local Ray, episode actors) against `bench/stub_model.py`, a separate
-process not counted below. Measured over the middle 80% of model calls (the steady state):
+workspace), then an answer. The real sweep entry point runs them (`python -m runners.sweep`, local
+Ray, episode actors) against `bench/stub_model.py`, a separate process not counted below.
+
+The sweep runs as a user's would: every setting the bench does not pin is the sweep's default — the
+model-call cache (`read_write`, in `<out>/.cache/calls`, so a fresh, empty cache each run: every call
+a miss that is stored), the sweep's governor, the benchmark's own judge, W&B, each job's pages and the
+shown log, bubblewrap when it works. Pinned, because a bench must: the benchmark, its one grid cell
+and the stub model (what is measured); `out`, `agent.work_dir` and `tracker.dir` under the bench's
+temp folder, `$RUNNINGTAB_CALL_CACHE` unset and W&B offline (a bench leaves nothing behind, shares no
+cache with earlier runs and uploads nothing); `agent.max_turns` (room for the episode);
+`cluster.max_in_flight` (the load). `--sandbox`, `--shell-session` and `--actors` are passed only
+when given. Measured over the middle 80% of model calls (the steady state):
 
 - calls_per_s, against the ideal in_flight / latency (the model's own limit);
 - peak_rss_mb: the RSS of every process of the sweep (driver, Ray's processes, the actors, their
@@ -13,6 +22,9 @@ process not counted below. Measured over the middle 80% of model calls (the stea
 - cpu_ms_per_call: the CPU time of those processes (their reaped children included) per call.
 
 The last line is `in_flight=N calls_per_s=X ideal=Y pct=Z peak_rss_mb=M cpu_ms_per_call=C`.
+`--against REV` runs the same workload over another revision too (`git archive REV` into the temp
+folder, the same venv, its folder first on PYTHONPATH), alternating the two `--rounds` times, and
+prints each run's line and the ratios (this checkout / REV): compare figures taken side by side.
 """
 
 from __future__ import annotations
@@ -20,11 +32,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -34,11 +48,12 @@ NOTES = "".join(f"note {i}: the budget line {i} is {i * 37 % 1000} euros\n" for 
 
 
 def write_benchmark(root: Path, jobs: int) -> Path:
-    """A native benchmark of `jobs` tasks sharing one small workspace."""
+    """A native benchmark of `jobs` tasks sharing one small workspace. Each prompt names its task, so
+    no two jobs make the same call (the model-call cache would answer the repeats)."""
     (root / "workspaces" / "w").mkdir(parents=True)
     (root / "workspaces" / "w" / "notes.txt").write_text(NOTES)
     tasks = [
-        {"id": f"t{i}", "prompt": "Sum the budget lines in notes.txt.", "workspace": "w", "answer": "0"}
+        {"id": f"t{i}", "prompt": f"Task {i}: sum the budget lines in notes.txt.", "workspace": "w", "answer": "0"}
         for i in range(jobs)
     ]
     (root / "tasks.jsonl").write_text("".join(json.dumps(t) + "\n" for t in tasks))
@@ -113,41 +128,92 @@ def stub_times(port: int) -> list[float]:
         return sorted(json.load(r)["times"])
 
 
-def result_line(times: list[float], tree: Tree, in_flight: int, latency: float) -> str:
-    """The benchmark's last line, over the middle 80% of the calls (the steady state)."""
+@dataclass
+class Result:
+    """One run's figures, over the middle 80% of its model calls (the steady state)."""
+
+    in_flight: int
+    calls_per_s: float
+    ideal: float
+    peak_rss_mb: float
+    cpu_ms_per_call: float
+
+    @property
+    def pct(self) -> float:
+        return 100 * self.calls_per_s / self.ideal
+
+    def line(self) -> str:
+        return (f"in_flight={self.in_flight} calls_per_s={self.calls_per_s:.1f} ideal={self.ideal:.1f} pct={self.pct:.0f} "
+                f"peak_rss_mb={self.peak_rss_mb:.0f} cpu_ms_per_call={self.cpu_ms_per_call:.1f}")
+
+
+def result(times: list[float], tree: Tree, in_flight: int, latency: float) -> Result:
     n = len(times)
     lo, hi = times[n // 10], times[n * 9 // 10]
     calls = n * 8 // 10
-    rate, ideal = calls / (hi - lo), in_flight / latency
     cpu_ms = 1000 * (tree.cpu_at(hi) - tree.cpu_at(lo)) / calls
-    return (f"in_flight={in_flight} calls_per_s={rate:.1f} ideal={ideal:.1f} pct={100 * rate / ideal:.0f} "
-            f"peak_rss_mb={tree.peak_rss / 2**20:.0f} cpu_ms_per_call={cpu_ms:.1f}")
+    return Result(in_flight, calls / (hi - lo), in_flight / latency, tree.peak_rss / 2**20, cpu_ms)
 
 
-def run(args: argparse.Namespace, tmp: Path) -> str:
-    bench = write_benchmark(tmp / "bench", args.jobs)
-    stub, port = start_stub(args.latency, args.tool_turns)
-    cmd = [
+def sweep_command(args: argparse.Namespace, bench: Path, tmp: Path, port: int) -> list[str]:
+    """The sweep's command line: only what the bench pins (see the docstring); the rest is the default."""
+    return [
         sys.executable, "-m", "runners.sweep", "benchmark=native", f"benchmark.path={bench}", "benchmark.limit=null",
         "grid.benchmark=[native]", f"grid.method=[{args.method}]", "grid.model=[openai]", "model=openai",
-        f"model.base_url=http://127.0.0.1:{port}/v1", "model.name=stub", "model.concurrency=0", "model.cache=off", "judge=none",
-        "tracker=none", f"out={tmp / 'out'}", "sweep=bench", f"agent.max_turns={args.tool_turns + 4}",
-        f"cluster.max_in_flight={args.in_flight}", f"env.sandbox={args.sandbox}", f"agent.work_dir={tmp / 'work'}",
-        f"env.shell_session={str(args.shell_session).lower()}",
+        f"model.base_url=http://127.0.0.1:{port}/v1", "model.name=stub", f"out={tmp / 'out'}", "sweep=bench",
+        f"agent.work_dir={tmp / 'work'}", f"tracker.dir={tmp / 'wandb'}", f"agent.max_turns={args.tool_turns + 4}",
+        f"cluster.max_in_flight={args.in_flight}",
+        *([f"env.sandbox={args.sandbox}"] if args.sandbox else []),
+        *([f"env.shell_session={args.shell_session}"] if args.shell_session else []),
         *([f"cluster.actors={args.actors}"] if args.actors else []),
     ]
+
+
+def sweep_env(checkout: Path) -> dict[str, str]:
+    """The sweep's environment: this one, with `checkout` first on PYTHONPATH, no shared call cache, W&B offline."""
+    env = {k: v for k, v in os.environ.items() if k != "RUNNINGTAB_CALL_CACHE"}
+    return {**env, "PYTHONPATH": str(checkout), "WANDB_MODE": "offline", "WANDB_SILENT": "true"}
+
+
+def run(args: argparse.Namespace, tmp: Path, checkout: Path = REPO) -> Result:
+    """One sweep of the workload over the code in `checkout`, in the fresh folder `tmp`."""
+    tmp.mkdir(parents=True)
+    bench = write_benchmark(tmp / "bench", args.jobs)
+    stub, port = start_stub(args.latency, args.tool_turns)
     try:
-        sweep = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=open(tmp / "sweep.log", "w"),
-                                 env={**os.environ, "PYTHONPATH": str(REPO)})
-        tree = Tree(sweep.pid)
-        wall = tree.follow(sweep)
+        with open(tmp / "sweep.log", "w") as log:
+            sweep = subprocess.Popen(sweep_command(args, bench, tmp, port), cwd=checkout, stdout=subprocess.DEVNULL,
+                                     stderr=log, env=sweep_env(checkout))
+            tree = Tree(sweep.pid)
+            wall = tree.follow(sweep)
         if sweep.returncode != 0:
-            raise SystemExit(f"the sweep failed (exit {sweep.returncode}):\n{(tmp / 'sweep.log').read_text()[-3000:]}")
+            raise SystemExit(f"the sweep in {checkout} failed (exit {sweep.returncode}):\n{(tmp / 'sweep.log').read_text()[-3000:]}")
         times = stub_times(port)
     finally:
         stub.kill()
-    print(f"{args.jobs} jobs, {len(times)} model calls in {wall:.1f} s wall (Ray start-up and the report included)")
-    return result_line(times, tree, args.in_flight, args.latency)
+        stub.wait()
+    print(f"{args.jobs} jobs, {len(times)} model calls in {wall:.1f} s wall (Ray start-up and the report included)", flush=True)
+    if len(times) != args.jobs * (args.tool_turns + 1):
+        print(f"warning: {args.jobs * (args.tool_turns + 1)} model calls expected: see the records in {tmp / 'out'}", flush=True)
+    return result(times, tree, args.in_flight, args.latency)
+
+
+def checkout_of(rev: str, into: Path) -> Path:
+    """`rev` of this repository as files in `into` (git archive), checked to be what its sweep imports."""
+    into.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", rev], capture_output=True, check=False)
+    if archive.returncode != 0:
+        raise SystemExit(f"--against {rev}: git archive failed: {archive.stderr.decode().strip()} (give a commit, branch or tag of {REPO})")
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    probe = subprocess.run([sys.executable, "-c", "import runners; print(runners.__file__)"], cwd=into, env=sweep_env(into),
+                           capture_output=True, text=True, check=False)
+    if not probe.stdout.strip().startswith(str(into)):
+        raise SystemExit(f"--against {rev}: its sweep would import runners from {probe.stdout.strip() or probe.stderr.strip()!r}, not {into}")
+    return into
+
+
+def ratios(here: Result, there: Result) -> str:
+    return " ".join(f"{k}={getattr(here, k) / getattr(there, k):.2f}" for k in ("calls_per_s", "pct", "peak_rss_mb", "cpu_ms_per_call"))
 
 
 def main() -> None:
@@ -157,14 +223,35 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=None, help="default: 4 per slot in flight")
     ap.add_argument("--tool-turns", type=int, default=6, help="bash calls per episode before its answer")
     ap.add_argument("--method", default="dci", help="the method of every job (e.g. dci, runningtab)")
-    ap.add_argument("--sandbox", default="auto", help="env.sandbox: auto | bwrap | none")
-    ap.add_argument("--actors", type=int, default=None, help="cluster.actors (default: one per free CPU)")
-    ap.add_argument("--shell-session", type=lambda v: v.lower() in ("1", "true", "yes"), default=True,
-                    help="env.shell_session: true (one sandbox per job) | false (one per bash call)")
+    ap.add_argument("--sandbox", default=None, help="env.sandbox: auto | bwrap | none (default: the sweep's, auto)")
+    ap.add_argument("--actors", type=int, default=None, help="cluster.actors (default: the sweep's, one per free half CPU)")
+    ap.add_argument("--shell-session", choices=("true", "false"), default=None,
+                    help="env.shell_session: true (one sandbox per job) | false (one per bash call) (default: the sweep's, true)")
+    ap.add_argument("--against", metavar="REV", default=None, help="also run the workload over revision REV of this repository")
+    ap.add_argument("--rounds", type=int, default=1, help="with --against: how many times to run each, alternating")
     args = ap.parse_args()
     args.jobs = args.jobs or 4 * args.in_flight
-    with tempfile.TemporaryDirectory() as tmp:
-        print(run(args, Path(tmp)))
+    with tempfile.TemporaryDirectory() as name:
+        tmp = Path(name)
+        if args.against is None:
+            print(run(args, tmp / "run").line())
+            return
+        other = checkout_of(args.against, tmp / "against")
+        pairs = []
+        for i in range(args.rounds):
+            order = [("here", REPO), (args.against, other)][:: 1 if i % 2 == 0 else -1]
+            got = {label: run(args, tmp / f"run{i}_{j}", checkout) for j, (label, checkout) in enumerate(order)}
+            print(f"round {i + 1}: this checkout: {got['here'].line()}")
+            print(f"round {i + 1}: {args.against}: {got[args.against].line()}")
+            print(f"round {i + 1}: ratio (this checkout / {args.against}): {ratios(got['here'], got[args.against])}", flush=True)
+            pairs.append((got["here"], got[args.against]))
+        if args.rounds > 1:
+            mean = [Result(args.in_flight, *(statistics.mean(getattr(r, k) for r in side)
+                                             for k in ("calls_per_s", "ideal", "peak_rss_mb", "cpu_ms_per_call")))
+                    for side in zip(*pairs, strict=True)]
+            print(f"mean: this checkout: {mean[0].line()}")
+            print(f"mean: {args.against}: {mean[1].line()}")
+            print(f"mean: ratio (this checkout / {args.against}): {ratios(*mean)}")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ the aggregate metrics over the scored jobs are printed per benchmark.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import logging
@@ -25,14 +26,19 @@ from eval.judges.base import InfrastructureFailure
 from eval.judges.extract.pool import ExtractionFailed
 from eval.judges.extract.session import kept_doc, scoring
 from runners.core.config_fields import Enters, changed, names
-from runners.core.frozen_fields import FROZEN_JUDGE, defaults_of, drop_new_defaults
+from runners.core.frozen_fields import (
+    FROZEN_JUDGE,
+    Defaults,
+    defaults_of,
+    drop_new_defaults,
+)
 from runners.core.job_record import JobRecord, is_job_dir, write_extracted, write_scores
 from runners.core.messages import Model
 from runners.core.paths import launch_dir, resolve_paths
 from runners.core.record_files import JOB
 from runners.core.task import Task
 from runners.models.config import ApiModelConfig
-from runners.models.registry import config_classes, flat_defaults, flat_model
+from runners.models.registry import KINDS, config_classes, flat_defaults, flat_model
 
 log = logging.getLogger(__name__)
 _BENCHMARKS: dict[str, Benchmark] = {}
@@ -68,13 +74,20 @@ def recorded_judge_key(judge: dict[str, Any], benchmark: dict[str, Any] | None =
     model_runtime = names(config_classes(), Enters.JUDGE_KEY, present=False)
     fields = {k: v for k, v in judge.items() if k not in runtime}
     model = {k: v for k, v in (fields.get("model") or {}).items() if k not in model_runtime}
-    defaults = defaults_of(JudgeConfig())
-    defaults["model"] = flat_defaults(ApiModelConfig())
-    hashed = drop_new_defaults({**fields, "model": model}, defaults, FROZEN_JUDGE)
+    hashed = drop_new_defaults({**fields, "model": model}, _judge_defaults(tuple(KINDS.names())), FROZEN_JUDGE)
     if benchmark:
         hashed["benchmark"] = benchmark
     blob = json.dumps(hashed, sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+@functools.cache
+def _judge_defaults(kinds: tuple[str, ...]) -> Defaults:
+    """The judge config's defaults as `recorded_judge_key` compares them (read, never changed), per
+    set of registered model `kinds` (a plugin kind adds its fields): built once, not on every score."""
+    defaults = defaults_of(JudgeConfig())
+    defaults["model"] = flat_defaults(ApiModelConfig())
+    return defaults
 
 
 def _benchmark(cfg: BenchmarkConfig) -> Benchmark:

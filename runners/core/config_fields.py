@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import typing
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -88,7 +89,13 @@ def names(classes: Iterable[type], flag: Enters, *, present: bool = True) -> tup
     """The fields of `classes` (in order, each once) that change `flag` (`present=False`: that do not).
     A plugin's field that declares nothing counts as changing everything, as every field did before
     fields declared it (at its default it still moves no id: runners/core/frozen_fields.py); the
-    built-in configs declare every field (tests/runners/core/test_config_fields.py)."""
+    built-in configs declare every field (tests/runners/core/test_config_fields.py). Kept per
+    (classes, flag, present): a class's fields do not change, and a judge's key asks on every score."""
+    return _names(tuple(classes), flag, present)
+
+
+@functools.cache
+def _names(classes: tuple[type, ...], flag: Enters, present: bool) -> tuple[str, ...]:
     out: dict[str, None] = {}
     for cls in classes:
         for f in dataclasses.fields(cls):

@@ -9,8 +9,8 @@ Keys hash what can change a reply and nothing else:
   the judges' keys from before this module, unchanged;
 - `CallKeys` (the agents): the same inputs — the model's name, `base_url`, sampling parameters and
   seed, the job's seed, the messages as sent (`wire_messages`) and the tools — with each message
-  hashed once while it stays in the history (an episode's calls would otherwise hash its whole
-  history every turn), plus the index of the call among identical calls in the job, so that sampling
+  hashed once while it stays in the history and the key's hash kept running over their digests
+  (an episode's calls would otherwise hash its whole history every turn), plus the index of the call among identical calls in the job, so that sampling
   at temperature > 0 still differs across seeds and repeats.
 
 Entries are read with a size cap and only as regular files reached without links (without
@@ -157,31 +157,54 @@ def full_key(identity: dict[str, Any], messages: list[dict[str, Any]], tools: li
 
 
 class CallKeys:
-    """The agent's keys for one job: each message's digest kept while the message object stays in
-    the history (the loop's context view keeps unchanged messages the same objects), and a count
-    of identical calls so that the n-th repeat of a call is its own entry."""
+    """The agent's keys for one job. A key is the digest of one JSON document,
+    `[identity, [digest of each message as sent, …], digest of the tools]`, computed as a running
+    hash: the hash state after the last call's messages is kept, so a call that extends the history
+    hashes only its new messages (an episode of n turns hashes O(n) bytes, not O(n²)); a history
+    that is not an extension (a compaction replaced earlier messages) is hashed again from its
+    first message, each unchanged message's digest reused. Messages must not change once sent (the
+    loop's context view gives a changed message as a new object). A count of identical calls makes
+    the n-th repeat of a call its own entry."""
 
     def __init__(self, identity: dict[str, Any], echo: list[str]) -> None:
-        self._identity = json.dumps(identity, sort_keys=True, ensure_ascii=False, default=str)
         self._echo = echo
-        self._digests: dict[int, tuple[dict[str, Any], str]] = {}
+        head = json.dumps(json.dumps(identity, sort_keys=True, ensure_ascii=False, default=str), ensure_ascii=False)
+        self._head = hashlib.sha256(f"[{head}, [".encode())
+        self._messages: list[dict[str, Any]] = []  # the last call's history, and their digests
+        self._digests: list[str] = []
+        self._running = self._head.copy()  # the document's hash through the digests of `_messages`
         self._tools: tuple[list[dict[str, Any]], str] | None = None
         self._seen: Counter[str] = Counter()
 
     def __call__(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> str:
-        digests: dict[int, tuple[dict[str, Any], str]] = {}
-        for m in messages:
-            hit = self._digests.get(id(m))
-            if hit is None or hit[0] is not m:
-                hit = (m, _digest(wire_messages([m], self._echo)[0]))
-            digests[id(m)] = hit
-        self._digests = digests
+        n = len(self._messages)
+        known: dict[int, str] = {}
+        if len(messages) >= n and messages[:n] == self._messages:  # an extension (`==` is `is` first)
+            fresh = messages[n:]
+        else:  # both lists are alive here: an id names one message
+            known = {id(m): d for m, d in zip(self._messages, self._digests, strict=True)}
+            self._messages, self._digests, self._running = [], [], self._head.copy()
+            fresh = messages
+        for m in fresh:
+            self._feed(m, known.get(id(m)) or self._message_digest(m))
         if self._tools is None or self._tools[0] is not tools:
             self._tools = (tools, _digest(tools))
-        base = _digest([self._identity, [digests[id(m)][1] for m in messages], self._tools[1]])
+        tail = f'], "{self._tools[1]}"]'.encode()
+        h = self._running.copy()
+        h.update(tail)
+        base = h.hexdigest()
         n = self._seen[base]
         self._seen[base] += 1
         return base if n == 0 else _digest([base, n])
+
+    def _feed(self, message: dict[str, Any], digest: str) -> None:
+        piece = f'{", " if self._messages else ""}"{digest}"'.encode()
+        self._running.update(piece)
+        self._messages.append(message)
+        self._digests.append(digest)
+
+    def _message_digest(self, message: dict[str, Any]) -> str:
+        return _digest(wire_messages([message], self._echo)[0])
 
 
 def _digest(obj: Any) -> str:
