@@ -121,6 +121,16 @@ class RateLimiter:
         else:
             self._leased -= lease.tokens
 
+    def overloaded(self, retry_after: float | None, in_flight: int) -> None:
+        """An overload answer a lease holder saw (runners/models/shares.py), with `in_flight` calls
+        across the sweep then."""
+        self._overloaded(self.clock(), retry_after, in_flight)
+
+    def answered(self, n: int = 1) -> None:
+        """`n` answers without overload that a lease holder saw."""
+        for _ in range(min(n, 10_000)):
+            self._grow()
+
     def _overloaded(self, now: float, retry_after: float | None, in_flight: int) -> None:
         self._overloads.append(now)
         if retry_after:
