@@ -1,7 +1,8 @@
-"""The sweep's governor: one Ray actor per sweep that every episode actor, on every node, asks before
-each model attempt (the providers' shared rate limiters) and tells what each call paid (live spend
-per cell), and whose answer to that says whether the sweep's or the cell's budget is spent. The
-driver starts it with the budgets and what earlier runs' records paid, reads its state for the
+"""The sweep's governor: one Ray actor per sweep that holds the providers' limits, leased out in
+shares to the episode actors (runners/models/shares.py, lease.py: an attempt's admission is a check
+in its own process, the lease renewed about twice a second), and the sweep's live spend per cell,
+which the jobs report in batches and check against allowances of the sweep's and the cells'
+budgets (`SweepSpend`). The driver starts it with the budgets and what earlier runs' records paid, reads its state for the
 progress line and the admission of jobs, and stops it.
 
 It belongs to the driver that started it: a named actor in that driver's own Ray namespace (each

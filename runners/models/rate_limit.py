@@ -3,10 +3,10 @@ concurrency that backs off on 429/overload answers (honouring Retry-After) and g
 provider keeps up.
 
 `RateLimiter` is the state machine alone (a clock is passed in, nothing waits), so one
-implementation serves both places a limiter lives: `AsyncLimiter` waits on it in one event loop —
-in a sweep inside the shared governor actor (runners/models/governor.py), which every episode actor on
-every node asks before each attempt, and in a single `runners.job` in its own process
-(`local_gate`). `GatedTransport` wraps the OpenAI-compatible client's transport, so the limiter sees
+implementation serves both places a limiter lives: in a sweep inside the shared governor actor
+(runners/models/governor.py), which leases shares of it to the episode actors (runners/models/shares.py,
+lease.py), and, awaited by `AsyncLimiter` in one event loop, in a single `runners.job` in its own
+process (`local_gate`). `GatedTransport` wraps the OpenAI-compatible client's transport, so the limiter sees
 every attempt, its status and its Retry-After, not only the call's final outcome.
 
 Requests per minute are paced (one start every 60/rpm seconds), so no second ever sees more than
