@@ -6,14 +6,14 @@
     python -m bench.bench_budget spend [--remote-calls 4000]
 
 `limiter`: the overhead of asking a provider's limiter before a call and answering it after — in
-this process (`runners.job`), and through the sweep's governor actor (a Ray round trip), from one
-caller and from 64 concurrent ones in one episode actor. `cache`: the model-call cache's hit path
+this process (`runners.job`), and through a lease of the sweep's governor (runners/models/lease.py:
+a Ray round trip only at a renewal), from one caller and from 64 concurrent ones in one episode actor. `cache`: the model-call cache's hit path
 per call (the key over a growing episode, reading the entry) against its miss path (key, the model,
 storing the entry), over episodes of `--turns` calls with ~2 KB tool results. `sweep`: a real
 scripted sweep of tasks × dci, runningtab × seeds (1,000 jobs by default) run once, then again into a
 new folder from its cache: wall time and spend of each. `spend`: what the sweep budget's check
-before each paid call costs a job (runners/models/governor.py `SweepSpend`: report the payment, read
-the governor's answer before the next call) against reporting alone, back to back with no model
+before each paid call costs a job (runners/models/governor.py `SweepSpend`: payments reported in batches,
+the check in-process while the job holds an allowance) against reporting alone, back to back with no model
 time in between (the worst case: a real call takes seconds, by which time the answer is back).
 """
 
@@ -69,10 +69,10 @@ class _Caller:
     """An actor that asks the governor as an episode actor's jobs do."""
 
     async def run(self, handle: Any, calls: int, concurrent: int) -> tuple[float, float]:
-        from runners.models.governor import RemoteGate
+        from runners.models.lease import leased_gate
         from runners.models.rate_limit import Limits
 
-        gate = RemoteGate(handle, "http://bench/v1 [KEY]", Limits(concurrency=256, rpm=10**9), 600)
+        gate = leased_gate(handle, "http://bench/v1 [KEY]", Limits(concurrency=256, rpm=10**9), 600)
         latencies: list[float] = []
 
         async def one(n: int) -> None:

@@ -6,14 +6,16 @@ what it paid, the model-call cache and the job's budget.
 The gate sees every HTTP attempt to a provider (runners/models/rate_limit.py; a model server the
 sweep starts itself is capped per process by `model.concurrency`, as before, and sized by the
 scheduler); `Paid` every call the model
-answered (what the job paid, reported to the sweep's governor as it happens); the cache answers what
+answered (what the job paid, reported to the sweep's governor in batches and at the job's end); the cache answers what
 it holds (model.cache; off unless the sweep or the config turns it on); `JobBudget` every reply,
 cached or not, and stops the job at `budget.job_usd`.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +33,7 @@ from runners.models.call_cache import (
     settled,
 )
 from runners.models.config import ApiModelConfig
+from runners.models.lease import leased_gate
 from runners.models.rate_limit import Limits, local_gate, provider_key
 from runners.models.registry import seeded
 from runners.models.server import needs_server
@@ -49,6 +52,7 @@ class JobModel:
     cached: CachingModel | None
     job_id: str
     handle: Any = None  # the sweep's governor
+    gate: Any = None  # the provider's (a `_LazyGate`), when the client has one
 
     def record_fields(self, stop_reason: str, budget_usd: float | None) -> dict[str, Any]:
         """`spend`, `cached_calls` and, for a stop at the job's own budget, `budget_usd` (result.json;
@@ -58,8 +62,13 @@ class JobModel:
                 "budget_usd": budget_usd if stop_reason == "budget" and not swept else None}
 
     async def aclose(self) -> None:
-        if self.handle is not None:
-            self.handle.job_over.remote(self.job_id)
+        """Report the job's last payments and its provider's use to the governor (awaited: the sweep's
+        totals hold every call the job paid once it returns), then close the client."""
+        if self.paid.spend is not None:
+            await self.paid.spend.close()
+        flush = getattr(self.gate.gate if self.gate is not None else None, "flush", None)
+        if flush is not None:
+            await flush()
         aclose = getattr(self.model, "aclose", None)
         if aclose is not None:
             await aclose()
@@ -73,8 +82,9 @@ def job_model(cfg: RootConfig, task_id: str, model_url: str | None, sweep_dir: P
     mc = settled(seeded(cfg.model, cfg.seed).for_task(task_id), cfg.out)  # as to_root left it, or a config made in Python
     client = build_model(mc, model_url)
     handle = governor.find(sweep_dir)
+    gate = None
     if isinstance(mc, ApiModelConfig) and not needs_server(mc) and hasattr(client, "gate"):  # a provider, not our own server
-        client.gate = _gate(mc, getattr(client, "base_url", model_url or ""), handle)
+        gate = client.gate = _gate(mc, getattr(client, "base_url", model_url or ""), handle)
     spend = None
     if handle is not None:
         spend = governor.SweepSpend(handle, job_id, Cell.of_config(cfg).name)
@@ -87,7 +97,7 @@ def job_model(cfg: RootConfig, task_id: str, model_url: str | None, sweep_dir: P
         store = CallCache(Path(mc.cache_dir), tier)
         cached = CachingModel(paid, store, CallKeys(identity, echo_fields(mc)), mc.cache, threaded=tier is not None)
         model = cached
-    return JobModel(JobBudget(model, cfg.budget.job_usd), paid, cached, job_id, handle)
+    return JobModel(JobBudget(model, cfg.budget.job_usd), paid, cached, job_id, handle, gate)
 
 
 def _cache_identity(mc: Any, seed: int, root: Path) -> dict[str, Any] | None:
@@ -104,27 +114,28 @@ def _cache_identity(mc: Any, seed: int, root: Path) -> dict[str, Any] | None:
         return None
 
 
-def _gate(mc: ApiModelConfig, base_url: str, handle: Any) -> Any:
+def _gate(mc: ApiModelConfig, base_url: str, handle: Any) -> _LazyGate:
     """The provider's limiter: the sweep's shared one, else this process's. A lease outlives any one
     attempt (the client's timeout between bytes, twice, plus a minute); a holder that died frees it then."""
     limits = Limits(mc.concurrency, mc.rpm, mc.tpm)
     provider = provider_key(base_url, mc.api_key_env)
     lease_s = 2 * mc.timeout_s + 60
     if handle is not None:
-        return governor.RemoteGate(handle, provider, limits, lease_s)
-    return _LazyLocalGate(provider, limits, lease_s)
+        return _LazyGate(functools.partial(leased_gate, handle, provider, limits, lease_s))
+    return _LazyGate(functools.partial(local_gate, provider, limits, lease_s))
 
 
-class _LazyLocalGate:
-    """`local_gate`, looked up in the event loop of the first call (the job's loop)."""
+class _LazyGate:
+    """The gate `make` returns, looked up in the event loop of the first call (the job's loop): the
+    process's lease from the sweep's governor (runners/models/lease.py), or its own limiter."""
 
-    def __init__(self, provider: str, limits: Limits, lease_s: float) -> None:
-        self.args = (provider, limits, lease_s)
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self.make = make
         self.gate: Any = None
 
     async def acquire(self, tokens: int) -> str:
         if self.gate is None:
-            self.gate = local_gate(*self.args)
+            self.gate = self.make()
         return await self.gate.acquire(tokens)
 
     def release(self, grant: str, tokens: int | None, status: int | None, retry_after: float | None) -> None:

@@ -1,7 +1,8 @@
-"""The sweep's governor: one Ray actor per sweep that every episode actor, on every node, asks before
-each model attempt (the providers' shared rate limiters) and tells what each call paid (live spend
-per cell), and whose answer to that says whether the sweep's or the cell's budget is spent. The
-driver starts it with the budgets and what earlier runs' records paid, reads its state for the
+"""The sweep's governor: one Ray actor per sweep that holds the providers' limits, leased out in
+shares to the episode actors (runners/models/shares.py, lease.py: an attempt's admission is a check
+in its own process, the lease renewed about twice a second), and the sweep's live spend per cell,
+which the jobs report in batches and check against allowances of the sweep's and the cells'
+budgets (`SweepSpend`). The driver starts it with the budgets and what earlier runs' records paid, reads its state for the
 progress line and the admission of jobs, and stops it.
 
 It belongs to the driver that started it: a named actor in that driver's own Ray namespace (each
@@ -28,10 +29,13 @@ from pathlib import Path
 from typing import Any
 
 from runners.core.messages import BudgetExceeded
-from runners.models.rate_limit import AsyncLimiter, Limits, local_gate, new_grant
+from runners.models.rate_limit import Limits
+from runners.models.shares import ShareBook
 
 log = logging.getLogger(__name__)
 LEGACY_NAMESPACE = "runningtab"  # where earlier versions left their detached governors
+BATCH_CALLS = 16  # payments a job reports together at most
+BATCH_S = 2.0  # and at least this often while it pays
 ANSWER_S = 30.0  # how long a job waits for the governor's answer before a paid call (then goes on without)
 _found: dict[str, Any] = {}  # governor name -> handle (None: not running), looked up once per process
 
@@ -51,37 +55,62 @@ def governor_name(sweep_dir: Path) -> str:
 
 
 class Governor:
-    """The providers' limiters and the sweep's live spend (the plain class; Ray is applied by `start`)."""
+    """The providers' shared limits and the sweep's live spend (the plain class; Ray is applied by `start`)."""
 
     def __init__(self, limits: SpendLimits | None = None) -> None:
         self.limits = limits or SpendLimits()
-        self.limiters: dict[str, AsyncLimiter] = {}
+        self.books: dict[str, ShareBook] = {}
         self.paid_total = 0.0
         self.paid_cells: dict[str, float] = defaultdict(float)
         self.paid_jobs: dict[str, float] = defaultdict(float)  # jobs running now
+        self.allowed: dict[str, tuple[str, float]] = {}  # job -> (its cell, what it may still pay unreported)
 
-    def _limiter(self, provider: str, limits: tuple[int, int, int]) -> AsyncLimiter:
-        if provider not in self.limiters:
-            self.limiters[provider] = AsyncLimiter(Limits(*limits))
-        return self.limiters[provider]
-
-    async def acquire(self, provider: str, limits: tuple[int, int, int], grant: str, tokens: int, lease_s: float) -> bool:
-        return await self._limiter(provider, limits).acquire(grant, tokens, lease_s)
-
-    def release(self, provider: str, grant: str, tokens: int | None, status: int | None, retry_after: float | None) -> None:
-        if provider in self.limiters:
-            self.limiters[provider].release(grant, tokens, status, retry_after)
-
-    def cancel(self, provider: str, grant: str) -> None:
-        if provider in self.limiters:
-            self.limiters[provider].cancel(grant)
+    async def lease(self, provider: str, limits: tuple[int, int, int], holder: str, report: dict[str, Any], lease_s: float) -> dict[str, Any]:
+        """A lease holder's renewal (runners/models/lease.py): its report in, its share out. (Async, as
+        `spend`: the actor's calls then run one at a time on its event loop, never on threads at once.)"""
+        if provider not in self.books:
+            self.books[provider] = ShareBook(Limits(*limits))
+        return self.books[provider].lease(holder, report, lease_s)
 
     def paid(self, job_id: str, cell: str, usd: float) -> str | None:
-        """Count a payment; the answer is `over(cell)` (the job reads it before its next paid call)."""
+        """Count a payment; the answer is `over(cell)`."""
         self.paid_total += usd
         self.paid_cells[cell] += usd
         self.paid_jobs[job_id] += usd
+        if job_id in self.allowed:
+            c, left = self.allowed[job_id]
+            self.allowed[job_id] = (c, max(0.0, left - usd))
         return self.over(cell)
+
+    async def spend(self, job_id: str, cell: str, usd: float, more: bool, done: bool = False) -> tuple[str | None, float | None]:
+        """A job's batch of payments (`usd`, since its last report), and, with `more`, its next
+        allowance: what it may pay before it reports again (None: no budget applies). The answer is
+        (why the job stops, or None; the allowance). `done`: the job is over, its allowance returns."""
+        reason = self.paid(job_id, cell, usd) if usd else self.over(cell)
+        if done:
+            self.job_over(job_id)
+            return reason, 0.0
+        if reason or not more:
+            return reason, self.allowed.get(job_id, (cell, None))[1]
+        free = self._free(cell, job_id)
+        if free is None:
+            self.allowed.pop(job_id, None)
+            return None, None
+        holders = 1 + sum(1 for j, (_, left) in self.allowed.items() if j != job_id and left > 0)
+        chunk = free / (2 * holders) if free > 1e-9 else 0.0
+        self.allowed[job_id] = (cell, chunk)
+        return None, chunk
+
+    def _free(self, cell: str, job_id: str) -> float | None:
+        """What no job paid or holds as its allowance, of the sweep's and the cell's budgets (None: neither is set)."""
+        lim, frees = self.limits, []
+        held = {j: v for j, v in self.allowed.items() if j != job_id}
+        if lim.sweep_usd is not None:
+            frees.append(lim.sweep_usd - lim.prior_total - self.paid_total - sum(left for _, left in held.values()))
+        if lim.cell_usd is not None:
+            frees.append(lim.cell_usd - lim.prior_cells.get(cell, 0.0) - self.paid_cells.get(cell, 0.0)
+                         - sum(left for c, left in held.values() if c == cell))
+        return max(0.0, min(frees)) if frees else None
 
     def over(self, cell: str) -> str | None:
         """Which budget is spent, for a job of `cell`, or None."""
@@ -96,9 +125,10 @@ class Governor:
 
     def job_over(self, job_id: str) -> None:
         self.paid_jobs.pop(job_id, None)
+        self.allowed.pop(job_id, None)
 
     def snapshot(self) -> dict[str, Any]:
-        return {"providers": {p: lim.snapshot() for p, lim in self.limiters.items()}, "paid_total": self.paid_total,
+        return {"providers": {p: book.snapshot() for p, book in self.books.items()}, "paid_total": self.paid_total,
                 "paid_cells": dict(self.paid_cells), "paid_jobs": dict(self.paid_jobs),
                 "budget": {"sweep_usd": self.limits.sweep_usd, "cell_usd": self.limits.cell_usd}}
 
@@ -152,91 +182,100 @@ def find(sweep_dir: Path) -> Any:
     return _found[name]
 
 
-class RemoteGate:
-    """A `rate_limit.Gate` on the governor's limiter for `provider`; if the governor cannot be
-    reached, this process's own limiter from then on (logged once)."""
-
-    def __init__(self, handle: Any, provider: str, limits: Limits, lease_s: float) -> None:
-        self.handle, self.provider, self.limits, self.lease_s = handle, provider, limits, lease_s
-        self._args = (limits.concurrency, limits.rpm, limits.tpm)
-        self._local: Any = None
-
-    async def acquire(self, tokens: int) -> str:
-        if self._local is not None:
-            return await self._local.acquire(tokens)
-        grant = new_grant()
-        try:
-            await self.handle.acquire.remote(self.provider, self._args, grant, tokens, self.lease_s)
-        except asyncio.CancelledError:
-            self.handle.cancel.remote(self.provider, grant)
-            raise
-        except Exception as e:  # noqa: BLE001 - the governor died: the job goes on under a cap of its own
-            log.warning("the sweep's rate limiter cannot be reached (%s: %s): limiting %s in this process", type(e).__name__, e, self.provider)
-            self._local = local_gate(self.provider, self.limits, self.lease_s)
-            return await self._local.acquire(tokens)
-        return grant
-
-    def release(self, grant: str, tokens: int | None, status: int | None, retry_after: float | None) -> None:
-        if self._local is not None:
-            self._local.release(grant, tokens, status, retry_after)
-        else:
-            self.handle.release.remote(self.provider, grant, tokens, status, retry_after)
-
-
 class SweepSpend:
-    """One job's payments, told to the sweep's governor, and the budget check before each paid call.
+    """One job's payments, told to the sweep's governor in batches, and the budget check before each paid call.
 
-    The check reads the governor's answer to the job's last report (`Governor.paid`), so it costs no
-    Ray round trip of its own: the report was sent anyway, and its answer is back long before the
-    next call in all but a congested governor. Before the job's first paid call it asks once
-    (`Governor.over`). Once the sweep's or the cell's budget is spent, the next paid call raises
-    `BudgetExceeded` (`stopped` says why): each job running then pays at most one more call."""
+    The check is in-process while the job holds an allowance: what it may pay before it reports
+    again, a share of what neither was paid nor is held by other jobs of the sweep's and the cell's
+    budgets (`Governor.spend`; None: no budget applies). Once the allowance is used up, the next
+    paid call first reports and asks for another; with none free it waits, polling, until another
+    job's report frees some or a budget is spent — then it raises `BudgetExceeded` (`stopped` says
+    why). Allowances never add up to more than the budget's rest, so the spend passes a budget by at
+    most the call each running job had started past its allowance: one call per job running.
+
+    Payments are reported every `BATCH_CALLS` calls or `BATCH_S` seconds (the progress line's live
+    spend) and at the job's end (`close`, awaited: nothing paid is left out of the totals). An actor
+    that dies loses at most its jobs' last batch from the live count; the driver's count from the
+    records is what a re-run sees (runners/sweep/budget.py)."""
 
     def __init__(self, handle: Any, job_id: str, cell: str) -> None:
         self.handle, self.job_id, self.cell = handle, job_id, cell
         self.stopped: str | None = None
-        self._asked: Any = None  # the last report's (or the first question's) reply
-        self._answer: tuple[Any, str | None] | None = None  # (that reply, its answer) once read
+        self.allowance: float | None = 0.0  # None: no budget applies
+        self._asked = False
+        self._usd, self._calls, self._since = 0.0, 0, time.monotonic()
 
     def paid(self, usd: float) -> None:
-        if usd and self.handle is not None:
-            self._asked = self.handle.paid.remote(self.job_id, self.cell, usd)
-
-    async def check(self) -> None:
-        """Raise `BudgetExceeded` when the governor said a budget is spent."""
         if self.handle is None:
             return
-        if self._asked is None:
-            self._asked = self.handle.over.remote(self.cell)
-        if self._answer is None or self._answer[0] is not self._asked:
-            ref = self._asked
+        self._usd += usd
+        self._calls += 1
+        if self.allowance is not None:
+            self.allowance -= usd
+        if self._calls >= BATCH_CALLS or time.monotonic() - self._since >= BATCH_S:
+            self._send(more=False)
+
+    def _send(self, more: bool, done: bool = False) -> Any:
+        ref = self.handle.spend.remote(self.job_id, self.cell, self._usd, more, done)
+        self._usd, self._calls, self._since = 0.0, 0, time.monotonic()
+        return ref
+
+    def _allowed(self) -> bool:
+        return self._asked and (self.allowance is None or self.allowance > 1e-12)
+
+    async def check(self) -> None:
+        """Raise `BudgetExceeded` when a budget is spent; wait while the rest is held by other jobs."""
+        pause = 0.05
+        while self.handle is not None and not self._allowed():
             try:
-                self._answer = (ref, await asyncio.wait_for(_result(ref), ANSWER_S))
+                answer = await asyncio.wait_for(_result(self._send(more=True)), ANSWER_S)
             except TimeoutError:  # a congested governor: this call goes on, the next one asks again
                 log.warning("the sweep's governor did not answer within %g s: job %s calls without the budget check", ANSWER_S, self.job_id)
                 return
             except Exception as e:  # noqa: BLE001 - a lost governor: the job goes on; the driver's admission still holds
-                log.warning("the sweep's governor did not answer (%s: %s): job %s goes on without the sweep's budget check",
-                            type(e).__name__, e, self.job_id)
-                self.handle = None
+                self._lost(e)
                 return
-        self._stop(self._answer[1])
+            if self._take(answer):
+                return
+            await asyncio.sleep(pause)
+            pause = min(2 * pause, 1.0)
 
     def check_now(self) -> None:
         """`check` for a synchronous call (waits for the answer on this thread)."""
-        if self.handle is None:
-            return
         import ray
 
-        if self._asked is None:
-            self._asked = self.handle.over.remote(self.cell)
+        pause = 0.05
+        while self.handle is not None and not self._allowed():
+            try:
+                answer = ray.get(self._send(more=True), timeout=ANSWER_S)
+            except Exception as e:  # noqa: BLE001 - as in `check`
+                self._lost(e)
+                return
+            if self._take(answer):
+                return
+            time.sleep(pause)
+            pause = min(2 * pause, 1.0)
+
+    async def close(self) -> None:
+        """The job is over: its last batch reported (awaited), its allowance given back."""
+        if self.handle is None:
+            return
         try:
-            self._stop(ray.get(self._asked, timeout=ANSWER_S))
-        except BudgetExceeded:
-            raise
-        except Exception as e:  # noqa: BLE001 - as in `check`
-            log.warning("the sweep's governor did not answer (%s: %s): job %s goes on without it", type(e).__name__, e, self.job_id)
-            self.handle = None
+            await asyncio.wait_for(_result(self._send(more=False, done=True)), ANSWER_S)
+        except Exception as e:  # noqa: BLE001 - the records still count it (runners/sweep/budget.py)
+            log.warning("the sweep's governor did not take job %s's last payments (%s: %s)", self.job_id, type(e).__name__, e)
+
+    def _take(self, answer: tuple[str | None, float | None]) -> bool:
+        """The governor's answer: raise at a spent budget; True once an allowance is held."""
+        reason, self.allowance = answer
+        self._asked = True
+        self._stop(reason)
+        return self._allowed()
+
+    def _lost(self, e: BaseException) -> None:
+        log.warning("the sweep's governor did not answer (%s: %s): job %s goes on without the sweep's budget check",
+                    type(e).__name__, e, self.job_id)
+        self.handle = None
 
     def _stop(self, reason: str | None) -> None:
         if reason:

@@ -3,10 +3,10 @@ concurrency that backs off on 429/overload answers (honouring Retry-After) and g
 provider keeps up.
 
 `RateLimiter` is the state machine alone (a clock is passed in, nothing waits), so one
-implementation serves both places a limiter lives: `AsyncLimiter` waits on it in one event loop —
-in a sweep inside the shared governor actor (runners/models/governor.py), which every episode actor on
-every node asks before each attempt, and in a single `runners.job` in its own process
-(`local_gate`). `GatedTransport` wraps the OpenAI-compatible client's transport, so the limiter sees
+implementation serves both places a limiter lives: in a sweep inside the shared governor actor
+(runners/models/governor.py), which leases shares of it to the episode actors (runners/models/shares.py,
+lease.py), and, awaited by `AsyncLimiter` in one event loop, in a single `runners.job` in its own
+process (`local_gate`). `GatedTransport` wraps the OpenAI-compatible client's transport, so the limiter sees
 every attempt, its status and its Retry-After, not only the call's final outcome.
 
 Requests per minute are paced (one start every 60/rpm seconds), so no second ever sees more than
@@ -120,6 +120,16 @@ class RateLimiter:
             self.cancelled.add(grant)
         else:
             self._leased -= lease.tokens
+
+    def overloaded(self, retry_after: float | None, in_flight: int) -> None:
+        """An overload answer a lease holder saw (runners/models/shares.py), with `in_flight` calls
+        across the sweep then."""
+        self._overloaded(self.clock(), retry_after, in_flight)
+
+    def answered(self, n: int = 1) -> None:
+        """`n` answers without overload that a lease holder saw."""
+        for _ in range(min(n, 10_000)):
+            self._grow()
 
     def _overloaded(self, now: float, retry_after: float | None, in_flight: int) -> None:
         self._overloads.append(now)
