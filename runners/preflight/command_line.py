@@ -163,6 +163,16 @@ def root_choices(argv: Sequence[str]) -> list[str]:
     return out
 
 
+_added: list[str] = []  # the root choices `run_cli` put before what was typed (`typed`)
+
+
+def typed(overrides: Sequence[str]) -> list[str]:
+    """Hydra's task overrides as the user typed them: without the root choices `run_cli` put first,
+    so that a command printed back to the user (the resume line) says only what they said."""
+    n = len(_added)
+    return list(overrides[n:]) if n and list(overrides[:n]) == _added else list(overrides)
+
+
 def run_cli(
     main: Callable[[], None], prog: str, argv: Sequence[str] | None = None,
     show: Callable[[list[str], list[str]], int | None] | None = None,
@@ -177,7 +187,8 @@ def run_cli(
     if prog == "runners.sweep":
         if show is not None and (shown := show(args, root_choices(args))) is not None:
             sys.exit(shown)
-        sys.argv = [sys.argv[0], *root_choices(args), *args]  # first: after a flag (`--cfg job`) they would not parse
+        _added[:] = root_choices(args)
+        sys.argv = [sys.argv[0], *_added, *args]  # first: after a flag (`--cfg job`) they would not parse
     register()
     if os.environ.get("HYDRA_FULL_ERROR"):  # the user asked for Hydra's own traceback
         main()
