@@ -48,24 +48,31 @@ def named_flags(text: str, default: str, parsers: Mapping[str, argparse.Argument
             before = [m for start, m in marks if start < flag.start()]
             if before:
                 m = before[-1]
-                owner = None if m.group(3) else (f"{m.group(1)} {m.group(2)}" if m.group(2) and f"{m.group(1)} {m.group(2)}" in parsers
-                                                 else m.group(1))
+                owner = None if m.group(3) else _owner(m.group(1), m.group(2), parsers)
             if owner is not None:
                 out.append((owner, flag.group(1)))
     return out
+
+
+def _owner(module: str, word: str | None, parsers: Mapping[str, argparse.ArgumentParser]) -> str:
+    """`module word` when that is a subcommand, `module *` (any of its subcommands) for a
+    placeholder (`NAME`, a value), else the module."""
+    if word and f"{module} {word}" in parsers:
+        return f"{module} {word}"
+    if word in (HOLE, "NAME") and any(k.startswith(f"{module} ") for k in parsers):
+        return f"{module} *"
+    return module
 
 
 def unknown_flags(text: str, default: str, parsers: Mapping[str, argparse.ArgumentParser]) -> list[str]:
     """The flags `text` names that their parser does not have (`owner: --flag`)."""
     bad = []
     for owner, flag in named_flags(text, default, parsers):
-        if owner not in parsers:
-            if any(owner.startswith(p) for p in parsers):  # `eval.prepare NAME`: any subcommand's
-                known = set().union(*(option_strings(p) for k, p in parsers.items() if k.startswith(owner)))
-                if flag not in known:
-                    bad.append(f"{owner}: {flag}")
-            continue
-        if flag not in option_strings(parsers[owner]):
+        if owner.endswith(" *"):  # `eval.prepare NAME --out`: a flag of any of its subcommands
+            known = set().union(*(option_strings(p) for k, p in parsers.items() if k.startswith(owner[:-1])))
+            if flag not in known:
+                bad.append(f"{owner}: {flag}")
+        elif owner in parsers and flag not in option_strings(parsers[owner]):
             bad.append(f"{owner}: {flag}")
     return bad
 
@@ -116,7 +123,7 @@ def compose(overrides: list[str]) -> DictConfig:
     register()
     GlobalHydra.instance().clear()
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
-        cfg = hydra_compose("config", overrides=overrides)
+        cfg = hydra_compose("config", overrides=overrides, return_hydra_config=True)  # `hydra.mode` is a key too
     OmegaConf.set_readonly(cfg, True)
     return cfg
 
