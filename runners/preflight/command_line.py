@@ -120,7 +120,19 @@ def _of_another_kind(key: str, cls: type) -> str | None:
     if not starts:
         return None
     return (f"{group}.{field} is not a setting of this {group} ({cls.__name__}) but of {group} {' or '.join(kinds)}: "
-            f"start from {' or '.join(f'{group}={s}' for s in starts)} and override from there")
+            f"start from {' or '.join(f'{group}={s}' for s in starts)} and override from there{_data_hint(group, field, kinds)}")
+
+
+def _data_hint(group: str, field: str, kinds: list[str]) -> str:
+    """For a benchmark's data path (`benchmark.workspaces`): the `data.<name>` override, which every
+    cell of a grid of benchmarks takes (its own path would be refused by the others)."""
+    from pathlib import Path
+
+    from eval.prepare import PREPARERS, module
+
+    names = [k for k in kinds if group == "benchmark" and k in PREPARERS and field in module(k).configure(Path("DATA"))]
+    return "".join(f"; or, in any grid, point it at prepared data: python -m eval.prepare {n} --out DATA, then data.{n}=DATA/{n}"
+                   for n in names)
 
 
 def _grid_hint(overrides: list[str], prog: str) -> str:

@@ -46,6 +46,7 @@ def show_grid(argv: Sequence[str], choices: list[str]) -> int:
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
+    from runners.preflight.command_line import composition_refusal
     from runners.sweep.grid import compose_sweep, grid_axes
 
     overrides = overrides_of(argv)
@@ -53,7 +54,7 @@ def show_grid(argv: Sequence[str], choices: list[str]) -> int:
         root, experiment, configs = compose_sweep(overrides, choices)
         axes, seeds = grid_axes(root, overrides)
     except (ConfigError, HydraException, OmegaConfBaseException) as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(composition_refusal(e) or f"error: {e}", file=sys.stderr)  # in the project's words, as without --cfg job
         return 1
     print(render(root, experiment, axes, seeds, configs, [*choices, *overrides]), end="")
     return 0

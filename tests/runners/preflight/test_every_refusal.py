@@ -86,3 +86,12 @@ def test_the_records_line_is_the_folder_the_sweep_writes(tmp_path: Path) -> None
     ran = run(*args)
     assert ran.returncode == 0, ran.stderr[-3000:]
     assert f"-> {records}\n" in ran.stderr and Path(records, "jobs.jsonl").is_file(), (records, ran.stderr[-2000:])
+
+
+@pytest.mark.parametrize("flags", [["--cfg", "job"], []], ids=["cfg-job", "run"])
+def test_a_benchmarks_own_path_in_a_grid_leads_to_its_data_override(tmp_path: Path, flags: list[str]) -> None:
+    """Following the old refusal (`benchmark.workspaces`) gave Hydra's raw "Could not override" under `--cfg job`."""
+    r = run("experiment=paper_main", "benchmark.workspaces=/nowhere", f"out={tmp_path / 'out'}", *flags)
+    assert r.returncode != 0 and "Could not override" not in r.stderr and "Traceback" not in r.stderr, r.stderr[-3000:]
+    assert "python -m eval.prepare workspace_bench --out DATA, then data.workspace_bench=DATA/workspace_bench" in r.stderr, r.stderr
+    assert_every_fix_exists(r.stderr, ["experiment=paper_main"])
