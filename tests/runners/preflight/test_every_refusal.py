@@ -95,3 +95,15 @@ def test_a_benchmarks_own_path_in_a_grid_leads_to_its_data_override(tmp_path: Pa
     assert r.returncode != 0 and "Could not override" not in r.stderr and "Traceback" not in r.stderr, r.stderr[-3000:]
     assert "python -m eval.prepare workspace_bench --out DATA, then data.workspace_bench=DATA/workspace_bench" in r.stderr, r.stderr
     assert_every_fix_exists(r.stderr, ["experiment=paper_main"])
+
+
+def test_a_job_lists_its_refusals_at_once(tmp_path: Path) -> None:
+    """runners.job: no data and no key, two lines of one error (it named the data alone)."""
+    env = {k: v for k, v in os.environ.items() if k not in KEYS}
+    r = subprocess.run([sys.executable, "-m", "runners.job", "benchmark=workspace_bench", "model=gpt54_nano", "task=1",
+                        f"out={tmp_path / 'out'}"], cwd=REPO, capture_output=True, text=True, timeout=300,
+                       env={**env, "PYTHONPATH": str(REPO), "WANDB_MODE": "offline"})
+    assert r.returncode != 0 and r.stderr.count("error:") == 1 and "Traceback" not in r.stderr, r.stderr[-3000:]
+    assert "export OPENAI_API_KEY=" in r.stderr and "data.workspace_bench=DATA/workspace_bench" in r.stderr, r.stderr
+    assert_every_fix_exists(r.stderr, ["benchmark=workspace_bench", "model=gpt54_nano"])
+    assert not (tmp_path / "out").exists()
