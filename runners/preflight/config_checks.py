@@ -36,11 +36,12 @@ def check_sweep(cfgs: Iterable[RootConfig], here: bool = True) -> None:
 
 
 def benchmark_tasks(cfg: RootConfig) -> list[Task]:
-    """The benchmark's tasks; one that cannot load (a wrong path or id: the user's to fix) is a
-    `ConfigError` naming the benchmark (both entry points print it as one line)."""
+    """The benchmark's tasks; one that cannot load (a wrong path or id: the user's to fix, or prepared
+    data that no longer matches its manifest) is a `ConfigError` naming the benchmark."""
     from eval.benchmarks import BenchmarkError, load_benchmark
     from eval.benchmarks.native_format import NativeFormatError
 
+    _check_data(cfg, set())  # prepared data that does not match its manifest is not loaded (one refusal, not two)
     try:
         return load_benchmark(cfg.benchmark).tasks()
     except (BenchmarkError, NativeFormatError, FileNotFoundError) as e:
