@@ -1,4 +1,4 @@
-"""`python -m eval.prepare workspace_bench|agentcompany|officeqa --out DATA [--lite|--full] [options]`
+"""`python -m eval.prepare workspace_bench|agentcompany|officeqa --out DATA [options]` (`--lite|--full`: the Hub's two)
 prepares a benchmark's data into `DATA/<name>/` and prints the override that points sweeps at it;
 `python -m eval.prepare check DATA/<name>` re-hashes a prepared folder against its manifest."""
 
@@ -20,10 +20,11 @@ def parser() -> argparse.ArgumentParser:
         mod = module(name)
         s = sub.add_parser(name, help=mod.__doc__.split("\n\n")[0], description=mod.__doc__)
         s.add_argument("--out", required=True, metavar="DATA", help=f"where to write {name}/ (and keep the downloads, in .sources/)")
-        size = s.add_mutually_exclusive_group()
-        size.add_argument("--lite", action="store_true", help="the benchmark's smaller set (the default; OfficeQA: Pro, 133 questions)")
-        size.add_argument("--full", action="store_true", help="the full set (Workspace-Bench: 388 tasks; OfficeQA: Full, 246 questions)")
-        s.add_argument("--revision", help="the dataset revision (a commit id pins it)")
+        if mod.FROM_THE_HUB:  # a Hugging Face dataset, published in two sizes; not TheAgentCompany's one task set
+            size = s.add_mutually_exclusive_group()
+            size.add_argument("--lite", action="store_true", help="the benchmark's smaller set (the default; OfficeQA: Pro, 133 questions)")
+            size.add_argument("--full", action="store_true", help="the full set (Workspace-Bench: 388 tasks; OfficeQA: Full, 246 questions)")
+            s.add_argument("--revision", help="the dataset revision (a commit id pins it)")
         mod.add_arguments(s)
     c = sub.add_parser("check", help="re-hash a prepared folder against its manifest")
     c.add_argument("folder", help="DATA/<name>, a folder eval.prepare wrote")

@@ -48,6 +48,7 @@ DATA_IN_IMAGE = "/var/www/html/data/theagentcompany/files"
 OWNCLOUD_TARBALL = (f"docker create --name rt-owncloud {IMAGE} && "
                     f"docker cp rt-owncloud:{DATA_IN_IMAGE} - | gzip > owncloud-files.tar.gz && docker rm rt-owncloud")
 PARTS = ["tasks", "files"]
+FROM_THE_HUB = False  # one task set, from git and an image: no --lite/--full/--revision
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -58,8 +59,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def prepare(args: argparse.Namespace, out: Path) -> Path:
-    if args.lite or args.full:
-        raise PrepareError("TheAgentCompany has one task set: leave out --lite/--full")
     tasks, tasks_source = _tasks(args.repo, args.commit, out)
     files, files_source = _files(args, out)
     manifest = Manifest(NAME, "file-server", PARTS, [tasks_source, files_source], command=f"python -m eval.prepare {NAME} --out {out}")

@@ -28,16 +28,17 @@ class PrepareError(RuntimeError):
     """Preparing cannot go on; the message says what is missing and how to get it."""
 
 
-def hub_download(repo: str, revision: str, dest: Path, allow: list[str] | None = None) -> tuple[Path, str]:
+def hub_download(repo: str, revision: str, dest: Path, local_flag: str, allow: list[str] | None = None) -> tuple[Path, str]:
     """Download the dataset repository `repo` at `revision` into `dest` (resumable); returns the folder
-    and the commit it resolved to. Gated datasets take the token of `HF_TOKEN` / `hf auth login`."""
+    and the commit it resolved to. Gated datasets take the token of `HF_TOKEN` / `hf auth login`.
+    `local_flag`: the preparer's flag that takes a local copy instead, which the messages name."""
     try:
         from huggingface_hub import HfApi, snapshot_download
         from huggingface_hub.errors import GatedRepoError, RepositoryNotFoundError
     except ImportError as e:  # pragma: no cover - a dependency of the project
         raise PrepareError(f"huggingface_hub is not installed ({e}): pip install -e .") from None
     how = (f"download it where the Hub is reachable (`hf download {repo} --repo-type dataset --revision {revision} "
-           f"--local-dir DIR`) and pass --from DIR")
+           f"--local-dir DIR`) and pass {local_flag} DIR")
     try:
         commit = HfApi().dataset_info(repo, revision=revision).sha or revision
         snapshot_download(repo, repo_type="dataset", revision=commit, local_dir=dest, allow_patterns=allow)

@@ -35,6 +35,7 @@ REVISION = "main"
 QUESTIONS = {"lite": "officeqa_pro.csv", "full": "officeqa_full.csv"}
 FORMATS = {"txt": "treasury_bulletins_parsed/transformed", "json": "treasury_bulletins_parsed/jsons", "pdf": "treasury_bulletin_pdfs"}
 PARTS = ["questions.csv", "corpus"]
+FROM_THE_HUB = True
 PREFIX = "treasury_bulletin_"
 
 
@@ -57,7 +58,7 @@ def prepare(args: argparse.Namespace, out: Path) -> Path:
     else:
         revision = args.revision or REVISION
         allow = [csv_name, *(f"{FORMATS[f]}/*.{f}" for f in formats)]
-        src, commit = hub_download(REPO, revision, out / ".sources" / REPO.replace("/", "__"), allow=allow)
+        src, commit = hub_download(REPO, revision, out / ".sources" / REPO.replace("/", "__"), "--from", allow=allow)
         source = {"dataset": REPO, "revision": revision, "commit": commit}
     questions = src / csv_name
     if not questions.is_file():

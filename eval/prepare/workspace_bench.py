@@ -43,6 +43,7 @@ ARCHIVE = "filesys_en.zip"
 # written (no hub here). The manifest records the commit each run resolved; pass it as --revision.
 REVISION = "main"
 PARTS = ["tasks.jsonl", "data", "filesys"]
+FROM_THE_HUB = True
 LIST_FIELDS = ("output_files", "rubrics", "rubric_types", "file_dep_graph", "data_manifest", "tested_capabilities",
                "collaboration_type")
 # The role folders the releases name for each persona (the first found is used).
@@ -79,7 +80,7 @@ def prepare(args: argparse.Namespace, out: Path) -> Path:
         tasks_src = local_source(args.tasks_from, "--tasks-from")
         sources.append({"dataset": repo, "split": split, "from": str(tasks_src)})
     else:
-        tasks_src, commit = hub_download(repo, revision, out / ".sources" / repo.replace("/", "__"))
+        tasks_src, commit = hub_download(repo, revision, out / ".sources" / repo.replace("/", "__"), "--tasks-from")
         sources.append({"dataset": repo, "split": split, "revision": revision, "commit": commit})
     records = read_records(tasks_src, split)
     roles_root, ws_source = _workspaces(args, out, args.workspaces_revision or REVISION)
@@ -191,7 +192,8 @@ def _workspaces(args: argparse.Namespace, out: Path, revision: str) -> tuple[Pat
         if not archive.is_file():
             return src, info  # already unpacked
     else:
-        folder, commit = hub_download(WORKSPACES, revision, out / ".sources" / WORKSPACES.replace("/", "__"), allow=[ARCHIVE])
+        folder, commit = hub_download(WORKSPACES, revision, out / ".sources" / WORKSPACES.replace("/", "__"), "--workspaces-from",
+                                      allow=[ARCHIVE])
         archive = folder / ARCHIVE
         info = {"dataset": WORKSPACES, "file": ARCHIVE, "revision": revision, "commit": commit}
     return unpack_zip(archive, out / ".sources" / "workspaces_en"), info

@@ -25,15 +25,20 @@ def main(dcfg: DictConfig) -> None:
     from runners.core.job_record import RecordWriteError
     from runners.core.record_types import RecordError
     from runners.preflight.config_checks import ConfigError, check_config, check_tasks
+    from runners.preflight.refusals import Refusals
 
     _logs_to_stderr()
     try:
         cfg = to_root(dcfg)
-        task = _task(cfg)
-        check_config(cfg)  # before anything is written
-        check_tasks(cfg, [task.id])
+        refusals = Refusals()  # every refusal at once, before anything is written
+        task = refusals.run(_task, cfg)
+        refusals.run(check_config, cfg)
+        if task is not None:
+            refusals.run(check_tasks, cfg, [task.id])
+        refusals.raise_any()
     except ConfigError as e:
         sys.exit(f"error: {e}")
+    assert task is not None
     try:
         _run(cfg, task)
     except RecordError as e:  # a record this version cannot read: left as it is

@@ -120,7 +120,19 @@ def _of_another_kind(key: str, cls: type) -> str | None:
     if not starts:
         return None
     return (f"{group}.{field} is not a setting of this {group} ({cls.__name__}) but of {group} {' or '.join(kinds)}: "
-            f"start from {' or '.join(f'{group}={s}' for s in starts)} and override from there")
+            f"start from {' or '.join(f'{group}={s}' for s in starts)} and override from there{_data_hint(group, field, kinds)}")
+
+
+def _data_hint(group: str, field: str, kinds: list[str]) -> str:
+    """For a benchmark's data path (`benchmark.workspaces`): the `data.<name>` override, which every
+    cell of a grid of benchmarks takes (its own path would be refused by the others)."""
+    from pathlib import Path
+
+    from eval.prepare import PREPARERS, module
+
+    names = [k for k in kinds if group == "benchmark" and k in PREPARERS and field in module(k).configure(Path("DATA"))]
+    return "".join(f"; or, in any grid, point it at prepared data: python -m eval.prepare {n} --out DATA, then data.{n}=DATA/{n}"
+                   for n in names)
 
 
 def _grid_hint(overrides: list[str], prog: str) -> str:
@@ -163,6 +175,16 @@ def root_choices(argv: Sequence[str]) -> list[str]:
     return out
 
 
+_added: list[str] = []  # the root choices `run_cli` put before what was typed (`typed`)
+
+
+def typed(overrides: Sequence[str]) -> list[str]:
+    """Hydra's task overrides as the user typed them: without the root choices `run_cli` put first,
+    so that a command printed back to the user (the resume line) says only what they said."""
+    n = len(_added)
+    return list(overrides[n:]) if n and list(overrides[:n]) == _added else list(overrides)
+
+
 def run_cli(
     main: Callable[[], None], prog: str, argv: Sequence[str] | None = None,
     show: Callable[[list[str], list[str]], int | None] | None = None,
@@ -177,7 +199,8 @@ def run_cli(
     if prog == "runners.sweep":
         if show is not None and (shown := show(args, root_choices(args))) is not None:
             sys.exit(shown)
-        sys.argv = [sys.argv[0], *root_choices(args), *args]  # first: after a flag (`--cfg job`) they would not parse
+        _added[:] = root_choices(args)
+        sys.argv = [sys.argv[0], *_added, *args]  # first: after a flag (`--cfg job`) they would not parse
     register()
     if os.environ.get("HYDRA_FULL_ERROR"):  # the user asked for Hydra's own traceback
         main()

@@ -19,6 +19,7 @@ from envs.config import CONTEXT_LEVELS
 from runners.config.schema import CONF_DIR, ConfigError, RootConfig
 from runners.core.task import Task
 from runners.models.config import ModelConfig
+from runners.preflight.refusals import ConfigErrors, Refusals
 
 __all__ = ["ConfigError", "benchmark_tasks", "check_config", "check_configs", "check_sweep"]
 
@@ -27,21 +28,37 @@ def check_sweep(cfgs: Iterable[RootConfig], here: bool = True) -> None:
     """What a sweep checks before its first job: every config (`check_configs`), then every distinct
     benchmark's tasks load, i.e. its data is there (slurm.launch and `--cfg job` run it whole)."""
     cfgs = list(cfgs)
-    check_configs(cfgs, here)
+    refusals = Refusals()
+    refusals.run(check_configs, cfgs, here)
     for cfg in {repr(c.benchmark): c for c in cfgs}.values():
-        benchmark_tasks(cfg)
+        refusals.run(benchmark_tasks, cfg)
+    refusals.raise_any()
 
 
 def benchmark_tasks(cfg: RootConfig) -> list[Task]:
-    """The benchmark's tasks; one that cannot load (a wrong path or id: the user's to fix) is a
-    `ConfigError` naming the benchmark (both entry points print it as one line)."""
+    """The benchmark's tasks; one that cannot load (a wrong path or id: the user's to fix, or prepared
+    data that no longer matches its manifest) is a `ConfigError` naming the benchmark."""
     from eval.benchmarks import BenchmarkError, load_benchmark
     from eval.benchmarks.native_format import NativeFormatError
 
+    _check_data(cfg, set())  # prepared data that does not match its manifest is not loaded (one refusal, not two)
     try:
         return load_benchmark(cfg.benchmark).tasks()
     except (BenchmarkError, NativeFormatError, FileNotFoundError) as e:
-        raise ConfigError(f"benchmark={cfg.benchmark.name}: {e}") from e
+        hint = _prepare_hint(cfg)
+        raise ConfigError(f"benchmark={cfg.benchmark.name}: {hint} (its loader: {e})" if hint else f"benchmark={cfg.benchmark.name}: {e}") from e
+
+
+def _prepare_hint(cfg: RootConfig) -> str:
+    """For a benchmark `eval.prepare` makes and no `data.<name>` names: how to get its data, before
+    what its loader refused. The `data.<name>` override, unlike the loader's own paths, fits a grid
+    of several benchmarks (each cell reads its own)."""
+    from eval.prepare import PREPARERS, data_root
+
+    name = cfg.benchmark.name
+    if name not in PREPARERS or data_root(cfg.data, name):
+        return ""
+    return f"no data: run python -m eval.prepare {name} --out DATA, then pass data.{name}=DATA/{name}"
 
 
 def check_configs(cfgs: Iterable[RootConfig], here: bool = True) -> None:
@@ -50,24 +67,28 @@ def check_configs(cfgs: Iterable[RootConfig], here: bool = True) -> None:
     (the sandbox), not on the node that will run."""
     seen: set[int] = set()
     data: set[tuple[str, str]] = set()
+    refusals = Refusals()
     for cfg in cfgs:
         if id(cfg) not in seen:
             seen.add(id(cfg))
-            check_config(cfg, here, data)
+            refusals.run(check_config, cfg, here, data)
+    refusals.raise_any()
 
 
 def check_config(cfg: RootConfig, here: bool = True, data_checked: set[tuple[str, str]] | None = None) -> None:
-    """Raise ConfigError for the first problem found in `cfg`."""
-    _check_agent(cfg)
+    """Raise ConfigError (`ConfigErrors` for several) naming every problem found in `cfg`."""
+    refusals = Refusals()
+    refusals.run(_check_agent, cfg)
     if cfg.agent.harness != "dci":
-        _check_harness(cfg, here)
-    _check_env(cfg, here)
-    _check_model(cfg.model)
-    _check_call_cache(cfg.model)
-    _check_budget(cfg)
-    _check_names(cfg)
-    _check_judge_key(cfg)
-    _check_data(cfg, set() if data_checked is None else data_checked)
+        refusals.run(_check_harness, cfg, here)
+    refusals.run(_check_env, cfg, here)
+    refusals.run(_check_model, cfg.model)
+    refusals.run(_check_call_cache, cfg.model)
+    refusals.run(_check_budget, cfg)
+    refusals.run(_check_names, cfg)
+    refusals.run(_check_judge_key, cfg)
+    refusals.run(_check_data, cfg, set() if data_checked is None else data_checked)
+    refusals.raise_any()
 
 
 def _check_call_cache(model: ModelConfig) -> None:
@@ -94,32 +115,34 @@ def _check_budget(cfg: RootConfig) -> None:
     from runners.models.pricing import unpriced
 
     b = cfg.budget
-    for name in ("sweep_usd", "cell_usd", "job_usd", "estimate_usd"):
-        value = getattr(b, name)
-        if value is not None and not value > 0:
-            raise ConfigError(f"budget.{name}={value}: give a positive amount in USD, or null for no limit")
+    wrong = [f"budget.{name}={value}: give a positive amount in USD, or null for no limit"
+             for name in ("sweep_usd", "cell_usd", "job_usd", "estimate_usd")
+             if (value := getattr(b, name)) is not None and not value > 0]
     if (b.sweep_usd or b.cell_usd) and not (b.estimate_usd or b.job_usd):
-        raise ConfigError("budget.sweep_usd/cell_usd need the expected cost of a cell's first jobs (before any has finished): "
-                          "set budget.estimate_usd (USD per job) or budget.job_usd")
+        wrong.append("budget.sweep_usd/cell_usd need the expected cost of a cell's first jobs (before any has finished): "
+                     "set budget.estimate_usd (USD per job) or budget.job_usd")
     why = unpriced(cfg.model)
     if why and not b.allow_unpriced:
-        raise ConfigError(f"{why}; this preset needs real prices to keep its budget (or pass budget.allow_unpriced=true)")
+        wrong.append(f"{why}; this preset needs real prices to keep its budget (or pass budget.allow_unpriced=true)")
+    if wrong:
+        raise ConfigErrors(wrong)
     if why and cfg.model.pricing:
         logging.getLogger(__name__).warning("%s: its calls are counted at no cost", why)
 
 
 def _check_agent(cfg: RootConfig) -> None:
     a = cfg.agent
-    if a.context_level not in CONTEXT_LEVELS:
-        raise ConfigError(f"agent.context_level={a.context_level}: choose one of {', '.join(map(str, CONTEXT_LEVELS))} (3 is the paper's)")
-    if a.max_turns < 1:
-        raise ConfigError(f"agent.max_turns={a.max_turns}: a job needs at least one turn (the paper uses 300)")
-    if not a.time_limit_s > 0:
-        raise ConfigError(f"agent.time_limit_s={a.time_limit_s}: give a positive number of seconds (the paper uses 3600)")
-    if cfg.cluster.error_retries < 0:
-        raise ConfigError(f"cluster.error_retries={cfg.cluster.error_retries}: give 0 or more")
-    if cfg.report.live_every < 0:
-        raise ConfigError(f"report.live_every={cfg.report.live_every}: give 0 (the report only at the end) or more finished jobs")
+    wrong = [
+        a.context_level not in CONTEXT_LEVELS
+        and f"agent.context_level={a.context_level}: choose one of {', '.join(map(str, CONTEXT_LEVELS))} (3 is the paper's)",
+        a.max_turns < 1 and f"agent.max_turns={a.max_turns}: a job needs at least one turn (the paper uses 300)",
+        not a.time_limit_s > 0 and f"agent.time_limit_s={a.time_limit_s}: give a positive number of seconds (the paper uses 3600)",
+        cfg.cluster.error_retries < 0 and f"cluster.error_retries={cfg.cluster.error_retries}: give 0 or more",
+        cfg.report.live_every < 0
+        and f"report.live_every={cfg.report.live_every}: give 0 (the report only at the end) or more finished jobs",
+    ]
+    if any(wrong):
+        raise ConfigErrors([w for w in wrong if w])
 
 
 def _check_harness(cfg: RootConfig, here: bool = True) -> None:
@@ -148,14 +171,16 @@ def _check_model(model: ModelConfig) -> None:
     except ValueError as e:
         raise ConfigError(f"model.kind: {e}") from None
     _check_kind_class("model", model.kind, model, config_class(model.kind) if model.kind in KINDS else None)
+    refusals = Refusals()
     if isinstance(model, ScriptedModelConfig) and model.kind == "scripted":
-        _check_script(model)
+        refusals.run(_check_script, model)
     slots = getattr(getattr(model, "server", None), "slots", None)
     if slots is not None and slots < 0:
-        raise ConfigError(f"model.server.slots={slots}: give the requests one replica serves at once (llama.cpp's "
-                          "server: 1), 0 for no cap, or leave it unset for the kind's")
-    _require_key(getattr(model, "api_key_env", None), f"model {model.id!r}")
-    _check_backend(model)
+        refusals.messages.append(f"model.server.slots={slots}: give the requests one replica serves at once (llama.cpp's "
+                                 "server: 1), 0 for no cap, or leave it unset for the kind's")
+    refusals.run(_require_key, getattr(model, "api_key_env", None), f"model {model.id!r}")
+    refusals.run(_check_backend, model)
+    refusals.raise_any()
 
 
 def _require_key(key_env: str | None, who: str, instead: str = "") -> None:

@@ -192,9 +192,11 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str],
 
 
 def resume_command(overrides: Sequence[str]) -> str:
-    """A command that resumes this sweep: the same overrides (the grid's root choices among them,
-    which change neither the grid nor the sweep's name)."""
-    return shlex.join(["python", "-m", "runners.sweep", *overrides])
+    """A command that resumes this sweep: the overrides as typed (the grid's root choices, which the
+    command line adds again, left out)."""
+    from runners.preflight.command_line import typed
+
+    return shlex.join(["python", "-m", "runners.sweep", *typed(overrides)])
 
 
 def _part(root: RootConfig) -> tuple[int, int] | None:

@@ -29,6 +29,7 @@ from runners.core.task import Task
 from runners.job.identity import CellDigest, JobSpec, readable_id, task_digests
 from runners.models.call_cache import SWEEP_CACHE
 from runners.preflight.config_checks import benchmark_tasks, check_configs, check_tasks
+from runners.preflight.refusals import Refusals
 
 HARNESS_KEY = "agent.harness"
 
@@ -131,18 +132,18 @@ def expand(root: RootConfig, overrides: list[str], experiment: str | None) -> li
     """All jobs of the sweep: every cell times its benchmark's tasks (or `grid.tasks`); raises
     `runners.preflight.config_checks.ConfigError` for a config that cannot run."""
     specs: list[JobSpec] = []
-    tasks: dict[str, tuple[list[Task], dict[str, str]]] = {}
     configs = cells(root, overrides, experiment)
-    check_configs(configs)  # every check that needs no task, before any benchmark is loaded
+    refusals = Refusals()  # every refusal at once: the configs', then each benchmark's data
+    refusals.run(check_configs, configs)
+    loaded = {key: refusals.run(_tasks, cfg, root.grid.tasks) for key, cfg in {repr(c.benchmark): c for c in configs}.items()}
+    refusals.raise_any()
+    tasks = {key: (found, task_digests(found)) for key, found in loaded.items() if found is not None}  # hashed once, not once per cell
     for cfg in configs:
-        key = repr(cfg.benchmark)
-        if key not in tasks:  # each task's content is hashed once, not once per cell
-            found = _tasks(cfg, root.grid.tasks)
-            tasks[key] = (found, task_digests(found))
-        found, digests = tasks[key]
-        check_tasks(cfg, [t.id for t in found])
+        found, digests = tasks[repr(cfg.benchmark)]
+        refusals.run(check_tasks, cfg, [t.id for t in found])
         cell = CellDigest(cfg)  # the config part once per cell: the same for all its tasks
         specs.extend(JobSpec(readable_id(cfg, t.id, cell(digests[t.id])), cfg, t.id) for t in found)
+    refusals.raise_any()
     return specs
 
 

@@ -4,7 +4,8 @@ Hydra would print the root config, whose `benchmark` and `model` are the root's 
 built-in benchmark, the embedded model), not what the grid runs. Printed here instead: the root's
 settings, and under `benchmark`, `agent`, `method` and `model` each value of that axis as its cells compose
 it (with the paths resolved from `data.*`); an axis with one value shows that one config, as
-before. The last line says whether the sweep's preflight would let it start.
+before. The last lines say where its records would go (the folder the sweep would use) and
+whether the sweep's preflight would let it start (every refusal, each with its fix).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ def show_grid(argv: Sequence[str], choices: list[str]) -> int:
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
+    from runners.preflight.command_line import composition_refusal
     from runners.sweep.grid import compose_sweep, grid_axes
 
     overrides = overrides_of(argv)
@@ -52,14 +54,17 @@ def show_grid(argv: Sequence[str], choices: list[str]) -> int:
         root, experiment, configs = compose_sweep(overrides, choices)
         axes, seeds = grid_axes(root, overrides)
     except (ConfigError, HydraException, OmegaConfBaseException) as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(composition_refusal(e) or f"error: {e}", file=sys.stderr)  # in the project's words, as without --cfg job
         return 1
-    print(render(root, experiment, axes, seeds, configs), end="")
+    print(render(root, experiment, axes, seeds, configs, [*choices, *overrides]), end="")
     return 0
 
 
-def render(root: RootConfig, experiment: str | None, axes: dict[str, list[str]], seeds: list[int], configs: list[RootConfig]) -> str:
+def render(root: RootConfig, experiment: str | None, axes: dict[str, list[str]], seeds: list[int], configs: list[RootConfig],
+           overrides: Sequence[str]) -> str:
+    """The grid's config, the folder its records would go to, and the preflight's verdict, as comments."""
     from runners.preflight.config_checks import check_sweep
+    from runners.sweep.driver import sweep_dir_for
 
     doc: dict[str, Any] = dataclasses.asdict(root)
     cells = zip(itertools.product(*(axes[a] for a in AXES), seeds), configs, strict=True)
@@ -80,8 +85,9 @@ def render(root: RootConfig, experiment: str | None, axes: dict[str, list[str]],
         check_sweep(configs)
         verdict = "passed (each cell's settings, the models' and judges' keys, the data of every benchmark)"
     except ConfigError as e:
-        verdict = f"would refuse to start: {e}"
-    return head + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True) + f"# preflight: {verdict}\n"
+        verdict = f"would refuse to start: {e}".replace("\n", "\n# ")
+    records = f"# records: {sweep_dir_for(root, experiment, overrides)}\n"
+    return head + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True) + records + f"# preflight: {verdict}\n"
 
 
 def show_if_asked(args: list[str], root_choices: list[str]) -> int | None:

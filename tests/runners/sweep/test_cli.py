@@ -90,7 +90,8 @@ def test_cfg_job_prints_the_grid_the_preset_runs() -> None:
     assert list(printed["method"]) == ["dci", "todo", "self_refine", "self_tracking", "runningtab"]
     assert "smollm2" not in r.stdout and "builtin" not in r.stdout
     assert r.stdout.splitlines()[0].startswith("# experiment=paper_main: the sweep's grid, 3 benchmark(s) x 5 method(s) x 3 model(s) x 3 seed(s)")
-    assert r.stdout.splitlines()[-1].startswith("# preflight: ")
+    tail = r.stdout[r.stdout.index("\n# records: ") + 1:].splitlines()[1:]  # the records folder, then the verdict: every refusal a comment line
+    assert tail[0].startswith("# preflight: ") and all(line.startswith("# ") for line in tail), tail
 
 
 @pytest.mark.parametrize("module", ENTRY_POINTS)

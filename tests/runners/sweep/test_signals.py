@@ -121,6 +121,7 @@ def test_a_signalled_driver_stops_cleanly_and_its_command_resumes(tmp_path: Path
 
     resume = shlex.split(status.split("resume with: ", 1)[1])
     assert resume[:3] == ["python", "-m", "runners.sweep"]
+    assert resume[3:] == args  # what was typed, in its order; not the root's `method=dci` the command line added (issue 38)
     again = subprocess.run([sys.executable, *resume[1:]], cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr[-3000:]
     ids = [e["job_id"] for e in Ledger(sdir).entries()]

@@ -1,0 +1,52 @@
+"""Every refusal of a preflight at once: a user with no key, no price and no data learns all three
+from one run, each with the command or override that fixes it, instead of one per run.
+
+A check raises `ConfigError` for what it refuses; `Refusals` runs independent checks one after
+another, keeps each message (once, in order) and raises them together as `ConfigErrors`, which is
+a `ConfigError`, so every caller that catches one still does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from runners.config.schema import ConfigError
+
+T = TypeVar("T")
+
+
+class ConfigErrors(ConfigError):
+    """Several refusals; `messages` are their lines. One reads as that one line, as before."""
+
+    def __init__(self, messages: list[str]) -> None:
+        self.messages = list(dict.fromkeys(messages))
+        if len(self.messages) == 1:
+            text = self.messages[0]
+        else:
+            text = (f"{len(self.messages)} problems stop this before it starts (nothing was started or written); fix each:\n"
+                    + "\n".join(f"  - {m}" for m in self.messages))
+        super().__init__(text)
+
+
+def messages_of(error: ConfigError) -> list[str]:
+    return list(error.messages) if isinstance(error, ConfigErrors) else [str(error)]
+
+
+class Refusals:
+    """Runs checks that do not depend on each other, keeping what each refuses."""
+
+    def __init__(self) -> None:
+        self.messages: list[str] = []
+
+    def run(self, check: Callable[..., T], *args: object) -> T | None:
+        """`check(*args)`'s result, or None when it refused (its message kept)."""
+        try:
+            return check(*args)
+        except ConfigError as e:
+            self.messages.extend(messages_of(e))
+            return None
+
+    def raise_any(self) -> None:
+        if self.messages:
+            raise ConfigErrors(self.messages)
