@@ -43,7 +43,9 @@ def write_script(path: Path, turns: list[dict[str, Any]]) -> Path:
 
 @pytest.fixture(scope="module")
 def own_ray() -> Iterator[None]:
-    """For a module that starts a Ray of its own shape: the session's shared one is hidden from it."""
+    """For a module that starts a Ray of its own shape, or whose sweeps' actors must see the
+    environment their driver was given (a shim on PATH, a key, a server owner) or whose checks
+    are about the local Ray's own processes: the session's shared one is hidden from it."""
     with shared_ray.apart():
         yield
 
@@ -62,7 +64,7 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """A `slow` test may start sweeps: they join the session's one local Ray (tests/helpers/shared_ray.py)."""
-    if item.get_closest_marker("slow") is not None:
+    if item.get_closest_marker("slow") is not None and "own_ray" not in getattr(item, "fixturenames", ()):
         shared_ray.ensure()
 
 

@@ -28,7 +28,7 @@ from tests.helpers.server_procs import (
     wait_marked,
 )
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("own_ray")]  # their sweeps start their own local Ray
 REPO = Path(__file__).resolve().parents[3]
 
 

@@ -37,6 +37,7 @@ from tests.helpers.server_procs import (
 VLLM_PYTHON = os.environ.get("RUNNINGTAB_VLLM_PYTHON")
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.usefixtures("own_ray"),  # their sweeps start their own local Ray
     pytest.mark.skipif(not VLLM_PYTHON, reason="no vLLM here: RUNNINGTAB_VLLM_PYTHON names the Python of a venv "
                        "with vLLM's CPU build (RUNNINGTAB_VLLM_PYTHON=$(bash .ci/vllm-up.sh); CI sets it)"),
 ]
