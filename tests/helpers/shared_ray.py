@@ -11,6 +11,7 @@ its own resources) starts it inside `apart()`, which hides the shared one from i
 
 from __future__ import annotations
 
+import ctypes
 import os
 import re
 import secrets
@@ -26,6 +27,7 @@ from pathlib import Path
 from slurm.node import node_command
 
 _AUTH = ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN")
+_PR_SET_PDEATHSIG = 1
 _state: dict[str, object] = {}
 
 
@@ -40,7 +42,8 @@ def ensure() -> str:
     cmd = node_command(True, None, str(root / "head"), cpus, 0, ["--node-ip-address=127.0.0.1"])
     log_path = root / "head.log"
     with open(log_path, "wb") as log:
-        proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                                preexec_fn=_stop_with_parent)
     deadline = time.monotonic() + 180
     while not (found := re.search(r"--address='([^']+)'", log_path.read_text(errors="replace"))):
         if proc.poll() is not None or time.monotonic() > deadline:
@@ -75,6 +78,11 @@ def stop() -> None:
     _reload_auth()
     shutil.rmtree(str(_state["root"]), ignore_errors=True)
     _state.clear()
+
+
+def _stop_with_parent() -> None:
+    """`ray start --block` gets SIGTERM (and stops its node) when the session dies without a finish."""
+    ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def _reload_auth() -> None:
