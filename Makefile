@@ -15,7 +15,7 @@ HARBOR_PYTHON ?= $(shell for p in python3.12 python3.13 $$(ls -d $$HOME/.pyenv/v
 HARBOR_VENV := .venv-harbor
 HARBOR_STAMP := $(HARBOR_VENV)/.installed
 
-.PHONY: setup demo test lint bench clean harbor-venv
+.PHONY: setup demo test test-fast lint bench clean harbor-venv
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +43,10 @@ demo: $(STAMP)
 test: $(STAMP) harbor-venv
 	$(PY) -m ruff check .
 	$(PY) -m pytest -q
+
+# The quick loop: every test not marked `slow` (those start Ray, a model server or a production harness).
+test-fast: $(STAMP)
+	$(PY) -m pytest -q -m "not slow"
 
 lint: $(STAMP)
 	$(PY) -m ruff check .

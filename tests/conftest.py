@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from hydra.core.global_hydra import GlobalHydra
 
 from runners.config.schema import CONF_DIR, RootConfig, register, to_root
 from runners.models.call_cache import ROOT_VARIABLE as CALL_CACHE
+from tests.helpers import shared_ray
 
 
 def compose_root(overrides: list[str]) -> RootConfig:
@@ -39,6 +41,15 @@ def write_script(path: Path, turns: list[dict[str, Any]]) -> Path:
     return path
 
 
+@pytest.fixture(scope="module")
+def own_ray() -> Iterator[None]:
+    """For a module that starts a Ray of its own shape, or whose sweeps' actors must see the
+    environment their driver was given (a shim on PATH, a key, a server owner) or whose checks
+    are about the local Ray's own processes: the session's shared one is hidden from it."""
+    with shared_ray.apart():
+        yield
+
+
 @pytest.fixture
 def compose_cfg():
     return compose_root
@@ -48,6 +59,17 @@ def pytest_configure(config: pytest.Config) -> None:
     """The model-call cache of this session's sweeps is its own, never the checkout's `.cache/calls`
     (a call cached by an earlier run would answer where a test needs a real call)."""
     os.environ.setdefault(CALL_CACHE, tempfile.mkdtemp(prefix="rt-calls-"))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A `slow` test may start sweeps: they join the session's one local Ray (tests/helpers/shared_ray.py)."""
+    if item.get_closest_marker("slow") is not None and "own_ray" not in getattr(item, "fixturenames", ()):
+        shared_ray.ensure()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    shared_ray.stop()
 
 
 @pytest.fixture(autouse=True)

@@ -71,8 +71,8 @@ class _Running:
 class _Fleet:
     """The episode actors, as the driver sees them: which are up, how loaded, which to replace."""
 
-    def __init__(self, actor_cls: type, cluster: ClusterConfig) -> None:
-        count, cpus = actor_count(cluster)
+    def __init__(self, actor_cls: type, cluster: ClusterConfig, jobs: int) -> None:
+        count, cpus = actor_count(cluster, jobs)
         self.capacity = math.ceil(cluster.max_in_flight / count)
         self._remote = ray.remote(actor_cls).options(  # spread over the nodes: a lost node costs its share only
             num_cpus=cpus, max_concurrency=self.capacity + 8, max_restarts=0, max_task_retries=0, scheduling_strategy="SPREAD"
@@ -122,10 +122,12 @@ class _Fleet:
                 log.warning("killing an episode actor: %s", e)
 
 
-def actor_count(cluster: ClusterConfig) -> tuple[int, float]:
+def actor_count(cluster: ClusterConfig, jobs: int) -> tuple[int, float]:
     """How many episode actors, of how many CPUs: `cluster.actors` (each given a share of the free
     CPUs when `actor_cpus` each would not fit, so that all of them start), else one per
-    `actor_cpus` the cluster has free (after the model servers); never more than jobs in flight."""
+    `actor_cpus` the cluster has free (after the model servers), never more than jobs in flight nor
+    than the `jobs` to run: each actor is a process that imports the project, so a sweep of two
+    jobs starts two, not one per half CPU (the start-up of a small sweep, issue 38)."""
     cpus = cluster.actor_cpus
     free = ray.available_resources().get("CPU", 0.0)
     if cluster.actors is not None:
@@ -147,7 +149,7 @@ def actor_count(cluster: ClusterConfig) -> tuple[int, float]:
             cpus,
         )
         return 1, 0.0
-    return max(1, min(int(free // cpus), cluster.max_in_flight)), cpus
+    return max(1, min(int(free // cpus), cluster.max_in_flight, jobs)), cpus
 
 
 class _Pending:
@@ -188,7 +190,7 @@ def run_all(
     from runners.sweep.model_servers import ReplicaPool
 
     replicas = ReplicaPool(urls, slots)
-    fleet = _Fleet(actor_cls, cluster)
+    fleet = _Fleet(actor_cls, cluster, len(specs))
     _warn_capped(specs, fleet, cluster, replicas)
     pending = _Pending(specs)
     attempts: dict[str, int] = {}

@@ -62,6 +62,7 @@ def _csv(path: Path) -> list[dict[str, Any]]:
         return list(csv.DictReader(f))
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not (PREFIX and Path(PREFIX, "node_modules/.bin/claude").exists()),
                     reason="RUNNINGTAB_AGENTS_PREFIX does not name an npm prefix with claude and codex (.ci/agents-up.sh)")
 @pytest.mark.skipif(bwrap_problem() is not None, reason="production harnesses run only inside bubblewrap")
@@ -119,6 +120,7 @@ PINNED_TABLE1 = "\n".join([
 ])
 
 
+@pytest.mark.slow
 def test_a_sweep_of_our_own_loop_keeps_its_job_ids_and_table1(tmp_path: Path) -> None:
     _scripts(tmp_path / "scripts", ["dci"])
     sdir = _sweep(tmp_path, "ours")

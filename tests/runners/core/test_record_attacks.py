@@ -24,7 +24,8 @@ from runners.core.job_record import JobRecord
 from runners.core.record_files import read_json
 from tests.conftest import write_native, write_script
 
-pytestmark = pytest.mark.skipif(bwrap_problem() is not None, reason=f"bubblewrap unusable: {bwrap_problem()}")
+pytestmark = [pytest.mark.skipif(bwrap_problem() is not None, reason=f"bubblewrap unusable: {bwrap_problem()}"),
+              pytest.mark.usefixtures("own_ray")]  # their sweeps start their own local Ray
 REPO = Path(__file__).resolve().parents[3]
 BAD = os.fsdecode(b"bad\xff\xfe.md")  # a name that is not UTF-8, as Python holds it
 

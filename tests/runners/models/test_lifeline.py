@@ -28,9 +28,13 @@ from tests.helpers.server_procs import (
     wait_marked,
 )
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("own_ray")]  # their sweeps start their own local Ray
 REPO = Path(__file__).resolve().parents[3]
-ENV = {**os.environ, "PYTHONPATH": str(REPO)}
+
+
+def sweep_env() -> dict[str, str]:
+    """The environment at the call (RAY_ADDRESS of the session's Ray, once a slow test started it)."""
+    return {**os.environ, "PYTHONPATH": str(REPO)}
 GRACE_S = 5.0
 
 DRIVER = textwrap.dedent("""
@@ -58,7 +62,7 @@ def sweep_cmd(bench: Path, out: Path, mark: str) -> list[str]:
 
 def start_sweep(cmd: list[str], log: Path) -> subprocess.Popen[bytes]:
     with open(log, "wb") as f:
-        return subprocess.Popen(cmd, cwd=REPO, env=ENV, stdout=f, stderr=subprocess.STDOUT, start_new_session=True)
+        return subprocess.Popen(cmd, cwd=REPO, env=sweep_env(), stdout=f, stderr=subprocess.STDOUT, start_new_session=True)
 
 
 def wait_serving(driver: subprocess.Popen[bytes], mark: str, out: Path, timeout_s: float = 300) -> list[int]:
@@ -79,7 +83,7 @@ def wait_serving(driver: subprocess.Popen[bytes], mark: str, out: Path, timeout_
 def test_server_dies_with_the_process_that_started_it(tmp_path: Path) -> None:
     mark = new_mark()
     code = DRIVER.format(grace=GRACE_S, mark_env=MARK, mark=mark)
-    driver = subprocess.Popen([sys.executable, "-c", code], cwd=REPO, env=ENV, stdout=subprocess.PIPE)
+    driver = subprocess.Popen([sys.executable, "-c", code], cwd=REPO, env=sweep_env(), stdout=subprocess.PIPE)
     assert driver.stdout is not None
     url = driver.stdout.readline().decode().strip()
     try:
@@ -124,7 +128,7 @@ def test_sweep_start_stops_the_servers_of_its_killed_drivers(bench: Path, tmp_pa
         assert orphans, "nothing was left to stop: the test shows nothing"
         assert all(os.getpgid(p) == os.getpgid(orphans[0]) for p in orphans)
 
-        again = subprocess.run(cmd, cwd=REPO, env=ENV, capture_output=True, text=True, timeout=600)
+        again = subprocess.run(cmd, cwd=REPO, env=sweep_env(), capture_output=True, text=True, timeout=600)
         assert again.returncode == 0, again.stderr[-3000:] + again.stdout[-3000:]
         assert marked(mark) == [], f"left: {marked(mark)}, orphans were {orphans}"  # the re-run's own server stopped too
         assert "orphaned model server" in again.stdout + again.stderr

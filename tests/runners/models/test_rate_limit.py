@@ -22,6 +22,8 @@ from runners.models.rate_limit import AsyncLimiter, Limits, LocalGate, RateLimit
 from tests.conftest import write_native
 from tests.helpers.http_stub import Reply, StubServer, completion, tool_call
 
+pytestmark = pytest.mark.usefixtures("own_ray")  # their sweeps start their own local Ray
+
 REPO = Path(__file__).resolve().parents[3]
 
 

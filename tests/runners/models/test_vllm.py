@@ -37,11 +37,16 @@ from tests.helpers.server_procs import (
 VLLM_PYTHON = os.environ.get("RUNNINGTAB_VLLM_PYTHON")
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.usefixtures("own_ray"),  # their sweeps start their own local Ray
     pytest.mark.skipif(not VLLM_PYTHON, reason="no vLLM here: RUNNINGTAB_VLLM_PYTHON names the Python of a venv "
                        "with vLLM's CPU build (RUNNINGTAB_VLLM_PYTHON=$(bash .ci/vllm-up.sh); CI sets it)"),
 ]
 REPO = Path(__file__).resolve().parents[3]
-ENV = {**os.environ, "PYTHONPATH": str(REPO)}
+
+
+def sweep_env() -> dict[str, str]:
+    """The environment at the call (RAY_ADDRESS of the session's Ray, once a slow test started it)."""
+    return {**os.environ, "PYTHONPATH": str(REPO)}
 COMMANDS = ("ls", "cat data.csv")
 REGEX = '<tool_call>[{]"name": "bash", "arguments": [{]"command": "(ls|cat data[.]csv)"[}][}]</tool_call>'
 GRACE_S = 10.0
@@ -109,7 +114,7 @@ def test_a_job_through_runners_job(tiny: Path, bench: Path, tmp_path: Path) -> N
     r = subprocess.run(
         [sys.executable, "-m", "runners.job", "benchmark=native", f"benchmark.path={bench}", "task=count0",
          "method=dci", *vllm(tiny, mark), "agent.max_turns=3", f"out={tmp_path}"],
-        cwd=REPO, env=ENV, capture_output=True, text=True, timeout=600,
+        cwd=REPO, env=sweep_env(), capture_output=True, text=True, timeout=600,
     )
     assert r.returncode == 0, r.stderr[-3000:]
     assert len(r.stdout.splitlines()) == 1, r.stdout  # the job directory, nothing else
@@ -126,7 +131,7 @@ def test_two_replicas_serve_a_sweep_and_stop(tiny: Path, bench: Path, tmp_path: 
     cmd = sweep_cmd(bench, tmp_path / "out", *vllm(tiny, mark, "model.server.replicas=2"), "cluster.max_in_flight=4",
                     "cluster.server_gpus=0")  # the CPU build holds no GPU
     with open(tmp_path / "sweep.log", "wb") as log:
-        driver = subprocess.Popen(cmd, cwd=REPO, env={**ENV, "TMPDIR": str(logs)}, stdout=log,
+        driver = subprocess.Popen(cmd, cwd=REPO, env={**sweep_env(), "TMPDIR": str(logs)}, stdout=log,
                                   stderr=subprocess.STDOUT, start_new_session=True)
     try:
         while not marked(mark):
@@ -155,7 +160,7 @@ def test_killed_sweep_leaves_no_vllm_process(tiny: Path, bench: Path, tmp_path: 
     cmd = sweep_cmd(bench, tmp_path / "out", *vllm(tiny, mark, f"model.server.log_path={tmp_path / 'server.log'}"),
                     "cluster.server_gpus=0")
     with open(tmp_path / "sweep.log", "wb") as log:
-        driver = subprocess.Popen(cmd, cwd=REPO, env=ENV, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        driver = subprocess.Popen(cmd, cwd=REPO, env=sweep_env(), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         deadline = time.monotonic() + 600
         while completions(tmp_path / "server.log") < 2:  # the readiness check's and a job's: mid-run

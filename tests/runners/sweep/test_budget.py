@@ -21,7 +21,11 @@ from runners.sweep.budget import HELD_EXIT, SweepBudget
 from tests.conftest import compose_root, write_native, write_script
 
 REPO = Path(__file__).resolve().parents[3]
-ENV = {**os.environ, "PYTHONPATH": str(REPO)}
+
+
+def sweep_env() -> dict[str, str]:
+    """The environment at the call (RAY_ADDRESS of the session's Ray, once a slow test started it)."""
+    return {**os.environ, "PYTHONPATH": str(REPO)}
 
 
 def _turns(n: int, cost: float) -> list[dict]:
@@ -38,7 +42,7 @@ def _job(tmp_path: Path, *overrides: str) -> subprocess.CompletedProcess[str]:
     cmd = [sys.executable, "-m", "runners.job", "benchmark=native", f"benchmark.path={bench}", "task=t", "model=scripted",
            f"model.script={script}", "judge=none", f"out={tmp_path / 'out'}", "model.cache=read_write",
            f"model.cache_dir={tmp_path / 'cache'}", *overrides]
-    return subprocess.run(cmd, cwd=REPO, env=ENV, capture_output=True, text=True, timeout=300)
+    return subprocess.run(cmd, cwd=REPO, env=sweep_env(), capture_output=True, text=True, timeout=300)
 
 
 def test_a_job_stops_at_its_budget_and_a_higher_budget_continues_it(tmp_path: Path) -> None:
@@ -127,7 +131,7 @@ def _priced_sweep(tmp_path: Path, *overrides: str) -> subprocess.CompletedProces
     cmd = [sys.executable, "-m", "runners.sweep", "benchmark=native", f"benchmark.path={bench}", "model=scripted",
            f"model.script={script}", "judge=none", "tracker=jsonl", f"out={tmp_path / 'out'}", "sweep=s",
            "grid.method=[dci,runningtab]", f"model.cache_dir={tmp_path / 'cache'}", "cluster.max_in_flight=4", *overrides]
-    return subprocess.run(cmd, cwd=REPO, env=ENV, capture_output=True, text=True, timeout=900)
+    return subprocess.run(cmd, cwd=REPO, env=sweep_env(), capture_output=True, text=True, timeout=900)
 
 
 @pytest.mark.slow
@@ -166,13 +170,13 @@ def test_a_sweep_stops_starting_jobs_at_its_budget_and_a_rerun_with_more_runs_th
     cmd = [sys.executable, "-m", "runners.sweep", "benchmark=native", f"benchmark.path={bench}", "model=scripted",
            f"model.script={script}", "judge=none", "tracker=jsonl", f"out={tmp_path / 'out'}", "sweep=s",
            f"model.cache_dir={tmp_path / 'cache'}", "cluster.max_in_flight=4"]
-    r = subprocess.run([*cmd, "budget.sweep_usd=1.2", "budget.estimate_usd=0.5"], cwd=REPO, env=ENV, capture_output=True, text=True, timeout=600)
+    r = subprocess.run([*cmd, "budget.sweep_usd=1.2", "budget.estimate_usd=0.5"], cwd=REPO, env=sweep_env(), capture_output=True, text=True, timeout=600)
     assert r.returncode == HELD_EXIT and "sweep held by its budget" in r.stderr.strip().splitlines()[-1], r.stderr[-3000:]
     done = [d for d in (tmp_path / "out" / "s").iterdir() if (d / "result.json").is_file()]
     assert len(done) == 2 and "3 job(s) not started" in r.stderr, r.stderr[-3000:]  # 2 × 0.5 reserved, a third would pass 1.2
     spend = json.loads((tmp_path / "out" / "s" / "spend.json").read_text())
     assert spend["spent"] == pytest.approx(1.0) and len(spend["held"]) == 3
-    again = subprocess.run([*cmd, "budget.sweep_usd=10", "budget.estimate_usd=0.5"], cwd=REPO, env=ENV, capture_output=True, text=True, timeout=600)
+    again = subprocess.run([*cmd, "budget.sweep_usd=10", "budget.estimate_usd=0.5"], cwd=REPO, env=sweep_env(), capture_output=True, text=True, timeout=600)
     assert again.returncode == 0 and "2 already complete, 3 to run" in again.stderr, again.stderr[-3000:]
     assert json.loads((tmp_path / "out" / "s" / "spend.json").read_text())["spent"] == pytest.approx(2.5)
 

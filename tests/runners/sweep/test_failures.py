@@ -25,6 +25,7 @@ from runners.sweep.actors import EpisodeActor
 from runners.sweep.grid import benchmark_tasks
 from runners.sweep.scheduler import Outcome, run_all
 from tests.conftest import compose_root, write_script
+from tests.helpers import shared_ray
 
 pytestmark = pytest.mark.slow
 
@@ -58,7 +59,7 @@ class Flaky(EpisodeActor):
 
 @pytest.fixture(scope="module")
 def local_ray():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address=shared_ray.ensure(), log_to_driver=False)  # the session's local Ray
     yield
     ray.shutdown()
 

@@ -30,9 +30,7 @@ REPO = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")
-def head() -> Iterator[Cluster]:
-    if ray.is_initialized():
-        ray.shutdown()
+def head(own_ray: None) -> Iterator[Cluster]:
     root = Path(tempfile.mkdtemp(prefix="rt-gov-", dir="/tmp"))  # short: Ray's socket paths have a length limit
     auth = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
     env = {**os.environ, **auth, "PYTHONPATH": str(REPO), "RAY_GRACEFUL_SHUTDOWN_DRAIN_TIMEOUT_S": "0",

@@ -21,6 +21,7 @@ from runners.models import ServedModelConfig, ServerConfig, build_model
 from runners.models.embedded import embedded_gguf
 from runners.models.server import ServerError
 from runners.sweep.model_servers import ReplicaPool, start_replicas, stop_replicas
+from tests.helpers import shared_ray
 
 SHIM = """#!{python}
 # Stands in for `vllm serve --model MODEL --host H --port P --served-model-name N ...`.
@@ -52,13 +53,12 @@ def shim(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def gpu_ray(shim):
     """A local Ray with 2 logical GPUs whose workers find the shim as `vllm`."""
-    if ray.is_initialized():
-        ray.shutdown()
     path = f"{shim}{os.pathsep}{os.environ['PATH']}"
-    ray.init(num_cpus=2, num_gpus=2, include_dashboard=False, log_to_driver=False,
-             runtime_env={"env_vars": {"PATH": path, "PYTHONPATH": str(Path(__file__).resolve().parents[3])}})
-    yield
-    ray.shutdown()
+    with shared_ray.apart():  # a Ray with GPUs, not the session's
+        ray.init(num_cpus=2, num_gpus=2, include_dashboard=False, log_to_driver=False,
+                 runtime_env={"env_vars": {"PATH": path, "PYTHONPATH": str(Path(__file__).resolve().parents[3])}})
+        yield
+        ray.shutdown()
 
 
 def vllm_cfg(tp: int = 1) -> ServedModelConfig:

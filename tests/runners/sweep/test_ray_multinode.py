@@ -138,9 +138,7 @@ class Cluster:
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[Cluster]:
-    if ray.is_initialized():
-        ray.shutdown()
+def cluster(own_ray: None) -> Iterator[Cluster]:
     # a short path: Ray's socket paths have a length limit
     root = Path(tempfile.mkdtemp(prefix="rt-mn-", dir="/tmp"))
     shim = root / "bin"

@@ -25,7 +25,7 @@ from runners.sweep.ledger import Ledger
 from tests.conftest import compose_root, write_script
 from tests.runners.sweep.test_sweep import wait_for_orphan_actors
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("own_ray")]  # their sweeps start their own local Ray
 REPO = Path(__file__).resolve().parents[3]
 CREDS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"}
 

@@ -22,7 +22,7 @@ import pytest
 
 from runners.sweep.ledger import Ledger
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("own_ray")]  # their sweeps start their own local Ray
 REPO = Path(__file__).resolve().parents[3]
 TASKS = "ws-01-resource-saving-manual,ws-02-purchase-order-summary,ws-03-business-travel-guide"
 

@@ -16,7 +16,7 @@ from moto.server import ThreadedMotoServer
 from eval.benchmarks import load_benchmark
 from tests.conftest import compose_root, write_script
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("own_ray")]  # their sweeps start their own local Ray
 REPO = Path(__file__).resolve().parents[3]
 SECRET = "sk-test-NEVER-IN-WANDB-91ab"
 

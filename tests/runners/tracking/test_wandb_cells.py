@@ -25,6 +25,8 @@ from runners.core.record_types import Cell, JobMeta
 from runners.tracking.wandb_runs import WandbTracker
 from tests.conftest import compose_root, write_script
 
+pytestmark = pytest.mark.usefixtures("own_ray")  # their sweeps start their own local Ray
+
 REPO = Path(__file__).resolve().parents[3]
 SECRET = "sk-test-NEVER-IN-WANDB-5c3d"
 
