@@ -29,7 +29,8 @@ class EnvConfig:
     bash_timeout_max: int = 900  # a call may ask for up to this many seconds
     sandbox: str = "auto"  # auto | bwrap | none
     # bwrap: one sandbox per job, each bash call a child of a supervisor in it (envs/shell_session.py);
-    # false: a new sandbox per call (~12 ms more kernel CPU each). Not part of a job's identity.
+    # none: one reaper per job (envs/reaper.py --session). false: a new sandbox (~12 ms more kernel
+    # CPU) or reaper (~20 ms more, a Python start) per call. Not part of a job's identity.
     shell_session: bool = True
     write_tool: bool = False  # offer `write` and `edit` (off in the paper's setting)
     read_max_lines: int = 2000

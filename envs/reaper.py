@@ -1,12 +1,20 @@
-"""Runs one command without bubblewrap and kills every process it left behind, even past `setsid`.
+"""Runs commands without bubblewrap and kills every process each left behind, even past `setsid`.
 
-Started as `python -I -S envs/reaper.py ARGV...` (standalone: no project imports). It makes itself
+Two uses, one mechanism. `python -I -S envs/reaper.py ARGV...` runs one command (a bash call
+when `env.shell_session` is false). `python -I -S envs/reaper.py --session COMMANDS WORKSPACE` is
+the job's shell session without bubblewrap (envs/shell_session.py speaks to it as to the sandbox's
+supervisor): it reads command numbers on stdin, runs `COMMANDS/<n>` as its child exactly as the
+supervisor does (`bash -c 'eval "$(</dev/fd/9)"'`, stdin /dev/null, output on its own stderr, the
+workspace as cwd), kills what the command left and writes the exit code on stdout; EOF on stdin
+or SIGTERM kills everything it started and ends it. One Python start per job, not per call.
+
+Standalone (no project imports). It makes itself
 a child subreaper, so descendants whose parents exit (`setsid cmd &`, `nohup cmd &`, double forks)
 are re-parented to it instead of to init; when the command returns (after a short grace for
 output) or on SIGTERM (the runner's timeout), it SIGKILLs all of its descendants and exits with the
 command's status. Under bubblewrap the sandbox's PID namespace does this instead.
 
-It starts once per bash call, so it imports only built-in modules: `_signal` rather than `signal`
+It starts once per job (once per call without a session), so it imports only built-in modules: `_signal` rather than `signal`
 (which imports `enum`), and prctl through `_ctypes` (ctypes itself costs ~10 ms of CPU to import;
 it remains the fallback). Descendants are found by walking `/proc/<pid>/task/<tid>/children` from
 here down, not by reading every process's stat (the scan is the fallback when the kernel lacks
@@ -110,21 +118,97 @@ def kill_all() -> None:
         reap()
 
 
-def main(argv: list[str]) -> int:
-    set_subreaper()
-    _signal.signal(_signal.SIGTERM, lambda *_: (kill_all(), os._exit(128 + _signal.SIGTERM)))
-    child = os.fork()
-    if child == 0:
-        _signal.signal(_signal.SIGTERM, _signal.SIG_DFL)
-        os.execv(argv[0], argv)
-    _, status = os.waitpid(child, 0)
+def restore_signals() -> None:
+    """In a child about to exec: the dispositions Python changed at start back to the default
+    (as subprocess's restore_signals does), so that `yes | head` ends on SIGPIPE."""
+    for name in ("SIGPIPE", "SIGXFSZ"):
+        _signal.signal(getattr(_signal, name), _signal.SIG_DFL)
+
+
+def status_code(status: int) -> int:
     code = os.waitstatus_to_exitcode(status)
+    return code if code >= 0 else 128 - code
+
+
+def leftovers() -> None:
+    """Give what the command left a short grace to finish writing, then kill it."""
     end = time.monotonic() + GRACE_S
     while time.monotonic() < end and descendants(os.getpid()):
         reap()
         time.sleep(0.02)
     kill_all()
-    return code if code >= 0 else 128 - code
+
+
+def run_one(dir_fd: int, name: str, workspace: str, out: int, null: int) -> int:
+    """`<dir>/<name>` as a fresh bash, its output on `out`; its exit code once it and all it left are gone."""
+    try:
+        script = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
+    except OSError:
+        return 126
+    child = os.fork()
+    if child == 0:
+        try:
+            os.dup2(script, 9)
+            os.set_inheritable(9, True)
+            os.dup2(null, 0)
+            os.dup2(out, 1)
+            os.dup2(out, 2)
+            try:
+                os.chdir(workspace)
+            except OSError:
+                pass
+            _signal.signal(_signal.SIGTERM, _signal.SIG_DFL)
+            restore_signals()
+            os.execv("/bin/bash", ["/bin/bash", "-c", 'eval "$(</dev/fd/9)" 9<&-'])
+        finally:
+            os._exit(127)
+    os.close(script)
+    _, status = os.waitpid(child, 0)
+    code = status_code(status)
+    leftovers()
+    return code
+
+
+def session(commands: str, workspace: str) -> int:
+    set_subreaper()
+    _signal.signal(_signal.SIGTERM, lambda *_: (kill_all(), os._exit(128 + _signal.SIGTERM)))
+    out = os.dup(2)  # the output pipe; the reaper's own errors go nowhere
+    null = os.open("/dev/null", os.O_RDWR)
+    os.dup2(null, 2)
+    dir_fd = os.open(commands, os.O_RDONLY | os.O_DIRECTORY)
+    pending = b""
+    try:
+        while True:
+            line, sep, pending = pending.partition(b"\n")
+            if not sep:
+                chunk = os.read(0, 4096)
+                if not chunk:
+                    return 0
+                pending = line + chunk
+                continue
+            name = line.decode(errors="replace").strip()
+            code = run_one(dir_fd, name, workspace, out, null) if name.isdigit() else 126
+            os.write(1, f"{code}\n".encode())
+    except OSError:  # the runner is gone
+        return 1
+    finally:
+        kill_all()
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--session"]:
+        return session(argv[1], argv[2])
+    set_subreaper()
+    _signal.signal(_signal.SIGTERM, lambda *_: (kill_all(), os._exit(128 + _signal.SIGTERM)))
+    child = os.fork()
+    if child == 0:
+        _signal.signal(_signal.SIGTERM, _signal.SIG_DFL)
+        restore_signals()
+        os.execv(argv[0], argv)
+    _, status = os.waitpid(child, 0)
+    code = status_code(status)
+    leftovers()
+    return code
 
 
 if __name__ == "__main__":

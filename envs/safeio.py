@@ -314,11 +314,12 @@ def open_append(path: Path, readable: bool = False) -> BinaryIO:
     return os.fdopen(fd, "ab")
 
 
-def write_bytes(path: Path, data: bytes) -> None:
+def write_bytes(path: Path, data: bytes, durable: bool = True) -> None:
     """Write a file atomically (temp file in the same folder, synced, then renamed over `path`).
 
     Made with FILE_MODE under the user's umask; on any failure (a full disk included) the old file
-    stays and the temp file is removed."""
+    stays and the temp file is removed. `durable=False` skips the sync, for files whose readers
+    take a torn copy (a crash before the data reached the disk) for an absent one: the call cache."""
     make_dirs(path.parent)
     tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
@@ -326,16 +327,17 @@ def write_bytes(path: Path, data: bytes) -> None:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
 
 
-def write_json(path: Path, obj: Any) -> None:
+def write_json(path: Path, obj: Any, durable: bool = True) -> None:
     """Write JSON atomically (`write_bytes` of `json_bytes(obj, indent=1)`).
 
     Values JSON does not know are written as their text (`default=str`); names that are not UTF-8
     stay lossless (`json_bytes`)."""
-    write_bytes(path, json_bytes(obj, indent=1))
+    write_bytes(path, json_bytes(obj, indent=1), durable)

@@ -3,8 +3,8 @@
 Under bubblewrap the command sees the workspace (writable, at `env.agent_root`, /workspace: the
 same path for every job, which host-side tools translate, `envs.paths.PathView`), /usr and the agent's Python read-only, a few /etc files programs need, a private /tmp,
 the runner's saved outputs read-only, no network, no capabilities, nothing else of the host.
-Without bubblewrap the command runs under `envs/reaper.py`: clean environment, workspace as cwd,
-everything it started killed when it returns, but the host's files and network are reachable (a
+Without bubblewrap the command runs under `envs/reaper.py` (one per job, as the shell session's
+supervisor): clean environment, workspace as cwd, everything it started killed when it returns, but the host's files and network are reachable (a
 warning is logged once). Either way the command text reaches bash through an inherited memfd,
 never argv (no kernel argument limit), and `envs/limits.py` caps memory, processes and file size.
 """
@@ -38,6 +38,7 @@ ETC_FILES = (
 )
 ROOT_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 SHM_BYTES = 64 << 20  # /dev/shm of a sandbox that is given no size (the trial sandbox)
+REAPER_TERM_S = 2.0  # how long the reaper (no bubblewrap) may take to kill what a command left on timeout
 NO_EXTRAS = SandboxExtras()
 
 
@@ -139,7 +140,8 @@ def outputs_dir(scratch: str) -> str:
 
 
 def commands_dir(scratch: str) -> str:
-    """Where the runner writes each command for the job's shell session: read-only to the agent."""
+    """Where the runner writes each command for the job's shell session: read-only to the agent
+    under bubblewrap (without it, the agent's user owns it, as it owns everything else)."""
     return f"{scratch}/commands"
 
 
@@ -262,6 +264,11 @@ class Shell:
         else:
             self.env = agent_env(cfg, f"{self.scratch}/tmp/home", f"{self.scratch}/tmp")
             self._launcher = [sys.executable, "-I", "-S", str(Path(__file__).with_name("reaper.py"))]
+            if cfg.shell_session:
+                scripts = commands_dir(self.scratch)
+                self.session = ShellSession(self.caps.prefix(), self.env, workspace, scripts,
+                                            supervisor=[*self._launcher, "--session", scripts, workspace],
+                                            terminate_s=REAPER_TERM_S)
         self._cleanup = weakref.finalize(self, _cleanup, self.scratch, self.outputs_fd, self.caps, self.session)
 
     def argv(self, command_fd: int) -> list[str]:

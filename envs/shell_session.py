@@ -12,6 +12,11 @@ sandbox; the next call starts a new one. The supervisor is the sandbox's PID 1 (
 disturb it, which only costs that command its own results (the runner reads nothing else). A task's
 service (a benchmark's server, envs/sandbox_extras.py) runs beside the commands, spared by the
 killing and started again when a command killed it.
+
+Without bubblewrap the same session runs with `envs/reaper.py --session` as its supervisor (the
+`supervisor` argument): the same protocol, a subreaper instead of a PID namespace, so a command's
+leftovers past `setsid` are found as its descendants; a timeout asks it (SIGTERM) to kill them
+before its process group is killed.
 """
 
 from __future__ import annotations
@@ -86,14 +91,18 @@ class SessionGone(RuntimeError):
 
 
 class ShellSession:
-    """The long-lived sandbox of one workspace's shell; `run` is one bash call in it."""
+    """The long-lived sandbox (or reaper) of one workspace's shell; `run_in_session` is one bash call in it."""
 
     def __init__(
         self, argv_prefix: list[str], env: dict[str, str], workspace: str, commands_dir: str, service: Service | None = None,
         before_start: Callable[[], None] | None = None, seen_at: str | None = None,
+        supervisor: list[str] | None = None, terminate_s: float = 0.0,
     ) -> None:
-        """`workspace`: the host folder; `seen_at`: where the sandbox shows it (its service's paths), default the same."""
+        """`workspace`: the host folder; `seen_at`: where the sandbox shows it (its service's paths),
+        default the same. `supervisor`: its argv after the prefix (default the `sh` one above);
+        `terminate_s`: how long `kill` lets it end its commands on SIGTERM before SIGKILL (0: at once)."""
         self._prefix, self._env, self._workspace = argv_prefix, env, workspace
+        self._supervisor, self._terminate_s = supervisor, terminate_s
         self._before_start = before_start
         self.commands_dir = commands_dir
         self._service: list[str] = []
@@ -114,8 +123,9 @@ class ShellSession:
         self._status, st_w = os.pipe()
         try:
             shell = "/bin/bash" if self._service else "/bin/sh"
+            supervisor = self._supervisor or [shell, "-c", SUPERVISOR, "supervisor", self.commands_dir, *self._service]
             self.proc = subprocess.Popen(
-                [*self._prefix, shell, "-c", SUPERVISOR, "supervisor", self.commands_dir, *self._service],
+                [*self._prefix, *supervisor],
                 cwd=self._workspace, env=self._env, stdin=ctl_r, stdout=st_w, stderr=out_w,
                 start_new_session=True, close_fds=True,
             )
@@ -170,6 +180,12 @@ class ShellSession:
     def kill(self) -> None:
         """End the sandbox and everything in it (a timeout, an interrupt); the next call starts anew."""
         proc = self.proc
+        if proc is not None and proc.poll() is None and self._terminate_s > 0:
+            try:
+                proc.terminate()
+                proc.wait(timeout=self._terminate_s)
+            except (subprocess.TimeoutExpired, ProcessLookupError):
+                pass
         if proc is not None and proc.poll() is None:
             try:
                 os.killpg(proc.pid, signal.SIGKILL)

@@ -94,3 +94,17 @@ def test_a_job_whose_cache_entries_are_bad_runs_and_replaces_them(tmp_path: Path
     assert again["stderr"].count("model-call cache entry") == 3, again["stderr"][-3000:]  # one line per bad entry
     third = job("three")  # the bad entries were replaced: every call is a hit
     assert third["cached_calls"] == 3 and third["spend"] == 0
+
+
+def test_a_torn_local_entry_is_a_miss_never_a_wrong_hit(tmp_path: Path) -> None:
+    """Entries are written without fsync (a crash may leave one cut short, or its blocks zeroed):
+    whatever part of the file survives reads as a miss or as the whole entry, never as another reply."""
+    cache, key = CallCache(tmp_path), "ef" * 32
+    cache.put(key, GOOD)
+    whole = cache.path(key).read_bytes()
+    for cut in range(len(whole)):
+        for torn in (whole[:cut], b"\0" * cut, whole[:cut] + b"\0" * (len(whole) - cut)):
+            cache.path(key).write_bytes(torn)
+            assert cache.get(key) is None, torn
+    cache.path(key).write_bytes(whole)
+    assert cache.get(key) == GOOD
