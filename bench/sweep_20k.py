@@ -55,6 +55,25 @@ def driver_cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICK
 
 
+def kill_session(sid: int) -> None:
+    """SIGKILL every process of session `sid`: the killed driver and the local Ray it started (its
+    raylet, GCS and workers stay in the driver's session), and nothing else. `ray stop --force`, used
+    here before, kills every Ray on the machine: another sweep's, or the test session's shared one."""
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                session = int(f.read().rsplit(")", 1)[1].split()[3])
+        except (OSError, ValueError, IndexError):
+            continue
+        if session == sid:
+            try:
+                os.kill(int(name), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
 def run(cmd: list[str], log: Path, stop_at: int | None, sdir: Path) -> tuple[float, float, bool]:
     """Run the sweep; SIGKILL it once `stop_at` ledger lines exist. Returns (wall, driver CPU, killed)."""
     t0 = time.monotonic()
@@ -67,11 +86,8 @@ def run(cmd: list[str], log: Path, stop_at: int | None, sdir: Path) -> tuple[flo
         except OSError:
             pass
         if stop_at is not None and len(ledger_ids(sdir)) >= stop_at:
-            os.killpg(proc.pid, signal.SIGKILL)
+            kill_session(proc.pid)
             proc.wait()
-            subprocess.run(
-                [str(Path(sys.executable).with_name("ray")), "stop", "--force"], capture_output=True
-            )
             return time.monotonic() - t0, cpu, True
         time.sleep(1.0)
     if proc.returncode != 0:

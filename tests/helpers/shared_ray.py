@@ -20,6 +20,7 @@ import signal
 import subprocess
 import tempfile
 import time
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -34,7 +35,10 @@ _state: dict[str, object] = {}
 def ensure() -> str:
     """The shared cluster's address (started on first use); exported as RAY_ADDRESS with its token."""
     if "address" in _state:
-        return str(_state["address"])
+        if alive():
+            return str(_state["address"])
+        warnings.warn("the tests' shared Ray died (a test killed it?): starting another", stacklevel=2)
+        stop()
     root = Path(tempfile.mkdtemp(prefix="rt-ray-", dir="/tmp"))  # short: Ray's socket paths have a length limit
     auth = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}  # never ~/.ray/auth_token
     env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"} | auth | {"RAY_GRACEFUL_SHUTDOWN_DRAIN_TIMEOUT_S": "0"}
@@ -54,6 +58,13 @@ def ensure() -> str:
     os.environ.update(auth, RAY_ADDRESS=found.group(1))
     _reload_auth()
     return found.group(1)
+
+
+def alive() -> bool:
+    """Whether the shared cluster was started and its `ray start --block` still runs (it exits when
+    one of its node's processes dies)."""
+    proc = _state.get("proc")
+    return isinstance(proc, subprocess.Popen) and proc.poll() is None
 
 
 def stop() -> None:

@@ -10,6 +10,7 @@ import pytest
 
 from bench.sweep_20k import ledger_ids, run, setup, sweep_cmd, wandb_runs
 from runners.core.job_record import read_result
+from tests.helpers import shared_ray
 
 pytestmark = pytest.mark.slow
 
@@ -23,6 +24,7 @@ def test_killed_and_resumed_sweep_runs_each_job_once_and_logs_one_wandb_run_per_
     jobs = TASKS * 2 * SEEDS
     _, _, killed = run(cmd, tmp_path / "run1.log", jobs // 3, sdir)
     assert killed, "the first run finished before it could be killed"
+    assert shared_ray.alive(), "killing the sweep killed another Ray of this machine (the tests' shared one)"
     first = len(ledger_ids(sdir))
     assert 0 < first < jobs
     run(cmd, tmp_path / "run2.log", None, sdir)
