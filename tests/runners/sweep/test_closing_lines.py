@@ -21,6 +21,7 @@ REPO = Path(__file__).resolve().parents[3]
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("own_ray")  # the notice is a local start's: this sweep starts its own Ray
 def test_a_sweep_names_its_wandb_runs_and_the_sync_command_and_no_ray_notice(tmp_path: Path) -> None:
     task = load_benchmark(compose_root(["benchmark=builtin"]).benchmark).tasks()[0].id
     script = write_script(tmp_path / "s.jsonl", [{"content": "done", "usage": {"input_tokens": 10, "output_tokens": 2, "cost": 0.25}}])
