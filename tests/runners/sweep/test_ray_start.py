@@ -88,3 +88,35 @@ def test_ctrl_c_while_ray_starts_stops_cleanly_and_resumes(tmp_path: Path) -> No
     ids = [e["job_id"] for e in Ledger(tmp_path / "out" / "s").entries()]
     assert len(ids) == len(set(ids)) == 2, status
     assert wait_gone(marker) == []
+
+
+def children() -> set[str]:
+    """The names of this process's child processes."""
+    names = set()
+    for p in Path("/proc").iterdir():
+        try:
+            if p.name.isdigit() and f"\nPPid:\t{os.getpid()}\n" in (p / "status").read_text():
+                names.add((p / "comm").read_text().strip())
+        except OSError:
+            continue
+    return names
+
+
+def test_rays_processes_outlive_the_thread_that_started_them() -> None:
+    """Ray's head processes die with the thread that started them (Linux's parent-death signal): a
+    start whose thread ended lost its GCS at once, and the sweep a minute later."""
+    import ray
+
+    from runners.config.runner import ClusterConfig
+    from runners.sweep.local_ray import LocalRay
+
+    assert not ray.is_initialized()
+    try:
+        with LocalRay(ClusterConfig(num_cpus=1)) as cluster:
+            cluster.begin()
+            cluster.ready()
+            time.sleep(1)
+            assert {"gcs_server", "raylet"} <= children()
+            assert ray.get(ray.remote(lambda: 1).remote(), timeout=120) == 1
+    finally:
+        ray.shutdown()
