@@ -90,33 +90,38 @@ def test_ctrl_c_while_ray_starts_stops_cleanly_and_resumes(tmp_path: Path) -> No
     assert wait_gone(marker) == []
 
 
-def children() -> set[str]:
-    """The names of this process's child processes."""
-    names = set()
+
+# Starts Ray as the driver does, then prints the names of its live child processes (a killed one
+# stays a zombie until reaped) and whether a task still runs.
+OUTLIVE = """
+import os, sys, time
+from pathlib import Path
+import ray
+from runners.config.runner import ClusterConfig
+from runners.sweep.local_ray import LocalRay
+with LocalRay(ClusterConfig(num_cpus=1)) as cluster:
+    cluster.begin()
+    cluster.ready()
+    time.sleep(1)
+    live = set()
     for p in Path("/proc").iterdir():
         try:
-            if p.name.isdigit() and f"\nPPid:\t{os.getpid()}\n" in (p / "status").read_text():
-                names.add((p / "comm").read_text().strip())
+            status = p.name.isdigit() and (p / "status").read_text()
+            if status and f"\\nPPid:\\t{os.getpid()}\\n" in status and "\\nState:\\tZ" not in status:
+                live.add((p / "comm").read_text().strip())
         except OSError:
             continue
-    return names
+    print(sorted(live), flush=True)
+    if not {"gcs_server", "raylet"} <= live:
+        os._exit(3)  # Ray's client would wait a minute for its lost GCS, then end the process
+    print(ray.get(ray.remote(lambda: "a task ran").remote(), timeout=120), flush=True)
+ray.shutdown()
+"""
 
 
 def test_rays_processes_outlive_the_thread_that_started_them() -> None:
     """Ray's head processes die with the thread that started them (Linux's parent-death signal): a
     start whose thread ended lost its GCS at once, and the sweep a minute later."""
-    import ray
-
-    from runners.config.runner import ClusterConfig
-    from runners.sweep.local_ray import LocalRay
-
-    assert not ray.is_initialized()
-    try:
-        with LocalRay(ClusterConfig(num_cpus=1)) as cluster:
-            cluster.begin()
-            cluster.ready()
-            time.sleep(1)
-            assert {"gcs_server", "raylet"} <= children()
-            assert ray.get(ray.remote(lambda: 1).remote(), timeout=120) == 1
-    finally:
-        ray.shutdown()
+    r = subprocess.run([sys.executable, "-c", OUTLIVE], cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "a task ran" in r.stdout, r.stdout + r.stderr[-3000:]
