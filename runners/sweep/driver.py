@@ -18,7 +18,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
@@ -26,6 +26,9 @@ from omegaconf import DictConfig, OmegaConf
 
 from envs.safeio import make_dirs, write_bytes
 from runners.config.schema import CONF_DIR, RootConfig, listed_axes, to_root
+
+if TYPE_CHECKING:
+    from runners.sweep.local_ray import LocalRay
 
 log = logging.getLogger("runners.sweep")
 
@@ -97,7 +100,7 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
         return _drive(root, specs, sdir, overrides, signals, cluster)
 
 
-def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str], signals: Any, cluster: Any) -> dict[str, Any]:
+def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str], signals: Any, cluster: LocalRay) -> dict[str, Any]:
     """Resume, reconcile, run what is left, write the report: the sweep, once its folder is ours.
     Ray starts in the background (`cluster`, a `LocalRay`) as soon as jobs remain to run."""
     from runners.core.storage import build_storage
