@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
-import os
 import re
 import shlex
 import signal
@@ -19,7 +18,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
@@ -27,6 +26,9 @@ from omegaconf import DictConfig, OmegaConf
 
 from envs.safeio import make_dirs, write_bytes
 from runners.config.schema import CONF_DIR, RootConfig, listed_axes, to_root
+
+if TYPE_CHECKING:
+    from runners.sweep.local_ray import LocalRay
 
 log = logging.getLogger("runners.sweep")
 
@@ -88,19 +90,19 @@ def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) ->
     returns is the line saying a budget held the sweep (None: it ran everything). Raises `SweepBusy`
     when another driver runs this sweep (or a slice sharing its jobs), and `Interrupted`, carrying
     its status line, once SIGINT or SIGTERM has stopped it cleanly."""
+    from runners.sweep.local_ray import LocalRay
     from runners.sweep.ownership import DriverLock
     from runners.sweep.stopping import interruptible
 
     specs, sdir = _specs_and_dir(root, overrides, experiment)
-    with interruptible() as signals, DriverLock(sdir, _part(root)):  # nothing is written before it is held
+    with interruptible() as signals, DriverLock(sdir, _part(root)), LocalRay(root.cluster) as cluster:  # nothing is written before the lock is held
         write_bytes(sdir / "sweep.yaml", OmegaConf.to_yaml(OmegaConf.structured(root)).encode())
-        return _drive(root, specs, sdir, overrides, signals)
+        return _drive(root, specs, sdir, overrides, signals, cluster)
 
 
-def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str], signals: Any) -> dict[str, Any]:
-    """Resume, reconcile, run what is left, write the report: the sweep, once its folder is ours."""
-    import ray
-
+def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str], signals: Any, cluster: LocalRay) -> dict[str, Any]:
+    """Resume, reconcile, run what is left, write the report: the sweep, once its folder is ours.
+    Ray starts in the background (`cluster`, a `LocalRay`) as soon as jobs remain to run."""
     from runners.core.storage import build_storage
     from runners.job.rescore import resume_scan
     from runners.job.scratch import clean_stale, tag
@@ -109,7 +111,6 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str],
     from runners.sweep.live_report import LiveReport
     from runners.sweep.model_servers import ModelServers
     from runners.sweep.progress import Progress
-    from runners.sweep.ray_notices import quiet_token_auth_notice
     from runners.sweep.reconcile import reconcile
     from runners.sweep.scheduler import run_all
     from runners.sweep.stopping import Interrupted, status_line
@@ -129,6 +130,8 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str],
 
         todo = paired(todo)  # a pair admitted together starts together
     skipped = len(specs) - len(todo)
+    if todo:
+        cluster.begin()  # Ray's start overlaps the tracker, the reconciling and the live report
     tracker = build_tracker(root.tracker, name, sdir, specs)
     uploader = Uploader(storage, name)
     clean_stale([s.job_id for s in specs], {s.cfg.agent.work_dir for s in specs})  # none of them runs yet
@@ -159,11 +162,7 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str],
 
     try:
         if todo:
-            if not ray.is_initialized():
-                quiet_token_auth_notice()  # token auth stays on; its notice on every run goes
-                ray.init(address=root.cluster.address, num_cpus=root.cluster.num_cpus, log_to_driver=False,
-                         include_dashboard=False, runtime_env=_runtime_env())
-                signals.install()  # Ray's init put its own SIGTERM handler (exit at once) in place of ours
+            cluster.ready()
             with (ModelServers({s.cfg.model.id: s.cfg.model for s in todo}, root.cluster, owner_label(servers_scope)) as servers,
                   SweepWatch(sdir, root.budget, specs, todo, tracker) as watch,  # rate limits, spend, budgets
                   Progress(todo, skipped, watch=watch, name=name) as progress):
@@ -260,13 +259,6 @@ def _report(sdir: Path, tracker: Any, jobs_done: float) -> None:
     if table1.exists():
         Console(width=200).print(Markdown(table1.read_text()))
     print(f"report: {report / 'index.html'} (written in {time.monotonic() - jobs_done:.1f} s, the wait for a running refresh included)", file=sys.stderr)
-
-
-def _runtime_env() -> dict[str, Any]:
-    """Workers import the project from this checkout, wherever the driver runs from."""
-    from runners.core.project import pythonpath
-
-    return {"env_vars": {"PYTHONPATH": pythonpath(os.environ.get("PYTHONPATH"))}}
 
 
 def _experiment() -> str | None:

@@ -8,8 +8,8 @@ the tracker flushed. The driver then prints one line (jobs complete, in flight, 
 command that resumes) and exits with 128 + the signal's number. A second signal while it cleans up
 ends it at once.
 
-Ray's `init` installs a SIGTERM handler of its own (exit at once), so the driver installs these
-again after it (`Signals.install`).
+Ray's `init` on the main thread would install a SIGTERM handler of its own (exit at once); the
+driver starts Ray on another thread (runners/sweep/local_ray.py), which leaves these in place.
 """
 
 from __future__ import annotations
