@@ -75,7 +75,8 @@ def test_a_429_pauses_and_halves_for_every_holder() -> None:
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[None]:
+def cluster(own_ray: None) -> Iterator[None]:
+    """A 2-CPU Ray of this module's own (the tests' shared one is hidden from it)."""
     if ray.is_initialized():
         ray.shutdown()
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="WARNING")
@@ -131,6 +132,7 @@ def most_at_once(spans: list[tuple[float, float]]) -> int:
     return peak
 
 
+@pytest.mark.slow
 def test_two_actors_lease_one_cap_and_a_429_pauses_the_other(cluster: None) -> None:
     from runners.models import governor
 
@@ -179,6 +181,7 @@ class Payer:
         return list(await asyncio.gather(*(job(j) for j in range(n))))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("budget", [1.0, None])
 def test_batched_spend_stops_jobs_at_the_budget_with_a_bounded_overshoot_and_loses_nothing(cluster: None, budget: float | None) -> None:
     """8 jobs of 40 calls at $0.05 in one actor: with a $1 sweep budget the spend ends within
