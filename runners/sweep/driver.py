@@ -163,6 +163,7 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str],
     try:
         if todo:
             cluster.ready()
+            signals.install()  # Ray's core worker put its native SIGTERM handler (a dump, then abort) in place of ours
             with (ModelServers({s.cfg.model.id: s.cfg.model for s in todo}, root.cluster, owner_label(servers_scope)) as servers,
                   SweepWatch(sdir, root.budget, specs, todo, tracker) as watch,  # rate limits, spend, budgets
                   Progress(todo, skipped, watch=watch, name=name) as progress):
