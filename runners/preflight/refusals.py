@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
+from eval.benchmarks.base import BenchmarkError
 from runners.config.schema import ConfigError
+from runners.core.registry import DottedPathError, UnknownName
 
 T = TypeVar("T")
 
@@ -45,6 +47,9 @@ class Refusals:
             return check(*args)
         except ConfigError as e:
             self.messages.extend(messages_of(e))
+            return None
+        except (UnknownName, DottedPathError, BenchmarkError) as e:  # a name no registry has: a refusal too
+            self.messages.append(str(e))
             return None
 
     def raise_any(self) -> None:
