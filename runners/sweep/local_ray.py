@@ -6,9 +6,10 @@ thread as soon as it knows jobs remain, and meanwhile opens the tracker (W&B), r
 finished records and writes the live report; it waits for Ray only before its first Ray call. The
 same `ray.init` runs either way: only when it starts changes.
 
-Started off the main thread, Ray leaves the driver's signal handlers alone (on the main thread its
-`init` replaces SIGTERM's with its own), so Ctrl-C and SIGTERM during the start stop the sweep as
-they do later: leaving the block waits for the start to end, and the driver then shuts Ray down.
+Started off the main thread, Ray's `init` leaves the driver's Python signal handlers alone (on the
+main thread it replaces SIGTERM's with its own), so Ctrl-C and SIGTERM during the start stop the
+sweep as they do later (its core worker's native SIGTERM handler, set once Ray is up, is replaced by
+the driver's again after `ready()`): leaving the block waits for the start to end, and the driver then shuts Ray down.
 
 The thread that starts Ray's local processes stays parked until Ray is shut down: Linux's
 parent-death signal, which Ray sets so that its processes die with the driver, fires when the

@@ -9,7 +9,9 @@ command that resumes) and exits with 128 + the signal's number. A second signal 
 ends it at once.
 
 Ray's `init` on the main thread would install a SIGTERM handler of its own (exit at once); the
-driver starts Ray on another thread (runners/sweep/local_ray.py), which leaves these in place.
+driver starts Ray on another thread (runners/sweep/local_ray.py), which leaves the Python handlers in
+place, but Ray's core worker still sets a native SIGTERM handler (a dump, then abort) once it is up:
+the driver installs these again when Ray is ready.
 """
 
 from __future__ import annotations
