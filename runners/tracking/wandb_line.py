@@ -24,9 +24,17 @@ def run_ids(wandb_dir: Path) -> dict[str, int]:
     for p in wandb_dir.iterdir():
         if p.is_symlink() or not p.is_dir() or not p.name.startswith(RUN_PREFIXES):
             continue
-        run_id = p.name.rsplit("-", 1)[-1]
+        run_id = _run_id(p)
         ids[run_id] = ids.get(run_id, 0) + 1
     return ids
+
+
+def _run_id(folder: Path) -> str:
+    """The id from the folder's `run-<id>.wandb`; the folder's name is `<prefix><time>-<id>`, with a
+    `-1`, `-2`… added when a run is written again within the same second, so it is only the fallback."""
+    for f in folder.glob("run-*.wandb"):
+        return f.name[len("run-"):-len(".wandb")]
+    return folder.name.removeprefix("offline-").removeprefix("run-").partition("-")[2]
 
 
 def shown(path: Path) -> str:
