@@ -75,7 +75,10 @@ def read_scores_of(job_dir: Path) -> Scores | None:
         return None
     except (OSError, ValueError) as e:
         raise RecordError(f"{path} cannot be read: {e}") from None
-    return read_scores(doc)
+    try:
+        return read_scores(doc)
+    except RecordError as e:
+        raise RecordError(f"{path}: {e}") from None
 
 
 def read_result(job_dir: Path) -> Result | None:

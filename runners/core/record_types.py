@@ -25,7 +25,11 @@ class RecordError(ValueError):
 
 
 def _version(doc: dict[str, Any], what: str) -> int:
-    version = int(doc.get("schema_version") or 1)  # records before the field are version 1
+    if not isinstance(doc, dict):
+        raise RecordError(f"{what} is not a JSON object")
+    version = doc.get("schema_version") or 1  # records before the field are version 1
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise RecordError(f"{what} has schema_version {version!r}, not a whole number")
     if version > SCHEMA_VERSION:
         raise RecordError(
             f"{what} has schema_version {version}, newer than this RunningTab reads ({SCHEMA_VERSION}): "
@@ -167,10 +171,22 @@ def read_scores(doc: dict[str, Any]) -> Scores:
     """A scores.json document, version-checked; version 1 named the built-in suites `builtin/<suite>`
     where job.json says `builtin-<suite>`: one label now."""
     version = _version(doc, SCORES)
+    _check_scores_shape(doc)
     bench = doc.get("benchmark")
     if version == 1 and isinstance(bench, str) and bench.startswith("builtin/"):
         doc = {**doc, "benchmark": bench.replace("/", "-", 1)}
     return doc  # type: ignore[return-value]
+
+
+def _check_scores_shape(doc: dict[str, Any]) -> None:
+    """What the metrics and the report index into: `items` a list of objects, `metrics` numbers. A
+    document of another shape is an unreadable record (unscored and named), not a crash or a zero."""
+    items, metrics = doc.get("items", []), doc.get("metrics", {})
+    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+        raise RecordError(f"{SCORES} is not a job's scores: its items must be a list of objects")
+    if not isinstance(metrics, dict) or not all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in metrics.values()):
+        raise RecordError(f"{SCORES} is not a job's scores: its metrics must map names to numbers")
 
 
 @dataclass(frozen=True)
