@@ -31,8 +31,6 @@ from runners.models.config import ApiModelConfig
 from tests.conftest import write_native, write_script
 from tests.helpers.http_stub import Reply, StubServer, completion, tool_call
 
-pytestmark = pytest.mark.usefixtures("own_ray")  # their sweeps start their own local Ray
-
 REPO = Path(__file__).resolve().parents[3]
 MSGS = [{"role": "system", "content": "Judge the deliverable."}, {"role": "user", "content": "Ünïcode rubric: 1,850 yuan"}]
 TOOLS = [{"type": "function", "function": {"name": "read", "parameters": {}}}]
