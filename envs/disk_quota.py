@@ -4,7 +4,8 @@ The per-file cap (RLIMIT_FSIZE) bounds one file, not a job: `yes > f1; yes > f2;
 the records share. There is no portable kernel quota a runner may set (project quotas need the
 file system's mount options, size-limited mounts need root and RAM or an image per job), so a
 watchdog measures instead: one thread per process polls every environment whose command is running
-(`DiskQuota.start` .. `stop`), and a last measure follows each call. Over quota, every process of
+(`DiskQuota.start` .. `stop`), first one poll interval after the command began (the last call's
+measure saw what was there before it), and a last measure follows each call. Over quota, every process of
 the environment is killed at once; the call's result says so and the episode ends (`disk_quota`).
 
 What is measured: the blocks the agent's writable folders hold (the workspace, its /tmp and HOME),
@@ -40,6 +41,7 @@ POLL_MAX_S = 2.0
 CPU_SHARE = 0.05
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _MAX_OUTSIDE = 10_000  # files outside the folders remembered (no bubblewrap)
+_DELETED = b" (deleted)\n"
 
 
 class Unmeasurable(OSError):
@@ -145,11 +147,23 @@ def _deleted_mappings(pid: int, links: set[tuple[int, int]]) -> int:
     still written through the mapping)."""
     total = 0
     try:
-        with open(f"/proc/{pid}/maps", "rb") as f:
-            lines = [line for line in f if line.rstrip().endswith(b" (deleted)")]
+        fd = os.open(f"/proc/{pid}/maps", os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return 0
-    for line in lines:
+    chunks = []
+    try:
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+    except OSError:
+        return 0
+    finally:
+        os.close(fd)
+    text = b"".join(chunks)
+    if _DELETED not in text:  # the common case, found without splitting the text into lines
+        return 0
+    for line in text.splitlines():
+        if not line.endswith(b" (deleted)"):
+            continue
         span = line.split(b" ", 1)[0].decode("ascii", "replace")
         try:
             st = os.stat(f"/proc/{pid}/map_files/{span}")
@@ -287,17 +301,22 @@ class _Watchdog:
 
     def add(self, quota: DiskQuota) -> None:
         with self._cond:
+            idle = not self._active
             self._active.add(quota)
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="disk-quota", daemon=True)
                 self._thread.start()
-            self._cond.notify()
+            if idle:
+                self._cond.notify()
 
     def discard(self, quota: DiskQuota) -> None:
         with self._cond:
             self._active.discard(quota)
 
     def _run(self) -> None:
+        """A round every interval; a command that began has written nothing yet, so a new one
+        (which does not wake the thread) is first measured at the next round, at most one interval
+        on, as an idle thread's first round is one interval after it is woken."""
         interval = POLL_MIN_S
         while True:
             with self._cond:
@@ -306,6 +325,9 @@ class _Watchdog:
                     if not self._active:
                         self._thread = None
                         return
+                deadline = time.monotonic() + interval
+                while (left := deadline - time.monotonic()) > 0:
+                    self._cond.wait(timeout=left)
                 watched = list(self._active)
             began = time.thread_time()
             for quota in watched:
@@ -314,8 +336,6 @@ class _Watchdog:
                 except Exception:  # a bug must not end the watching of every other job in the process
                     log.exception("measuring a job's disk quota failed; its last measure after the call still runs")
             interval = min(max((time.thread_time() - began) / CPU_SHARE, POLL_MIN_S), POLL_MAX_S)
-            with self._cond:
-                self._cond.wait(timeout=interval)
 
 
 _WATCHDOG: _Watchdog | None = None

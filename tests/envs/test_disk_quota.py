@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from envs.config import EnvConfig
-from envs.disk_quota import descendants, measure
+from envs.disk_quota import POLL_MIN_S, DiskQuota, descendants, measure
 from envs.environment import WorkspaceEnv
 from envs.protocol import ToolCall
 from envs.sandbox import bwrap_problem
@@ -188,3 +188,24 @@ print("done-writing")"""
         ended_by_quota(env, bash(env, f"python3 - <<'EOF'\n{script}\nEOF"))
     finally:
         env.close()
+
+
+def test_a_command_is_first_measured_one_interval_after_it_begins(tmp_path: Path) -> None:
+    """Nothing of a command is on disk as it begins (the last call's measure saw the same state):
+    the watchdog first measures it one poll interval on, then every interval, and the last measure
+    follows the call. Each measure asks for the environment's processes once."""
+    asked: list[float] = []
+
+    def pids() -> list[int]:
+        asked.append(time.monotonic())
+        return []
+
+    quota = DiskQuota(QUOTA, [str(tmp_path)], pids)
+    began = time.monotonic()
+    quota.start()
+    time.sleep(0.5)
+    during = list(asked)
+    quota.stop()
+    assert during, "the watchdog measured nothing during a 0.5 s call"
+    assert min(during) - began >= POLL_MIN_S, f"measured {min(during) - began:.3f} s after the call began"
+    assert len(asked) == len(during) + 1  # the last measure
