@@ -51,14 +51,17 @@ class Unmeasurable(OSError):
 class DiskQuota:
     """The quota of one environment: `limit` bytes over the baseline of `roots`.
 
-    `pids()` lists the environment's processes (their open files count, and they are killed over
-    quota); `outside`: also count files open for writing outside `roots` (no bubblewrap)."""
+    `pids()` lists the environment's processes (killed over quota); `holders()` those whose open and
+    mapped files count (default: all of them; bubblewrap's launcher, outside the sandbox, is left out
+    by the bash tool); `outside`: also count files open for writing outside `roots` (no bubblewrap)."""
 
-    def __init__(self, limit: int, roots: list[str], pids: Callable[[], list[int]], outside: bool = False) -> None:
+    def __init__(self, limit: int, roots: list[str], pids: Callable[[], list[int]], outside: bool = False,
+                 holders: Callable[[], list[int]] | None = None) -> None:
         """Measures the baseline: make it when the workspace is ready and before the agent runs."""
         self.limit = limit
         self.roots = [os.path.realpath(r) for r in roots]
         self._pids = pids
+        self.holders = holders or pids
         self._outside_too = outside
         self._outside: dict[tuple[int, int], str] = {}
         self._lock = threading.Lock()
@@ -99,7 +102,7 @@ class DiskQuota:
         """Bytes of files the processes hold open that the walk did not see: deleted ones, and
         (without bubblewrap) ones written outside the folders, counted from then on."""
         total = 0
-        for pid in self._pids():
+        for pid in self.holders():
             fds = f"/proc/{pid}/fd"
             try:
                 names = os.listdir(fds)
