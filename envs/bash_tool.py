@@ -68,7 +68,8 @@ class BashTool:
         self._proc: subprocess.Popen | None = None  # the command running now
         self._interrupted = False
         # Measures the workspace and the shell's /tmp now (the baseline), then watches every call.
-        self.quota = DiskQuota(cfg.disk_quota_bytes, [workspace, shell.tmp], self._pids, outside=shell.mode == "none")
+        self.quota = DiskQuota(cfg.disk_quota_bytes, [workspace, shell.tmp], self._pids, outside=shell.mode == "none",
+                               holders=self._sandboxed if shell.mode == "bwrap" else None)
 
     def _pids(self) -> list[int]:
         """Every process of the agent's shell: its cgroup's, else those below the sandbox or command."""
@@ -78,6 +79,14 @@ class BashTool:
         session = self.shell.session.proc if self.shell.session is not None else None
         tops = [p.pid for p in (session, self._proc) if p is not None and p.returncode is None]
         return descendants(tops) if tops else []
+
+    def _sandboxed(self) -> list[int]:
+        """The shell's processes but bubblewrap's launcher (the session's or the call's): it runs
+        outside the sandbox's PID namespace, where nothing inside can name, signal or trace it, so it
+        never holds a file of the agent's; its descriptors and mappings need no scan at each measure."""
+        launchers = {p.pid for p in (self.shell.session.proc if self.shell.session is not None else None, self._proc)
+                     if p is not None}
+        return [pid for pid in self._pids() if pid not in launchers]
 
     def interrupt(self) -> None:
         """Kill the running command's process group, and refuse later commands (from any thread)."""

@@ -4,7 +4,8 @@ The per-file cap (RLIMIT_FSIZE) bounds one file, not a job: `yes > f1; yes > f2;
 the records share. There is no portable kernel quota a runner may set (project quotas need the
 file system's mount options, size-limited mounts need root and RAM or an image per job), so a
 watchdog measures instead: one thread per process polls every environment whose command is running
-(`DiskQuota.start` .. `stop`), and a last measure follows each call. Over quota, every process of
+(`DiskQuota.start` .. `stop`), first one poll interval after the command began (the last call's
+measure saw what was there before it), and a last measure follows each call. Over quota, every process of
 the environment is killed at once; the call's result says so and the episode ends (`disk_quota`).
 
 What is measured: the blocks the agent's writable folders hold (the workspace, its /tmp and HOME),
@@ -40,6 +41,7 @@ POLL_MAX_S = 2.0
 CPU_SHARE = 0.05
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _MAX_OUTSIDE = 10_000  # files outside the folders remembered (no bubblewrap)
+_DELETED = b" (deleted)\n"
 
 
 class Unmeasurable(OSError):
@@ -49,14 +51,17 @@ class Unmeasurable(OSError):
 class DiskQuota:
     """The quota of one environment: `limit` bytes over the baseline of `roots`.
 
-    `pids()` lists the environment's processes (their open files count, and they are killed over
-    quota); `outside`: also count files open for writing outside `roots` (no bubblewrap)."""
+    `pids()` lists the environment's processes (killed over quota); `holders()` those whose open and
+    mapped files count (default: all of them; bubblewrap's launcher, outside the sandbox, is left out
+    by the bash tool); `outside`: also count files open for writing outside `roots` (no bubblewrap)."""
 
-    def __init__(self, limit: int, roots: list[str], pids: Callable[[], list[int]], outside: bool = False) -> None:
+    def __init__(self, limit: int, roots: list[str], pids: Callable[[], list[int]], outside: bool = False,
+                 holders: Callable[[], list[int]] | None = None) -> None:
         """Measures the baseline: make it when the workspace is ready and before the agent runs."""
         self.limit = limit
         self.roots = [os.path.realpath(r) for r in roots]
         self._pids = pids
+        self.holders = holders or pids
         self._outside_too = outside
         self._outside: dict[tuple[int, int], str] = {}
         self._lock = threading.Lock()
@@ -97,7 +102,7 @@ class DiskQuota:
         """Bytes of files the processes hold open that the walk did not see: deleted ones, and
         (without bubblewrap) ones written outside the folders, counted from then on."""
         total = 0
-        for pid in self._pids():
+        for pid in self.holders():
             fds = f"/proc/{pid}/fd"
             try:
                 names = os.listdir(fds)
@@ -145,11 +150,23 @@ def _deleted_mappings(pid: int, links: set[tuple[int, int]]) -> int:
     still written through the mapping)."""
     total = 0
     try:
-        with open(f"/proc/{pid}/maps", "rb") as f:
-            lines = [line for line in f if line.rstrip().endswith(b" (deleted)")]
+        fd = os.open(f"/proc/{pid}/maps", os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return 0
-    for line in lines:
+    chunks = []
+    try:
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+    except OSError:
+        return 0
+    finally:
+        os.close(fd)
+    text = b"".join(chunks)
+    if _DELETED not in text:  # the common case, found without splitting the text into lines
+        return 0
+    for line in text.splitlines():
+        if not line.endswith(b" (deleted)"):
+            continue
         span = line.split(b" ", 1)[0].decode("ascii", "replace")
         try:
             st = os.stat(f"/proc/{pid}/map_files/{span}")
@@ -287,17 +304,22 @@ class _Watchdog:
 
     def add(self, quota: DiskQuota) -> None:
         with self._cond:
+            idle = not self._active
             self._active.add(quota)
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="disk-quota", daemon=True)
                 self._thread.start()
-            self._cond.notify()
+            if idle:
+                self._cond.notify()
 
     def discard(self, quota: DiskQuota) -> None:
         with self._cond:
             self._active.discard(quota)
 
     def _run(self) -> None:
+        """A round every interval; a command that began has written nothing yet, so a new one
+        (which does not wake the thread) is first measured at the next round, at most one interval
+        on, as an idle thread's first round is one interval after it is woken."""
         interval = POLL_MIN_S
         while True:
             with self._cond:
@@ -306,6 +328,9 @@ class _Watchdog:
                     if not self._active:
                         self._thread = None
                         return
+                deadline = time.monotonic() + interval
+                while (left := deadline - time.monotonic()) > 0:
+                    self._cond.wait(timeout=left)
                 watched = list(self._active)
             began = time.thread_time()
             for quota in watched:
@@ -314,8 +339,6 @@ class _Watchdog:
                 except Exception:  # a bug must not end the watching of every other job in the process
                     log.exception("measuring a job's disk quota failed; its last measure after the call still runs")
             interval = min(max((time.thread_time() - began) / CPU_SHARE, POLL_MIN_S), POLL_MAX_S)
-            with self._cond:
-                self._cond.wait(timeout=interval)
 
 
 _WATCHDOG: _Watchdog | None = None

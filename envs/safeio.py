@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from envs.names import json_bytes
+from envs.tree_removal import remove_small_tree
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -280,9 +281,10 @@ def _copy_range(fi: int, fo: int, start: int, end: int) -> None:
 
 def remove_tree(path: str | os.PathLike[str], check: bool = False) -> None:
     """Remove a folder the agent may have filled, whatever its depth (`rm -rf`: Python's rmtree
-    recurses and fails past ~1,000 levels); never follows a link; a missing path is fine.
+    recurses and fails past ~1,000 levels); never follows a link; a missing path is fine. A small,
+    shallow tree is removed in this process instead (envs/tree_removal.py: starting rm costs more).
     `check`: raise OSError when something could not be removed."""
-    if not os.path.lexists(path):
+    if not os.path.lexists(path) or remove_small_tree(os.fspath(path)):
         return
     rm = shutil.which("rm", path=os.defpath) or "rm"  # the system's, whatever PATH the caller has
     proc = subprocess.run([rm, "-rf", "--one-file-system", "--", os.fspath(path)], capture_output=True)

@@ -75,7 +75,9 @@ class JobMeta:
             raise RecordError(f"{JOB} is not a job record: {e}") from None
 
     def to_json(self) -> dict[str, Any]:
-        return dataclasses.asdict(self) | {"schema_version": SCHEMA_VERSION}
+        """Its fields as they are (every one is JSON already; `config` is a plain dict, written at
+        once): not `asdict`, whose deep copy of the config was most of job.json's two writes a job."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)} | {"schema_version": SCHEMA_VERSION}
 
     @property
     def tab_config(self) -> TabConfig | None:

@@ -11,13 +11,14 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from envs.config import EnvConfig
-from envs.disk_quota import descendants, measure
+from envs.disk_quota import POLL_MIN_S, DiskQuota, descendants, measure
 from envs.environment import WorkspaceEnv
 from envs.protocol import ToolCall
 from envs.sandbox import bwrap_problem
@@ -186,5 +187,57 @@ print("done-writing")"""
     env = make_env(tmp_path, mode)
     try:
         ended_by_quota(env, bash(env, f"python3 - <<'EOF'\n{script}\nEOF"))
+    finally:
+        env.close()
+
+
+def test_a_command_is_first_measured_one_interval_after_it_begins(tmp_path: Path) -> None:
+    """Nothing of a command is on disk as it begins (the last call's measure saw the same state):
+    the watchdog first measures it one poll interval on, then every interval, and the last measure
+    follows the call. Each measure asks for the environment's processes once."""
+    asked: list[float] = []
+
+    def pids() -> list[int]:
+        asked.append(time.monotonic())
+        return []
+
+    quota = DiskQuota(QUOTA, [str(tmp_path)], pids)
+    began = time.monotonic()
+    quota.start()
+    time.sleep(0.5)
+    during = list(asked)
+    quota.stop()
+    assert during, "the watchdog measured nothing during a 0.5 s call"
+    assert min(during) - began >= POLL_MIN_S, f"measured {min(during) - began:.3f} s after the call began"
+    assert len(asked) == len(during) + 1  # the last measure
+
+
+@pytest.mark.skipif(bwrap_problem() is not None, reason="bubblewrap unusable")
+def test_every_process_in_the_sandbox_is_scanned_and_only_bubblewraps_launcher_is_not(tmp_path: Path) -> None:
+    """The open and mapped files of the shell's processes count; bubblewrap's launcher runs outside
+    the sandbox's PID namespace (nothing inside can name it), so its own are not scanned at each
+    measure. A process left running in the sandbox during a call is scanned."""
+    env = make_env(tmp_path, "bwrap")
+    try:
+        bash(env, "true")
+        quota = env.disk_quota
+        def sample() -> tuple[set[int], set[int]]:
+            """The scanned processes, and those in the sandbox's PID namespace (NSpid: a second id)."""
+            holders, inside = set(quota.holders()), set()
+            for pid in quota._pids():
+                status = Path(f"/proc/{pid}/status").read_text()
+                if len(status.split("NSpid:")[1].splitlines()[0].split()) > 1:
+                    inside.add(pid)
+            return holders, inside
+
+        call = threading.Thread(target=bash, args=(env, "sleep 3 & sleep 3; wait"))
+        call.start()
+        time.sleep(1.5)
+        during = sample()
+        call.join()
+        after = sample()
+        assert during[0] == during[1] and len(during[0]) >= 3  # the supervisor and the call's processes
+        assert after[0] == after[1] and len(after[0]) == 1  # the supervisor
+        assert len(quota._pids()) == 2  # and the launcher
     finally:
         env.close()
