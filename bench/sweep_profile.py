@@ -2,13 +2,15 @@
 
     python -m bench.sweep_profile --in-flight 64 --latency 0.5 [--window 40] [--spy-rate 200] [bench.sweep's flags]
 
-Runs `bench.sweep`'s workload once (the same command, every default on). In a window of its steady state
-(from the 15th to the 85th percentile of the expected calls, at most `--window` seconds), it reads every
-process of the sweep from /proc at the window's two ends and charges each one's CPU to a group by its
-command line (the episode actors, their children, the governor, the driver, Ray's own, W&B), per model
-call in the window. Meanwhile py-spy (`record --gil --format raw`, installed for measuring only: it is not
-a dependency) samples one episode actor, and each sample goes to the stage of the innermost of its frames
-that names one (`STAGES`, first match from the innermost frame). It prints both tables as Markdown.
+Runs `bench.sweep`'s workload once (the same command, every default on; `--against REV`: over revision
+REV, exported as `bench.sweep --against` does). In a window of its steady state (from the 15th to the 85th
+percentile of the expected calls, at most `--window` seconds), it reads every process of the sweep from
+/proc at the window's two ends and charges each one's CPU to a group by its command line (the episode
+actors, their children, the governor, the driver, Ray's own, W&B), per model call in the window.
+Meanwhile py-spy (`record --gil --format raw`, installed for measuring only: it is not a dependency)
+samples one episode actor; each sample goes to the stage of the innermost of our frames that names one
+(`STAGES`; the shared helpers `HELPERS` count for their caller; a sample with none of our frames by its
+innermost library frame, `LIBRARY`). It prints both tables as Markdown.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from pathlib import Path
 from bench.sweep import (
     REPO,
     TICK,
+    checkout_of,
     start_stub,
     sweep_command,
     sweep_env,
@@ -165,18 +168,20 @@ def main() -> None:
     ap.add_argument("--window", type=float, default=40.0, help="at most this many seconds of the steady state")
     ap.add_argument("--spy-rate", type=int, default=200)
     ap.add_argument("--raw", default=None, help="keep py-spy's raw stacks in this file")
+    ap.add_argument("--against", metavar="REV", default=None, help="profile revision REV of this repository instead (git archive)")
     args = ap.parse_args()
     args.jobs = args.jobs or 4 * args.in_flight
     expected = args.jobs * (args.tool_turns + 1)
     spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
+        checkout = checkout_of(args.against, tmp / "against") if args.against else REPO
         bench = write_benchmark(tmp / "bench", args.jobs)
         stub, port = start_stub(args.latency, args.tool_turns)
         try:
             with open(tmp / "sweep.log", "w") as log:
-                sweep = subprocess.Popen(sweep_command(args, bench, tmp, port), cwd=REPO, stdout=subprocess.DEVNULL,
-                                         stderr=log, env=sweep_env(REPO))
+                sweep = subprocess.Popen(sweep_command(args, bench, tmp, port), cwd=checkout, stdout=subprocess.DEVNULL,
+                                         stderr=log, env=sweep_env(checkout))
             while sweep.poll() is None and calls_so_far(port) < expected * 0.15:
                 time.sleep(0.5)
             before, c0, t0 = stats(), calls_so_far(port), time.monotonic()
