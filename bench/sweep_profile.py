@@ -150,6 +150,21 @@ def spy_stages(raw: Path) -> collections.Counter[str]:
     return counts
 
 
+def hottest(raw: Path) -> collections.Counter[str]:
+    """Samples by the innermost of our frames (else the innermost frame's file)."""
+    counts: collections.Counter[str] = collections.Counter()
+    if not raw.exists():
+        return counts
+    for line in raw.read_text().splitlines():
+        stack, _, n = line.rpartition(" ")
+        if not (stack and n.isdigit()):
+            continue
+        frames = stack.split(";")
+        ours = [f for f in reversed(frames) if _file(f).startswith(PROJECT)]
+        counts[ours[0].split(" (")[0] + " (" + _file(ours[0]) + ")" if ours else _file(frames[-1])] += int(n)
+    return counts
+
+
 def calls_so_far(port: int) -> int:
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/stats") as r:
         return len(json.load(r)["times"])
@@ -168,6 +183,8 @@ def main() -> None:
     ap.add_argument("--window", type=float, default=40.0, help="at most this many seconds of the steady state")
     ap.add_argument("--spy-rate", type=int, default=200)
     ap.add_argument("--raw", default=None, help="keep py-spy's raw stacks in this file")
+    ap.add_argument("--spy-also", nargs="*", default=[], choices=("driver", "governor"),
+                    help="also sample these processes with py-spy and list their hottest functions")
     ap.add_argument("--against", metavar="REV", default=None, help="profile revision REV of this repository instead (git archive)")
     args = ap.parse_args()
     args.jobs = args.jobs or 4 * args.in_flight
@@ -184,17 +201,26 @@ def main() -> None:
                                          stderr=log, env=sweep_env(checkout))
             while sweep.poll() is None and calls_so_far(port) < expected * 0.15:
                 time.sleep(0.5)
+            if sweep.poll() is not None:
+                raise SystemExit(f"the sweep ended before its steady state (exit {sweep.returncode}):\n{(tmp / 'sweep.log').read_text()[-3000:]}")
             before, c0, t0 = stats(), calls_so_far(port), time.monotonic()
             actors = [p for p, g in tree(sweep.pid, before).items() if g == "episode actors, their own CPU"]
             raw = Path(args.raw) if args.raw else tmp / "spy.raw"
             spying = subprocess.Popen([spy, "record", "--gil", "--nonblocking", "-r", str(args.spy_rate), "-f", "raw", "-o", str(raw),
                                        "-d", str(int(args.window)), "-p", str(actors[0])],
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) if actors else None
+            groups_now = tree(sweep.pid, before)
+            others = {"driver": [sweep.pid], "governor": [p for p, g in groups_now.items() if g == "the governor actor"]}
+            also = [(what, subprocess.Popen([spy, "record", "--gil", "--nonblocking", "-r", str(args.spy_rate), "-f", "raw",
+                                             "-o", f"{raw}.{what}", "-d", str(int(args.window)), "-p", str(others[what][0])],
+                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+                    for what in args.spy_also if others[what]]
             while sweep.poll() is None and calls_so_far(port) < expected * 0.85 and time.monotonic() - t0 < args.window:
                 time.sleep(0.5)
             after, c1, t1 = stats(), calls_so_far(port), time.monotonic()
-            if spying:
-                spying.wait()
+            for proc in [spying, *(p for _, p in also)]:
+                if proc:
+                    proc.wait()
             sweep.wait()
         finally:
             stub.kill()
@@ -216,6 +242,14 @@ def main() -> None:
             print("| stage | share | ms per call |\n|---|---|---|")
             for stage, k in counts.most_common():
                 print(f"| {stage} | {100 * k / n:.0f}% | {own * k / n:.2f} |")
+        for what, _ in also:
+            hot = hottest(Path(f"{raw}.{what}"))
+            n = sum(hot.values())
+            mine = groups["the sweep's driver" if what == "driver" else "the governor actor"] * 1000 / calls
+            print(f"\nthe {what}, {n} samples with the GIL held (its CPU: {mine:.2f} ms per call), its hottest functions\n")
+            print("| function (innermost of ours, else of a library) | share | ms per call |\n|---|---|---|")
+            for frame, k in hot.most_common(15):
+                print(f"| {frame} | {100 * k / n:.0f}% | {mine * k / n:.2f} |")
 
 
 if __name__ == "__main__":
