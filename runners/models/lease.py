@@ -93,7 +93,8 @@ class Lease:
             self._kick.set()  # the governor halves the sweep's concurrency and pauses the other holders
         elif status is not None and status < 500:
             self._answered += 1
-        self._wake()
+        if self.waiting:  # only an `acquire` that waits listens (a new Event per call otherwise, for nobody)
+            self._wake()
 
     async def flush(self) -> None:
         """Report what this process used so far and wait for the answer (a job's end). While other
