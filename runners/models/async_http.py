@@ -12,6 +12,7 @@ retried) or `TooLarge` (a `Failure`). The whole call's deadline is the caller's 
 
 from __future__ import annotations
 
+import os
 import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -19,6 +20,10 @@ from dataclasses import dataclass, field
 import aiohttp
 from aiohttp.helpers import get_env_proxy_for_url
 from yarl import URL
+
+# what aiohttp's proxy lookup reads of the environment (its schemes, the bypass list, netrc, CGI's marker)
+PROXY_ENV = tuple(n for s in ("http", "https", "ws", "wss", "no") for n in (f"{s}_proxy", f"{s.upper()}_PROXY")) + ("NETRC", "REQUEST_METHOD")
+_proxies: dict[tuple[str, tuple[str | None, ...]], tuple[URL | None, aiohttp.BasicAuth | None]] = {}
 
 
 class Timeout(Exception):
@@ -58,7 +63,6 @@ class AsyncTransport:
             trust_env=False,  # True would read ~/.netrc and the proxy settings in a thread per request
             cookie_jar=aiohttp.DummyCookieJar(),  # stateless, as every call of an episode is
         )
-        self._proxies: dict[str, tuple[URL | None, aiohttp.BasicAuth | None]] = {}
 
     async def post(self, url: str, body: bytes, headers: dict[str, str], max_bytes: int) -> HttpReply:
         """The reply to one request, read only up to `max_bytes` (`TooLarge` past it)."""
@@ -77,13 +81,16 @@ class AsyncTransport:
             raise Failure(f"{type(e).__name__}: {e}") from None
 
     def _proxy(self, url: str) -> tuple[URL | None, aiohttp.BasicAuth | None]:
-        """The proxy the environment names for `url` (None: direct), looked up once per URL."""
-        if url not in self._proxies:
+        """The proxy the environment names for `url` (None: direct), looked up once per process for
+        each URL and proxy setting (the lookup reads the whole environment and ~/.netrc: a job's first
+        call paid it, with a client per job)."""
+        key = (url, tuple(os.environ.get(n) for n in PROXY_ENV))
+        if key not in _proxies:
             try:
-                self._proxies[url] = get_env_proxy_for_url(URL(url))
+                _proxies[key] = get_env_proxy_for_url(URL(url))
             except LookupError:  # no proxy set, or NO_PROXY names the host
-                self._proxies[url] = (None, None)
-        return self._proxies[url]
+                _proxies[key] = (None, None)
+        return _proxies[key]
 
     async def aclose(self) -> None:
         await self._session.close()

@@ -30,7 +30,7 @@ class CachingModel:
         self.name = inner.name
         self.hits = 0
         self._read, self._write = mode in ("read", "read_write"), mode in ("write", "read_write")
-        self._threaded = threaded  # a remote tier: its reads leave the event loop
+        self._threaded = threaded  # a remote tier: its reads and writes leave the event loop
 
     def __repr__(self) -> str:
         return f"CachingModel({self.inner!r}, mode={self.mode})"
@@ -51,8 +51,8 @@ class CachingModel:
         if hit is not None:
             return hit
         reply = await complete_async(self.inner, messages, tools)
-        if self._write:
-            await asyncio.to_thread(self._store, key, reply)
+        if self._write:  # a local entry is a small unsynced write, as cheap as the lookup's read: no thread hand-off
+            await asyncio.to_thread(self._store, key, reply) if self._threaded else self._store(key, reply)
         return reply
 
     def _lookup(self, key: str) -> AssistantMessage | None:

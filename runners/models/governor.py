@@ -38,6 +38,7 @@ BATCH_CALLS = 16  # payments a job reports together at most
 BATCH_S = 2.0  # and at least this often while it pays
 ANSWER_S = 30.0  # how long a job waits for the governor's answer before a paid call (then goes on without)
 _found: dict[str, Any] = {}  # governor name -> handle (None: not running), looked up once per process
+_unbudgeted: set[Any] = set()  # the governors this process learned hold no budget (their limits never change)
 
 
 @dataclass
@@ -202,7 +203,10 @@ class SweepSpend:
         self.handle, self.job_id, self.cell = handle, job_id, cell
         self.stopped: str | None = None
         self.allowance: float | None = 0.0  # None: no budget applies
-        self._asked = False
+        self._asked = handle is not None and handle in _unbudgeted  # no budget: nothing to ask before a call
+        if self._asked:
+            self.allowance = None
+        self._told = False  # the governor has heard of this job (it holds state for it until `close`)
         self._usd, self._calls, self._since = 0.0, 0, time.monotonic()
 
     def paid(self, usd: float) -> None:
@@ -212,12 +216,12 @@ class SweepSpend:
         self._calls += 1
         if self.allowance is not None:
             self.allowance -= usd
-        if self._calls >= BATCH_CALLS or time.monotonic() - self._since >= BATCH_S:
-            self._send(more=False)
+        if self._usd and (self._calls >= BATCH_CALLS or time.monotonic() - self._since >= BATCH_S):
+            self._send(more=False)  # a batch of nothing changes no total: never sent
 
     def _send(self, more: bool, done: bool = False) -> Any:
         ref = self.handle.spend.remote(self.job_id, self.cell, self._usd, more, done)
-        self._usd, self._calls, self._since = 0.0, 0, time.monotonic()
+        self._usd, self._calls, self._since, self._told = 0.0, 0, time.monotonic(), True
         return ref
 
     def _allowed(self) -> bool:
@@ -258,8 +262,8 @@ class SweepSpend:
 
     async def close(self) -> None:
         """The job is over: its last batch reported (awaited), its allowance given back."""
-        if self.handle is None:
-            return
+        if self.handle is None or not (self._told or self._usd):
+            return  # the governor never heard of this job and it has nothing to report
         try:
             await asyncio.wait_for(_result(self._send(more=False, done=True)), ANSWER_S)
         except Exception as e:  # noqa: BLE001 - the records still count it (runners/sweep/budget.py)
@@ -269,6 +273,8 @@ class SweepSpend:
         """The governor's answer: raise at a spent budget; True once an allowance is held."""
         reason, self.allowance = answer
         self._asked = True
+        if reason is None and self.allowance is None:  # neither the sweep nor its cells have a budget
+            _unbudgeted.add(self.handle)
         self._stop(reason)
         return self._allowed()
 

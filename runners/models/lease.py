@@ -93,11 +93,14 @@ class Lease:
             self._kick.set()  # the governor halves the sweep's concurrency and pauses the other holders
         elif status is not None and status < 500:
             self._answered += 1
-        self._wake()
+        if self.waiting:  # only an `acquire` that waits listens (a new Event per call otherwise, for nobody)
+            self._wake()
 
     async def flush(self) -> None:
-        """Report what this process used so far and wait for the answer (a job's end)."""
-        if self._local is None and self.known:
+        """Report what this process used so far and wait for the answer (a job's end). While other
+        calls of this process are in flight or waiting, its renewals report within `RENEW_S` anyway,
+        so only the job that leaves the lease idle makes the call."""
+        if self._local is None and self.known and not (self.in_flight or self.waiting):
             await self._renew()
 
     def _try(self, tokens: int) -> float:

@@ -33,6 +33,7 @@ from runners.sweep.actors import EpisodeActor
 
 log = logging.getLogger(__name__)
 BACKSTOP_S = 30.0  # past its limit plus this, a job's actor is not answering: it is killed
+SCAN_S = 1.0  # how often the running jobs are checked against the backstop
 
 
 @dataclass
@@ -197,6 +198,7 @@ def run_all(
     running: dict[Any, _Running] = {}
     outcomes: list[Outcome] = []
     held: list[JobSpec] = []  # refused by `admit` since the last job finished
+    next_scan = 0.0  # when the running jobs are next checked against their limits
 
     def finish(ref: Any, outcome: Outcome | None) -> None:
         for spec in reversed(held):  # budget: asked again (first held, first asked) now that a job's cost is known
@@ -232,6 +234,9 @@ def run_all(
                     if lost:
                         fleet.lost(running[ref].actor)
                     finish(ref, outcome)
+            if time.monotonic() < next_scan:  # a scan is O(jobs running): once a second, not at every finished job
+                continue
+            next_scan = time.monotonic() + SCAN_S
             for ref, job in list(running.items()):
                 if (
                     not job.actor.dead
