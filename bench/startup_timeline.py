@@ -60,6 +60,8 @@ def child() -> None:
     _timed(ray, "init", "ray.init")
     _timed(model_servers.ModelServers, "__enter__", "model servers")
     _timed(watch.SweepWatch, "__enter__", "governor start")
+    if hasattr(watch.SweepWatch, "_start_governor"):  # started beside the actors, on the watch's thread
+        _timed(watch.SweepWatch, "_start_governor", "governor up (its own thread)")
     _timed(scheduler, "run_all", "run_all (actors start, jobs)")
     _timed(scheduler._Fleet, "came_up", "an actor up", once=True)
     _timed(progress.Progress, "start", "first job started", once=True)

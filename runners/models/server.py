@@ -22,8 +22,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
-
 from runners.core.config_fields import Enters, setting
 from runners.core.paths import PATH, PATH_OR_NAME
 from runners.models import lifeline
@@ -211,6 +209,8 @@ class ModelServer:
     def _wait_healthy(self, timeout_s: float) -> None:
         """Until `/v1/models` answers 200, then a one-token chat completion: a server can list its
         model and still die on its first completion (vLLM's CPU attention refuses some head sizes)."""
+        import httpx  # here, not at import: the config schema imports this module (a sweep's start, issue 38.5)
+
         assert self.proc is not None and self.url is not None
         deadline = time.monotonic() + timeout_s
         while True:

@@ -1,8 +1,10 @@
 """The driver's view of what a running sweep spends and how its providers' limiters stand.
 
 `SweepWatch` starts the sweep's governor (runners/models/governor.py) for the run, with the budgets
-and what earlier runs paid (it stops running jobs once a budget is spent), reads its state once a
-second on a thread of its own, keeps the budget's books (runners/sweep/budget.py: `admit` is what the
+and what earlier runs paid (it stops running jobs once a budget is spent), on a thread of its own:
+the governor is a Ray worker process, and it starts while the episode actors start (issue 38.5),
+not before them; `admit`, which the scheduler asks before each job starts, waits for it, so no job
+runs before the governor answers. The thread then reads the governor's state once a second, keeps the budget's books (runners/sweep/budget.py: `admit` is what the
 scheduler asks before it starts a job) and writes `<sweep>/spend.json` (per cell: spent, expected
 at completion; the limiters' last state) every few seconds and at the end, and tells the tracker
 every minute (W&B: the run `<sweep>-spend`) once anything is spent or a budget is set.
@@ -42,31 +44,56 @@ class SweepWatch:
         self.handle: Any = None
         self.lock = threading.Lock()
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._poll, name="sweep-watch", daemon=True)
+        self._governed = threading.Event()  # set once the governor's start has ended (up, or failed)
+        self._thread = threading.Thread(target=self._run, name="sweep-watch", daemon=True)
         self._written = self._tracked = 0.0
 
     def __enter__(self) -> SweepWatch:
-        try:
-            books = self.budget.cells
-            self.handle = governor.start(self.sweep_dir, self.budget.cfg, sum(b.prior for b in books.values()),
-                                         {c: b.prior for c, b in books.items() if b.prior})
-        except Exception as e:  # noqa: BLE001 - the sweep runs on, each process limiting on its own
-            log.warning("the sweep's governor could not start (%s: %s): rate limits hold per process", type(e).__name__, e)
-        self._thread.start()
+        self._thread.start()  # the governor starts there, beside the episode actors
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=10)
+        with self.lock:
+            self._stop.set()
+            up = self._governed.is_set()
+        if up:  # else its start is still under way (Ctrl-C): the thread stops the governor itself
+            self._thread.join(timeout=10)
         self._refresh()
         self._write()
         if self.handle is not None:
             governor.stop(self.handle)
 
     def admit(self, spec: JobSpec) -> bool:
-        """Whether the budget lets `spec` start now (the scheduler asks before each start)."""
+        """Whether the budget lets `spec` start now (the scheduler asks before each start); the
+        first call waits for the governor's start, so that every job finds it up."""
+        self._governed.wait()
         with self.lock:
             return self.budget.admit(spec)
+
+    def _run(self) -> None:
+        handle = None
+        try:
+            handle = self._start_governor()
+        finally:
+            with self.lock:  # `__exit__` sees either the governor up or the sweep stopped first
+                stopped = self._stop.is_set()
+                if not stopped:
+                    self.handle = handle
+                self._governed.set()
+        if stopped:  # the sweep stopped while the governor started
+            if handle is not None:
+                governor.stop(handle)
+            return
+        self._poll()
+
+    def _start_governor(self) -> Any:
+        try:
+            books = self.budget.cells
+            return governor.start(self.sweep_dir, self.budget.cfg, sum(b.prior for b in books.values()),
+                                  {c: b.prior for c, b in books.items() if b.prior})
+        except Exception as e:  # noqa: BLE001 - the sweep runs on, each process limiting on its own
+            log.warning("the sweep's governor could not start (%s: %s): rate limits hold per process", type(e).__name__, e)
+            return None
 
     def finished(self, job_id: str, spend: float | None, budget_stop: bool = False) -> None:
         with self.lock:

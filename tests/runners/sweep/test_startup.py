@@ -15,12 +15,13 @@ from typing import Any
 import pytest
 import ray
 
-from runners.config.runner import ClusterConfig
+from runners.config.runner import BudgetConfig, ClusterConfig
 from runners.core.record_types import Result
 from runners.job.identity import JobSpec
 from runners.job.run import JobDone
 from runners.sweep.actors import EpisodeActor
 from runners.sweep.scheduler import run_all
+from runners.sweep.watch import SweepWatch
 from tests.conftest import compose_root, write_script
 from tests.helpers import shared_ray
 
@@ -56,6 +57,33 @@ def test_a_sweep_of_two_jobs_starts_two_actors(tmp_path: Path, caplog: pytest.Lo
     assert sorted(o.status for o in outcomes) == ["ok", "ok"]
     assert "2 episode actor(s) of 0.5 CPU" in caplog.text  # not 4: one per half CPU free
     assert 1 <= len(list(seen.iterdir())) <= 2  # those started before both jobs were done
+
+
+class Governed(EpisodeActor):
+    """Runs nothing; a job's result says whether it found the sweep's governor up when it started."""
+
+    async def run(self, spec: JobSpec, job_dir: str, model_url: str | None, limit_s: float) -> JobDone:
+        from runners.models import governor
+
+        found = governor.find(Path(job_dir).parent)
+        return JobDone(Result(spec.job_id, "finished" if found is not None else "no governor"), None)
+
+
+def test_the_governor_starts_beside_the_actors_and_before_any_job(tmp_path: Path) -> None:
+    cfg = compose_root(["model=scripted", "judge=none", "benchmark=builtin"])
+    specs = [JobSpec(f"job-{n}", cfg, f"t{n}") for n in range(2)]
+    ray.init(address=shared_ray.ensure(), log_to_driver=False, runtime_env={"env_vars": {"PYTHONPATH": str(REPO)}})
+    try:
+        with SweepWatch(tmp_path, BudgetConfig(), specs, specs) as watch:
+            starting = watch.handle is None  # the governor's process starts while the actors' do
+            outcomes = run_all(specs, tmp_path, ClusterConfig(), {}, lambda s: None, lambda o: None,
+                               actor_cls=Governed, admit=watch.admit)
+            up = ray.get(watch.handle.snapshot.remote(), timeout=30)
+    finally:
+        ray.shutdown()
+    assert starting, "SweepWatch waited for its governor before the episode actors were started"
+    assert [o.result.stop_reason for o in outcomes if o.result] == ["finished", "finished"]  # each job found it up
+    assert "providers" in up
 
 
 def sweep(out: Path, script: Path, *extra: str) -> dict[str, dict[str, Any]]:
