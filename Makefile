@@ -14,8 +14,8 @@ HARBOR_PYTHON ?= $(shell for p in python3.12 python3.13 $$(ls -d $$HOME/.pyenv/v
 	$$p -c 'import sys; assert sys.version_info >= (3, 12)' >/dev/null 2>&1 && { echo $$p; break; }; done)
 HARBOR_VENV := .venv-harbor
 HARBOR_STAMP := $(HARBOR_VENV)/.installed
-# The suite runs on pytest-xdist workers: most slow tests wait (on subprocesses, Ray, servers), so
-# two workers on two cores nearly halve its time (docs/measurements.md). TEST_WORKERS=0 runs it in one process.
+# The suite runs on pytest-xdist workers: most slow tests wait (on subprocesses, Ray, servers) rather
+# than use the CPU, so two share two cores (docs/measurements.md). TEST_WORKERS=0 runs it in one process.
 TEST_WORKERS ?= 2
 PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
 
