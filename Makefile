@@ -16,8 +16,10 @@ HARBOR_VENV := .venv-harbor
 HARBOR_STAMP := $(HARBOR_VENV)/.installed
 # The suite runs on pytest-xdist workers: most slow tests wait (on subprocesses, Ray, servers) rather
 # than use the CPU, so two share two cores (docs/measurements.md). TEST_WORKERS=0 runs it in one process.
+# A module's tests run on one worker (loadfile): its module fixtures start once, and tests that share
+# a resource (the Slurm node: tests/slurm/test_e2e.py) take turns.
 TEST_WORKERS ?= 2
-PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
+PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 .PHONY: setup demo test test-fast lint bench clean harbor-venv
 
