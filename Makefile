@@ -14,6 +14,12 @@ HARBOR_PYTHON ?= $(shell for p in python3.12 python3.13 $$(ls -d $$HOME/.pyenv/v
 	$$p -c 'import sys; assert sys.version_info >= (3, 12)' >/dev/null 2>&1 && { echo $$p; break; }; done)
 HARBOR_VENV := .venv-harbor
 HARBOR_STAMP := $(HARBOR_VENV)/.installed
+# The suite runs on pytest-xdist workers: most slow tests wait (on subprocesses, Ray, servers) rather
+# than use the CPU, so two share two cores (docs/measurements.md). TEST_WORKERS=0 runs it in one process.
+# A module's tests run on one worker (loadfile): its module fixtures start once, and tests that share
+# a resource (the Slurm node: tests/slurm/test_e2e.py) take turns.
+TEST_WORKERS ?= 2
+PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 .PHONY: setup demo test test-fast lint bench clean harbor-venv
 
@@ -42,11 +48,11 @@ demo: $(STAMP)
 
 test: $(STAMP) harbor-venv
 	$(PY) -m ruff check .
-	$(PY) -m pytest -q
+	$(PYTEST)
 
 # The quick loop: every test not marked `slow` (those start Ray, a model server or a production harness).
 test-fast: $(STAMP)
-	$(PY) -m pytest -q -m "not slow"
+	$(PYTEST) -m "not slow"
 
 lint: $(STAMP)
 	$(PY) -m ruff check .

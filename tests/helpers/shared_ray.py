@@ -5,7 +5,8 @@ through `RAY_ADDRESS`, the variable `ray.init` reads when the driver names no ad
 starting and stopping a Ray of its own: that start cost 10–30 s per sweep on a 2-core machine, and
 the suite starts about a hundred sweeps. It is still a real local Ray (`ray start --head` with the
 machine's CPUs, as a sweep's own local start would have), started when the first `slow` test runs
-and stopped at the end of the session. A test that needs a Ray of another shape (more nodes, GPUs,
+and stopped at the end of the session. Under pytest-xdist each worker is a session of its own, with
+its own cluster (on free ports): a test that kills its sweep's Ray or counts its processes sees only its worker's. A test that needs a Ray of another shape (more nodes, GPUs,
 its own resources) starts it inside `apart()`, which hides the shared one from it.
 """
 
@@ -65,6 +66,22 @@ def alive() -> bool:
     one of its node's processes dies)."""
     proc = _state.get("proc")
     return isinstance(proc, subprocess.Popen) and proc.poll() is None
+
+
+def pids() -> list[int]:
+    """The live processes of the shared cluster: its `ray start` runs in a session of its own, and
+    Ray's processes (head, raylet, workers) stay in it. Empty when it is not running."""
+    proc = _state.get("proc")
+    if not isinstance(proc, subprocess.Popen) or proc.poll() is not None:
+        return []
+    found = []
+    for p in Path("/proc").iterdir():
+        try:
+            if p.name.isdigit() and os.getsid(int(p.name)) == proc.pid:
+                found.append(int(p.name))
+        except OSError:
+            continue
+    return found
 
 
 def stop() -> None:

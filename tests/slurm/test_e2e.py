@@ -18,7 +18,7 @@ from runners.core.record_files import read_json
 from runners.sweep.ledger import Ledger
 from tests.conftest import compose_root, write_script
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.slow  # one Slurm node: under xdist (--dist loadfile) this module's tests take turns on one worker
 REPO = Path(__file__).resolve().parents[2]
 
 

@@ -17,6 +17,7 @@ from runners.core.job_record import JobRecord
 from runners.core.record_files import read_json
 from runners.sweep.ledger import Ledger
 from tests.conftest import compose_root, write_script
+from tests.helpers import shared_ray
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[3]
@@ -37,14 +38,15 @@ def sweep_cmd(out: Path, script: Path, tasks: list[str], *extra: str) -> list[st
 
 
 def wait_for_orphan_actors(timeout: float = 60) -> None:
-    """Ray's workers notice their raylet is gone within seconds; a job they were finishing may
-    complete its record meanwhile (a complete record, which the re-run must then skip)."""
+    """Ray's workers notice their driver is gone within seconds; a job they were finishing may
+    complete its record meanwhile (a complete record, which the re-run must then skip). Only the
+    tests' shared Ray is looked at: other sweeps on the machine (another xdist worker's) have actors too."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         alive = []
-        for p in Path("/proc").iterdir():
+        for pid in shared_ray.pids():
             try:
-                alive.append(b"EpisodeActor" in (p / "cmdline").read_bytes())
+                alive.append(Path(f"/proc/{pid}/cmdline").read_bytes().startswith(b"ray::EpisodeActor"))
             except OSError:
                 continue
         if not any(alive):
