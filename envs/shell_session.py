@@ -22,12 +22,12 @@ before its process group is killed.
 from __future__ import annotations
 
 import os
-import select
 import signal
 import subprocess
 import time
 from collections.abc import Callable
 
+from envs.fd_wait import readable
 from envs.safeio import create_in
 from envs.sandbox_extras import Service
 
@@ -153,7 +153,7 @@ class ShellSession:
     def exit_code(self) -> int | None:
         """The command's exit code once the supervisor reported it (None: still running); raises
         SessionGone when the sandbox ended instead."""
-        if not select.select([self._status], [], [], 0)[0]:
+        if not readable([self._status], 0):
             return None
         data = os.read(self._status, 64)
         if not data:
@@ -175,7 +175,7 @@ class ShellSession:
 
     def wait_readable(self, timeout: float) -> None:
         """Wait until output or the exit code arrives (or `timeout` seconds pass)."""
-        select.select([self._out, self._status], [], [], max(timeout, 0.0))
+        readable([self._out, self._status], timeout)
 
     def kill(self) -> None:
         """End the sandbox and everything in it (a timeout, an interrupt); the next call starts anew."""

@@ -16,6 +16,7 @@ from envs.config import EnvConfig
 from envs.environment import WorkspaceEnv
 from envs.protocol import ToolCall
 from envs.sandbox import bwrap_problem
+from tests.helpers.open_files import held_open
 
 pytestmark = pytest.mark.skipif(bwrap_problem() is not None, reason=f"needs bubblewrap: {bwrap_problem()}")
 
@@ -144,3 +145,18 @@ def test_a_bound_folder_swapped_for_a_link_never_mounts_what_it_points_to(tmp_pa
         assert "etc" not in out.split() and "usr" not in out.split() and out.startswith("drwx")
     finally:
         env.close()
+
+
+
+def test_a_command_runs_when_the_process_holds_over_1024_files(tmp_path: Path) -> None:
+    """Seen at 1,024 in flight: every bash call failed with `filedescriptor out of range in select()`."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    with held_open():
+        e = WorkspaceEnv(ws, dataclasses.replace(EnvConfig(), sandbox="bwrap"))
+        try:
+            out, code = bash(e, "echo hi; sleep 0.2; echo there")
+            assert code == 0 and out.split() == ["hi", "there"], out
+            assert e.shell.session is not None and e.shell.session._status > 1024
+        finally:
+            e.close()

@@ -16,7 +16,6 @@ from __future__ import annotations
 import atexit
 import json
 import os
-import select
 import subprocess
 import sys
 import threading
@@ -25,6 +24,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from envs.fd_wait import readable
 from eval.config import ExtractLimits, MiB
 from eval.judges.extract.extracted import Extracted
 
@@ -155,7 +155,7 @@ def _read_line(fd: int, deadline: float) -> bytes:
     chunks = []
     while True:
         left = deadline - time.monotonic()
-        if left <= 0 or not select.select([fd], [], [], left)[0]:
+        if left <= 0 or not readable([fd], left):
             raise TimeoutError("no answer in time")
         chunk = os.read(fd, MiB)
         if not chunk:

@@ -18,12 +18,12 @@ import json
 import math
 import os
 import resource
-import select
 import signal
 import sys
 import time
 from pathlib import Path
 
+from envs.fd_wait import readable
 from eval.config import ExtractLimits, MiB
 from eval.judges.extract.read import OFFICE_SUFFIXES, HostError, extract_file
 
@@ -103,7 +103,7 @@ def _collect(fd: int, deadline: float) -> tuple[bytes, bool]:
     try:
         while True:
             left = deadline - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
+            if left <= 0 or not readable([fd], left):
                 return b"".join(chunks), True
             chunk = os.read(fd, MiB)
             if not chunk:

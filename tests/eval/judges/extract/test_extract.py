@@ -266,3 +266,19 @@ def test_the_llm_judges_see_why_a_file_is_unreadable(tmp_path: Path) -> None:
     assert "(unreadable: zip member 'word/document.xml' inflates" in entries["output/notes.docx"]["note"]
     texts = {f["path"]: f.get("text", "") for f in deliverable_files(JobRecord(job), ["output/"], 1000, 10_000)}
     assert texts["output/notes.docx"].startswith("(unreadable: zip member 'word/document.xml' inflates")
+
+
+def test_a_file_is_read_when_the_judging_process_holds_over_1024_files(tmp_path: Path) -> None:
+    """The judge runs in the episode actor, which holds hundreds of jobs' descriptors: the reply of
+    the reading process came back on a descriptor select() refused (`filedescriptor out of range`)."""
+    from tests.helpers.open_files import held_open
+
+    (tmp_path / "notes.txt").write_text("the quarterly total is 42\n")
+    pool = Pool(slots=1)
+    try:
+        with held_open():
+            read = pool.read(tmp_path, "notes.txt", ExtractLimits())
+            assert pool._idle and pool._idle[0].proc.stdout.fileno() > 1024
+        assert "the quarterly total is 42" in read.extracted.text
+    finally:
+        pool.close()
