@@ -298,12 +298,14 @@ def test_an_s3_upload_takes_a_name_that_is_not_utf8(tmp_path: Path, monkeypatch)
 def test_a_full_disk_in_a_sweep_fails_that_job_with_its_line_and_a_resume_runs_it(tmp_path: Path, small_disk) -> None:
     disk, grow = small_disk
     task = {"prompt": "x", "rubrics": [_rubric("r", {"type": "exists", "path": "output/report.md"})]}
-    bench = write_native(tmp_path / "b", [{"id": "big", "workspace": "wb", **task}, {"id": "small", "workspace": "w", **task}],
+    # one job at a time, the small one first: run side by side, the big one's bytes may fill the disk
+    # before the small one's record is written, and both fail (seen in a full run)
+    bench = write_native(tmp_path / "b", [{"id": "small", "workspace": "w", **task}, {"id": "big", "workspace": "wb", **task}],
                          {"wb/big": "a", "w/in.txt": "a"})
     script = write_script(tmp_path / "s.jsonl", bash("mkdir -p output && echo hello > output/report.md"
                                                      " && if [ -f big ]; then head -c 3000000 /dev/urandom > output/big.bin; fi"))
     cmd = [sys.executable, "-m", "runners.sweep", "benchmark=native", f"benchmark.path={bench}", "grid.method=[dci]",
-           "model=scripted", f"model.script={script}", f"out={disk}", "sweep=full", "tracker=none"]
+           "model=scripted", f"model.script={script}", f"out={disk}", "sweep=full", "tracker=none", "cluster.max_in_flight=1"]
     r = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=600)
     ledger = [json.loads(line) for line in (disk / "full" / "jobs.jsonl").read_text().splitlines()]
     status = {e["job_id"].split("__")[1]: e for e in ledger}
