@@ -16,14 +16,20 @@ class Benchmark:
     name: str
     default_judge: str
     task_list: list[Task] = field(default_factory=list)
+    _by_id: dict[str, Task] | None = field(default=None, init=False, repr=False, compare=False)
 
     def tasks(self) -> list[Task]:
         return list(self.task_list)
 
     def task(self, task_id: str) -> Task:
-        for t in self.task_list:
-            if t.id == task_id:
-                return t
+        """By id, from an index made at the first lookup (an actor looks up each of its jobs' tasks)."""
+        if self._by_id is None:
+            self._by_id = {}
+            for t in self.task_list:
+                self._by_id.setdefault(t.id, t)
+        found = self._by_id.get(task_id) or next((t for t in self.task_list if t.id == task_id), None)
+        if found is not None:
+            return found
         raise KeyError(f"benchmark {self.name!r} has no task {task_id!r}; tasks: {_id_list(self.task_list)}")
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
@@ -35,6 +36,7 @@ class EpisodeActor:
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
         self._benchmarks: dict[str, Any] = {}  # loaded once per actor, not once per job
+        self._loading = threading.Lock()  # the jobs that start together wait for one load
 
     async def start(self) -> str:
         """Set up the worker threads; returns the Ray node this actor lives on (its readiness probe)."""
@@ -66,6 +68,10 @@ class EpisodeActor:
         from eval.benchmarks import load_benchmark
 
         key = json.dumps(asdict(spec.cfg.benchmark), sort_keys=True, default=str)
-        if key not in self._benchmarks:
-            self._benchmarks[key] = load_benchmark(spec.cfg.benchmark)
-        return self._benchmarks[key].task(spec.task_id)
+        benchmark = self._benchmarks.get(key)
+        if benchmark is None:
+            with self._loading:  # a sweep's first jobs all start at once, each in its own thread
+                benchmark = self._benchmarks.get(key)
+                if benchmark is None:
+                    benchmark = self._benchmarks[key] = load_benchmark(spec.cfg.benchmark)
+        return benchmark.task(spec.task_id)
