@@ -23,7 +23,7 @@ from runners.core.job_record import JobRecord
 from runners.core.record_files import read_json
 from runners.sweep.ledger import Ledger
 from tests.conftest import compose_root, write_script
-from tests.runners.sweep.test_sweep import wait_for_orphan_actors
+from tests.helpers.server_procs import MARK, new_mark, wait_marked
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("own_ray")]  # their sweeps start their own local Ray
 REPO = Path(__file__).resolve().parents[3]
@@ -67,7 +67,8 @@ def test_sigkill_with_s3_down_then_resume(tmp_path: Path, monkeypatch) -> None:
         "storage=s3", "storage.bucket=runs", "storage.prefix=exp", f"storage.endpoint_url={url}", "storage.retries=1",
         "storage.timeout_s=2", "tracker=jsonl",
     ]
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    mark = new_mark()  # the killed sweep's own Ray (not the tests' shared one) carries it to its actors
+    env = {**os.environ, "PYTHONPATH": str(REPO), MARK: mark}
     sdir = out / "k"
     proc = subprocess.Popen(cmd, cwd=REPO, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -84,7 +85,7 @@ def test_sigkill_with_s3_down_then_resume(tmp_path: Path, monkeypatch) -> None:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-    wait_for_orphan_actors()
+    wait_marked(mark, 60, gone=True)  # its orphaned actors may still be finishing a job and its scratch
     assert any("upload_error" in e for e in ledger_lines(sdir))  # the outage was real
     server = moto(port)  # the endpoint is back (the same in-process store)
     try:
