@@ -38,6 +38,8 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -175,23 +177,31 @@ def sweep_env(checkout: Path) -> dict[str, str]:
     return {**env, "PYTHONPATH": str(checkout), "WANDB_MODE": "offline", "WANDB_SILENT": "true"}
 
 
-def run(args: argparse.Namespace, tmp: Path, checkout: Path = REPO) -> Result:
-    """One sweep of the workload over the code in `checkout`, in the fresh folder `tmp`."""
-    tmp.mkdir(parents=True)
+@contextmanager
+def launched(args: argparse.Namespace, tmp: Path, checkout: Path) -> Iterator[tuple[subprocess.Popen, int]]:
+    """The workload's benchmark written into `tmp`, its model stub up, and the sweep over `checkout`
+    launched (stderr in `tmp/sweep.log`): (the sweep's process, the stub's port). The stub stops on leaving."""
     bench = write_benchmark(tmp / "bench", args.jobs)
     stub, port = start_stub(args.latency, args.tool_turns)
     try:
         with open(tmp / "sweep.log", "w") as log:
             sweep = subprocess.Popen(sweep_command(args, bench, tmp, port), cwd=checkout, stdout=subprocess.DEVNULL,
                                      stderr=log, env=sweep_env(checkout))
-            tree = Tree(sweep.pid)
-            wall = tree.follow(sweep)
-        if sweep.returncode != 0:
-            raise SystemExit(f"the sweep in {checkout} failed (exit {sweep.returncode}):\n{(tmp / 'sweep.log').read_text()[-3000:]}")
-        times = stub_times(port)
+        yield sweep, port
     finally:
         stub.kill()
         stub.wait()
+
+
+def run(args: argparse.Namespace, tmp: Path, checkout: Path = REPO) -> Result:
+    """One sweep of the workload over the code in `checkout`, in the fresh folder `tmp`."""
+    tmp.mkdir(parents=True)
+    with launched(args, tmp, checkout) as (sweep, port):
+        tree = Tree(sweep.pid)
+        wall = tree.follow(sweep)
+        if sweep.returncode != 0:
+            raise SystemExit(f"the sweep in {checkout} failed (exit {sweep.returncode}):\n{(tmp / 'sweep.log').read_text()[-3000:]}")
+        times = stub_times(port)
     print(f"{args.jobs} jobs, {len(times)} model calls in {wall:.1f} s wall (Ray start-up and the report included)", flush=True)
     if len(times) != args.jobs * (args.tool_turns + 1):
         print(f"warning: {args.jobs * (args.tool_turns + 1)} model calls expected: see the records in {tmp / 'out'}", flush=True)

@@ -31,10 +31,7 @@ from bench.sweep import (
     REPO,
     TICK,
     checkout_of,
-    start_stub,
-    sweep_command,
-    sweep_env,
-    write_benchmark,
+    launched,
 )
 
 PROJECT = ("envs/", "tab/", "runners/", "eval/", "bench/", "slurm/")
@@ -193,12 +190,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
         checkout = checkout_of(args.against, tmp / "against") if args.against else REPO
-        bench = write_benchmark(tmp / "bench", args.jobs)
-        stub, port = start_stub(args.latency, args.tool_turns)
-        try:
-            with open(tmp / "sweep.log", "w") as log:
-                sweep = subprocess.Popen(sweep_command(args, bench, tmp, port), cwd=checkout, stdout=subprocess.DEVNULL,
-                                         stderr=log, env=sweep_env(checkout))
+        with launched(args, tmp, checkout) as (sweep, port):
             while sweep.poll() is None and calls_so_far(port) < expected * 0.15:
                 time.sleep(0.5)
             if sweep.poll() is not None:
@@ -222,9 +214,6 @@ def main() -> None:
                 if proc:
                     proc.wait()
             sweep.wait()
-        finally:
-            stub.kill()
-            stub.wait()
         calls = c1 - c0
         load = os.getloadavg()
         print(f"window {t1 - t0:.1f} s, {calls} model calls ({calls / (t1 - t0):.1f}/s, ideal {args.in_flight / args.latency:.1f}), "
