@@ -9,6 +9,8 @@ set -euo pipefail
 CONF=/etc/slurm/slurm.conf
 LOGS=/var/log/slurm
 NODE=$(hostname -s)
+# The config's first line; a config without it (an older one of this script's) is written again.
+MARK="# runningtab single-node Slurm for CI (written by .ci/slurm-up.sh), v2"
 
 node_state() { sinfo -h -n "$NODE" -o %T 2>/dev/null | head -n1 | tr -d '*~#' || true; }
 
@@ -18,7 +20,7 @@ if [[ "${1:-}" == stop ]]; then
     exit 0
 fi
 
-if [[ "$(node_state)" =~ ^(idle|mixed|allocated)$ ]]; then
+if [[ "$(node_state)" =~ ^(idle|mixed|allocated)$ ]] && grep -qxF "$MARK" "$CONF" 2>/dev/null; then
     exit 0
 fi
 
@@ -37,7 +39,9 @@ if ! pgrep -u munge -x munged >/dev/null; then
     runuser -u munge -- /usr/sbin/munged
 fi
 
-if [[ ! -f $CONF ]] || ! grep -q '^# runningtab single-node' "$CONF"; then
+written=
+if ! grep -qxF "$MARK" "$CONF" 2>/dev/null; then
+    written=1
     # The node line as slurmd sees this machine, with less memory than it has (slurmd refuses
     # a node that reports less RealMemory than configured).
     read -r NODELINE < <(slurmd -C | head -n1)
@@ -45,7 +49,7 @@ if [[ ! -f $CONF ]] || ! grep -q '^# runningtab single-node' "$CONF"; then
     NODELINE=$(sed "s/RealMemory=[0-9]*/RealMemory=$((MEM * 8 / 10))/" <<<"$NODELINE")
     install -d /etc/slurm
     cat >"$CONF" <<EOF
-# runningtab single-node Slurm for CI (written by .ci/slurm-up.sh)
+$MARK
 ClusterName=runningtab
 SlurmctldHost=$NODE(127.0.0.1)
 SlurmUser=root
@@ -69,11 +73,17 @@ SlurmdLogFile=$LOGS/slurmd.log
 MailProg=/bin/true
 ReturnToService=2
 KillWait=10
+# \`sbatch --wait\` polls a job's state after 2, 8, then every 32 s unless MinJobAge is under 6 s
+# (it keeps 2 s then, so as not to miss a job purged at MinJobAge): a 20 s sweep waited 42 s.
+MinJobAge=5
 $NODELINE NodeAddr=127.0.0.1 State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
 fi
 install -d /var/spool/slurmctld /var/spool/slurmd "$LOGS"
+if [[ -n $written ]] && scontrol ping 2>/dev/null | grep -q 'is UP'; then
+    scontrol reconfigure   # running daemons read the new config
+fi
 
 if ! scontrol ping 2>/dev/null | grep -q 'is UP'; then
     setsid slurmctld -D >>"$LOGS/slurmctld.stdout" 2>&1 </dev/null &

@@ -35,7 +35,7 @@ async def _httpx_job(url: str) -> None:
 async def _aiohttp_job(url: str) -> None:
     transport = AsyncTransport(60.0, 30.0, _tls_context())
     try:
-        await _episode(lambda body: transport.post(url, body, HEADERS))
+        await _episode(lambda body: transport.post(url, body, HEADERS, 1 << 24))
     finally:
         await transport.aclose()
 
@@ -47,7 +47,8 @@ async def _episode(post: Callable[[bytes], Awaitable[object]]) -> None:
         messages.append({"role": "tool", "tool_call_id": "c", "content": "note 1: 37 euros\n" * 20})
 
 
-async def _measure(job: Callable[[str], Awaitable[None]], url: str, in_flight: int, jobs: int) -> float:
+async def cpu_ms_per_call(job: Callable[[str], Awaitable[None]], url: str, in_flight: int, jobs: int) -> float:
+    """CPU of this process per model call while `in_flight` slots run `jobs` episodes of `CALLS` calls of `job(url)`."""
     async def slot() -> None:
         for _ in range(jobs // in_flight):
             await job(url)
@@ -69,7 +70,7 @@ def main() -> None:
     try:
         for name, job in (("httpx", _httpx_job), ("aiohttp", _aiohttp_job)):
             start = time.monotonic()
-            ms = asyncio.run(_measure(job, url, args.in_flight, args.jobs))
+            ms = asyncio.run(cpu_ms_per_call(job, url, args.in_flight, args.jobs))
             print(f"{name}: {ms:.2f} ms CPU per call ({time.monotonic() - start:.1f} s wall)")
     finally:
         stub.kill()

@@ -19,9 +19,15 @@ when given. Measured over the middle 80% of model calls (the steady state):
 - calls_per_s, against the ideal in_flight / latency (the model's own limit);
 - peak_rss_mb: the RSS of every process of the sweep (driver, Ray's processes, the actors, their
   bash commands), summed at each sample, its peak;
-- cpu_ms_per_call: the CPU time of those processes (their reaped children included) per call.
+- cpu_ms_per_call: the CPU time of those processes (their reaped children included) per call;
+- peak_pss_mb: the same processes' proportional set size (smaps_rollup, read every `PSS_EVERY`th
+  sample), its peak: RSS summed over processes counts a shared page (libc, a shell's text) once per
+  process, so with a shell session per job (bubblewrap and its `sh`, ~1.8 MB RSS each, ~0.15 MB of it
+  their own) the RSS sum is mostly the same pages counted again; PSS counts each page once in all.
 
-The last line is `in_flight=N calls_per_s=X ideal=Y pct=Z peak_rss_mb=M cpu_ms_per_call=C`.
+Before it, the memory by process kind at each peak, and where a turn's time goes besides the model's
+latency (bench/turn_timeline.py, from the records' message times). The last line is
+`in_flight=N calls_per_s=X ideal=Y pct=Z peak_rss_mb=M cpu_ms_per_call=C peak_pss_mb=P`.
 `--against REV` runs the same workload over another revision too (`git archive REV` into the temp
 folder, the same venv, its folder first on PYTHONPATH), alternating the two `--rounds` times, and
 prints each run's line and the ratios (this checkout / REV): compare figures taken side by side.
@@ -43,6 +49,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench import turn_timeline
+
 REPO = Path(__file__).resolve().parent.parent
 TICK = os.sysconf("SC_CLK_TCK")
 PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -62,12 +70,40 @@ def write_benchmark(root: Path, jobs: int) -> Path:
     return root
 
 
+PSS_EVERY = 4  # PSS (smaps_rollup, costly for ~2,000 processes) is read at every 4th sample
+
+
+def kind(comm: str) -> str:
+    """The process kind a breakdown groups by: its name, the episode actors' and Ray's workers' as one each."""
+    if comm.startswith("ray::EpisodeA"):
+        return "episode actor"
+    if comm.startswith("ray::"):
+        return "ray worker (" + comm[5:] + ")"
+    return comm
+
+
+def pss_of(pid: int) -> int:
+    """The process's proportional set size in bytes (shared pages split among their sharers), 0 when gone."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
 class Tree:
-    """Samples the RSS and CPU time of a process and all its descendants (from /proc)."""
+    """Samples the RSS and CPU time of a process and all its descendants (from /proc), and every
+    `PSS_EVERY`th sample their PSS; keeps the breakdown by process kind at each peak."""
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
         self.peak_rss = 0
+        self.peak_pss = 0
+        self.rss_kinds: dict[str, tuple[int, int]] = {}  # at the RSS peak: kind -> (processes, bytes)
+        self.pss_kinds: dict[str, tuple[int, int]] = {}  # at the PSS peak
         self.cpu: dict[int, float] = {}  # pid -> its last seen CPU seconds (own + reaped children)
         self.samples: list[tuple[float, float]] = []  # (time, total CPU seconds)
 
@@ -77,23 +113,43 @@ class Tree:
             if name.isdigit():
                 try:
                     with open(f"/proc/{name}/stat") as f:
-                        fields = f.read().rsplit(")", 1)[1].split()
+                        head, tail = f.read().rsplit(")", 1)
                 except OSError:
                     continue
-                stats[int(name)] = fields
+                stats[int(name)] = [head.split("(", 1)[1], *tail.split()]
         children: dict[int, list[int]] = {}
         for pid, fields in stats.items():
-            children.setdefault(int(fields[1]), []).append(pid)
-        todo, rss = [self.pid], 0
+            children.setdefault(int(fields[2]), []).append(pid)
+        with_pss = len(self.samples) % PSS_EVERY == 0
+        todo, rss, pss = [self.pid], 0, 0
+        rss_kinds: dict[str, tuple[int, int]] = {}
+        pss_kinds: dict[str, tuple[int, int]] = {}
         while todo:
             pid = todo.pop()
             if pid in stats:
                 f = stats[pid]
-                self.cpu[pid] = sum(int(x) for x in f[11:15]) / TICK  # utime stime cutime cstime
-                rss += int(f[21]) * PAGE
+                self.cpu[pid] = sum(int(x) for x in f[12:16]) / TICK  # utime stime cutime cstime
+                k = "driver" if pid == self.pid else kind(f[0])
+                n, b = rss_kinds.get(k, (0, 0))
+                rss_kinds[k] = (n + 1, b + int(f[22]) * PAGE)
+                rss += int(f[22]) * PAGE
+                if with_pss:
+                    p = pss_of(pid)
+                    n, b = pss_kinds.get(k, (0, 0))
+                    pss_kinds[k] = (n + 1, b + p)
+                    pss += p
             todo += children.get(pid, [])
-        self.peak_rss = max(self.peak_rss, rss)
+        if rss > self.peak_rss:
+            self.peak_rss, self.rss_kinds = rss, rss_kinds
+        if pss > self.peak_pss:
+            self.peak_pss, self.pss_kinds = pss, pss_kinds
         self.samples.append((time.time(), sum(self.cpu.values())))
+
+    def breakdown(self) -> str:
+        """The peaks by process kind: processes, RSS MB at the RSS peak, PSS MB at the PSS peak."""
+        kinds = sorted(set(self.rss_kinds) | set(self.pss_kinds), key=lambda k: -self.rss_kinds.get(k, (0, 0))[1])
+        return "\n".join(f"  {k:<34} {self.rss_kinds.get(k, (0, 0))[0]:>5} processes  rss {self.rss_kinds.get(k, (0, 0))[1] / 2**20:8.0f} MB"
+                         f"  pss {self.pss_kinds.get(k, (0, 0))[1] / 2**20:8.0f} MB" for k in kinds)
 
     def follow(self, proc: subprocess.Popen) -> float:
         """Sample until `proc` exits; returns its wall time in seconds."""
@@ -139,6 +195,7 @@ class Result:
     ideal: float
     peak_rss_mb: float
     cpu_ms_per_call: float
+    peak_pss_mb: float
 
     @property
     def pct(self) -> float:
@@ -146,7 +203,7 @@ class Result:
 
     def line(self) -> str:
         return (f"in_flight={self.in_flight} calls_per_s={self.calls_per_s:.1f} ideal={self.ideal:.1f} pct={self.pct:.0f} "
-                f"peak_rss_mb={self.peak_rss_mb:.0f} cpu_ms_per_call={self.cpu_ms_per_call:.1f}")
+                f"peak_rss_mb={self.peak_rss_mb:.0f} cpu_ms_per_call={self.cpu_ms_per_call:.1f} peak_pss_mb={self.peak_pss_mb:.0f}")
 
 
 def result(times: list[float], tree: Tree, in_flight: int, latency: float) -> Result:
@@ -154,7 +211,7 @@ def result(times: list[float], tree: Tree, in_flight: int, latency: float) -> Re
     lo, hi = times[n // 10], times[n * 9 // 10]
     calls = n * 8 // 10
     cpu_ms = 1000 * (tree.cpu_at(hi) - tree.cpu_at(lo)) / calls
-    return Result(in_flight, calls / (hi - lo), in_flight / latency, tree.peak_rss / 2**20, cpu_ms)
+    return Result(in_flight, calls / (hi - lo), in_flight / latency, tree.peak_rss / 2**20, cpu_ms, tree.peak_pss / 2**20)
 
 
 def sweep_command(args: argparse.Namespace, bench: Path, tmp: Path, port: int) -> list[str]:
@@ -203,6 +260,8 @@ def run(args: argparse.Namespace, tmp: Path, checkout: Path = REPO) -> Result:
             raise SystemExit(f"the sweep in {checkout} failed (exit {sweep.returncode}):\n{(tmp / 'sweep.log').read_text()[-3000:]}")
         times = stub_times(port)
     print(f"{args.jobs} jobs, {len(times)} model calls in {wall:.1f} s wall (Ray start-up and the report included)", flush=True)
+    print(f"memory by process kind, at the peaks:\n{tree.breakdown()}", flush=True)
+    print(turn_timeline.summary(tmp / "out", args.latency), flush=True)
     if len(times) != args.jobs * (args.tool_turns + 1):
         print(f"warning: {args.jobs * (args.tool_turns + 1)} model calls expected: see the records in {tmp / 'out'}", flush=True)
     return result(times, tree, args.in_flight, args.latency)
@@ -223,7 +282,7 @@ def checkout_of(rev: str, into: Path) -> Path:
 
 
 def ratios(here: Result, there: Result) -> str:
-    return " ".join(f"{k}={getattr(here, k) / getattr(there, k):.2f}" for k in ("calls_per_s", "pct", "peak_rss_mb", "cpu_ms_per_call"))
+    return " ".join(f"{k}={getattr(here, k) / getattr(there, k):.2f}" for k in ("calls_per_s", "pct", "peak_rss_mb", "cpu_ms_per_call", "peak_pss_mb"))
 
 
 def main() -> None:
@@ -257,7 +316,7 @@ def main() -> None:
             pairs.append((got["here"], got[args.against]))
         if args.rounds > 1:
             mean = [Result(args.in_flight, *(statistics.mean(getattr(r, k) for r in side)
-                                             for k in ("calls_per_s", "ideal", "peak_rss_mb", "cpu_ms_per_call")))
+                                             for k in ("calls_per_s", "ideal", "peak_rss_mb", "cpu_ms_per_call", "peak_pss_mb")))
                     for side in zip(*pairs, strict=True)]
             print(f"mean: this checkout: {mean[0].line()}")
             print(f"mean: {args.against}: {mean[1].line()}")

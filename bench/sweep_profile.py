@@ -8,7 +8,8 @@ percentile of the expected calls, at most `--window` seconds), it reads every pr
 /proc at the window's two ends and charges each one's CPU to a group by its command line (the episode
 actors, their children, the governor, the driver, Ray's own, W&B), per model call in the window.
 Meanwhile py-spy (`record --gil --format raw`, installed for measuring only: it is not a dependency)
-samples one episode actor; each sample goes to the stage of the innermost of our frames that names one
+samples one episode actor (and, with `--spy-also`, the driver or the governor) for the window only;
+each sample goes to the stage of the innermost of our frames that names one
 (`STAGES`; the shared helpers `HELPERS` count for their caller; a sample with none of our frames by its
 innermost library frame, `LIBRARY`). It prints both tables as Markdown.
 """
@@ -20,6 +21,7 @@ import collections
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -36,6 +38,10 @@ from bench.sweep import (
 
 PROJECT = ("envs/", "tab/", "runners/", "eval/", "bench/", "slurm/")
 HELPERS = ("envs/safeio.py", "envs/names.py")  # shared helpers: their samples go to the stage of their caller
+# The same code where `--against` revisions before the wings had it (3747862: runners/job_runner.py, runners/loop.py, …):
+# without these, their job's set-up and agent loop fell into "other (ours)", and the two stages looked 3x cheaper than today's
+OLD_LOOP = ("runners/loop.py", "runners/methods.py", "runners/runner_texts.py")
+OLD_SETUP = ("runners/job_runner.py", "runners/scratch.py", "runners/completion.py", "runners/schema.py", "runners/identity.py")
 # (stage, substrings of a frame "function (file:line)"): over our own frames, innermost first, the first match decides
 STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("the call cache: key", ("CallKeys", "_digest (runners/models/call_cache")),
@@ -48,10 +54,11 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("the sandboxed shell", ("envs/shell_session.py", "envs/sandbox.py", "envs/limits.py", "envs/bash_tool.py", "envs/reaper.py")),
     ("record writes and pages", ("runners/core/job_record", "runners/core/record", "eval/score/", "eval/report/")),
     ("the judge", ("eval/judges/",)),
-    ("the agent loop and the context view", ("runners/agent/", "envs/environment.py", "envs/context.py", "envs/truncate.py")),
+    ("the agent loop and the context view", ("runners/agent/", "envs/environment.py", "envs/context.py", "envs/truncate.py",
+                                             *OLD_LOOP)),
     ("the job's set-up (its config, model, workspace)", ("runners/job/", "runners/models/", "runners/config/", "runners/core/",
-                                                         "envs/workspace", "eval/benchmarks/")),
-    ("Ray's worker plumbing (the actor's calls)", ("runners/sweep/actors.py",)),
+                                                         "envs/workspace", "eval/benchmarks/", *OLD_SETUP)),
+    ("Ray's worker plumbing (the actor's calls)", ("runners/sweep/actors.py", "(runners/actors.py")),
 ]
 LIBRARY = [  # a sample with none of our frames: its innermost library frame's stage
     ("the model client", ("aiohttp/", "multidict/", "yarl/")),
@@ -210,8 +217,9 @@ def main() -> None:
             while sweep.poll() is None and calls_so_far(port) < expected * 0.85 and time.monotonic() - t0 < args.window:
                 time.sleep(0.5)
             after, c1, t1 = stats(), calls_so_far(port), time.monotonic()
-            for proc in [spying, *(p for _, p in also)]:
+            for proc in [spying, *(p for _, p in also)]:  # the samples end with the window: not the sweep's end (W&B's cells, the report)
                 if proc:
+                    proc.send_signal(signal.SIGINT)  # py-spy writes what it has on SIGINT
                     proc.wait()
             sweep.wait()
         calls = c1 - c0

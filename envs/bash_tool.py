@@ -26,6 +26,7 @@ from envs.config import EnvConfig
 from envs.disk_quota import DiskQuota, descendants, format_bytes
 from envs.protocol import ToolResult, function_schema
 from envs.sandbox import Shell
+from envs.sandbox_extras import Service
 from envs.shell_session import run_in_session
 from envs.truncate import Tail, decode, format_size, tail_window
 
@@ -64,6 +65,7 @@ class BashTool:
     def __init__(self, workspace: str, cfg: EnvConfig, shell: Shell) -> None:
         self.workspace, self.cfg, self.shell = workspace, cfg, shell
         self.calls = 0
+        self.pristine = True  # nothing of the agent's has run in the workspace yet (no command, no write)
         self.saved_bytes = 0  # of all saved outputs so far (capped at cfg.saved_output_max_bytes)
         self._proc: subprocess.Popen | None = None  # the command running now
         self._interrupted = False
@@ -117,6 +119,7 @@ class BashTool:
             seconds = max(time_left, 0.0)
             self.shell.caps.note("tool_timeout_clamped")
         self.calls += 1
+        pristine, self.pristine = self.pristine, False
         name = f"{self.calls}.txt"
         out_path = os.path.join(self.shell.outputs, name)
         room = max(self.cfg.saved_output_max_bytes - self.saved_bytes, 0)
@@ -152,7 +155,18 @@ class BashTool:
         }
         if self.quota.exceeded is not None:
             return self.quota_result(text, meta)
+        service = self._service_down()
+        if service is not None and pristine:  # started before anything of the agent's ran: ours
+            notice = harness_texts.BASH_SERVICE_FAILED.format(name=service.name, port=service.port, seconds=f"{service.start_s:g}")
+            return ToolResult(f"{text}\n\n{notice}", is_error=True, meta=meta, stop="env_error")
+        if service is not None:  # the agent may have stopped it
+            text += "\n\n" + harness_texts.BASH_SERVICE_DOWN.format(name=service.name, port=service.port)
         return ToolResult(text, is_error=is_error, meta=meta)
+
+    def _service_down(self) -> Service | None:
+        """The task's service when it was not listening as this call began (else None)."""
+        session = self.shell.session
+        return session.service if session is not None and session.service_listening is False else None
 
     def quota_result(self, text: str, meta: dict[str, Any]) -> ToolResult:
         """The call's output (if any) and why the job ends: its disk quota was exceeded."""

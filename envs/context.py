@@ -13,6 +13,7 @@ keeps each message's view the same object from call to call (the model client ca
 
 from __future__ import annotations
 
+import operator
 from bisect import bisect_right
 from collections.abc import Callable
 from typing import Any
@@ -68,7 +69,7 @@ class ContextView:
 
     def __call__(self, messages: list[Message]) -> list[Message]:
         n0 = len(self._src)
-        if len(messages) < n0 or any(a is not b for a, b in zip(messages, self._src, strict=False)):
+        if len(messages) < n0 or not all(map(operator.is_, messages, self._src)):  # in C: ~half the generator's CPU
             self._reset()
             n0 = 0
         turn = self._turns[-1] if self._turns else 0

@@ -301,6 +301,7 @@ class _Watchdog:
         self._active: set[DiskQuota] = set()
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
+        self._woken = False  # a command began while none was watched: its first interval starts now
 
     def add(self, quota: DiskQuota) -> None:
         with self._cond:
@@ -310,6 +311,7 @@ class _Watchdog:
                 self._thread = threading.Thread(target=self._run, name="disk-quota", daemon=True)
                 self._thread.start()
             if idle:
+                self._woken = True
                 self._cond.notify()
 
     def discard(self, quota: DiskQuota) -> None:
@@ -319,7 +321,8 @@ class _Watchdog:
     def _run(self) -> None:
         """A round every interval; a command that began has written nothing yet, so a new one
         (which does not wake the thread) is first measured at the next round, at most one interval
-        on, as an idle thread's first round is one interval after it is woken."""
+        on, as an idle thread's first round is one interval after it is woken (also when it was
+        waiting out the interval of a command that ended meanwhile)."""
         interval = POLL_MIN_S
         while True:
             with self._cond:
@@ -328,9 +331,13 @@ class _Watchdog:
                     if not self._active:
                         self._thread = None
                         return
+                self._woken = False
                 deadline = time.monotonic() + interval
                 while (left := deadline - time.monotonic()) > 0:
                     self._cond.wait(timeout=left)
+                    if self._woken:
+                        self._woken = False
+                        deadline = time.monotonic() + interval
                 watched = list(self._active)
             began = time.thread_time()
             for quota in watched:

@@ -103,6 +103,8 @@ class WorkspaceEnv:
             if call.name == "bash":
                 result = self._bash.run(args["command"], args.get("timeout"), time_left)
             else:
+                if call.name in WRITING_TOOLS:  # a service that fails after this may be the agent's doing
+                    self._bash.pristine = False
                 result = self._handlers[call.name](args, turn)
                 if call.name in WRITING_TOOLS and self._bash.quota.check():  # the model's own bytes count too
                     result = self._bash.quota_result(result.content, result.meta)

@@ -73,6 +73,14 @@ BASH_INTERRUPTED = "Command not run: the job was stopped (it reached the sweep's
 BASH_TIMEOUT = (
     "Command timed out after {seconds} seconds; it and all the processes it started were killed."
 )
+BASH_SERVICE_DOWN = (
+    "Note: the task's server ({name}) was not listening on port {port} when this command began; "
+    "it is started again before each command (a stopped server comes back)."
+)
+BASH_SERVICE_FAILED = (
+    "The task's server ({name}) was not listening on port {port} {seconds} s after it was started, before "
+    "anything of the agent's ran: the environment failed, and the job ends here (an environment error, run again on resume)."
+)
 BASH_DISK_QUOTA = (
     "The job's disk quota ({quota}) was exceeded: {why}. Every process of the shell was killed, "
     "and the job ends here."

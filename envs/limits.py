@@ -33,6 +33,15 @@ _PROCESSES = re.compile(r"fork: (retry: )?Resource temporarily unavailable|Canno
 _FILE_SIZE = re.compile(r"File size limit exceeded|File too large")
 
 
+def file_size_cap(cfg: EnvConfig) -> int:
+    """The largest file the agent may write (RLIMIT_FSIZE): `max_file_bytes`, and 1/32 below the disk
+    quota. The cap counts a file's bytes, the quota the blocks the disk holds, the file system's own
+    among them (a file written in pieces holds ~1.2% more on ext4), so one file at the cap is within
+    the quota: a runaway writer meets `File too large`, which it can recover from, not the quota,
+    which ends the job."""
+    return min(cfg.max_file_bytes, cfg.disk_quota_bytes - cfg.disk_quota_bytes // 32)
+
+
 class Caps:
     """The caps of one environment: the launch prefix, its cgroup, and the caps hit so far.
 
@@ -52,7 +61,7 @@ class Caps:
         procs = [f"{self.cgroup}/cgroup.procs"] if self.cgroup else []
         kb = lambda n: str(max(n // 1024, 1))  # noqa: E731 - bash's ulimit counts KB for -v and -f
         cpu = str(max(int(self.cpu_seconds), 1)) if self.cpu_seconds else "0"  # 0: left as it is
-        fsize = min(self.cfg.max_file_bytes, self.cfg.disk_quota_bytes)  # no one file holds more than the quota
+        fsize = file_size_cap(self.cfg)
         return ["/bin/bash", "-c", _PREFIX, "runningtab-limits", kb(self.cfg.max_memory_bytes),
                 kb(fsize), str(nproc), cpu, str(len(procs)), *procs]
 

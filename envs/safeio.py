@@ -41,8 +41,11 @@ class UnsafePath(OSError):
 
 
 def _parts(rel: str | os.PathLike[str]) -> list[str]:
-    parts = [p for p in Path(rel).parts if p not in ("", ".")]
-    if not parts or any(p == ".." for p in parts) or Path(rel).is_absolute():
+    """The names of a relative path (`a//b/./c` is a, b, c), as `Path(rel).parts` gives them, without
+    building a Path: the capture asks this for every name an output shows."""
+    text = os.fspath(rel)
+    parts = [p for p in text.split("/") if p not in ("", ".")]
+    if not parts or ".." in parts or text.startswith("/"):
         raise UnsafePath(f"{rel!s}: expected a path relative to the workspace, without '..'")
     return parts
 
@@ -53,11 +56,17 @@ def open_regular(root: str | os.PathLike[str], rel: str | os.PathLike[str]) -> B
     Raises `UnsafePath` for a missing path, a symlink anywhere on the way, a FIFO, socket or device.
     """
     parts = _parts(rel)
-    with _folder_fd(root, parts[:-1]) as dfd:
+    if len(parts) == 1:  # no folder on the way: the name under root, its last step not followed
         try:
-            fd = os.open(parts[-1], _FILE_FLAGS, dir_fd=dfd)
+            fd = os.open(os.path.join(root, parts[0]), _FILE_FLAGS)
         except OSError as e:
             raise UnsafePath(f"{rel!s}: cannot open ({e.strerror})") from e
+    else:
+        with _folder_fd(root, parts[:-1]) as dfd:
+            try:
+                fd = os.open(parts[-1], _FILE_FLAGS, dir_fd=dfd)
+            except OSError as e:
+                raise UnsafePath(f"{rel!s}: cannot open ({e.strerror})") from e
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):
         os.close(fd)
@@ -79,6 +88,8 @@ def lstat_inside(root: str | os.PathLike[str], rel: str | os.PathLike[str]) -> o
     """`lstat` of `root/rel` reached without following links on the way, or None when it is unreachable."""
     try:
         parts = _parts(rel)
+        if len(parts) == 1:
+            return os.lstat(os.path.join(root, parts[0]))
         with _folder_fd(root, parts[:-1]) as dfd:
             return os.stat(parts[-1], dir_fd=dfd, follow_symlinks=False)
     except OSError:
@@ -322,9 +333,13 @@ def write_bytes(path: Path, data: bytes, durable: bool = True) -> None:
     Made with FILE_MODE under the user's umask; on any failure (a full disk included) the old file
     stays and the temp file is removed. `durable=False` skips the sync, for files whose readers
     take a torn copy (a crash before the data reached the disk) for an absent one: the call cache."""
-    make_dirs(path.parent)
     tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        fd = os.open(tmp, flags, FILE_MODE)
+    except FileNotFoundError:  # its folder first (looked for only when missing: a stat per write saved)
+        make_dirs(path.parent)
+        fd = os.open(tmp, flags, FILE_MODE)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)

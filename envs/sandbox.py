@@ -47,7 +47,13 @@ class SandboxUnavailable(RuntimeError):
 
 
 def python_prefixes(agent_python: str) -> list[str]:
-    """The Python installation(s) the agent's shell needs: the venv and the interpreter it links to."""
+    """The Python installation(s) the agent's shell needs: the venv and the interpreter it links to.
+    Resolved once per process and setting (`realpath` of each: ~0.4 ms, at every job's start before)."""
+    return list(_python_prefixes(agent_python))
+
+
+@functools.cache
+def _python_prefixes(agent_python: str) -> tuple[str, ...]:
     prefix = os.path.abspath(agent_python or sys.prefix)
     found = [prefix]
     if not agent_python:
@@ -67,7 +73,7 @@ def python_prefixes(agent_python: str) -> list[str]:
         p = os.path.realpath(p)
         if p not in out and not (p == "/usr" or p.startswith("/usr/")):
             out.append(p)
-    return out
+    return tuple(out)
 
 
 def agent_root(cfg: EnvConfig, workspace: str) -> str:
@@ -132,6 +138,26 @@ def bwrap_argv(
         argv += ["--bind", os.path.join(workspace, rel), target]
     argv += ["--chdir", root, "--remount-ro", "/"]
     return argv
+
+
+_BINDS = frozenset({"--bind", "--ro-bind", "--ro-bind-try", "--dev-bind"})
+
+
+def make_mount_points(argv: list[str], tmp: str) -> None:
+    """Make, in the agent's fresh /tmp (`tmp` on the host), the folder or empty file bubblewrap would
+    make there for each path `argv` binds under /tmp (the commands folder, a venv under /tmp), before
+    the disk quota's baseline: made by bubblewrap when the sandbox starts, they were charged to the
+    agent (4 KB each), so a file of exactly the quota passed it while its writer was still running."""
+    for i, op in enumerate(argv[:-2]):
+        target = argv[i + 2]
+        if op not in _BINDS or not target.startswith("/tmp/"):
+            continue
+        path = os.path.join(tmp, target[len("/tmp/"):])
+        if os.path.isdir(argv[i + 1]):
+            os.makedirs(path, exist_ok=True)
+        elif os.path.exists(argv[i + 1]):
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644))
 
 
 def outputs_dir(scratch: str) -> str:
@@ -256,6 +282,7 @@ class Shell:
             self._binds = [rel for rel, _ in extras.binds]
             real_folders(workspace, self._binds)
             self._launcher = bwrap_argv(workspace, self.scratch, ro, fixed, read_only, extras, cfg.disk_quota_bytes)
+            make_mount_points(self._launcher, self.tmp)
             if cfg.shell_session:
                 launcher = [*self._launcher[:1], "--as-pid-1", *self._launcher[1:]]
                 self.session = ShellSession([*self.caps.prefix(), *launcher], self.env, workspace,

@@ -19,7 +19,9 @@ WORKSPACE = "{workspace}"  # in a service's argv: the workspace's path
 class Service:
     """A program the sandbox runs beside the shell: started with it, never killed between calls,
     started again before a call when it has died; the first call waits (up to `start_s`) until it
-    listens on 127.0.0.1:`port`. `ro_binds` are host folders it needs (its code, its Python)."""
+    listens on 127.0.0.1:`port`, and when it does not, the job ends in an environment error (later,
+    the call says so: the agent may have stopped it). `ro_binds` are host folders it needs (its
+    code, its Python)."""
 
     name: str  # what the service is (a job's identity holds this, not the host paths in argv)
     argv: tuple[str, ...]
@@ -29,7 +31,7 @@ class Service:
     # (URL prefix, workspace-relative folder): fetching a URL under the prefix reads that file of the
     # workspace (the tab records a `curl` of one as a read of the file)
     urls: tuple[tuple[str, str], ...] = ()
-    start_s: float = 20.0
+    start_s: float = 60.0  # its wait ends as soon as it listens; a loaded machine can take this long
     cwd: str = ""  # its working folder in the sandbox ("": the workspace, which the agent writes)
 
     def command(self, workspace: str) -> str:

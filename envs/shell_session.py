@@ -31,28 +31,48 @@ from envs.fd_wait import readable
 from envs.safeio import create_in
 from envs.sandbox_extras import Service
 
+# `state PID` sets v to the process's State ("" once it is gone). A read of /proc can end early when
+# the shell takes a signal (a child's exit: ~1 in 700 reads at PID 1), which left v empty: a service
+# just started was taken for dead and never waited for (the job's first command then met a dead
+# server), and the reaping could skip a live process. It reads again, and after 5 short reads takes
+# the process for alive (waited for, or killed: both harmless for one that is not).
+PROC_STATE = r"""
+state() {
+  v=
+  for _ in 1 2 3 4 5; do
+    [ -e "/proc/$1/status" ] || return
+    while read -r k v; do [ "$k" = State: ] && break; done < "/proc/$1/status"
+    [ -n "$v" ] && return
+  done
+  v=unknown
+}
+"""
+
 # The supervisor (POSIX sh, the sandbox's PID 1 so that commands cannot kill it): fd 0 command
 # numbers, fd 1 its status pipe, fd 2 the output pipe, $1 the commands folder. With a service
 # ($2 its script in that folder, $3 its port, $4 how many 50 ms waits for it to listen) it runs
 # under bash, which can `disown` the service so that `wait` never waits for it; the service is
-# never reaped, and started again before a command when it has died.
-SUPERVISOR = r"""
-dir=$1 svc=$2 port=$3 tries=$4 spid=
+# never reaped, and started again before a command when it has died. Each command's status line is
+# its exit code, and with a service whether it was listening when the command began (1 or 0).
+SUPERVISOR = PROC_STATE + r"""
+dir=$1 svc=$2 port=$3 tries=$4 spid= ok=
 exec 4>&2 2>/dev/null
+[ -z "$svc" ] || hex=$(printf ':%04X [0-9A-F]*:0000 0A' "$port")
+listening() { grep -q "$hex" /proc/net/tcp /proc/net/tcp6; }
 up() {
   [ -n "$spid" ] || return 1
-  v=
-  while read -r k v; do [ "$k" = State: ] && break; done < "/proc/$spid/status" || return 1
+  state "$spid"
   case $v in Z*|"") return 1 ;; esac
 }
 serve() {
-  up && return
-  /bin/sh "$dir/$svc" </dev/null >/dev/null 2>&1 4>&- &
-  spid=$!
-  disown "$spid"
-  hex=$(printf ':%04X [0-9A-F]*:0000 0A' "$port")
-  i=0
-  while [ $i -lt "$tries" ] && up && ! grep -q "$hex" /proc/net/tcp /proc/net/tcp6; do sleep 0.05; i=$((i+1)); done
+  if ! up; then
+    /bin/sh "$dir/$svc" </dev/null >/dev/null 2>&1 4>&- &
+    spid=$!
+    disown "$spid"
+    i=0
+    while [ $i -lt "$tries" ] && up && ! listening; do sleep 0.05; i=$((i+1)); done
+  fi
+  if listening; then ok=1; else ok=0; fi
 }
 reap() {
   for n in 1 2 3 4 5 6 7 8; do
@@ -61,8 +81,7 @@ reap() {
       p=${d#/proc/}
       [ "$p" = 1 ] && continue
       [ "$p" = "$spid" ] && continue
-      v=
-      while read -r k v; do [ "$k" = State: ] && break; done < "$d/status"
+      state "$p"
       case $v in Z*|"") continue ;; esac
       kill -9 "$p" && live=1
     done
@@ -76,7 +95,7 @@ while IFS= read -r n; do
   wait $!
   code=$?
   reap
-  echo "$code"
+  echo "$code${svc:+ $ok}"
 done
 """
 SERVICE_FILE = "service"  # the service's script, in the commands folder
@@ -105,6 +124,7 @@ class ShellSession:
         self._supervisor, self._terminate_s = supervisor, terminate_s
         self._before_start = before_start
         self.commands_dir = commands_dir
+        self.service = service
         self._service: list[str] = []
         if service is not None:
             with open(os.path.join(commands_dir, SERVICE_FILE), "w", encoding="utf-8") as f:
@@ -113,6 +133,7 @@ class ShellSession:
         self._dir_fd = os.open(commands_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         self._count = 0
         self._name = ""
+        self.service_listening: bool | None = None  # at the last command's start (None: no service)
         self.proc: subprocess.Popen | None = None
 
     def _start(self) -> None:
@@ -164,8 +185,10 @@ class ShellSession:
             return None
         self._pending = rest
         self._forget()
-        text = line.decode(errors="replace").strip()
-        return int(text) if text.isdigit() else 1
+        code, _, listening = line.decode(errors="replace").strip().partition(" ")
+        if self.service is not None:
+            self.service_listening = listening == "1"
+        return int(code) if code.isdigit() else 1
 
     def _forget(self) -> None:
         try:

@@ -25,9 +25,11 @@ class ShownLog:
 
     def __init__(
         self, root: str | Path, exclude: Iterable[str] = (), cap: int | None = None, aliases: Iterable[str] = (),
-        urls: Iterable[tuple[str, str]] = (),
+        urls: Iterable[tuple[str, str]] = (), reads: FileReads | None = None,
     ) -> None:
-        self.reads = FileReads(root, exclude, cap, aliases, urls)
+        """`reads`: a capture of the same workspace with the same settings to share (the tab's), so
+        that an observation is captured once for both."""
+        self.reads = reads or FileReads(root, exclude, cap, aliases, urls, listings=False)
         self.excerpts: list[dict[str, Any]] = []
         self._seen: set[tuple[str, str]] = set()
 

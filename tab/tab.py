@@ -42,12 +42,14 @@ class Tab:
         cap: int | None = None,
         aliases: Iterable[str] = (),
         urls: Iterable[tuple[str, str]] = (),
+        reads: FileReads | None = None,
     ) -> None:
+        """`reads`: a capture of the same workspace with the same settings (and listings) to share."""
         self.config = TabConfig.coerce(config)
         self.texts = Texts(self.config.texts)
         self.state = TabState()
         self.index = ExcerptIndex()
-        self.reads = FileReads(root, exclude, cap, aliases, urls)
+        self.reads = reads or FileReads(root, exclude, cap, aliases, urls)
         self.ops = Operations(self.state, self.index, self.config, self.texts)
         self._handlers = {"tab_add": self.ops.add, "tab_review": self.ops.review,
                           "tab_resolve": self.ops.resolve, "tab_show": self.ops.show}

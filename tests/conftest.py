@@ -16,6 +16,7 @@ from hydra.core.global_hydra import GlobalHydra
 from runners.config.schema import CONF_DIR, RootConfig, register, to_root
 from runners.models.call_cache import ROOT_VARIABLE as CALL_CACHE
 from tests.helpers import shared_ray
+from tests.helpers.file_order import longest_first
 
 
 def compose_root(overrides: list[str]) -> RootConfig:
@@ -57,8 +58,17 @@ def compose_cfg():
 
 def pytest_configure(config: pytest.Config) -> None:
     """The model-call cache of this session's sweeps is its own, never the checkout's `.cache/calls`
-    (a call cached by an earlier run would answer where a test needs a real call)."""
+    (a call cached by an earlier run would answer where a test needs a real call). Under xdist's
+    loadfile the files go out in the order `longest_first` gives them: xdist would otherwise sort
+    them by their number of tests, which sent the long files of few tests (vLLM's, Slurm's) last."""
     os.environ.setdefault(CALL_CACHE, tempfile.mkdtemp(prefix="rt-calls-"))
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False  # what --no-loadscope-reorder sets
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The longest files first, so that xdist's workers finish together (tests/helpers/file_order.py)."""
+    longest_first(items)
 
 
 @pytest.hookimpl(tryfirst=True)

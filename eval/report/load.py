@@ -118,8 +118,9 @@ class Job:
 
     @property
     def tab(self) -> dict[str, Any] | None:
-        """From a small cache of recently read tabs (all 20,000 would be hundreds of MB)."""
-        return _TABS.get(self.dir / TAB)
+        """From a small cache of recently read tabs (all 20,000 would be hundreds of MB); within
+        `reading`, looked up once (a page asks for it several times)."""
+        return self.held("tab", lambda: _TABS.get(self.dir / TAB))
 
     @property
     def shown(self) -> list[dict[str, Any]] | None:

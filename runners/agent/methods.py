@@ -11,13 +11,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from envs.context import CAPS
 from envs.protocol import EnvPlugin, Observation, ToolResult
 from runners.agent.agent_texts import text
 from runners.config.runner import MethodConfig
 from runners.core.registry import Registry
+
+if TYPE_CHECKING:
+    from tab.capture.file_reads import FileReads
 
 
 class _Hooks:
@@ -74,13 +77,15 @@ class StopMessage(_Hooks):
 class PluginContext:
     """Where a job's plugins plug in: the workspace `root`, the deliverable's `output` path (the agent's
     own writing there is not reading) and the agent's `context_level` (the tab records a tool result
-    as the model receives it under that level's cap)."""
+    as the model receives it under that level's cap). `reads` is the job's one capture of what the
+    agent read, shared by the tab and the shown log: each observation is captured once for both."""
 
     root: Path
     output: str
     context_level: int = 0
     agent_root: str | None = None  # where the agent sees `root`, when not at its host path (a sandbox)
     urls: tuple[tuple[str, str], ...] = ()  # (URL prefix, workspace folder) a server in the sandbox serves
+    reads: FileReads | None = None
 
     @property
     def aliases(self) -> tuple[str, ...]:
@@ -106,7 +111,8 @@ def _tab(method: MethodConfig, ctx: PluginContext) -> EnvPlugin:
     from tab.tab import Tab  # the tab is imported only by the methods that use it
 
     assert method.tab is not None
-    return Tab(ctx.root, method.tab, exclude=[ctx.output], cap=CAPS.get(ctx.context_level), aliases=ctx.aliases, urls=ctx.urls)
+    return Tab(ctx.root, method.tab, exclude=[ctx.output], cap=CAPS.get(ctx.context_level), aliases=ctx.aliases, urls=ctx.urls,
+               reads=ctx.reads)
 
 
 def plugin_kinds(method: MethodConfig) -> list[str]:
@@ -121,8 +127,12 @@ def build_plugins(
 ) -> list[EnvPlugin]:
     """The plugins a method adds to a job's environment rooted at `root` (see PluginContext), then the
     shown log every job keeps whatever its method (`tab/shown.py`: what the analyses count as shown)."""
+    from tab.capture.file_reads import FileReads
     from tab.shown import ShownLog
 
-    ctx = PluginContext(root, output, context_level, agent_root, urls)
-    method_plugins = [PLUGINS.get(kind)(method, ctx) for kind in plugin_kinds(method)]
-    return [*method_plugins, ShownLog(root, [output], CAPS.get(context_level), ctx.aliases, ctx.urls)]
+    kinds = plugin_kinds(method)
+    cap, aliases = CAPS.get(context_level), ((agent_root,) if agent_root else ())
+    reads = FileReads(root, [output], cap, aliases, urls, listings="tab" in kinds)  # listed files: the tab's alone
+    ctx = PluginContext(root, output, context_level, agent_root, urls, reads)
+    method_plugins = [PLUGINS.get(kind)(method, ctx) for kind in kinds]
+    return [*method_plugins, ShownLog(root, [output], cap, aliases, urls, reads=reads)]

@@ -237,16 +237,17 @@ class Trajectory:
             self._f = open_append(self.path)
 
     def __call__(self, message: dict[str, Any]) -> None:
+        """One write a message (the file is opened to append); where the line began is asked of the
+        file only when a write fails, not before each one (a second system call a message)."""
         line = json_bytes(message) + b"\n"
         fd = self._f.fileno()
-        end = os.lseek(fd, 0, os.SEEK_END)
+        view = memoryview(line)
         with _writing(self.path):
             try:
-                view = memoryview(line)
                 while view:
                     view = view[os.write(fd, view):]
-            except OSError:
-                os.ftruncate(fd, end)
+            except OSError:  # cut off what of the line got written
+                os.ftruncate(fd, os.lseek(fd, 0, os.SEEK_END) - (len(line) - len(view)))
                 raise
 
     def close(self) -> None:

@@ -205,14 +205,21 @@ async def _run(
     return status
 
 
+SERVICE_DOWN_EXIT = 97
+
+
 def _service_start(service: Service | None, root: str) -> str:
     """The task's service started beside the harness (TheAgentCompany's file server, served), waited
-    for on its port as the agent's shell session waits for it."""
+    for on its port as the agent's shell session waits for it. Not listening by then, the harness
+    is not started: the job ends in an environment error, never a dead server scored as the agent's."""
     if service is None:
         return ""
     tries = max(int(service.start_s * 10), 1)
+    probe = f"(exec 3<>/dev/tcp/127.0.0.1/{service.port}) 2>/dev/null"
+    down = f"the task's service {service.name} was not listening on port {service.port} {service.start_s:g} s after it was started"
     return (f"( {service.command(root)} ) > /tmp/.runningtab-service.log 2>&1 &\n"
-            f"i=0; until (exec 3<>/dev/tcp/127.0.0.1/{service.port}) 2>/dev/null || [ $i -ge {tries} ]; do sleep 0.1; i=$((i+1)); done\n")
+            f"i=0; until {probe} || [ $i -ge {tries} ]; do sleep 0.1; i=$((i+1)); done\n"
+            f"{probe} || {{ echo {shlex.quote(down)} >&2; exit {SERVICE_DOWN_EXIT}; }}\n")
 
 
 async def _bounded(stream: asyncio.StreamReader | None, cap: int) -> str:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from envs.config import EnvConfig
 from envs.deliverable import diff_workspace
@@ -40,11 +42,12 @@ from runners.core.job_record import (
 from runners.core.record_types import JobMeta, Result
 from runners.core.task import Task
 from runners.harnesses.run import open_site, run_harness_async
-from runners.job.model import job_model
+from runners.job.model import JobModel, job_model
 from runners.job.resume import fresh_job_dir
 from runners.job.scratch import job_scratch, remove_scratch
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -74,32 +77,59 @@ async def run_job_async(
     Cancelled (the sweep's limit), it leaves the trajectory so far and no result: the caller says why.
     A record that cannot be written (a full disk) raises `RecordWriteError`: no result, so a resume
     runs the job again."""
-    meta, earlier = await asyncio.to_thread(_start_record, cfg, task, job_dir, job_id)
-    traj = Trajectory(job_dir)
-    started = time.time()
-    ws_parent = job_scratch(job_id, cfg.agent.work_dir)
-    try:
-        res, extra = await _episode(cfg, task, job_dir, meta, ws_parent / "workspace", model_url, traj)
-    except RecordWriteError:
-        raise
-    except Exception as e:  # setting up the job failed: the record says so instead of vanishing
-        log.exception("job %s failed outside the episode", job_id)
-        res, extra = EpisodeResult(stop_reason="env_error", error=f"{type(e).__name__}: {e}"), {}
-    finally:
-        traj.close()
-        await asyncio.to_thread(remove_scratch, ws_parent)
-    result = _result(job_id, res, earlier, started, extra)
-    await asyncio.to_thread(write_result, job_dir, result)
-    return result
+    started = await asyncio.to_thread(_start_record, cfg, task, job_dir, job_id)
+    return await _run_started(cfg, task, job_dir, model_url, started)
 
 
-def _start_record(cfg: RootConfig, task: Task, job_dir: Path, job_id: str) -> tuple[JobMeta, list[Any]]:
-    """Clear what a killed run left and write job.json; returns it and the earlier attempts' errors."""
+@dataclass(frozen=True)
+class _Started:
+    """A job whose record is begun (its job.json, its earlier attempts' errors, its open trajectory)
+    and its scratch folder made."""
+
+    meta: JobMeta
+    earlier: list[Any]
+    traj: Trajectory
+    scratch: Path
+
+
+def _start_record(cfg: RootConfig, task: Task, job_dir: Path, job_id: str) -> _Started:
+    """Clear what a killed run left, write job.json, open the trajectory and make the scratch folder
+    (in a worker thread: `tempfile.mkdtemp`'s name and system calls were the loop's)."""
     earlier = fresh_job_dir(job_dir)
     meta = JobMeta(job_id, cfg.benchmark.label, task.id, cfg.method.name, cfg.model.id, cfg.seed, job_record_config(cfg),
                    harness=cfg.agent.harness)
     write_meta(job_dir, meta)
-    return meta, earlier
+    traj = Trajectory(job_dir)
+    return _Started(meta, earlier, traj, job_scratch(job_id, cfg.agent.work_dir))
+
+
+async def _run_started(cfg: RootConfig, task: Task, job_dir: Path, model_url: str | None, job: _Started) -> Result:
+    """The episode of a begun record, and the record finished. Each blocking step that can go with
+    another runs in the same worker-thread hop (a hop costs the loop ~40-90 us of CPU)."""
+    job_id = job.meta.job_id
+    started = time.time()
+    try:
+        try:
+            res, extra = await _episode(cfg, task, job_dir, job.meta, job.scratch / "workspace", model_url, job.traj)
+        except RecordWriteError:
+            raise
+        except Exception as e:  # setting up the job failed: the record says so instead of vanishing
+            log.exception("job %s failed outside the episode", job_id)
+            res, extra = EpisodeResult(stop_reason="env_error", error=f"{type(e).__name__}: {e}"), {}
+    except BaseException:  # a record that cannot be written, or the sweep's limit: no result
+        job.traj.close()
+        await asyncio.to_thread(remove_scratch, job.scratch)
+        raise
+    job.traj.close()
+    return await asyncio.to_thread(_finish, job_dir, job, res, started, extra)
+
+
+def _finish(job_dir: Path, job: _Started, res: EpisodeResult, started: float, extra: dict[str, Any]) -> Result:
+    """The scratch folder removed, then the record's last write."""
+    remove_scratch(job.scratch)
+    result = _result(job.meta.job_id, res, job.earlier, started, extra)
+    write_result(job_dir, result)
+    return result
 
 
 def _result(
@@ -147,14 +177,32 @@ async def _episode(
                 res, harness = await run_harness_async(cfg.agent.harness, site, model.model, env, prompt, cfg.agent, traj,
                                                       task.sandbox.service)
                 await asyncio.to_thread(write_plugin_record, job_dir, "harness", harness)
-        finally:
-            await asyncio.to_thread(env.close)
-            await model.aclose()
+        except BaseException:
+            await close_episode(env, model)
+            raise
+        delivered = await close_episode(env, model, functools.partial(_deliver, cfg, task, job_dir, ws, env, plugins, res))
     finally:
         if site is not None:
             await asyncio.to_thread(site.close)
-    delivered = await asyncio.to_thread(_deliver, cfg, task, job_dir, ws, env, plugins, res)
     return res, {**delivered, **model.record_fields(res.stop_reason, cfg.budget.job_usd)}
+
+
+async def close_episode(env: Any, model: JobModel, then: Callable[[], T] | None = None) -> T | None:
+    """The episode's end: its environment closed, then `then` (what the agent left, delivered), in
+    one worker-thread hop, while its model closes (the last spend report, a round trip to the
+    governor). The model's close is awaited whatever the environment's does: a close that raises
+    still leaves the sweep's totals with the job's payments (the environment's error is then the
+    job's, and `then` does not run)."""
+    closing = asyncio.ensure_future(model.aclose())
+    try:
+        return await asyncio.to_thread(_close_then, env.close, then)
+    finally:
+        await closing
+
+
+def _close_then(close: Callable[[], None], then: Callable[[], T] | None) -> T | None:
+    close()
+    return then() if then is not None else None
 
 
 def _environment(
@@ -194,6 +242,14 @@ def _deliver(
             "sandbox": env.sandbox_kind, "limits_hit": [*env.limits_hit, *got.limits_hit]}
 
 
+def _finished_or_started(cfg: RootConfig, task: Task, job_dir: Path, job_id: str) -> Result | _Started:
+    """The job's result when its record is finished without an error, else its record begun (one hop for both)."""
+    result = read_result(job_dir)
+    if result is None or result.errored:
+        return _start_record(cfg, task, job_dir, job_id)
+    return result
+
+
 def score(cfg: RootConfig, job_dir: Path, task: Task | None = None) -> dict[str, Any] | None:
     """Judge a finished record per its benchmark's protocol (None when `judge=none`)."""
     if cfg.judge.name == "none":
@@ -220,10 +276,11 @@ async def run_and_score_async(
 
     A job run again after its actor was lost may find the record that actor finished just before
     (its node went down after the write): that record is the job's result, not run a second time."""
-    result = await asyncio.to_thread(read_result, job_dir)
-    if result is None or result.errored:
-        result = await run_job_async(cfg, task, job_dir, job_id, model_url)
+    found = await asyncio.to_thread(_finished_or_started, cfg, task, job_dir, job_id)
+    if isinstance(found, _Started):
+        result = await _run_started(cfg, task, job_dir, model_url, found)
     else:
+        result = found
         record = JobRecord(job_dir)
         if record.scored:
             return JobDone(result, await asyncio.to_thread(lambda: record.scores))

@@ -63,10 +63,11 @@ class AsyncTransport:
             trust_env=False,  # True would read ~/.netrc and the proxy settings in a thread per request
             cookie_jar=aiohttp.DummyCookieJar(),  # stateless, as every call of an episode is
         )
+        self._proxies: dict[str, tuple[URL | None, aiohttp.BasicAuth | None]] = {}  # this transport's, by URL
 
     async def post(self, url: str, body: bytes, headers: dict[str, str], max_bytes: int) -> HttpReply:
         """The reply to one request, read only up to `max_bytes` (`TooLarge` past it)."""
-        proxy, proxy_auth = self._proxy(url)
+        proxy, proxy_auth = self._proxies.get(url) or self._proxy(url)
         try:
             async with self._session.post(
                 url, data=body, headers=headers, allow_redirects=False, proxy=proxy, proxy_auth=proxy_auth
@@ -90,6 +91,7 @@ class AsyncTransport:
                 _proxies[key] = get_env_proxy_for_url(URL(url))
             except LookupError:  # no proxy set, or NO_PROXY names the host
                 _proxies[key] = (None, None)
+        self._proxies[url] = _proxies[key]  # the settings of its first call: the environment is read once per transport (a job's)
         return _proxies[key]
 
     async def aclose(self) -> None:
@@ -103,6 +105,8 @@ async def _read_capped(resp: aiohttp.ClientResponse, max_bytes: int) -> bytes:
     if declared is not None and declared > max_bytes:
         resp.close()
         raise TooLarge(f"it declares {declared} bytes")
+    if declared is not None:  # the parser reads no further than the declared length: one read, not a loop
+        return await resp.read()
     data = bytearray()
     async for piece in resp.content.iter_any():
         data += piece

@@ -30,9 +30,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from envs.names import json_utf8
+from envs.names import json_bytes, json_utf8
 from envs.protocol import ToolCall
-from envs.safeio import read_regular, write_json
+from envs.safeio import read_regular, write_bytes
 from runners.core.config_fields import Enters, names
 from runners.core.messages import AssistantMessage, Usage
 from runners.models.config import ApiModelConfig, ModelConfig
@@ -50,7 +50,9 @@ MAX_ENTRY_BYTES = 64 << 20
 # declares (`Enters.CACHE_KEY`, runners/core/config_fields.py); a served model's weights and settings.
 ANSWER_FIELDS = names([ApiModelConfig], Enters.CACHE_KEY)
 _SERVED = names([ServerConfig], Enters.CACHE_KEY)
-_USAGE = {f.name for f in dataclasses.fields(Usage)}
+_USAGE_FIELDS = tuple(f.name for f in dataclasses.fields(Usage))
+_USAGE = set(_USAGE_FIELDS)
+_CALL_FIELDS = tuple(f.name for f in dataclasses.fields(ToolCall))
 _reported: set[str] = set()  # keys of bad entries this process has logged
 
 
@@ -93,8 +95,8 @@ class CallCache:
 
     def _write_local(self, key: str, entry: dict[str, Any]) -> None:
         # Not synced: a crash can only cut an entry short or zero it, which reads as a miss (it
-        # cannot parse), so an fsync per model call would buy nothing.
-        write_json(self.path(key), entry, durable=False)
+        # cannot parse), so an fsync per model call would buy nothing. Compact: nobody reads it by eye.
+        write_bytes(self.path(key), json_bytes(entry), durable=False)
 
 
 def _checked(key: str, data: bytes, where: object) -> dict[str, Any] | None:
@@ -244,10 +246,10 @@ def echo_fields(mc: ModelConfig) -> list[str]:
 
 def reply_entry(reply: AssistantMessage, model: str | None) -> dict[str, Any]:
     """A reply as the cache keeps it (version 2: `content` exactly as received, null included)."""
-    entry: dict[str, Any] = {"v": 2, "content": reply.content, "model": model, "usage": dataclasses.asdict(reply.usage),
-                             "latency_s": reply.latency_s}
+    usage = {k: getattr(reply.usage, k) for k in _USAGE_FIELDS}  # flat fields: no `asdict` (it deep-copies)
+    entry: dict[str, Any] = {"v": 2, "content": reply.content, "model": model, "usage": usage, "latency_s": reply.latency_s}
     if reply.tool_calls:
-        entry["tool_calls"] = [dataclasses.asdict(c) for c in reply.tool_calls]
+        entry["tool_calls"] = [{k: getattr(c, k) for k in _CALL_FIELDS} for c in reply.tool_calls]
     if reply.extra:
         entry["extra"] = reply.extra  # a next turn sends it back: a replay must too
     return entry

@@ -57,14 +57,27 @@ async def thread_slot(endpoint: str, limit: int) -> AsyncIterator[None]:
         sem.release()
 
 
-@asynccontextmanager
-async def async_endpoint_slot(endpoint: str, limit: int) -> AsyncIterator[None]:
-    """`thread_slot` for the episodes of one event loop: waits without blocking the loop's others."""
-    if limit <= 0:
-        yield
-        return
-    slots = _async_slots.setdefault(asyncio.get_running_loop(), {})
-    first, sem = slots.setdefault(endpoint.rstrip("/"), (limit, asyncio.Semaphore(limit)))
-    _check(endpoint, first, limit)
-    async with sem:
-        yield
+class AsyncEndpointSlot:
+    """`thread_slot` for the episodes of one event loop: waits without blocking the loop's others.
+    A class, not a generator: entered once per model attempt, and an uncapped endpoint (the
+    default) then costs two empty awaits, not an async generator's set-up."""
+
+    __slots__ = ("endpoint", "limit", "_sem")
+
+    def __init__(self, endpoint: str, limit: int) -> None:
+        self.endpoint, self.limit = endpoint, limit
+        self._sem: asyncio.Semaphore | None = None
+
+    async def __aenter__(self) -> None:
+        if self.limit <= 0:
+            return
+        slots = _async_slots.setdefault(asyncio.get_running_loop(), {})
+        first, sem = slots.setdefault(self.endpoint.rstrip("/"), (self.limit, asyncio.Semaphore(self.limit)))
+        _check(self.endpoint, first, self.limit)
+        await sem.acquire()
+        self._sem = sem
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._sem is not None:
+            self._sem.release()
+            self._sem = None

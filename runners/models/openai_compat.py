@@ -12,9 +12,9 @@ Authorization header, and scrubbed from any error text; it is never stored on th
 callers without a loop (the judges, the probe), runs the same call on a loop of its own.
 
 Per call, only what is new is encoded: each message's JSON is kept while the message object stays
-in the list (the loop's context view keeps unchanged messages the same objects), the tools' JSON
-while the list is the same, and the body is assembled from those pieces, byte for byte what
-`json.dumps` of the whole body gives. The TLS context (loading the CA bundle costs ~40 ms of CPU)
+in the list (the loop's context view keeps unchanged messages the same objects), the rest of the
+body's JSON (model, tools, sampling fields) while the tools list is the same, and the body is
+assembled from those pieces, byte for byte what `json.dumps` of the whole body gives. The TLS context (loading the CA bundle costs ~40 ms of CPU)
 is made once per process and shared by every client.
 """
 
@@ -45,7 +45,7 @@ from runners.core.messages import (
 )
 from runners.models import async_http
 from runners.models.config import ApiModelConfig
-from runners.models.endpoint_slots import async_endpoint_slot, thread_slot
+from runners.models.endpoint_slots import AsyncEndpointSlot, thread_slot
 from runners.models.rate_limit import Gate, GatedTransport
 from runners.models.retry import (
     RETRY_STATUS,
@@ -102,7 +102,7 @@ class OpenAICompatModel:
         self._ids = itertools.count(1)
         self._ahttp: tuple[asyncio.AbstractEventLoop, async_http.AsyncTransport] | None = None
         self._sent: dict[int, tuple[dict[str, Any], str]] = {}  # id(message) -> (message, its JSON)
-        self._tools: tuple[list[dict[str, Any]], str] | None = None
+        self._frame: tuple[list[dict[str, Any]], str | None, str | None] | None = None  # (tools, body before the messages, after)
         self.gate: Gate | None = None  # the provider's limiter each awaited attempt asks (runners/models/rate_limit.py)
 
     def __repr__(self) -> str:
@@ -133,7 +133,7 @@ class OpenAICompatModel:
         """One assistant turn, after up to `max_retries` retries; latency counts retries and waits.
         The episode holds no thread while the server thinks."""
         transport = self._aclient()
-        return await self._call(messages, tools, transport, lambda: async_endpoint_slot(self.base_url, self.cfg.concurrency))
+        return await self._call(messages, tools, transport, lambda: AsyncEndpointSlot(self.base_url, self.cfg.concurrency))
 
     async def _call(
         self,
@@ -200,9 +200,13 @@ class OpenAICompatModel:
         return f"{self.base_url}/chat/completions"
 
     def _encode(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> bytes:
-        """The request body as JSON bytes, encoding only the messages (and tools) not sent before."""
-        body = request_body(self.cfg, [], tools)
-        if "messages" in self.cfg.extra_body or not all(isinstance(k, str) for k in body):
+        """The request body as JSON bytes, encoding only the messages not sent before: the rest of
+        the body (model, tools, sampling fields, `extra_body`) is the same for every call with the
+        same tools list, and is kept as the text before and after the messages."""
+        frame = self._frame  # locals only from here: concurrent calls may swap the caches
+        if frame is None or frame[0] is not tools:
+            frame = self._frame = (tools, *self._frame_text(tools))
+        if frame[1] is None:  # `extra_body` sets the messages or a key that is not text: the whole body, as json.dumps gives it
             return json_utf8(_dumps(request_body(self.cfg, messages, tools)))
         sent: dict[int, tuple[dict[str, Any], str]] = {}
         for m in messages:
@@ -211,19 +215,18 @@ class OpenAICompatModel:
                 hit = (m, _dumps(wire_messages([m], self.cfg.echo_extra)[0]))
             sent[id(m)] = hit
         self._sent = sent  # only the messages of this call: what a compaction replaced is dropped
-        cached = self._tools  # locals only from here: concurrent calls may swap the caches
-        if cached is None or cached[0] is not tools:
-            cached = self._tools = (tools, _dumps(tools))
-        parts = []
-        for k, v in body.items():
-            if k == "messages":
-                value = "[" + ",".join(sent[id(m)][1] for m in messages) + "]"
-            elif k == "tools" and v is tools:
-                value = cached[1]
-            else:
-                value = _dumps(v)
-            parts.append(f"{_dumps(k)}:{value}")
-        return json_utf8("{" + ",".join(parts) + "}")  # a lone surrogate (the model's own escape) as its escape
+        return json_utf8(frame[1] + ",".join(sent[id(m)][1] for m in messages) + frame[2])  # a lone surrogate as its escape
+
+    def _frame_text(self, tools: list[dict[str, Any]]) -> tuple[str, str] | tuple[None, None]:
+        """The body's JSON before and after the messages' items (None: it cannot be split there)."""
+        body = request_body(self.cfg, [], tools)
+        if "messages" in self.cfg.extra_body or not all(isinstance(k, str) for k in body):
+            return None, None
+        keys = list(body)
+        at = keys.index("messages")
+        head = "{" + "".join(f"{_dumps(k)}:{_dumps(body[k])}," for k in keys[:at]) + '"messages":['
+        tail = "]" + "".join(f",{_dumps(k)}:{_dumps(body[k])}" for k in keys[at + 1:]) + "}"
+        return head, tail
 
     @contextlib.contextmanager
     def _slot_errors(self, key: _Secret | None) -> Iterator[None]:

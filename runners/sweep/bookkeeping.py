@@ -10,10 +10,10 @@ from __future__ import annotations
 import logging
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from runners.core.job_record import JobRecord, read_result
-from runners.core.record_types import Result
+from runners.core.record_types import JobMeta, Result
 from runners.job.resume import Reruns
 from runners.sweep.ledger import Ledger
 from runners.sweep.scheduler import Outcome
@@ -21,11 +21,16 @@ from runners.sweep.uploads import Uploader
 from runners.tracking.cells import tab_stats
 from runners.tracking.tracker import Tracker
 
+if TYPE_CHECKING:
+    from eval.report.load import Job
+
 log = logging.getLogger(__name__)
 _ledger_lock = threading.Lock()
 
 
-def book_job(outcome: Outcome, sweep_dir: Path, uploader: Uploader, tracker: Tracker, ledger: Ledger) -> None:
+def book_job(outcome: Outcome, sweep_dir: Path, uploader: Uploader, tracker: Tracker, ledger: Ledger) -> Job | None:
+    """Book one finished job; returns its record as read here (job.json, result, scores), for its
+    pages (`LiveReport.finished`) to use rather than read again, or None when it left no result."""
     spec = outcome.spec
     job_dir = sweep_dir / spec.job_id
     scores = outcome.scores
@@ -45,12 +50,15 @@ def book_job(outcome: Outcome, sweep_dir: Path, uploader: Uploader, tracker: Tra
     }
     if result is None:
         log_entry(ledger, entry)
-        return
-    track(job_dir, tracker, scores)
+        return None
+    meta, scores = track(job_dir, tracker, scores)
     entry.update(record_fields(result))
     # an errored record with retries left is not a result: it stays local until a re-run succeeds
     upload = not Reruns.of(spec.cfg).again(result)
     uploader.submit(job_dir, lambda error: log_entry(ledger, entry, error), upload=upload)
+    from eval.report.load import Job
+
+    return Job(job_dir, meta, result, scores)
 
 
 def record_fields(result: Result) -> dict[str, Any]:
@@ -58,9 +66,12 @@ def record_fields(result: Result) -> dict[str, Any]:
     return {"record_attempt": result.attempt, "sandbox": result.sandbox}
 
 
-def track(job_dir: Path, tracker: Tracker, scores: dict[str, Any] | None) -> None:
+def track(job_dir: Path, tracker: Tracker, scores: dict[str, Any] | None) -> tuple[JobMeta, dict[str, Any] | None]:
+    """Log the job to the tracker; returns its job.json and the scores logged (`scores`, else the record's)."""
     record = JobRecord(job_dir)
-    tracker.log_job(record.meta, record.scores if scores is None else scores, tab_stats(record))
+    scores = record.scores if scores is None else scores
+    tracker.log_job(record.meta, scores, tab_stats(record))
+    return record.meta, scores
 
 
 def log_entry(ledger: Ledger, entry: dict[str, Any], upload_error: str | None = None) -> None:

@@ -26,6 +26,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from envs.safeio import make_dirs, write_bytes
 from runners.config.schema import CONF_DIR, RootConfig, listed_axes, to_root
+from runners.sweep.stopping import say
 
 if TYPE_CHECKING:
     from runners.sweep.local_ray import LocalRay
@@ -144,8 +145,8 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str],
         from eval.report.pages.completed import rescored as rescored_pages
 
         rescored_pages(sdir / s.job_id for s in rescored)  # their pages show the new scores
-        print(f"sweep {name}: re-scored {len(rescored)} finished job(s) with judge {specs[0].cfg.judge.name} (not re-run)", file=sys.stderr)
-    print(f"sweep {name}: {len(specs)} jobs, {skipped} already complete, {len(todo)} to run -> {sdir}", file=sys.stderr)
+        say(f"sweep {name}: re-scored {len(rescored)} finished job(s) with judge {specs[0].cfg.judge.name} (not re-run)")
+    say(f"sweep {name}: {len(specs)} jobs, {skipped} already complete, {len(todo)} to run -> {sdir}")
 
     to_run = {s.job_id for s in todo}
     live = LiveReport(sdir, root.report.live_every, already=[s.job_id for s in specs if s.job_id not in to_run], groups=_groups(specs))
@@ -155,10 +156,10 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str],
     def done(outcome: Any) -> None:
         from runners.sweep.bookkeeping import book_job
 
-        book_job(outcome, sdir, uploader, tracker, ledger)
+        booked = book_job(outcome, sdir, uploader, tracker, ledger)
         assert progress is not None
         progress.finish(outcome)
-        live.finished(outcome.spec.job_id)
+        live.finished(outcome.spec.job_id, booked)  # its pages from the record as booked, not read again
 
     try:
         if todo:
@@ -186,7 +187,7 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str],
     for line in (money_line(sdir, [s.job_id for s in specs], None if watch is None else watch.totals()[0]),
                  closing() if closing is not None else None):
         if line:
-            print(line, file=sys.stderr)
+            say(line)
     return {"sweep_dir": str(sdir), "jobs": len(specs), "ran": len(todo), "skipped": skipped,
             "held": None if watch is None else watch.budget.held_line()}
 
@@ -259,7 +260,7 @@ def _report(sdir: Path, tracker: Any, jobs_done: float) -> None:
     table1 = report / "table1.md"
     if table1.exists():
         Console(width=200).print(Markdown(table1.read_text()))
-    print(f"report: {report / 'index.html'} (written in {time.monotonic() - jobs_done:.1f} s, the wait for a running refresh included)", file=sys.stderr)
+    say(f"report: {report / 'index.html'} (written in {time.monotonic() - jobs_done:.1f} s, the wait for a running refresh included)")
 
 
 def _experiment() -> str | None:
@@ -284,6 +285,6 @@ def main(cfg: DictConfig) -> None:
     except Interrupted as stop:
         exit_stopped(stop)
     if out["held"]:  # the last line, and an exit code of its own: CI and scripts tell "held" from "done"
-        print(out["held"], file=sys.stderr)
+        say(out["held"])
         sys.exit(HELD_EXIT)
 

@@ -17,10 +17,13 @@ import subprocess
 import sys
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from envs.config import SECRET_NAME
 from runners.core.project import PROJECT, pythonpath
+
+if TYPE_CHECKING:
+    from eval.report.load import Job
 
 log = logging.getLogger(__name__)
 
@@ -62,10 +65,11 @@ class LiveReport:
     def log_path(self) -> Path:
         return self.sweep_dir / LIVE_LOG
 
-    def finished(self, job: str) -> None:
-        """`job`'s records are all written (the sweep's driver writes none of them after this)."""
+    def finished(self, job: str, record: Job | None = None) -> None:
+        """`job`'s records are all written (the sweep's driver writes none of them after this);
+        `record`: its job.json, result and scores as the driver read them (else read here)."""
         if self.groups is not None:
-            self.pages(job)
+            self.pages(job, record)
         self.pending += 1
         self._reap()
         if self.every > 0 and self.proc is None and not self.failed and self.pending >= self.every:
@@ -76,14 +80,14 @@ class LiveReport:
                 return
             self.pending = 0
 
-    def pages(self, job: str) -> None:
+    def pages(self, job: str, record: Job | None = None) -> None:
         """The job's page and its side-by-sides with its finished fellows (never raises)."""
         from eval.report.load import roles
         from eval.report.pages.completed import at_completion
 
         if self._roles is None:
             self._roles = roles(self.sweep_dir, None, None)
-        at_completion(self.sweep_dir, job, (self.groups or {}).get(job, ()), *self._roles)
+        at_completion(self.sweep_dir, job, (self.groups or {}).get(job, ()), *self._roles, finished=record)
 
     def close(self) -> None:
         """Wait for a running refresh: the sweep's own build goes on from what it wrote."""

@@ -14,12 +14,21 @@ the driver's again after `ready()`): leaving the block waits for the start to en
 The thread that starts Ray's local processes stays parked until Ray is shut down: Linux's
 parent-death signal, which Ray sets so that its processes die with the driver, fires when the
 thread that started them ends, not the process.
+
+Leaving the block shuts down the Ray this block started (`shut_down`), on a normal exit, an error
+or a signal alike. `ray.shutdown()` stops the processes the driver itself started (GCS, raylet) but
+not the agents the raylet starts (the runtime-env agent, the dashboard agent, which runs even with
+the dashboard off), nor workers still exiting: those end only once they notice their raylet gone,
+and a runtime-env agent took over 60 s to (issue 40). So the node's processes and all their
+descendants are listed before the shutdown and those left after it are ended. A cluster the sweep
+joined (`cluster.address`, RAY_ADDRESS, a caller's `ray.init`) is never stopped: it is not ours.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import signal
 import threading
 import time
 from types import TracebackType
@@ -31,6 +40,9 @@ log = logging.getLogger(__name__)
 WORKER_LOGGER = "ray._private.worker"
 NOT_MAIN_NOTICE = "SIGTERM handler is not set"
 PARK_S = 1.0
+SHUTDOWN_S = 10.0  # `ray.shutdown()`'s bound: a cluster signalled with the driver drains for a minute
+GRACE_S = 2.0  # after SIGTERM, before SIGKILL, for the node's processes left after the shutdown
+_stuck: list[threading.Thread] = []  # a shutdown that did not end in time (the driver then exits at once)
 
 
 class _DropNotMainNotice(logging.Filter):
@@ -54,6 +66,7 @@ class LocalRay:
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
         if self._thread is not None:
             self._started.wait()  # a start under way ends before the driver shuts Ray down or exits
+            shut_down(SHUTDOWN_S)  # this block's `ray.init` ran: a joined cluster is only disconnected from
 
     def begin(self) -> None:
         """Start Ray in a thread, unless this process is connected already (a caller's `ray.init`)."""
@@ -100,3 +113,87 @@ def _runtime_env() -> dict[str, Any]:
     from runners.core.project import pythonpath
 
     return {"env_vars": {"PYTHONPATH": pythonpath(os.environ.get("PYTHONPATH"))}}
+
+
+def shut_down(shutdown_s: float) -> bool:
+    """`ray.shutdown()` for at most `shutdown_s`, then end what is left of the local node this
+    process started (none when it joined a cluster). False when the shutdown did not end in time
+    (now or in an earlier call): the caller should then exit without waiting on Ray again."""
+    import ray
+
+    if _stuck:
+        return False
+    if not ray.is_initialized():
+        return True
+    ours = _own_processes()
+    closing = threading.Thread(target=ray.shutdown, name="ray-shutdown", daemon=True)
+    closing.start()
+    closing.join(shutdown_s)
+    _end(ours, GRACE_S)
+    if closing.is_alive():
+        _stuck.append(closing)
+        return False
+    return True
+
+
+def _own_processes() -> list[tuple[int, str]]:
+    """The processes of the node this process started (GCS, raylet, …) and all their descendants
+    (Ray's agents, workers), as (pid, start time); empty for a node it only connected to."""
+    from ray._private import worker
+
+    node = worker._global_node
+    roots = [info.process.pid for infos in (node.all_processes.values() if node else ()) for info in infos]
+    table = _process_table()
+    children: dict[int, list[int]] = {}
+    for pid, (parent, _) in table.items():
+        children.setdefault(parent, []).append(pid)
+    found: set[int] = set()
+    todo = [pid for pid in roots if pid in table]
+    while todo:
+        pid = todo.pop()
+        if pid not in found:
+            found.add(pid)
+            todo.extend(children.get(pid, ()))
+    return [(pid, table[pid][1]) for pid in sorted(found)]
+
+
+def _process_table() -> dict[int, tuple[int, str]]:
+    """pid -> (parent pid, start time) of every live process, from /proc (zombies left out)."""
+    table = {}
+    for p in os.listdir("/proc"):
+        if p.isdigit() and (stat := _stat(int(p))) is not None:
+            table[int(p)] = stat
+    return table
+
+
+def _stat(pid: int) -> tuple[int, str] | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    if fields[0] in (b"Z", b"X"):  # a zombie waits to be reaped: it runs nothing
+        return None
+    return int(fields[1]), fields[19].decode()
+
+
+def _end(processes: list[tuple[int, str]], grace_s: float) -> None:
+    """SIGTERM each process still running (the same one: same pid and start time), SIGKILL those
+    still there after `grace_s`."""
+
+    def running() -> list[int]:
+        return [pid for pid, started in processes if (stat := _stat(pid)) is not None and stat[1] == started]
+
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        left = running()
+        for pid in left:
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                pass
+        deadline = time.monotonic() + grace_s
+        while left and time.monotonic() < deadline:
+            time.sleep(0.05)
+            left = running()
+        if not left:
+            return

@@ -95,23 +95,20 @@ def say(line: str) -> None:
 
 def exit_stopped(stop: Interrupted, shutdown_s: float = 10.0) -> NoReturn:
     """Print the status line and end the driver with 128 + the signal's number. Ray is shut down
-    first, for at most `shutdown_s`: a local cluster signalled with the driver (SIGTERM to its
+    first, for at most `shutdown_s` (the driver's own local Ray was already, as the sweep's block
+    ended: runners/sweep/local_ray.py): a local cluster signalled with the driver (SIGTERM to its
     process group) drains for a minute and would hold an ordinary exit until its client gives up,
-    so then the driver leaves at once (Ray starts its processes to die with their parent)."""
-    say(stop.status or f"sweep interrupted by {stop} before any job ran")
-    import ray
+    so then the driver leaves at once."""
+    from runners.sweep.local_ray import shut_down
 
-    if ray.is_initialized():
-        closing = threading.Thread(target=ray.shutdown, daemon=True)
-        closing.start()
-        closing.join(shutdown_s)
-        if closing.is_alive():
-            for stream in (sys.stdout, sys.stderr):
-                try:
-                    stream.flush()
-                except OSError:
-                    pass
-            os._exit(stop.exit_code)
+    say(stop.status or f"sweep interrupted by {stop} before any job ran")
+    if not shut_down(shutdown_s):
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except OSError:
+                pass
+        os._exit(stop.exit_code)
     sys.exit(stop.exit_code)
 
 

@@ -141,6 +141,7 @@ class WandbTracker:
         self._lock = threading.Lock()
         self._pending: dict[Cell, dict[str, _Given]] = {}  # finished this run, not yet in a written run
         self._configs: dict[Cell, dict[str, Any]] = {}
+        self._waiting: dict[Cell, set[str]] = {}  # see `_waiting_for`
         self._queue: queue.Queue[Callable[[], None]] = queue.Queue()
         self._worker: threading.Thread | None = None
         self._spend_run: Any = None  # `<sweep>-spend`, open while the sweep runs (worker thread only)
@@ -159,7 +160,7 @@ class WandbTracker:
         with self._lock:
             self._configs.setdefault(cell, job.config)
             self._pending.setdefault(cell, {})[job_id] = _Given(scores, stats)
-            ready = cell in self.expected and self.expected[cell] <= self._finished(cell)
+            ready = cell in self.expected and not self._waiting_for(cell, job_id)
         if ready:
             self._submit(lambda: self._write_cell(cell))
 
@@ -203,9 +204,16 @@ class WandbTracker:
             kinds |= {self.logged_cells.run_id(k): k for k in ("summary", "spend")}
         return closing_line(self.dir / "wandb", self.mode, self.cfg.project, self.cfg.entity, kinds)
 
-    def _finished(self, cell: Cell) -> set[str]:
-        logged = self.logged_cells.cells.get(cell.name)
-        return set(self._pending.get(cell, {})) | (set(logged.jobs) if logged else set())
+    def _waiting_for(self, cell: Cell, job_id: str) -> set[str]:
+        """The cell's jobs neither finished in this run nor in a written run, `job_id` just finished:
+        worked out once per cell, then one job off at each `log_job` (a cell of 20,000 jobs would
+        otherwise gather its finished ones into a new set at every job's end, O(n²))."""
+        waiting = self._waiting.get(cell)
+        if waiting is None:
+            logged = self.logged_cells.cells.get(cell.name)
+            waiting = self._waiting[cell] = self.expected[cell] - set(self._pending.get(cell, {})) - (logged.jobs if logged else set())
+        waiting.discard(job_id)
+        return waiting
 
     def _submit(self, fn: Callable[[], None]) -> None:
         with self._submitting:  # the driver and the spend watch both submit: one worker

@@ -32,8 +32,11 @@ class Captured:
 class Capture:
     """Turns observations into reads and listings of workspace files."""
 
-    def __init__(self, ws: Workspace) -> None:
+    def __init__(self, ws: Workspace, listings: bool = True) -> None:
+        """`listings=False`: only reads are wanted (the shown log), so an output that can credit no
+        file's content (only listings: `ls`, `find`) is not parsed for the names it lists."""
         self.ws = ws
+        self.listings = listings
         # Outputs too long to show whole are saved by the harness; reading one shows that command's output.
         self.saved: dict[str, str] = {}
 
@@ -76,6 +79,8 @@ class Capture:
             log.debug("tab capture could not parse %r", command, exc_info=True)
             return Captured(label)
         if not any(s.kind != "none" for s in streams):
+            return Captured(label)
+        if not self.listings and not any(s.markers or s.kind in ("content", "search") for s in streams):
             return Captured(label)
         names = frozenset(n for s in streams for n in s.names)
         reads, listed, unplaced = attribute(bash_content(output, names, failed), streams, self.ws)

@@ -23,6 +23,7 @@ HARNESS_DIR = BOOKKEEPING_DIR  # the harness's own folder in a workspace (envs/w
 MAX_TEXT_BYTES = 2 * 1024 * 1024  # larger files are not compared against output
 SCAN_AFTER = 8  # lookups in one folder before it is listed whole
 MAX_DOCUMENTS = 16  # documents whose text is kept between observations
+MAX_KEPT_CHARS = 1 << 20  # text files' own text kept between observations, at most this many characters a workspace
 
 
 class Workspace:
@@ -48,6 +49,8 @@ class Workspace:
         self._entries: dict[str, dict[str, str]] = {}  # folder → its names, once listed
         self._asked: dict[str, int] = {}
         self._own: dict[tuple[str, bool], OwnText | None] = {}
+        self._kept: dict[tuple[str, int, int, int, int], OwnText] = {}  # text files' own text, by file identity
+        self._kept_chars = 0
         self._documents: dict[tuple[str, int, int, int, int], str] = {}  # a few documents' text, by file identity
 
     def refresh(self) -> None:
@@ -168,15 +171,33 @@ class Workspace:
         converter showed is kept as shown)."""
         key = (rel, documents)
         if key not in self._own:
+            st = lstat_inside(self.root, rel) if rel else None
+            ident = (rel, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino) if st and stat.S_ISREG(st.st_mode) else None
+            kept = self._kept.get(ident) if ident else None
+            if kept is not None:
+                self._own[key] = kept
+                return kept
             data = self._bytes(rel)
             text = _text(data)
             if text is not None:
-                self._own[key] = OwnText(text)
+                self._own[key] = self._keep(ident, OwnText(text))
             elif documents:  # a document too big, or another binary, holds nothing a script printed
                 self._own[key] = OwnText(self._document(rel, data) if data and is_document(rel) else "", document=True)
             else:
                 self._own[key] = None
         return self._own[key]
+
+    def _keep(self, ident: tuple[str, int, int, int, int] | None, own: OwnText) -> OwnText:
+        """A text file's own text, kept for the next observations while the file is the same one (its
+        size, times and inode unchanged, as `Originals` tells an unchanged file): the lines are indexed
+        once, not at every read of the file. At most `MAX_KEPT_CHARS` are kept, the oldest dropped first."""
+        if ident is None or len(own.text) > MAX_KEPT_CHARS:
+            return own
+        while self._kept and self._kept_chars + len(own.text) > MAX_KEPT_CHARS:
+            self._kept_chars -= len(self._kept.pop(next(iter(self._kept))).text)
+        self._kept[ident] = own
+        self._kept_chars += len(own.text)
+        return own
 
     def _document(self, rel: str, data: bytes) -> str:
         """A document's text, kept for the next observations while the file is the same one (its

@@ -4,6 +4,8 @@ parser and preflight (`--cfg job`), and leaves every setting it does not pin at 
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -58,3 +60,44 @@ def test_against_a_revision_imports_that_revision(tmp_path: Path) -> None:
     probe = subprocess.run([sys.executable, "-c", "import runners.sweep.driver as d; print(d.__file__)"], cwd=other,
                            env=bench.sweep_env(other), capture_output=True, text=True, check=True)
     assert Path(probe.stdout.strip()).is_relative_to(other)
+
+
+def test_the_memory_is_summed_by_process_kind_with_pss_beside_rss() -> None:
+    """RSS summed over processes counts each shared page (libc, the shell's text) once per process;
+    PSS splits them among their sharers. Both are kept, by process name, at their peaks."""
+    proc = subprocess.Popen(["sh", "-c", "sleep 30 & sleep 30 & sleep 30 & wait"], start_new_session=True)
+    try:
+        tree = bench.Tree(proc.pid)
+        for _ in range(40):  # until the three sleeps are up
+            tree.sample()
+            if tree.rss_kinds.get("sleep", (0, 0))[0] == 3:
+                break
+        for _ in range(bench.PSS_EVERY):
+            tree.sample()
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert tree.rss_kinds["driver"][0] == 1 and tree.rss_kinds["sleep"][0] == 3
+    assert 0 < tree.peak_pss < tree.peak_rss  # the sleeps share their pages: PSS counts them once in all
+    assert tree.pss_kinds["sleep"][1] < tree.rss_kinds["sleep"][1]
+    assert "sleep" in tree.breakdown() and "3 processes" in tree.breakdown()
+
+
+def test_the_turn_timeline_reads_a_records_times(tmp_path: Path) -> None:
+    import json
+
+    from bench import turn_timeline
+
+    job = tmp_path / "out" / "j1"
+    job.mkdir(parents=True)
+    msgs = [("system", 100.0), ("user", 100.0), ("assistant", 102.5), ("tool", 102.6), ("assistant", 104.9), ("tool", 105.2),
+            ("assistant", 107.3)]
+    (job / "trajectory.jsonl").write_text("".join(json.dumps({"role": r, "time": t}) + "\n" for r, t in msgs))
+    (job / "job.json").write_text("{}")
+    os.utime(job / "job.json", (100.2, 100.2))
+    (job / "scores.json").write_text("{}")
+    os.utime(job / "scores.json", (108.0, 108.0))
+    tools, calls, start, end = turn_timeline.spans(job / "trajectory.jsonl", latency=2.0)
+    assert [round(t, 3) for t in tools] == [0.1, 0.3]
+    assert [round(c, 3) for c in calls] == [0.3, 0.1]  # 104.9 - 102.6 - 2, 107.3 - 105.2 - 2
+    assert [round(s, 3) for s in start] == [0.3] and [round(e, 3) for e in end] == [0.7]

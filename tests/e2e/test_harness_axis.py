@@ -129,6 +129,7 @@ def test_a_sweep_of_our_own_loop_keeps_its_job_ids_and_table1(tmp_path: Path) ->
     assert not (sdir / "report" / "leaderboard.csv").exists()
 
 
+@pytest.mark.slow
 def test_the_agent_group_is_an_axis_beside_the_agent_settings() -> None:
     from runners.config.schema import ConfigError
     from runners.preflight.command_line import root_choices

@@ -70,6 +70,54 @@ def test_the_agents_tmp_counts(tmp_path: Path, mode: str) -> None:
         env.close()
 
 
+@pytest.mark.skipif(bwrap_problem() is not None, reason="bubblewrap unusable")
+def test_the_sandboxs_own_mount_points_in_its_tmp_are_not_the_agents(tmp_path: Path) -> None:
+    """bubblewrap makes a folder in the agent's /tmp for each path it binds under /tmp (the session's
+    commands folder, a venv or a read-only folder under /tmp): 4 KB each, once the sandbox starts. They
+    were charged to the agent, so a file of exactly the quota (the per-file cap) passed it while still
+    being written, and the watchdog killed the writer before the cap did (a CI run's `file_size` lost)."""
+    under_tmp = tmp_path / "deep" / "ro"  # pytest's tmp_path is under /tmp
+    under_tmp.mkdir(parents=True)
+    for session in (True, False):
+        ws = tmp_path / f"ws{session}"
+        ws.mkdir()
+        env = WorkspaceEnv(ws, EnvConfig(sandbox="bwrap", disk_quota_bytes=QUOTA, shell_session=session,
+                                         extra_ro_binds=[str(under_tmp)]))
+        try:
+            assert bash(env, f"ls {under_tmp} && echo ok").content.strip() == "ok"
+            assert env.disk_quota.used == 0, env.disk_quota.used
+            bash(env, "head -c 5000 /dev/zero > a && rm a")
+            assert env.disk_quota.used == 0, env.disk_quota.used
+            full = bash(env, "yes > big; echo after")  # one file at the per-file cap is within the quota
+            assert full.stop is None and "after" in full.content and "file_size" in env.limits_hit, full.content
+            assert QUOTA - QUOTA // 32 <= env.disk_quota.used <= QUOTA and env.disk_quota.exceeded is None
+        finally:
+            env.close()
+
+
+# A file of exactly the per-file cap (bash's `ulimit -f`, in KB), written in two passes of alternate
+# 4 KB blocks: each block its own extent, so the file system holds ~1% more than its bytes (ext4).
+AT_THE_CAP = ("cap=$(( $(ulimit -f) * 1024 )); python3 -c 'import os,sys; cap=int(sys.argv[1]); n=cap//4096; "
+              "f=os.open(\"big\",os.O_WRONLY|os.O_CREAT); b=bytes(4096)\n"
+              "for first in (1,0):\n [os.pwrite(f,b,i*4096) for i in range(first,n,2)]; os.fsync(f)\n"
+              "print(os.fstat(f).st_size, \"ok\")' $cap")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_one_file_at_the_per_file_cap_is_within_the_quota(tmp_path: Path, mode: str) -> None:
+    """The per-file cap is in bytes, the quota in the blocks the disk holds, the file system's own
+    blocks for the file among them: with the cap at the quota, one file at the cap, written in
+    pieces, passed the quota and ended the job (a CI run: `yes > big` at the cap, 4 KB over)."""
+    env = make_env(tmp_path, mode)
+    try:
+        result = bash(env, AT_THE_CAP)
+        assert result.stop is None and "ok" in result.content, result.content
+        assert QUOTA - QUOTA // 32 <= int(result.content.split()[0]) < QUOTA
+        assert 0 < env.disk_quota.used <= QUOTA and env.disk_quota.exceeded is None
+    finally:
+        env.close()
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_a_deleted_file_held_open_counts(tmp_path: Path, mode: str) -> None:
     env = make_env(tmp_path, mode)
@@ -191,10 +239,18 @@ print("done-writing")"""
         env.close()
 
 
-def test_a_command_is_first_measured_one_interval_after_it_begins(tmp_path: Path) -> None:
+@pytest.mark.parametrize("after_another", [False, True])
+def test_a_command_is_first_measured_one_interval_after_it_begins(tmp_path: Path, after_another: bool) -> None:
     """Nothing of a command is on disk as it begins (the last call's measure saw the same state):
     the watchdog first measures it one poll interval on, then every interval, and the last measure
-    follows the call. Each measure asks for the environment's processes once."""
+    follows the call. Each measure asks for the environment's processes once. Also when another
+    command ended just before (the watchdog was then waiting out that one's interval: red once
+    in a full run, measured 0.02 s after the call began)."""
+    if after_another:
+        other = DiskQuota(QUOTA, [str(tmp_path)], list)
+        other.start()
+        time.sleep(POLL_MIN_S / 2)
+        other.stop()
     asked: list[float] = []
 
     def pids() -> list[int]:
@@ -213,6 +269,7 @@ def test_a_command_is_first_measured_one_interval_after_it_begins(tmp_path: Path
 
 
 @pytest.mark.skipif(bwrap_problem() is not None, reason="bubblewrap unusable")
+@pytest.mark.slow
 def test_every_process_in_the_sandbox_is_scanned_and_only_bubblewraps_launcher_is_not(tmp_path: Path) -> None:
     """The open and mapped files of the shell's processes count; bubblewrap's launcher runs outside
     the sandbox's PID namespace (nothing inside can name it), so its own are not scanned at each

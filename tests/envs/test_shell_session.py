@@ -128,6 +128,95 @@ def test_a_service_runs_beside_the_shell_and_comes_back_when_killed(tmp_path: Pa
         env.close()
 
 
+def test_a_process_just_started_is_never_taken_for_gone() -> None:
+    """The supervisor reads a process's state from /proc; a read the shell's signals cut short left it
+    empty, and a service just started was taken for dead (in a CI run its job's first command then
+    met a dead server: 0/3), or the reaping skipped a live process (4-5 in 3,000 here, before)."""
+    import subprocess
+
+    from envs.safeio import remove_tree
+    from envs.sandbox import bwrap_argv, make_scratch
+    from envs.shell_session import PROC_STATE
+
+    loop = PROC_STATE + """
+    gone=0
+    for n in $(seq 1 3000); do
+      /bin/sh -c 'exec sleep 5' </dev/null >/dev/null 2>&1 &
+      spid=$!
+      disown "$spid"
+      state "$spid"
+      case $v in Z*|"") gone=$((gone+1)) ;; esac
+      kill -9 "$spid"
+    done
+    state "$spid"; sleep 0.2; state "$spid"
+    echo "gone=$gone last=${v:-none}"
+    """
+    scratch = make_scratch()
+    try:
+        argv = [*bwrap_argv(scratch, scratch, []), "--as-pid-1", "/bin/bash", "-c", loop]
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=120).stdout.split()
+    finally:
+        remove_tree(scratch)
+    assert out[0] == "gone=0" and out[1] in ("last=none", "last=Z"), out
+
+
+def test_a_service_not_listening_at_the_jobs_first_command_is_an_environment_error(tmp_path: Path) -> None:
+    """The task's server is started before anything of the agent's runs: when it is not listening by
+    the end of its wait, every call reached a dead server and the job was scored as the agent's
+    (a CI run's TheAgentCompany reference: its upload failed, 0/3). It is the environment's error
+    (the job is retried, never scored), as the evaluator's own file server is."""
+    import sys
+
+    from envs.sandbox_extras import SandboxExtras, Service
+
+    service = Service("late", (sys.executable, "-c", "import time; time.sleep(60)"), 8097, start_s=0.3)
+    env = _extras_env(tmp_path, SandboxExtras(service=service))
+    try:
+        result = env.execute(ToolCall("c", "bash", '{"command": "echo hi"}'), 1)
+        assert result.stop == "env_error" and result.is_error, result.content
+        assert "(late) was not listening on port 8097 0.3 s after it was started" in result.content
+    finally:
+        env.close()
+
+
+def test_a_service_not_listening_after_the_agent_wrote_is_not_the_environments_error(tmp_path: Path) -> None:
+    """The agent's `write` runs before its first bash call, in the workspace the service reads: a
+    server that does not listen then may be the agent's doing, and an environment error would take
+    its job out of the tables (and run it again). The call says so instead."""
+    from envs.sandbox_extras import SandboxExtras, Service
+
+    service = Service("picky", ("/bin/sh", "-c", "[ -e broken ] && exit 3; exec sleep 60"), 8094, start_s=0.3)
+    env = _extras_env(tmp_path, SandboxExtras(service=service), write_tool=True)
+    try:
+        wrote = env.execute(ToolCall("w", "write", '{"path": "broken", "content": "x"}'), 1)
+        assert not wrote.is_error, wrote.content
+        result = env.execute(ToolCall("c", "bash", '{"command": "echo hi"}'), 2)
+        assert result.stop is None and "(picky) was not listening on port 8094" in result.content, result.content
+    finally:
+        env.close()
+
+
+def test_a_service_the_agent_stopped_is_said_in_its_calls_not_an_error(tmp_path: Path) -> None:
+    """Once the agent's commands have run, a server that does not come back (the agent may have
+    stopped it) is the agent's doing: its call says so and goes on."""
+    import sys
+
+    from envs.sandbox_extras import SandboxExtras, Service
+
+    serve = f"[ -e no-server ] && exit 3; exec {sys.executable} -m http.server 8096 --bind 127.0.0.1"
+    service = Service("http", ("/bin/sh", "-c", serve), 8096, start_s=30)
+    env = _extras_env(tmp_path, SandboxExtras(service=service))
+    try:
+        assert bash(env, "echo page > p.txt; curl -s http://127.0.0.1:8096/p.txt") == ("page", 0)
+        bash(env, "touch no-server; pkill -f http.server; sleep 0.3")
+        out, code = bash(env, "echo still-here")
+        assert code == 0 and out.startswith("still-here") and "not listening on port 8096" in out, out
+        bash(env, "rm no-server")
+        assert bash(env, "curl -s http://127.0.0.1:8096/p.txt") == ("page", 0)
+    finally:
+        env.close()
+
+
 @pytest.mark.parametrize("session", [True, False])
 def test_a_bound_folder_swapped_for_a_link_never_mounts_what_it_points_to(tmp_path: Path, session: bool) -> None:
     """Bubblewrap follows links in a bind's source: a `.image/data` the agent made a link to / would

@@ -226,6 +226,7 @@ def test_bash_timeout_above_max_is_clamped(ws):
     assert "timed out after 2 seconds" in r.content
 
 
+@pytest.mark.slow
 def test_bash_printing_1gb_keeps_memory_flat(tmp_path):
     """Run in a child so the measurement is this feature's peak RSS, not the test session's."""
     script = tmp_path / "big.py"

@@ -1,7 +1,8 @@
 """A tiny random Llama that vLLM can serve, made on the spot with no download.
 
 Run with the Python of vLLM's environment (it has transformers and tokenizers; the project's venv
-does not): `python tests/helpers/vllm_tiny_model.py OUT_DIR [--head-size 64]`. Two layers, random weights,
+does not): `python tests/helpers/vllm_tiny_model.py OUT_DIR[:HEAD_SIZE]...` (head size 64 unless
+named; several models in one run pay torch's import once). Two layers, random weights,
 a byte-level BPE tokenizer trained here on a few lines of text, and a ChatML chat template that
 lists the tools and renders tool calls as Hermes' `<tool_call>{...}</tool_call>`, so vLLM's `hermes`
 parser reads them. Its replies are noise: tests force well-formed tool calls with a regex
@@ -79,10 +80,10 @@ def make(out: Path, head_size: int = 64) -> Path:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("out", type=Path)
-    ap.add_argument("--head-size", type=int, default=64)
-    args = ap.parse_args()
-    make(args.out, args.head_size)
+    ap.add_argument("models", nargs="+", metavar="OUT_DIR[:HEAD_SIZE]")
+    for spec in ap.parse_args().models:
+        out, _, head = spec.partition(":")
+        make(Path(out), int(head or 64))
 
 
 if __name__ == "__main__":

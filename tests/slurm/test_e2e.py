@@ -121,13 +121,15 @@ def test_cancelled_sweep_resumes_without_duplicates(slurm, tasks, tmp_path):
     sdir = out / "cancel"
     six = ("grid.seed=[0,1]", "cluster.max_in_flight=1")
     job = job_id(launch(*overrides(out, script, tasks, "cancel", *six)))
+    # while it runs, before its jobs finish: under load this second launch took long enough for all
+    # six to finish when it came after the first two, and there was nothing left to cancel
+    again = launch(*overrides(out, script, tasks, "cancel", *six))
+    assert again.returncode == 2 and f"job(s) {job}" in again.stderr  # one driver per sweep
     deadline = time.monotonic() + 180
     while len(ok_ids(sdir) if sdir.is_dir() else []) < 2:
         assert queued(job), "the job ended before it could be cancelled:\n" + logs(sdir, job)
         assert time.monotonic() < deadline, "no job finished in time"
         time.sleep(0.5)
-    again = launch(*overrides(out, script, tasks, "cancel", *six))
-    assert again.returncode == 2 and f"job(s) {job}" in again.stderr  # one driver per sweep
 
     subprocess.run(["scancel", job], check=True)
     deadline = time.monotonic() + 60

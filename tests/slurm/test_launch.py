@@ -168,6 +168,7 @@ def test_children_lists_only_our_own():
         child.wait()
 
 
+@pytest.mark.slow
 def test_plan_composes_the_sweep_config(tmp_path, monkeypatch):
     """The launcher validates with the sweep's own config and its preflight, before anything is queued."""
     from hydra.errors import HydraException

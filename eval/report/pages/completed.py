@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
 
-from eval.report.load import Sweep, load_sweep, read_job
+from eval.report.load import Job, Sweep, load_sweep, read_job
 from eval.report.pages.jobpage import job_html
 from eval.report.pages.page_files import REPORT_DIR
 from eval.report.pages.site import write_pages
@@ -40,16 +40,18 @@ def pages_of(sweep: Sweep, job_ids: Iterable[str]) -> list[str]:
     return [rel for rel, _, _ in todo]
 
 
-def at_completion(sweep_dir: Path, job_id: str, group: Iterable[str], baseline: str, treatment: str) -> list[str]:
+def at_completion(sweep_dir: Path, job_id: str, group: Iterable[str], baseline: str, treatment: str,
+                  finished: Job | None = None) -> list[str]:
     """The pages due when `job_id`'s record completes: its own and its side-by-sides with the
     finished jobs of `group` (the ids of the jobs on its benchmark, task, model and seed: the
-    sweep's driver knows them from its grid). Never raises: a page that cannot be written is
+    sweep's driver knows them from its grid). `finished`: the job as the caller read it from its
+    record (the driver's books), else read here. Never raises: a page that cannot be written is
     logged and left to the next build."""
     if not (sweep_dir / job_id / RESULT).is_file():
         return []  # no record completed (the job failed before writing one): nothing to show yet
     try:
         configs: dict = {}
-        jobs = [read_job(sweep_dir / job_id, configs)]
+        jobs = [finished if finished is not None else read_job(sweep_dir / job_id, configs)]
         for other in group:
             d = sweep_dir / other
             if other != job_id and is_job_dir(d) and (d / RESULT).is_file():

@@ -55,9 +55,19 @@ def _scores(job: Job) -> str:
     return "\n".join(out)
 
 
+def _files(job: Job) -> set[str]:
+    """The names of the files in the job's folder: one listing, not a stat per record file."""
+    try:
+        with os.scandir(job.dir) as entries:
+            return {e.name for e in entries if e.is_file()}
+    except OSError:
+        return set()
+
+
 def _essence(m: dict[str, Any]) -> tuple[Any, ...]:
-    """What a reader sees of a message (bookkeeping fields aside)."""
-    return m.get("role"), m.get("content"), json.dumps(m.get("tool_calls"), sort_keys=True)
+    """What a reader sees of a message (bookkeeping fields aside); its tool calls as parsed (dicts
+    compare without regard to key order, so no JSON of them is made)."""
+    return m.get("role"), m.get("content"), m.get("tool_calls")
 
 
 def _cell(v: Any) -> Any:
@@ -88,14 +98,14 @@ def job_html(job: Job) -> str:
     """The page. Its side-by-side links are drawn in the browser from `../links.js`, which every
     build writes (`site.write_links`), so the page is written once, with its record; without
     script, or before a build, the index's jobs table lists them."""
-    result, ts = job.result, turns(job)
-    fields = {} if result is None else result.to_json()
+    result, ts, present = job.result, turns(job), _files(job)
+    fields = {} if result is None else {k: getattr(result, k) for k in RESULT_KEYS}  # what the page shows (no deep copy of the rest)
     body = [
         '<p><a href="../index.html">← report</a></p>',
         f"<h1>{html.escape(job.job_id)}</h1>",
         f"<p>{html.escape(job_title(job))}</p>",
         "<p>Record: " + " · ".join(
-            f'<a href="../../{quote(job.dir.name)}/{name}">{name}</a>' for name in RECORD_FILES if (job.dir / name).is_file()
+            f'<a href="../../{quote(job.dir.name)}/{name}">{name}</a>' for name in RECORD_FILES if name in present
         ) + "</p>",
     ]
     body.append(f'<p id="side-by-side" data-job="{html.escape(job.job_id)}">Side by side: see this job in the'

@@ -1,8 +1,9 @@
 """A job's trajectory turn by turn, each tool result as the model saw it after context management.
 
-What the model saw is recomputed with the loop's own pure function (`envs.context.manage_context`)
-at the job's context level, once per model call: a tool result is first seen at the next call
-(capped at levels 1-3) and, at level 3, may later be replaced by the placeholder. The full text
+What the model saw is recomputed with the loop's own context view (`envs.context.ContextView`: what
+`manage_context` gives, for a list that grows, rendering each message once rather than once a call)
+at the job's context level, at each model call: a tool result is first seen at the next call (capped
+at levels 1-3) and, at level 3, may later be replaced by the placeholder. The full text
 stays in the record, and the page keeps it one click away.
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from envs.context import manage_context
+from envs.context import ContextView
 from envs.harness_texts import CONTEXT_PLACEHOLDER
 from eval.report.load import Job
 from runners.config.runner import AgentConfig
@@ -55,12 +56,13 @@ def seen_messages(messages: list[dict[str, Any]], level: int) -> list[Seen]:
     out = [Seen(m, str(m.get("content") or "") if m.get("role") != "tool" else None) for m in messages]
     tools = [i for i, m in enumerate(messages) if m.get("role") == "tool" and isinstance(m.get("content"), str)]
     calls = [a for a, m in enumerate(messages) if m.get("role") == "assistant"][1:]
+    context = ContextView(level)  # the loop's own view, grown call by call: each message is rendered once, not once a call
     for a in calls:
         # below level 3 a result never changes once seen; at level 3 it may be cleared later
         pending = [i for i in tools if i < a and (out[i].seen is None or (level == 3 and out[i].cleared_at is None))]
         if not pending:
             continue
-        view = manage_context(messages[:a], level)
+        view = context(messages[:a])
         turn = int(messages[a].get("turn") or 0)
         for i in pending:
             content = view[i].get("content")

@@ -28,6 +28,7 @@ def _tree(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file() and p.name != COMPLETE}
 
 
+@pytest.mark.slow
 def test_same_seed_same_bytes(bench: Path, tmp_path: Path) -> None:
     generate(tmp_path / "again", 0)
     first, again = _tree(bench), _tree(tmp_path / "again")
@@ -78,6 +79,7 @@ def _sources_read(suite: Path, task: Task) -> set[str]:
 
 
 @pytest.mark.parametrize("suite", SUITES)
+@pytest.mark.slow
 def test_baselines_reference_empty_and_stuffing(bench: Path, suite: str, tmp_path: Path) -> None:
     """Real scripted jobs through the entry point's run_and_score, scored by the suite's judge: every
     reference solution scores 100%, every empty deliverable 0, and a generic stuffer that dumps the

@@ -17,6 +17,7 @@ from runners.core.storage import S3Storage, S3StorageConfig
 SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "sweeps" / "sample"
 
 
+@pytest.mark.slow
 def test_a_sweep_stored_in_s3_gives_the_frames_of_its_local_folder(s3: str, tmp_path: Path) -> None:
     storage = S3Storage(S3StorageConfig(kind="s3", bucket="runs", prefix="team/rt", endpoint_url=s3))
     for job in sorted(p for p in SAMPLE.iterdir() if (p / JOB).is_file()):

@@ -54,6 +54,7 @@ def _lines(path: Path) -> list[dict]:
     return [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
 
 
+@pytest.mark.slow
 def test_atif_validates_and_round_trips_to_the_same_table1(sweep: Path, tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "eval.export", "atif", str(sweep), "--out", str(tmp_path / "atif")],
                           capture_output=True, text=True, timeout=300)
@@ -86,6 +87,7 @@ def test_atif_validates_and_round_trips_to_the_same_table1(sweep: Path, tmp_path
     assert "runningtab" in (a / "table1_vs_dci.csv").read_text()
 
 
+@pytest.mark.slow
 def test_a_harbor_runs_trials_are_imported_with_harbors_identity(sweep: Path, tmp_path: Path) -> None:
     """The layout a `harbor run` of an exported task leaves (our verifier's record under verifier/,
     Harbor's result.json, the agent's ATIF): the model is `<agent>:<model>`, attempts become seeds,

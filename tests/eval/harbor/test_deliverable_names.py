@@ -95,6 +95,7 @@ def _verify(task: Path, ws: Path, out: Path) -> dict[str, float]:
     return json.loads((out / "reward.json").read_text())
 
 
+@pytest.mark.slow
 def test_the_verifier_judges_the_workspace_not_files_planted_where_it_writes(builtin_task: tuple[Path, Path], tmp_path: Path) -> None:
     """The agent's container can write the verifier's log folder before the verifier runs: a solved
     deliverable planted in `runningtab/deliverable/` beside an untouched workspace scores what the

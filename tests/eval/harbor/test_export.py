@@ -13,7 +13,6 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp import Client, StdioServerParameters
 
 from bench.bench_stuffing import baseline_turns
 from eval.benchmarks.builtin.loader import ensure_generated
@@ -77,6 +76,7 @@ def exported(tmp_path_factory: pytest.TempPathFactory, builtin_root: Path) -> di
     return out
 
 
+@pytest.mark.slow
 def test_every_kind_passes_harbors_task_validation(exported: dict[str, dict[str, list[Path]]]) -> None:
     # Harbor's lint takes ~5 ms a file of a task (a built-in task carries ~1,600): every kind without the
     # tab, and with it the built-in kind (the tab's declaration and code are the same for every kind).
@@ -99,6 +99,7 @@ def test_every_kind_passes_harbors_task_validation(exported: dict[str, dict[str,
         assert "Your workspace is the folder" not in v["instruction"]  # not our harness's own wording
 
 
+@pytest.mark.slow
 def test_the_cli_exports_and_harbor_lint_passes(tmp_path: Path) -> None:
     native = write_native(tmp_path / "b", NATIVE_TASKS[:1], {"office/orders/po.md": "| Supplier 15 | 55,000 |\n"})
     proc = subprocess.run([sys.executable, "-m", "eval.export", "harbor", "native", f"benchmark.path={native}", "--out", str(tmp_path / "o"),
@@ -120,6 +121,7 @@ JUDGE_MODULES = ("rule/judge.py", "workspace_bench/rubric_judge.py", "agentcompa
                  "workspace_bench/verdicts.py", "client.py")
 
 
+@pytest.mark.slow
 def test_what_the_agent_can_see_holds_no_answer_key(exported: dict[str, dict[str, list[Path]]]) -> None:
     """The agent's image gets the workspace and the tab's server, never the spec, a judge or the
     built-in benchmark's generator (the verifier runs in a container of its own)."""
@@ -160,6 +162,7 @@ def _verify(task: Path, ws: Path, out: Path, record: Path | None = None) -> dict
     return json.loads((out / "reward.json").read_text())
 
 
+@pytest.mark.slow
 def test_the_exported_verifier_scores_the_final_files(exported: dict[str, dict[str, list[Path]]], builtin_root: Path, tmp_path: Path) -> None:
     task = exported["builtin"]["tab-on"][0]
     untouched = tmp_path / "ws0"
@@ -179,6 +182,7 @@ def test_the_exported_verifier_scores_the_final_files(exported: dict[str, dict[s
     assert sorted(p.name for p in (rec / "deliverable").rglob("*") if p.is_file())  # what the agent made, kept
 
 
+@pytest.mark.slow
 def test_an_answer_task_reads_the_answer_file(exported: dict[str, dict[str, list[Path]]], tmp_path: Path) -> None:
     task = next(t for t in exported["native"]["tab-off"] if t.name.endswith("total"))
     ws = tmp_path / "ws"
@@ -190,6 +194,7 @@ def test_an_answer_task_reads_the_answer_file(exported: dict[str, dict[str, list
     assert _verify(task, ws, tmp_path / "w")["acc0"] == 0.0
 
 
+@pytest.mark.slow
 def test_a_hostile_workspace_cannot_reach_out_of_it(exported: dict[str, dict[str, list[Path]]], tmp_path: Path) -> None:
     task = exported["native"]["tab-on"][0]
     ws = tmp_path / "ws"
@@ -205,6 +210,7 @@ def test_a_hostile_workspace_cannot_reach_out_of_it(exported: dict[str, dict[str
     assert not (rec / "deliverable" / "output" / "po_table.md").exists() and not (rec / "tab.json").exists()
 
 
+@pytest.mark.slow
 def test_the_tab_server_runs_from_the_agents_image_code(exported: dict[str, dict[str, list[Path]]], tmp_path: Path) -> None:
     """The code the agent's image carries runs the MCP server as task.toml declares it (stdio, over the
     workspace, keeping tab.json in the record folder), with no module of ours from outside it."""
@@ -220,6 +226,8 @@ def test_the_tab_server_runs_from_the_agents_image_code(exported: dict[str, dict
     args = [a.replace(harbor_texts.WORKSPACE, str(ws)).replace(harbor_texts.RECORD, str(record)) for a in _declared_args(task)]
     first = sorted(p.relative_to(ws).as_posix() for p in ws.rglob("*") if p.suffix in (".md", ".txt", ".csv"))[0]
     seen = {}
+
+    from mcp import Client, StdioServerParameters  # not at collection: 0.8 s of CPU
 
     async def session() -> None:
         params = StdioServerParameters(command=sys.executable, args=["-m", "tab.mcp", *args], cwd=str(code))

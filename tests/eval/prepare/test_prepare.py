@@ -48,6 +48,7 @@ def test_every_preparer_has_its_data_entry() -> None:
 
 
 @pytest.mark.parametrize("layout", ["card", "task_folders"])
+@pytest.mark.slow
 def test_workspace_bench(tmp_path: Path, layout: str) -> None:
     tasks = (src.workspace_bench_card if layout == "card" else src.workspace_bench_task_folders)(tmp_path / "lite")
     zipped = src.workspaces_zip(tmp_path / "workspaces")
@@ -69,6 +70,7 @@ def test_workspace_bench(tmp_path: Path, layout: str) -> None:
     assert check_data("workspace_bench", str(override(again, "workspace_bench")))["digest"] == doc["digest"]  # the same bytes
 
 
+@pytest.mark.slow
 def test_workspace_bench_names_an_unknown_role(tmp_path: Path) -> None:
     tasks = src.workspace_bench_card(tmp_path / "lite")
     csv_path = tasks / "task_lite_clean_en_metadata_table.csv"
@@ -199,6 +201,7 @@ def test_the_manifest_finds_what_changed(tmp_path: Path) -> None:
         check_data("officeqa", str(tmp_path / "nowhere"))
 
 
+@pytest.mark.slow
 def test_data_roots_fill_each_benchmarks_paths(tmp_path: Path) -> None:
     """One override per benchmark works in a grid of several: each cell reads its own entry."""
     from hydra import initialize_config_dir

@@ -84,6 +84,7 @@ def test_a_build_never_rewrites_a_finished_page_and_lists_new_jobs_in_links(tmp_
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed (Debian: apt-get install -y chromium)")
+@pytest.mark.slow
 def test_a_finished_page_shows_links_to_partners_newer_than_it_from_disk(tmp_path: Path) -> None:
     sdir = tmp_path / "s"
     write_scripted_job(sdir, "dci", 6, 2)

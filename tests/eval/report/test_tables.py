@@ -255,6 +255,7 @@ def test_analyses_without_inputs_are_skipped_with_a_reason(tmp_path: Path) -> No
     assert "Skipped: no scored jobs" in md
 
 
+@pytest.mark.slow
 def test_cli_writes_the_report_and_a_tab_view(tmp_path: Path) -> None:
     sdir = build_sweep_a(tmp_path / "a")
     jid = "wb__t1__runningtab__m1__s0"

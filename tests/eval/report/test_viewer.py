@@ -55,6 +55,30 @@ def test_tool_results_as_the_model_saw_them_at_each_call() -> None:
     assert ended[-1].seen is None and ended[-3].seen == ended[-3].full  # the last result never reached the model
 
 
+def _replayed(msgs: list[dict], level: int) -> list[tuple[str | None, int | None]]:
+    """What the model saw of each message, by `manage_context` over the list at every model call."""
+    seen: list[list] = [[None if m["role"] == "tool" else str(m.get("content") or ""), None] for m in msgs]
+    for a in [a for a, m in enumerate(msgs) if m["role"] == "assistant"][1:]:
+        view = manage_context(msgs[:a], level)
+        for i in range(a):
+            if msgs[i]["role"] != "tool":
+                continue
+            if seen[i][0] is None:
+                seen[i][0] = view[i]["content"]
+            elif seen[i][1] is None and view[i]["content"] == CONTEXT_PLACEHOLDER and view[i] is not msgs[i]:
+                seen[i][1] = msgs[a]["turn"]
+    return [tuple(s) for s in seen]
+
+
+@pytest.mark.parametrize("level", [0, 1, 2, 3])
+def test_what_the_model_saw_is_manage_context_at_every_call(level: int) -> None:
+    msgs = _run(40, 25_000)[:-1] + [{"role": "user", "content": "go on", "turn": 40}]  # a turn that ends on a user message
+    msgs += [{"role": "assistant", "content": None, "turn": 41, "tool_calls": []},
+             {"role": "tool", "content": "y" * 60_000, "appendix": "", "turn": 41, "name": "bash"},
+             {"role": "assistant", "content": "done", "turn": 42}]
+    assert [(s.seen, s.cleared_at) for s in seen_messages(msgs, level)] == _replayed(msgs, level)
+
+
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     sdir = tmp_path_factory.mktemp("viewer") / "s"
@@ -82,6 +106,7 @@ def _panel(dom: str) -> str:
 
 
 @browser
+@pytest.mark.slow
 def test_tab_panel_shows_the_tab_as_it_stood_at_each_turn(report: Path, tmp_path: Path) -> None:
     tab = json.loads((report.parent / RT / "tab.json").read_text())
     read_turns = sorted({e["turn"] for e in tab["read_log"]})
@@ -120,6 +145,7 @@ def test_job_page_shows_what_the_model_saw_and_the_full_text(report: Path, tmp_p
 
 
 @browser
+@pytest.mark.slow
 def test_index_filters_hide_the_jobs_that_do_not_match(report: Path, tmp_path: Path) -> None:
     tags = {j.job_id: outcome_tags(j) for j in load_sweep(report.parent).jobs}
     assert tags["wb__t1__runningtab__m1__s1"][:2] == ["env_error", "errored"]
@@ -143,6 +169,7 @@ def test_index_filters_hide_the_jobs_that_do_not_match(report: Path, tmp_path: P
 
 
 @browser
+@pytest.mark.slow
 def test_side_by_side_aligns_turns_and_says_where_values_went(report: Path, tmp_path: Path) -> None:
     page = report / "compare" / f"{RT}__vs__dci.html"
     dom, console = open_page(page, tmp_path / "p")

@@ -11,7 +11,6 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-import openpyxl
 import pytest
 
 from envs.workspace import materialize
@@ -84,6 +83,8 @@ def _attendance_summary() -> bytes:
     assert 0 < len(perfect) < len(rows)
 
     def fill():
+        import openpyxl
+
         wb = openpyxl.Workbook()
         wb.active.append(["Name"])
         for name in perfect:
@@ -115,6 +116,7 @@ def _research_sheet() -> str:
     return "".join(f"Question {i + 1}: {a}\n" for i, a in enumerate(answers))
 
 
+@pytest.mark.slow
 def test_admin_remove_pages_pdf(tmp_path: Path, export: Path) -> None:
     task = _task(export, "admin-remove-pages-pdf")
     assert [c.points for c in task.checkpoints] == [1, 1, 1]  # "(1 point)" headings
@@ -123,6 +125,7 @@ def test_admin_remove_pages_pdf(tmp_path: Path, export: Path) -> None:
     assert _score(tmp_path / "empty", task)["final_score"] == {"total": 3, "result": 0}
 
 
+@pytest.mark.slow
 def test_ds_fix_table_values_reads_the_reference_copied_into_workspace(tmp_path: Path, export: Path) -> None:
     task = _task(export, "ds-fix-table-values-and-missing-answers")
     assert task.stage == {"ref_data.xlsx": TASKS / "ds-fix-table-values-and-missing-answers" / "ref_data.xlsx"}
@@ -145,6 +148,7 @@ def test_ds_sql_exercise_no_dependencies(tmp_path: Path, export: Path) -> None:
     assert _score(tmp_path / "empty", task)["final_score"] == {"total": 6, "result": 0}
 
 
+@pytest.mark.slow
 def test_hr_check_attendance_sees_the_percent_encoded_folder_url(tmp_path: Path, export: Path) -> None:
     task = _task(export, "hr-check-attendance-one-day")
     read = bash_call(f'head "{ATTENDANCE}/attendance-2024-03-01.csv"')
@@ -178,6 +182,7 @@ STOCK = TASKS / "ds-stock-analysis-slides"
 PRESENTATION = "Documents/Financials/stock_presentation"
 
 
+@pytest.mark.slow
 def test_ds_stock_analysis_slides_saves_its_figures_under_utils(tmp_path: Path, export: Path) -> None:
     """The evaluator writes slide images to /utils/figs, as the benchmark's image lets it."""
     task = _task(export, "ds-stock-analysis-slides")
@@ -230,6 +235,7 @@ def _bomb_job(tmp_path: Path, memory: int) -> Path:
     return make_job(tmp_path, {"2024-03-attendance-summary.xlsx": _xlsx_bomb()}, messages=read, job=job)
 
 
+@pytest.mark.slow
 def test_an_xlsx_bomb_under_the_memory_cap_scores_zero(tmp_path: Path, export: Path) -> None:
     """Issue 25 (6): under the agent's 1 GiB memory cap the bomb's reads fail inside the evaluator's
     graders, which score them 0: the job is scored (it ran to the timeout, unscored, before)."""
@@ -240,6 +246,7 @@ def test_an_xlsx_bomb_under_the_memory_cap_scores_zero(tmp_path: Path, export: P
     assert "evaluator_failure" not in scores
 
 
+@pytest.mark.slow
 def test_an_xlsx_bomb_past_the_timeout_scores_its_unfinished_checkpoints_zero(tmp_path: Path, export: Path) -> None:
     """Issue 25 (6): stopped by its timeout while reading the agent's xlsx, the evaluator has failed on
     the agent's files: checkpoint 1 (done) keeps its point, the two it never finished score 0."""

@@ -48,6 +48,7 @@ def test_a_share_link_needs_the_served_mode(data: Path, tmp_path: Path) -> None:
     assert (outcome.status, outcome.earned, outcome.total) == ("partial", 1, 3)
 
 
+@pytest.mark.slow
 def test_every_sample_evaluator_scores_an_empty_deliverable_or_is_refused(data: Path, tmp_path: Path) -> None:
     outcomes = {o.task: o for o in check_empty(data, [], tmp_path)}
     assert sorted(outcomes) == sorted(p.name for p in TASKS.iterdir())

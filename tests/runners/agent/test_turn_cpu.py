@@ -79,10 +79,9 @@ def test_the_reaper_walk_finds_what_the_full_scan_finds():
     mark = f"93{os.getpid()}"
     tree = subprocess.Popen(["bash", "-c", f"sleep {mark} & (sleep {mark} & wait) & wait"])
     try:
-        deadline = time.monotonic() + 5
-        while len(alive(mark)) < 2 and time.monotonic() < deadline:
+        deadline = time.monotonic() + 10  # the inner sleep starts after the subshell: wait for the whole tree
+        while len(walked := sorted(reaper.descendants_walk(tree.pid))) < 3 and time.monotonic() < deadline:
             time.sleep(0.05)
-        walked = sorted(reaper.descendants_walk(tree.pid))
         assert len(walked) >= 3  # two sleeps and the subshell
         assert walked == sorted(reaper.descendants_scan(tree.pid))
     finally:
@@ -152,6 +151,15 @@ def test_the_incremental_view_equals_the_full_recomputation_at_any_prefix():
         assert view(msgs[:n]) == [project(m) for m in manage_context(msgs[:n], 3)], n
     shorter = msgs[:30]  # not an extension: recomputed from scratch
     assert view(shorter) == [project(m) for m in manage_context(shorter, 3)]
+
+
+def test_a_list_with_a_message_replaced_is_recomputed():
+    msgs = scripted_episode(40)
+    view = ContextView(3, project)
+    view(msgs[:30])
+    i = next(i for i in range(20, 30) if msgs[i]["role"] == "tool")
+    changed = [*msgs[:i], {**msgs[i], "content": "other"}, *msgs[i + 1:34]]  # longer, but not an extension
+    assert view(changed) == [project(m) for m in manage_context(changed, 3)]
 
 
 def test_unchanged_messages_keep_their_view_object():

@@ -74,6 +74,7 @@ def disk_bytes(root: Path) -> int:
     return sum(os.lstat(os.path.join(d, n)).st_blocks * 512 for d, _, names in os.walk(root) for n in names)
 
 
+@pytest.mark.slow
 def test_a_sparse_file_and_its_links_cost_their_size_once(bench: Path, tmp_path: Path) -> None:
     links = "; ".join(f"ln -s big.bin output/l{i}.bin" for i in range(1, 10))
     make = "mkdir -p output && echo hello > output/report.md && truncate -s {size} output/big.bin && echo data | dd of=output/big.bin conv=notrunc 2>/dev/null"  # noqa: E501
@@ -147,6 +148,7 @@ def test_a_name_that_is_not_utf8_is_recorded_losslessly_scored_and_shown_escaped
     assert "bad\\xff\\xfe.md</a>" in page and "/deliverable/output/bad%FF%FE.md" in page
 
 
+@pytest.mark.slow
 def test_a_million_files_and_a_thousand_nested_folders_stay_bounded(bench: Path, tmp_path: Path) -> None:
     """5,000 files and 1,000 nested folders in the workspace and in the agent's /tmp (the 10^6 case
     is bench/bench_deliverable.py): the walk stops at its budget, the rest is judged missing, the
@@ -248,6 +250,7 @@ def _unfinished(bench: Path, out: Path, turns: list, where: str, *overrides: str
     return job
 
 
+@pytest.mark.slow
 def test_a_full_disk_leaves_the_job_unfinished_and_a_resume_runs_it(bench: Path, small_disk) -> None:
     disk, grow = small_disk
     out = disk / "o"

@@ -6,24 +6,20 @@ from __future__ import annotations
 import urllib.request
 from pathlib import Path
 
-import boto3
 import pytest
-from moto.server import ThreadedMotoServer
 
 from runners.core.record_files import JOB, RESULT, SCORES, TRAJECTORY
 from runners.core.storage import S3Storage, S3StorageConfig
+from tests.helpers.s3_server import s3_client, start_s3
 
 
 @pytest.fixture
 def s3(monkeypatch: pytest.MonkeyPatch):
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0)
-    server.start()
-    host, port = server.get_host_and_port()
+    server, url = start_s3()
     for k, v in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"}.items():
         monkeypatch.setenv(k, v)
-    url = f"http://{host}:{port}"
     urllib.request.urlopen(urllib.request.Request(f"{url}/moto-api/reset", method="POST"), timeout=10).close()  # moto's state is per process
-    boto3.client("s3", endpoint_url=url).create_bucket(Bucket="runs")
+    s3_client(url).create_bucket(Bucket="runs")
     yield url
     server.stop()
 

@@ -186,9 +186,10 @@ def test_a_sweep_of_both_harnesses_with_and_without_the_tab_reruns_from_its_cach
 
 
 def test_a_runaway_writer_under_a_harness_ends_its_job_at_the_disk_quota(bench: Path, tmp_path: Path) -> None:
-    """The harness runs as one long command: the job's disk quota is watched for all of it."""
+    """The harness runs as one long command: the job's disk quota is watched for all of it (files of
+    the per-file cap, 1/32 under the quota, one after another)."""
     script = write_script(tmp_path / "script.jsonl", [
-        {"tool_calls": [{"name": "Bash", "arguments": {"command": "yes runaway > big.txt"}}]},
+        {"tool_calls": [{"name": "Bash", "arguments": {"command": "for i in $(seq 1 20); do yes runaway > big$i.txt; done"}}]},
         {"content": "Done."},
     ])
     cfg = compose_root(["benchmark=native", f"benchmark.path={bench}", "method=dci", "model=scripted",

@@ -28,6 +28,7 @@ def bench(tmp_path_factory) -> Path:
     return write_native(root, [task], {"w/data.csv": "a,b\n1,2\n3,4\n5,6\n"})
 
 
+@pytest.mark.slow
 def test_cli_runs_one_job_and_prints_its_dir(bench: Path, tmp_path: Path) -> None:
     script = write_script(tmp_path / "s.jsonl", [
         {"tool_calls": [{"name": "bash", "arguments": {"command": "tail -n +2 data.csv | wc -l"}}]},
@@ -144,6 +145,7 @@ def _bad_configs(tmp_path: Path) -> list[tuple[list[str], str]]:
     ]
 
 
+@pytest.mark.slow
 def test_bad_config_fails_before_any_record(bench: Path, tmp_path: Path) -> None:
     """Everything checkable up front fails with a clear message, a non-zero exit and no record."""
     for overrides, message in _bad_configs(tmp_path):
@@ -155,6 +157,7 @@ def test_bad_config_fails_before_any_record(bench: Path, tmp_path: Path) -> None
         assert not out.exists() or not any(out.iterdir()), overrides
 
 
+@pytest.mark.slow
 def test_errored_job_is_retried_and_keeps_the_earlier_error(bench: Path, tmp_path: Path) -> None:
     """A model_error is recorded but not complete: a re-run retries it (up to cluster.error_retries
     times), and the record keeps the earlier attempts' errors."""

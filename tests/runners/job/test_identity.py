@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from runners.job.identity import job_id
 from tests.conftest import compose_root, write_native
 
@@ -35,6 +37,7 @@ def test_task_content_changes_the_id(tmp_path: Path) -> None:
     assert len({base, edited_prompt, edited_answer, edited_file, added_file}) == 5
 
 
+@pytest.mark.slow
 def test_what_cannot_change_the_agent_is_not_in_the_id(tmp_path: Path) -> None:
     bench = write_native(tmp_path / "b", [TASK], {"w/data.csv": "a\n1\n"})
     base = _id(bench)

@@ -14,9 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import boto3
 import pytest
-from moto.server import ThreadedMotoServer
 
 from runners.core.messages import AssistantMessage, Usage
 from runners.models.call_cache import (
@@ -30,6 +28,7 @@ from runners.models.call_cache import (
 from runners.models.config import ApiModelConfig
 from tests.conftest import write_native, write_script
 from tests.helpers.http_stub import Reply, StubServer, completion, tool_call
+from tests.helpers.s3_server import s3_client, start_s3
 
 REPO = Path(__file__).resolve().parents[3]
 MSGS = [{"role": "system", "content": "Judge the deliverable."}, {"role": "user", "content": "Ünïcode rubric: 1,850 yuan"}]
@@ -105,20 +104,18 @@ def test_the_bucket_tier_serves_another_machine(tmp_path: Path, monkeypatch: pyt
     from runners.core.storage import S3StorageConfig
     from runners.models.call_cache_s3 import BucketTier
 
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0)
-    server.start()
+    server, url = start_s3()
     try:
         for k, v in {"AWS_ACCESS_KEY_ID": "t", "AWS_SECRET_ACCESS_KEY": "t", "AWS_DEFAULT_REGION": "us-east-1"}.items():
             monkeypatch.setenv(k, v)
-        url = "http://{}:{}".format(*server.get_host_and_port())
-        boto3.client("s3", endpoint_url=url).create_bucket(Bucket="calls")
+        s3_client(url).create_bucket(Bucket="calls")
         tier = BucketTier(S3StorageConfig(kind="s3", bucket="calls", prefix="p", endpoint_url=url))
         entry = reply_entry(AssistantMessage(content="hi", usage=Usage(1, 2, 0.3)), "m")
         CallCache(tmp_path / "one", tier).put("ef" * 32, entry)
         other = CallCache(tmp_path / "two", tier)
         assert other.get("ef" * 32) == entry and (tmp_path / "two" / "ef" / f"{'ef' * 32}.json").is_file()
         assert other.get("00" * 32) is None
-        keys = [o["Key"] for o in boto3.client("s3", endpoint_url=url).list_objects_v2(Bucket="calls")["Contents"]]
+        keys = [o["Key"] for o in s3_client(url).list_objects_v2(Bucket="calls")["Contents"]]
         assert keys == [f"p/_calls/ef/{'ef' * 32}.json"]
     finally:
         server.stop()

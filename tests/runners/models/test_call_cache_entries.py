@@ -11,13 +11,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-import boto3
 import pytest
-from moto.server import ThreadedMotoServer
 
 from runners.core.messages import AssistantMessage, Usage
 from runners.models.call_cache import CallCache, reply_entry
 from tests.conftest import write_native, write_script
+from tests.helpers.s3_server import s3_client, start_s3
 
 REPO = Path(__file__).resolve().parents[3]
 GOOD = reply_entry(AssistantMessage(content="hi", usage=Usage(1, 2, 0.3)), "m")
@@ -48,13 +47,11 @@ def test_a_bad_bucket_entry_is_a_miss_and_is_not_copied_to_disk(tmp_path: Path, 
     from runners.core.storage import S3StorageConfig
     from runners.models.call_cache_s3 import BucketTier
 
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0)
-    server.start()
+    server, url = start_s3()
     try:
         for k, v in {"AWS_ACCESS_KEY_ID": "t", "AWS_SECRET_ACCESS_KEY": "t", "AWS_DEFAULT_REGION": "us-east-1"}.items():
             monkeypatch.setenv(k, v)
-        url = "http://{}:{}".format(*server.get_host_and_port())
-        boto3.client("s3", endpoint_url=url).create_bucket(Bucket="bad-calls")  # moto's buckets outlive its server
+        s3_client(url).create_bucket(Bucket="bad-calls")  # moto's buckets outlive its server
         tier = BucketTier(S3StorageConfig(kind="s3", bucket="bad-calls", prefix="p", endpoint_url=url))
         key = "cd" * 32
         tier.put(key, json.dumps(BAD["negative cost"]).encode())
@@ -66,6 +63,7 @@ def test_a_bad_bucket_entry_is_a_miss_and_is_not_copied_to_disk(tmp_path: Path, 
         server.stop()
 
 
+@pytest.mark.slow
 def test_a_job_whose_cache_entries_are_bad_runs_and_replaces_them(tmp_path: Path) -> None:
     bench = write_native(tmp_path / "b", [{"id": "t", "prompt": "Count.", "workspace": "w", "answer": "3"}], {"w/a.txt": "1\n"})
     usage = {"input_tokens": 10, "output_tokens": 2, "cost": 0.1}

@@ -39,6 +39,7 @@ def only_record(out: Path) -> Path:
     return job
 
 
+@pytest.mark.slow
 def test_a_trickling_reply_ends_at_the_jobs_time_limit(tmp_path: Path) -> None:
     """The issue's case: 200, then one byte every 2 s, with agent.time_limit_s=5 model.timeout_s=5.
     Every gap is under the 5 s between bytes, so only a deadline on the whole call ends it (before:
@@ -121,6 +122,7 @@ def test_the_judges_client_ends_at_the_jobs_deadline(tmp_path: Path) -> None:
         assert asyncio.run(job()) < 4
 
 
+@pytest.mark.slow
 def test_a_thousand_turns_of_invalid_tool_call_json_end_in_a_scored_record(tmp_path: Path) -> None:
     """1,000 replies whose tool-call arguments are not JSON, through the HTTP client and the real
     entry point: each is an error result the agent sees, the job runs its turns and is scored."""

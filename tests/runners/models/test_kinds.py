@@ -149,25 +149,44 @@ def test_storage_settings_belong_to_their_backend(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------- a grid of model kinds
+def _grid_common(tmp_path: Path) -> list[str]:
+    script = tmp_path / "s.jsonl"
+    script.write_text('{"content": "<FINAL_ANSWER>x</FINAL_ANSWER>"}\n')
+    return ["grid.benchmark=[builtin]", "benchmark.suite=qa", "benchmark.limit=1", "grid.method=[dci]", "grid.seed=[0]",
+            f"model.script={script}", "judge=rule", "tracker=none", f"out={tmp_path / 'o'}", "sweep=k"]
+
+
 def test_a_grid_of_one_kind_takes_that_kinds_settings_and_a_mixed_grid_says_why_not(tmp_path: Path) -> None:
     """`grid.model=[scripted] model.script=…`: the root is composed as the grid's first cell (the default
-    model, smollm2, has no `script`); a grid of two kinds with a setting of one is one clear line."""
+    model, smollm2, has no `script`), as the sweep composes it; a grid of two kinds with a setting of one
+    is one clear line from the entry point, before any job."""
     import subprocess
     import sys
 
-    script = tmp_path / "s.jsonl"
-    script.write_text('{"content": "<FINAL_ANSWER>x</FINAL_ANSWER>"}\n')
-    common = ["grid.benchmark=[builtin]", "benchmark.suite=qa", "benchmark.limit=1", "grid.method=[dci]", "grid.seed=[0]",
-              f"model.script={script}", "judge=rule", "tracker=none", f"out={tmp_path / 'o'}", "sweep=k"]
-    run = [sys.executable, "-m", "runners.sweep"]
-    ok = subprocess.run([*run, "grid.model=[scripted]", *common], cwd=REPO, capture_output=True, text=True, timeout=300)
-    assert ok.returncode == 0, ok.stderr
-    assert [p.name.split("__")[3] for p in (tmp_path / "o" / "k").iterdir() if p.is_dir() and "__" in p.name] == ["scripted"]
-    mixed = subprocess.run([*run, "grid.model=[scripted,gpt54_nano]", *common[:-1], "sweep=m"], cwd=REPO,
-                           capture_output=True, text=True, timeout=300)
+    from runners.preflight.command_line import root_choices
+    from runners.sweep.grid import compose_sweep
+
+    common = _grid_common(tmp_path)
+    overrides = ["grid.model=[scripted]", *common]
+    root, _, cells = compose_sweep(overrides, root_choices(overrides))
+    assert type(root.model) is ScriptedModelConfig and [type(c.model) for c in cells] == [ScriptedModelConfig]
+    mixed = subprocess.run([sys.executable, "-m", "runners.sweep", "grid.model=[scripted,gpt54_nano]", *common[:-1], "sweep=m"],
+                           cwd=REPO, capture_output=True, text=True, timeout=300)
     assert mixed.returncode != 0 and "Traceback" not in mixed.stderr
     assert "grid cell" in mixed.stderr and "model=gpt54_nano" in mixed.stderr and "script" in mixed.stderr, mixed.stderr
     assert not (tmp_path / "o" / "m").exists()
+
+
+@pytest.mark.slow
+def test_a_grid_of_one_kind_runs_as_that_kind(tmp_path: Path) -> None:
+    """The same grid of one kind run by the real sweep: its one job is the scripted model's."""
+    import subprocess
+    import sys
+
+    ok = subprocess.run([sys.executable, "-m", "runners.sweep", "grid.model=[scripted]", *_grid_common(tmp_path)], cwd=REPO,
+                        capture_output=True, text=True, timeout=300)
+    assert ok.returncode == 0, ok.stderr
+    assert [p.name.split("__")[3] for p in (tmp_path / "o" / "k").iterdir() if p.is_dir() and "__" in p.name] == ["scripted"]
 
 
 def test_the_root_is_composed_as_the_grids_first_cell() -> None:

@@ -8,6 +8,7 @@ from runners.models.embedded import embedded_gguf
 from runners.models.llamacpp_serve import bound_completions
 
 
+@pytest.mark.slow
 def test_unbounded_completion_is_capped(monkeypatch) -> None:
     llama_cpp = pytest.importorskip("llama_cpp")
     llm = llama_cpp.Llama(model_path=embedded_gguf(), n_ctx=512, verbose=False)

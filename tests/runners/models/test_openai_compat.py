@@ -333,3 +333,20 @@ def test_retry_after_forms_and_backoff_bounds():
     assert all(30.0 <= backoff_s(10, 1.0, 60.0) <= 60.0 for _ in range(50))
     assert not is_context_length(429, '{"error": {"message": "Rate limit reached for tokens per min"}}')
     assert not is_context_length(200, "maximum context length")
+
+
+def test_each_call_sends_the_whole_body_as_json_dumps_gives_it(stub):
+    """The body is assembled from kept pieces (the messages' JSON, the rest around them while the
+    tools list is the same): every call of a growing history, with the tools changed between calls,
+    sends what `request_body` gives, in its key order."""
+    from runners.models.wire import request_body
+
+    model = make(stub, temperature=0.5, max_tokens=32, extra_body={"reasoning": {"effort": "low"}, "top_k": 3})
+    history = [{"role": "system", "content": "sys é"}, {"role": "user", "content": "hi \ud800 (a lone surrogate)"}]
+    for tools in (TOOLS, TOOLS, [], [*TOOLS, {"type": "function", "function": {"name": "read"}}]):
+        stub.push(Reply(body=completion("ok")))
+        reply = model.complete(history, tools)
+        want = request_body(model.cfg, history, tools)
+        got = stub.requests[-1]["body"]
+        assert got == json.loads(json.dumps(want)) and list(got) == list(want)
+        history = [*history, reply.to_message(), {"role": "user", "content": f"again {len(history)}"}]

@@ -113,6 +113,7 @@ class CrowdedStub(StubServer):
         return super()._next()
 
 
+@pytest.mark.slow
 def test_the_gate_adapts_the_clients_attempts_to_the_providers_429s() -> None:
     """40 calls at once to a server that takes 2 at a time: through one gate (cap 8) every call
     succeeds with the limit brought down to what the server takes, and far fewer attempts are

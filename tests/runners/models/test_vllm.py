@@ -52,17 +52,22 @@ REGEX = '<tool_call>[{]"name": "bash", "arguments": [{]"command": "(ls|cat data[
 GRACE_S = 10.0
 
 
-def make_model(out: Path, head_size: int = 64) -> Path:
+@pytest.fixture(scope="module")
+def models(tmp_path_factory) -> dict[int, Path]:
+    """The tiny model by head size: 64, which vLLM's CPU attention serves, and 16, which it refuses
+    on the first completion; made in one process (torch's import once)."""
     assert VLLM_PYTHON and Path(VLLM_PYTHON).is_file(), f"RUNNINGTAB_VLLM_PYTHON={VLLM_PYTHON}: no such file"
-    r = subprocess.run([VLLM_PYTHON, str(REPO / "tests" / "helpers" / "vllm_tiny_model.py"), str(out), "--head-size", str(head_size)],
-                       capture_output=True, text=True, timeout=300)
+    root = tmp_path_factory.mktemp("tiny")
+    made = {head: root / f"head{head}" for head in (64, 16)}
+    r = subprocess.run([VLLM_PYTHON, str(REPO / "tests" / "helpers" / "vllm_tiny_model.py"),
+                        *(f"{out}:{head}" for head, out in made.items())], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]
-    return out
+    return made
 
 
 @pytest.fixture(scope="module")
-def tiny(tmp_path_factory) -> Path:
-    return make_model(tmp_path_factory.mktemp("tiny") / "model")
+def tiny(models: dict[int, Path]) -> Path:
+    return models[64]
 
 
 @pytest.fixture(scope="module")
@@ -175,12 +180,11 @@ def test_killed_sweep_leaves_no_vllm_process(tiny: Path, bench: Path, tmp_path: 
         clean_up(driver, mark)
 
 
-def test_a_server_that_dies_on_its_first_completion_fails_its_start(tmp_path: Path) -> None:
+def test_a_server_that_dies_on_its_first_completion_fails_its_start(models: dict[int, Path], tmp_path: Path) -> None:
     """vLLM's CPU attention refuses a head size of 16: the server lists its model, then dies on the
     first completion. The start says so instead of handing out a dead server."""
     mark = new_mark()
-    model = make_model(tmp_path / "head16", head_size=16)
-    cfg = compose_root(vllm(model, mark, f"model.server.log_path={tmp_path / 'server.log'}")).model
+    cfg = compose_root(vllm(models[16], mark, f"model.server.log_path={tmp_path / 'server.log'}")).model
     server = ModelServer(cfg)  # type: ignore[arg-type]
     with pytest.raises(ServerError, match=r"listed its model but failed a one-token completion \(HTTP 500"):
         server.start()

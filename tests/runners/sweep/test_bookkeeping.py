@@ -1,5 +1,6 @@
 """The driver's bookkeeping without a sweep: live progress counts errored and unsandboxed jobs
-apart, and an upload to a bucket that never answers does not hold up the driver."""
+apart, an upload to a bucket that never answers does not hold up the driver, and a finished job's
+page is made from its record as booked, the same page a build makes from the disk."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import socket
 import threading
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from runners.core.record_types import Result
@@ -17,6 +19,33 @@ from runners.sweep.progress import Progress
 from runners.sweep.scheduler import Outcome
 from runners.sweep.uploads import Uploader
 from tests.conftest import compose_root
+
+
+def test_a_finished_jobs_page_is_made_from_its_record_as_booked(tmp_path: Path) -> None:
+    from bench.bench_viewer import write_scripted_job
+    from eval.report.load import load_sweep
+    from eval.report.pages.completed import pages_of
+    from runners.core.job_record import JobRecord, read_result
+    from runners.core.storage import LocalStorage
+    from runners.sweep.bookkeeping import book_job
+    from runners.sweep.ledger import Ledger
+    from runners.sweep.live_report import LiveReport
+    from runners.tracking.tracker import JsonlTracker
+
+    sdir = tmp_path / "s"
+    job_dir = write_scripted_job(sdir, "runningtab", 6, 2)
+    job = job_dir.name
+    spec = JobSpec(job, compose_root(["model=scripted", "judge=none"]), "t1")
+    booked = book_job(Outcome(spec, "ok", 1, 1.0, result=read_result(job_dir)), sdir, Uploader(LocalStorage(), "s"),
+                      JsonlTracker(sdir), Ledger(sdir))
+    assert booked is not None and booked.meta == JobRecord(job_dir).meta and booked.result == read_result(job_dir)
+    assert booked.scores == JobRecord(job_dir).scores  # what the tracker logged is what the page shows
+    LiveReport(sdir, every=0, groups={job: [job]}).finished(job, booked)
+    page = sdir / "report" / "jobs" / f"{job}.html"
+    written = page.read_text()
+    pages_of(load_sweep(sdir), [job])  # a build's page, every file read from the disk
+    assert written == page.read_text()
+    assert [e["job_id"] for e in Ledger(sdir).entries()] == [job]  # booked: its ledger line is on disk
 
 
 def test_progress_counts_errored_and_unsandboxed_apart() -> None:
@@ -39,6 +68,22 @@ def test_progress_counts_errored_and_unsandboxed_apart() -> None:
     assert "1 job(s) did not finish ok" in text and "j2: error: model 'x': gave up after 7 attempts" in text
 
 
+def test_a_finished_jobs_line_is_its_error_as_it_is_on_one_line() -> None:
+    """An error's text (a tool's, a provider's) is shown as written: no `:name:` made an emoji, and
+    no line break or terminal escape from it reaches the log."""
+    cfg = compose_root(["model=scripted", "judge=none"])
+    spec = JobSpec("j0", cfg, "t0")
+    out = io.StringIO()
+    with Progress([spec], skipped=0, console=Console(file=out, width=80)) as p:
+        p.start(spec)
+        error = "provider said :warning: quota\n\x1b[31mred\rdone " + "x" * 200
+        p.finish(Outcome(spec, "failed", 1, 1.0, error=error))  # no record: the line gives its error
+    line = next(x for x in out.getvalue().splitlines() if " j0 " in x)
+    assert "(provider said :warning: quota [31mred done " in line and line.endswith("x, 1.0 s)")
+    assert "\x1b" not in out.getvalue().split("did not finish ok")[0]
+
+
+@pytest.mark.slow
 def test_an_unanswering_bucket_does_not_hold_up_the_driver(tmp_path: Path, monkeypatch) -> None:
     for k, v in {"AWS_ACCESS_KEY_ID": "t", "AWS_SECRET_ACCESS_KEY": "t", "AWS_DEFAULT_REGION": "us-east-1"}.items():
         monkeypatch.setenv(k, v)

@@ -45,6 +45,7 @@ def _job(tmp_path: Path, *overrides: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, cwd=REPO, env=sweep_env(), capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_a_job_stops_at_its_budget_and_a_higher_budget_continues_it(tmp_path: Path) -> None:
     first = _job(tmp_path, "budget.job_usd=1.0")
     assert first.returncode != 0 and "ended in budget" in first.stderr and "higher budget.job_usd" in first.stderr, first.stderr[-2000:]

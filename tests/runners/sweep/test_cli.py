@@ -77,6 +77,7 @@ def test_cfg_job_prints_the_config_after_overrides(module: str) -> None:
     assert printed["method"]["name"] == "runningtab" and printed["agent"]["max_turns"] == 7
 
 
+@pytest.mark.slow
 def test_cfg_job_prints_the_grid_the_preset_runs() -> None:
     """Issue 30: `--cfg job` of a preset printed the root's defaults on top (`model: smollm2`,
     `benchmark: builtin`), as if the paper preset ran the small local model: now each value of an
@@ -218,6 +219,7 @@ def test_a_bad_grid_is_one_line_without_traceback(tmp_path: Path, overrides: lis
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.slow
 def test_the_seeds_of_a_cell_share_one_composition(monkeypatch: pytest.MonkeyPatch) -> None:
     """A grid's seeds differ in `seed` only: Hydra composes each benchmark × method × model once (the
     paper's 135 cells cost 45 compositions, not 135), and each seed's config is what composing it gives."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import secrets
 import time
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from tests.conftest import compose_root, write_script
 from tests.helpers import shared_ray
 
 pytestmark = pytest.mark.slow
+SLEEP = f"60.{secrets.randbelow(10**6):06d}"  # this session's: the test looks for it among the machine's processes
 
 
 class Flaky(EpisodeActor):
@@ -65,9 +67,10 @@ def local_ray():
 
 
 def specs_for(tmp_path: Path, names: list[str], seed: int = 0) -> list[JobSpec]:
-    """Fake jobs by name; "real" is a real builtin job whose agent runs `sleep 60`."""
+    """Fake jobs by name; "real" is a real builtin job whose agent runs `sleep 60.<its own digits>`
+    (another run of this test on the machine sleeps with other digits)."""
     script = write_script(
-        tmp_path / "s.jsonl", [{"tool_calls": [{"name": "bash", "arguments": {"command": "sleep 60"}}]}]
+        tmp_path / "s.jsonl", [{"tool_calls": [{"name": "bash", "arguments": {"command": f"sleep {SLEEP}"}}]}]
     )
     cfg = compose_root(
         ["model=scripted", f"model.script={script}", "judge=none", "benchmark=builtin", f"seed={seed}"]
@@ -124,7 +127,7 @@ def test_a_real_episode_past_its_limit_is_stopped_and_its_command_killed(local_r
     assert result["stop_reason"] == "time_limit" and "exceeding its limit of 3 s" in result["error"]
     roles = [m["role"] for m in JobRecord(tmp_path / specs[0].job_id).trajectory()]
     assert roles[:3] == ["system", "user", "assistant"]
-    assert not [p for p in Path("/proc").iterdir() if p.name.isdigit() and _cmdline(p) == b"sleep\x0060\x00"]
+    assert not [p for p in Path("/proc").iterdir() if p.name.isdigit() and _cmdline(p) == f"sleep\0{SLEEP}\0".encode()]
 
 
 def test_an_actor_that_stops_answering_is_killed_and_its_other_jobs_rerun(

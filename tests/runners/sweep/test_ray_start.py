@@ -7,6 +7,7 @@ session's shared one is hidden (`own_ray`)."""
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import signal
@@ -125,3 +126,76 @@ def test_rays_processes_outlive_the_thread_that_started_them() -> None:
     r = subprocess.run([sys.executable, "-c", OUTLIVE], cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and "a task ran" in r.stdout, r.stdout + r.stderr[-3000:]
+
+
+# Starts Ray as the driver does and leaves the block; prints the command lines of its descendants
+# while Ray ran, then of those still running 10 s after. A subreaper, so that a process whose
+# parent died (an agent whose raylet is gone) stays its descendant.
+LEFTOVERS = """
+import ctypes, json, os, time
+from pathlib import Path
+import ray
+from runners.config.runner import ClusterConfig
+from runners.sweep.local_ray import LocalRay
+ctypes.CDLL(None).prctl(36, 1)  # PR_SET_CHILD_SUBREAPER
+
+def ours():
+    parents, names = {}, {}
+    for p in Path("/proc").iterdir():
+        try:
+            if p.name.isdigit() and "\\nState:\\tZ" not in (status := (p / "status").read_text()):
+                parents[int(p.name)] = int(status.split("\\nPPid:\\t", 1)[1].split("\\n", 1)[0])
+                names[int(p.name)] = (p / "cmdline").read_bytes().replace(b"\\0", b" ").decode(errors="replace").strip()[:200]
+        except (OSError, IndexError):
+            continue
+    found, todo = [], [os.getpid()]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(child for child, parent in parents.items() if parent == pid)
+    return {pid: names.get(pid, "") for pid in found[1:]}
+
+with LocalRay(ClusterConfig(num_cpus=1)) as cluster:
+    cluster.ready()
+    ray.get(ray.remote(lambda: None).remote(), timeout=120)
+    deadline = time.monotonic() + 60  # the raylet's agents start
+    while len([c for c in ours().values() if "Agent" in c or "agent" in c]) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    print(json.dumps(sorted(ours().values())), flush=True)
+deadline = time.monotonic() + 10
+while (left := ours()) and time.monotonic() < deadline:
+    time.sleep(0.2)
+print(json.dumps(sorted(left.values())), flush=True)
+"""
+
+
+def test_leaving_the_block_ends_every_process_of_the_ray_it_started() -> None:
+    """Ray's agents (runtime-env, dashboard: the latter runs with the dashboard off) outlive
+    `ray.shutdown()` until they notice their raylet gone, which took over a minute after some
+    sweeps (issue 40): the block ends them with the rest of its node, within a few seconds."""
+    r = subprocess.run([sys.executable, "-c", LEFTOVERS], cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr[-3000:]
+    during, after = (json.loads(line) for line in r.stdout.splitlines()[-2:])
+    assert any("RuntimeEnvAgent" in c or "runtime_env/agent" in c for c in during), during
+    assert any("DashboardAgent" in c or "dashboard/agent.py" in c for c in during), during
+    assert after == []  # within 10 s of the block's end, its process still running
+
+
+# A caller's `ray.init` first: the driver's block joins that Ray and leaves it as it found it.
+JOINED = """
+import ray
+from runners.config.runner import ClusterConfig
+from runners.sweep.local_ray import LocalRay
+ray.init(include_dashboard=False, log_to_driver=False, num_cpus=1)
+with LocalRay(ClusterConfig(num_cpus=1)) as cluster:
+    cluster.ready()
+print(ray.is_initialized(), ray.get(ray.remote(lambda: "still up").remote(), timeout=120), flush=True)
+ray.shutdown()
+"""
+
+
+def test_a_ray_the_block_joined_is_left_running() -> None:
+    r = subprocess.run([sys.executable, "-c", JOINED], cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "True still up" in r.stdout, r.stdout + r.stderr[-3000:]

@@ -13,16 +13,16 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
-import boto3
 import pytest
-from moto.server import ThreadedMotoServer
 
 from eval.benchmarks import load_benchmark
 from runners.core.job_record import JobRecord
 from runners.core.record_files import read_json
 from runners.sweep.ledger import Ledger
 from tests.conftest import compose_root, write_script
+from tests.helpers.s3_server import s3_client, start_s3
 from tests.helpers.server_procs import MARK, new_mark, wait_marked
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("own_ray")]  # their sweeps start their own local Ray
@@ -36,10 +36,8 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def moto(port: int) -> ThreadedMotoServer:
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port)
-    server.start()
-    return server
+def moto(port: int) -> Any:
+    return start_s3(port)[0]
 
 
 def ledger_lines(sdir: Path) -> list[dict]:
@@ -52,7 +50,7 @@ def test_sigkill_with_s3_down_then_resume(tmp_path: Path, monkeypatch) -> None:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     server = moto(port)
-    client = boto3.client("s3", endpoint_url=url)
+    client = s3_client(url)
     client.create_bucket(Bucket="runs")
     tasks = [t.id for t in load_benchmark(compose_root(["benchmark=builtin"]).benchmark).tasks()][:3]
     script = write_script(tmp_path / "s.jsonl", [{"tool_calls": [{"name": "bash", "arguments": {"command": "sleep 2"}}]},

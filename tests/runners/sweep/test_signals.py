@@ -66,8 +66,11 @@ def marked(marker: str) -> list[int]:
     return out
 
 
-def wait_gone(marker: str, timeout: float = 60) -> list[str]:
-    """What is still running of the marked processes after `timeout` (their command lines)."""
+def wait_gone(marker: str, timeout: float = 10) -> list[str]:
+    """What is still running of the marked processes after `timeout` (their command lines). The
+    sweep ends its local Ray's processes, Ray's agents included, before it exits, on a signal or a
+    normal exit alike (issue 40: the runtime-env agent had lingered over 60 s on its own); the
+    seconds are for those processes' own exit on a loaded machine."""
     deadline = time.monotonic() + timeout
     while (left := marked(marker)) and time.monotonic() < deadline:
         time.sleep(0.5)
@@ -115,9 +118,7 @@ def test_a_signalled_driver_stops_cleanly_and_its_command_resumes(tmp_path: Path
     name = signal.Signals(sig).name
     assert status.startswith(f"sweep interrupted by {name}: ") and " of 6 jobs complete" in status, status
     assert " in flight stopped (they run again)" in status and "resume with: python -m runners.sweep " in status
-    # actors, Ray's own processes and the model server: all stopped. Ray's runtime-env agent ends by
-    # itself once it sees its raylet gone, which took over 60 s in 2 of 4 runs on 2 cores (gone after)
-    assert wait_gone(marker, timeout=180) == []
+    assert wait_gone(marker) == []  # actors, Ray's own processes (its agents too) and the model server
     done = len(Ledger(sdir).entries())
     assert 2 <= done < 6
 

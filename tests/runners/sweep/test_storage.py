@@ -9,12 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import boto3
 import pytest
-from moto.server import ThreadedMotoServer
 
 from eval.benchmarks import load_benchmark
 from tests.conftest import compose_root, write_script
+from tests.helpers.s3_server import s3_client, start_s3
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("own_ray")]  # their sweeps start their own local Ray
 REPO = Path(__file__).resolve().parents[3]
@@ -23,14 +22,11 @@ SECRET = "sk-test-NEVER-IN-WANDB-91ab"
 
 @pytest.fixture
 def s3(monkeypatch):
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0)
-    server.start()
-    host, port = server.get_host_and_port()
+    server, url = start_s3()
     creds = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"}
     for k, v in creds.items():
         monkeypatch.setenv(k, v)
-    url = f"http://{host}:{port}"
-    client = boto3.client("s3", endpoint_url=url)
+    client = s3_client(url)
     client.create_bucket(Bucket="runs")
     yield url, client
     server.stop()

@@ -280,3 +280,39 @@ def test_python_script_that_opens_a_workspace_file(ws: Path) -> None:
     assert [path for path, _ in got.reads] == ["data/orders.csv"]
     assert "Supplier 15,55000" in got.reads[0][1]
     assert got.unattributed == ""
+
+
+@pytest.mark.parametrize(("command", "entries", "candidates"), CASES, ids=[c[0][:48] for c in CASES])
+def test_reads_only_capture_gives_the_same_reads(ws: Path, command: str, entries: object, candidates: object) -> None:
+    """The shown log's capture (`listings=False`) skips what only listings need, and keeps every read."""
+    if missing_tools(command):
+        pytest.skip(f"not installed: {', '.join(missing_tools(command))}")
+    p = subprocess.run(command, shell=True, cwd=ws, capture_output=True, text=True, executable="/bin/bash")
+    obs = Observation("bash", {"command": command}, p.stdout + p.stderr, p.returncode != 0, 1)
+    full = Capture(Workspace(ws))(obs)
+    reads_only = Capture(Workspace(ws), listings=False)(obs)
+    assert reads_only.reads == full.reads
+    assert reads_only.listed == [] or reads_only.listed == full.listed
+
+
+def test_a_file_read_again_unchanged_is_indexed_once_and_a_rewrite_is_seen(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each observation of an unchanged file checks its lines against the text read the first time
+    (one read of the file, not one per observation); rewritten, even to the same size, it is read again."""
+    import tab.capture.workspace_files as workspace_files
+
+    opened: list[str] = []
+    real = workspace_files.read_regular
+    monkeypatch.setattr(workspace_files, "read_regular", lambda root, rel, limit=None: opened.append(rel) or real(root, rel, limit))
+    cap = Capture(Workspace(ws))
+    cat = Observation("bash", {"command": "cat policies/meals.md"}, MEALS, False, 1)
+    for _ in range(3):
+        assert cap(cat).reads == [("policies/meals.md", MEALS.rstrip("\n"))]
+    assert opened == ["policies/meals.md"]
+    rewritten = MEALS.replace("100", "999")
+    (ws / "policies/meals.md").write_text(rewritten)
+    assert cap(cat).reads == [("policies/meals.md", "# Meals\nNo alcohol is reimbursed.")]  # the old line is no longer its text
+    assert cap(Observation("bash", {"command": "cat policies/meals.md"}, rewritten, False, 2)).reads == [
+        ("policies/meals.md", rewritten.rstrip("\n"))]
+    assert opened == ["policies/meals.md"] * 2

@@ -10,20 +10,22 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import pytest
-from mcp import Client, StdioServerParameters
 
 from envs.config import EnvConfig
 from envs.environment import WorkspaceEnv
 from envs.protocol import ToolCall
 from envs.sandbox import bwrap_problem
 from tab.config import TabConfig
-from tab.mcp.server import FINISH, FINISH_NOTHING
 from tab.tab import Tab
 
+if TYPE_CHECKING:
+    from mcp import Client
+
+# mcp (0.8 s of CPU) is imported by the tests that use it, not at every xdist worker's collection
 REPO = Path(__file__).resolve().parents[3]
 LIMIT_S = 90  # a whole scripted session, server start included
 
@@ -71,6 +73,8 @@ def in_process(ws: Path) -> tuple[list[tuple[str, bool]], list[str | None], dict
 
 async def scripted_session(client: Client, record: Path) -> dict[str, Any]:
     """Run SCRIPT and the finish check over MCP; checks what the client sees as it goes."""
+    from tab.mcp.server import FINISH
+
     listed = {t.name: t for t in (await client.list_tools()).tools}
     assert set(listed) == {"read", "bash", "tab_add", "tab_review", "tab_resolve", "tab_show", FINISH}
     assert "tab_add" in (client.instructions or "") and FINISH in (client.instructions or "")
@@ -89,6 +93,8 @@ async def scripted_session(client: Client, record: Path) -> dict[str, Any]:
 
 def check_session(seen: dict[str, Any], record: Path, ws: Path) -> None:
     """Tool results and tab.json are exactly the in-process tab's, and say what the script did."""
+    from tab.mcp.server import FINISH_NOTHING
+
     expected, stops, expected_record = in_process(ws)
     env = WorkspaceEnv(ws, EnvConfig(), [Tab(ws, TabConfig())])
     try:
@@ -132,7 +138,10 @@ def private_tmp(tmp_path: Path) -> Path:
     return tmp
 
 
+@pytest.mark.slow
 def test_stdio_session(workspace: Path, tmp_path: Path) -> None:
+    from mcp import Client, StdioServerParameters
+
     record, tmp = tmp_path / "record", private_tmp(tmp_path)
     params = StdioServerParameters(command=sys.executable, args=server_args(workspace, record), cwd=str(REPO),
                                    env={"TMPDIR": str(tmp)})
@@ -188,6 +197,8 @@ def test_the_ready_lines_name_only_real_flags(workspace: Path, tmp_path: Path) -
 
 
 def test_http_session(workspace: Path, tmp_path: Path) -> None:
+    from mcp import Client
+
     record, port, tmp = tmp_path / "record", free_port(), private_tmp(tmp_path)
     argv = [sys.executable, *server_args(workspace, record, "--transport", "http", "--port", str(port))]
     proc = subprocess.Popen(argv, cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -215,6 +226,8 @@ def test_http_session(workspace: Path, tmp_path: Path) -> None:
 @pytest.mark.skipif(bwrap_problem() is not None, reason="bubblewrap cannot run here")
 def test_bash_is_sandboxed_like_a_job(workspace: Path, tmp_path: Path) -> None:
     """The agent's bash sees the workspace but not the record beside it (bubblewrap, as in jobs)."""
+    from mcp import Client, StdioServerParameters
+
     record = tmp_path / "record"
     params = StdioServerParameters(command=sys.executable, args=server_args(workspace, record), cwd=str(REPO))
 
@@ -247,6 +260,10 @@ def test_bad_invocations_are_refused_with_a_reason(case: str, workspace: Path, t
 
 def test_an_ablation_is_a_job_override(workspace: Path, tmp_path: Path) -> None:
     """`method=runningtab_no_capture`: the tools, schemas and status line follow the switch, as in a job."""
+    from mcp import Client, StdioServerParameters
+
+    from tab.mcp.server import FINISH
+
     record = tmp_path / "record"
     args = server_args(workspace, record, "method=runningtab_no_capture")
     params = StdioServerParameters(command=sys.executable, args=args, cwd=str(REPO))
@@ -268,6 +285,8 @@ def test_an_ablation_is_a_job_override(workspace: Path, tmp_path: Path) -> None:
 
 def test_concurrent_calls_are_served_one_at_a_time(workspace: Path) -> None:
     """Over HTTP calls may overlap; the tab still sees one ordered sequence (one turn per call)."""
+    from mcp import Client
+
     from tab.mcp.server import build_server
     from tab.mcp.session import TabSession
 

@@ -66,6 +66,7 @@ def test_evaluator_reads_the_workspace_copy(tmp_path: Path) -> None:
     assert untouched["final_score"] == {"total": 3, "result": 0}
 
 
+@pytest.mark.slow
 def test_file_server_llm_checkpoint_and_strategy(tmp_path: Path) -> None:
     task = _bench().task("fs-report-upload")
     export_before = sorted(p.relative_to(TAC / "export") for p in (TAC / "export").rglob("*"))
@@ -176,6 +177,7 @@ def grade_checkpoints(trajectory=''):
 """
 
 
+@pytest.mark.slow
 def test_an_evaluator_stopped_by_a_limit_before_reading_agent_files_leaves_the_job_unscored(tmp_path: Path) -> None:
     """Issue 25 (6): a limit hit is the agent's doing only once the evaluator read what the agent made."""
     judge = make_judge(JudgeConfig(name="agentcompany", cache_dir=str(tmp_path / "c"), evaluator_timeout_s=3), "agentcompany")
@@ -196,6 +198,7 @@ class SlowJudge(FakeModel):
         return super().complete(messages, tools)
 
 
+@pytest.mark.slow
 def test_an_evaluator_stopped_while_the_judge_model_answers_leaves_the_job_unscored(tmp_path: Path) -> None:
     judge = make_judge(JudgeConfig(name="agentcompany", cache_dir=str(tmp_path / "c"), evaluator_timeout_s=3), "agentcompany", SlowJudge("yes"))
     task = _fixture_task(tmp_path, "fs-slow-judge", SPIN.format(read="open('/workspace/drinks.csv').read(); evaluate_with_llm('x', 'y')"))

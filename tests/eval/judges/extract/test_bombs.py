@@ -88,6 +88,7 @@ def bomb_turns(files: list[tuple[str, bytes]]) -> list[dict[str, Any]]:
     return [*turns, {"content": "Done."}]
 
 
+@pytest.mark.slow
 def test_a_job_whose_agent_writes_bombs_ends_scored_with_the_reasons(tmp_path: Path) -> None:
     """`python -m runners.job` (scripted model, bash under bubblewrap) under a 2 GiB address space: the
     job ends scored, the bombs' rubrics fail with their reasons, the real content is still judged."""

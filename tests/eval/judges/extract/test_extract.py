@@ -186,6 +186,7 @@ def pool() -> Pool:
     p.close()
 
 
+@pytest.mark.slow
 def test_the_reading_process_is_held_to_its_memory_cpu_and_wall_time(tmp_path: Path, pool: Pool) -> None:
     (tmp_path / "big.csv").write_bytes(_csv(40_000, 10))
     (tmp_path / "pages.pdf").write_bytes(bombs.pdf_page_bomb(100, 2))  # 10,000 pages: seconds of pypdf
