@@ -116,6 +116,7 @@ def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         disable_nagle_algorithm = True  # headers and body are two writes: no 40 ms delayed-ACK stall
+        _answered = True  # a GET is never counted in flight; a POST sets it False
 
         def log_message(self, *args: Any) -> None:
             pass
@@ -126,6 +127,7 @@ def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
             stub._enter({"path": self.path, "headers": dict(self.headers), "body": json.loads(raw or b"null")})
+            self._answered = False
             try:
                 reply = stub._next()
                 if reply.delay_s:
@@ -134,6 +136,14 @@ def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (timeout test)
             finally:
+                self._answer()
+
+        def _answer(self) -> None:
+            """The request leaves the count before the reply's last write, once: a client that has
+            its reply can send the next request before this thread runs again, and that request
+            must not find this one still counted."""
+            if not self._answered:
+                self._answered = True
                 stub._leave()
 
         def _send(self, reply: Reply) -> None:
@@ -148,6 +158,7 @@ def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
             for k, v in reply.headers.items():
                 self.send_header(k, v)
             self.end_headers()
+            self._answer()
             self.wfile.write(payload)
 
         def _stream(self, reply: Reply) -> None:
@@ -157,12 +168,19 @@ def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
             self.send_header(*(("Transfer-Encoding", "chunked") if chunked else ("Content-Length", str(reply.length))))
             self.end_headers()
             self.wfile.flush()
-            for piece in reply.stream or ():
+            pieces = iter(reply.stream or ())
+            piece = next(pieces, None)
+            while piece is not None:
+                following = next(pieces, None)  # one ahead, lazily: a stream may be 100 MB
+                if following is None and not chunked:
+                    self._answer()
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece) if chunked else piece)
                 self.wfile.flush()
                 with stub._lock:
                     stub.sent_bytes += len(piece)
                 time.sleep(reply.pause_s)
+                piece = following
+            self._answer()
             if chunked:
                 self.wfile.write(b"0\r\n\r\n")
 
