@@ -45,14 +45,17 @@ def spans(trajectory: Path, latency: float) -> tuple[list[float], list[float], l
 
 
 def summary(out: Path, latency: float) -> str:
-    """Median, 90th percentile and mean of both spans over every trajectory under `out`, in ms."""
+    """Median, 90th percentile and mean of both spans over every trajectory under `out`, in ms; a
+    job's first tool call apart too (it met the job's shell session starting, when one did)."""
     tools: list[float] = []
+    firsts: list[float] = []
     calls: list[float] = []
     starts: list[float] = []
     ends: list[float] = []
     for path in out.rglob(TRAJECTORY):
         t, c, s, e = spans(path, latency)
         tools += t
+        firsts += t[:1]
         calls += c
         starts += s
         ends += e
@@ -63,7 +66,9 @@ def summary(out: Path, latency: float) -> str:
         q = statistics.quantiles(xs, n=10)
         return f"  {name:<32} median {1000 * statistics.median(xs):7.0f} ms  p90 {1000 * q[8]:7.0f} ms  mean {1000 * statistics.mean(xs):7.0f} ms  ({len(xs)})"
 
+    later = len(tools) - len(firsts) >= 2
     return ("turn timeline (besides the model's latency):\n" + row("tool (reply → result)", tools) + "\n"
+            + (row("  a job's first (shell start)", firsts) + "\n" if later and len(firsts) >= 2 else "")
             + row("model call − latency", calls) + "\n" + row("job start (env ready → 1st call)", starts) + "\n"
             + row("job end (last message → scores)", ends))
 

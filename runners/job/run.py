@@ -168,8 +168,12 @@ async def _episode(
     try:
         env_cfg = site.env_config(cfg.env) if site else cfg.env
         env, plugins = await asyncio.to_thread(_environment, cfg, env_cfg, task, job_dir, meta, ws)
-        model = job_model(cfg, task.id, model_url, job_dir.parent, meta.job_id)  # limiter, cache, spend, budget
-        prompt = task_message(task, env.agent_root, cfg.method.texts)
+        try:
+            model = job_model(cfg, task.id, model_url, job_dir.parent, meta.job_id)  # limiter, cache, spend, budget
+            prompt = task_message(task, env.agent_root, cfg.method.texts)
+        except BaseException:
+            await asyncio.to_thread(env.close)  # its scratch, its cgroup
+            raise
         try:
             if site is None:
                 res = await run_episode_async(model.model, env, prompt, cfg.agent, on_message=traj)
@@ -214,7 +218,11 @@ def _environment(
     urls = task.sandbox.service.urls if task.sandbox.service else ()
     plugins = build_plugins(cfg.method, ws, task.output, cfg.agent.context_level, agent_root(env_cfg, str(ws)), urls)
     env = WorkspaceEnv(ws, env_cfg, plugins, extras=task.sandbox)
-    write_meta(job_dir, dataclasses.replace(meta, sandbox=env.sandbox_kind))
+    try:
+        write_meta(job_dir, dataclasses.replace(meta, sandbox=env.sandbox_kind))
+    except BaseException:
+        env.close()
+        raise
     return env, plugins
 
 

@@ -101,3 +101,23 @@ def test_the_turn_timeline_reads_a_records_times(tmp_path: Path) -> None:
     assert [round(t, 3) for t in tools] == [0.1, 0.3]
     assert [round(c, 3) for c in calls] == [0.3, 0.1]  # 104.9 - 102.6 - 2, 107.3 - 105.2 - 2
     assert [round(s, 3) for s in start] == [0.3] and [round(e, 3) for e in end] == [0.7]
+
+
+def test_the_turn_timeline_puts_each_jobs_first_tool_call_apart(tmp_path: Path) -> None:
+    """A job's first tool call met its shell session starting: the summary gives it its own row."""
+    import json
+
+    from bench import turn_timeline
+
+    for i, first in enumerate((0.2, 0.4)):
+        job = tmp_path / "out" / f"j{i}"
+        job.mkdir(parents=True)
+        msgs = [("user", 100.0), ("assistant", 102.0), ("tool", 102.0 + first), ("assistant", 105.0), ("tool", 105.01),
+                ("assistant", 108.0)]
+        (job / "trajectory.jsonl").write_text("".join(json.dumps({"role": r, "time": t}) + "\n" for r, t in msgs))
+        for name, at in (("job.json", 100.0), ("scores.json", 109.0)):
+            (job / name).write_text("{}")
+            os.utime(job / name, (at, at))
+    rows = {line.split(" median")[0].strip(): line for line in turn_timeline.summary(tmp_path / "out", 2.0).splitlines()[1:]}
+    assert "median     300 ms" in rows["a job's first (shell start)"]  # (200 + 400) / 2
+    assert "median     105 ms" in rows["tool (reply → result)"]  # of 200, 10, 400, 10
