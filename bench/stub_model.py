@@ -1,9 +1,10 @@
 """An OpenAI-compatible chat server with a fixed latency per call, for the sweep benchmark.
 
-    python -m bench.stub_model --latency 2.0 [--tool-turns 6]
+    python -m bench.stub_model --latency 2.0 [--tool-turns 6] [--jitter 0.5]
 
 Prints `port=N` when it listens on 127.0.0.1. Each request waits `--latency` seconds (asyncio, so
-thousands wait at once on one core), then answers the episode's next turn: `bash` tool calls
+thousands wait at once on one core), or with `--jitter J` a time drawn evenly from latency × (1 ± J)
+(the same mean; seeded, so runs draw alike), as a real API's calls vary; then it answers the episode's next turn: `bash` tool calls
 alternating `cat notes.txt` and `ls` for the first `--tool-turns` turns, then a final answer.
 `GET /stats` returns the arrival time of every request and this process's CPU seconds, so the
 benchmark can subtract the server's own cost.
@@ -15,7 +16,9 @@ import argparse
 import asyncio
 import json
 import os
+import random
 import time
+from collections.abc import Iterator
 
 from aiohttp import web
 
@@ -36,14 +39,22 @@ def reply(turn: int, tool_turns: int, arg: str = "command") -> bytes:
     return json.dumps(body).encode()
 
 
-def app(latency: float, tool_turns: int, arg: str = "command") -> web.Application:
+def delays(latency: float, jitter: float, seed: int = 0) -> Iterator[float]:
+    """Each call's wait: `latency`, or drawn evenly from latency × (1 ± jitter)."""
+    rng = random.Random(seed)
+    while True:
+        yield latency * (1 + rng.uniform(-jitter, jitter)) if jitter else latency
+
+
+def app(latency: float, tool_turns: int, arg: str = "command", jitter: float = 0.0) -> web.Application:
     times: list[float] = []
+    waits = delays(latency, jitter)
 
     async def chat(request: web.Request) -> web.Response:
         times.append(time.time())
         body = await request.read()
         turn = body.count(b'"role":"assistant"') + body.count(b'"role": "assistant"')
-        await asyncio.sleep(latency)
+        await asyncio.sleep(next(waits))
         return web.Response(body=reply(turn, tool_turns, arg), content_type="application/json")
 
     async def stats(request: web.Request) -> web.Response:
@@ -56,8 +67,8 @@ def app(latency: float, tool_turns: int, arg: str = "command") -> web.Applicatio
     return application
 
 
-async def serve(latency: float, tool_turns: int, arg: str) -> None:
-    runner = web.AppRunner(app(latency, tool_turns, arg), access_log=None)
+async def serve(latency: float, tool_turns: int, arg: str, jitter: float) -> None:
+    runner = web.AppRunner(app(latency, tool_turns, arg, jitter), access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0, backlog=4096)
     await site.start()
@@ -71,8 +82,11 @@ def main() -> None:
     ap.add_argument("--latency", type=float, required=True)
     ap.add_argument("--tool-turns", type=int, default=6)
     ap.add_argument("--arg", default="command", help="the bash tool's parameter name (Inspect AI's is cmd)")
+    ap.add_argument("--jitter", type=float, default=0.0, help="each wait drawn from latency × (1 ± J), 0 ≤ J < 1")
     args = ap.parse_args()
-    asyncio.run(serve(args.latency, args.tool_turns, args.arg))
+    if not 0 <= args.jitter < 1:
+        ap.error(f"--jitter {args.jitter}: give a fraction of the latency, at least 0 and below 1")
+    asyncio.run(serve(args.latency, args.tool_turns, args.arg, args.jitter))
 
 
 if __name__ == "__main__":

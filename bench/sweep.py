@@ -28,7 +28,9 @@ when given. Measured over the middle 80% of model calls (the steady state):
 Before it, the memory by process kind at each peak, and where a turn's time goes besides the model's
 latency (bench/turn_timeline.py, from the records' message times). The last line is
 `in_flight=N calls_per_s=X ideal=Y pct=Z peak_rss_mb=M cpu_ms_per_call=C peak_pss_mb=P`.
-`--against REV` runs the same workload over another revision too (`git archive REV` into the temp
+`--jitter J` draws each call's wait evenly from latency × (1 ± J), the same mean, as a real API's
+vary: without it the jobs, all alike, start and end in waves of `--in-flight`, which a sweep of
+real tasks does not. `--against REV` runs the same workload over another revision too (`git archive REV` into the temp
 folder, the same venv, its folder first on PYTHONPATH), alternating the two `--rounds` times, and
 prints each run's line and the ratios (this checkout / REV): compare figures taken side by side.
 """
@@ -170,9 +172,9 @@ class Tree:
         return prev[1]
 
 
-def start_stub(latency: float, tool_turns: int, arg: str = "command") -> tuple[subprocess.Popen, int]:
+def start_stub(latency: float, tool_turns: int, arg: str = "command", jitter: float = 0.0) -> tuple[subprocess.Popen, int]:
     proc = subprocess.Popen([sys.executable, "-m", "bench.stub_model", f"--latency={latency}", f"--tool-turns={tool_turns}",
-                             f"--arg={arg}"], cwd=REPO, stdout=subprocess.PIPE, text=True)
+                             f"--arg={arg}", f"--jitter={jitter}"], cwd=REPO, stdout=subprocess.PIPE, text=True)
     line = proc.stdout.readline() if proc.stdout else ""
     if not line.startswith("port="):
         proc.kill()
@@ -239,7 +241,7 @@ def launched(args: argparse.Namespace, tmp: Path, checkout: Path) -> Iterator[tu
     """The workload's benchmark written into `tmp`, its model stub up, and the sweep over `checkout`
     launched (stderr in `tmp/sweep.log`): (the sweep's process, the stub's port). The stub stops on leaving."""
     bench = write_benchmark(tmp / "bench", args.jobs)
-    stub, port = start_stub(args.latency, args.tool_turns)
+    stub, port = start_stub(args.latency, args.tool_turns, jitter=args.jitter)
     try:
         with open(tmp / "sweep.log", "w") as log:
             sweep = subprocess.Popen(sweep_command(args, bench, tmp, port), cwd=checkout, stdout=subprocess.DEVNULL,
@@ -291,6 +293,8 @@ def main() -> None:
     ap.add_argument("--latency", type=float, default=0.5)
     ap.add_argument("--jobs", type=int, default=None, help="default: 4 per slot in flight")
     ap.add_argument("--tool-turns", type=int, default=6, help="bash calls per episode before its answer")
+    ap.add_argument("--jitter", type=float, default=0.0,
+                    help="each model call waits latency × (1 ± J), drawn evenly (the same mean): jobs fall out of step")
     ap.add_argument("--method", default="dci", help="the method of every job (e.g. dci, runningtab)")
     ap.add_argument("--sandbox", default=None, help="env.sandbox: auto | bwrap | none (default: the sweep's, auto)")
     ap.add_argument("--actors", type=int, default=None, help="cluster.actors (default: the sweep's, one per free half CPU)")

@@ -121,3 +121,17 @@ def test_the_turn_timeline_puts_each_jobs_first_tool_call_apart(tmp_path: Path) 
     rows = {line.split(" median")[0].strip(): line for line in turn_timeline.summary(tmp_path / "out", 2.0).splitlines()[1:]}
     assert "median     300 ms" in rows["a job's first (shell start)"]  # (200 + 400) / 2
     assert "median     105 ms" in rows["tool (reply → result)"]  # of 200, 10, 400, 10
+
+
+def test_the_stubs_jitter_keeps_the_mean_latency_and_its_bounds() -> None:
+    """`--jitter` puts the jobs out of step without changing the ideal (in flight / mean latency)."""
+    import itertools
+    import statistics
+
+    from bench.stub_model import delays
+
+    waits = list(itertools.islice(delays(2.0, 0.5), 20_000))
+    assert 1.0 <= min(waits) < 1.01 and 2.99 < max(waits) <= 3.0
+    assert abs(statistics.mean(waits) - 2.0) < 0.02
+    assert list(itertools.islice(delays(2.0, 0.0), 3)) == [2.0, 2.0, 2.0]
+    assert list(itertools.islice(delays(2.0, 0.5), 5)) == waits[:5]  # seeded: runs draw alike
