@@ -135,3 +135,10 @@ def test_the_stubs_jitter_keeps_the_mean_latency_and_its_bounds() -> None:
     assert abs(statistics.mean(waits) - 2.0) < 0.02
     assert list(itertools.islice(delays(2.0, 0.0), 3)) == [2.0, 2.0, 2.0]
     assert list(itertools.islice(delays(2.0, 0.5), 5)) == waits[:5]  # seeded: runs draw alike
+
+
+@pytest.mark.parametrize("module", ["bench.sweep", "bench.stub_model"])
+def test_a_jitter_outside_its_range_is_refused_with_what_to_give(module: str) -> None:
+    r = subprocess.run([sys.executable, "-m", module, "--latency", "2", "--jitter", "1.5"], cwd=Path(__file__).parents[2],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "--jitter 1.5: give a fraction of the latency, at least 0 and below 1" in r.stderr
