@@ -13,10 +13,10 @@ from __future__ import annotations
 import os
 import re
 import signal
-import time
 import uuid
 from pathlib import Path
 
+from envs.cgroup_owner import PREFIX, empty_and_remove, owner_tag, reap_orphans
 from envs.config import EnvConfig
 
 CGROUP_ROOT = "/sys/fs/cgroup"
@@ -91,28 +91,16 @@ class Caps:
         """Kill whatever is still in the cgroup and remove it."""
         if not self.cgroup:
             return
-        for _ in range(50):
-            pids = _read(f"{self.cgroup}/cgroup.procs").split()
-            if not pids:
-                break
-            for pid in pids:
-                try:
-                    os.kill(int(pid), signal.SIGKILL)
-                except (ProcessLookupError, ValueError):
-                    pass
-        for _ in range(100):  # killed tasks leave the cgroup a moment after SIGKILL
-            try:
-                os.rmdir(self.cgroup)
-                break
-            except OSError:
-                time.sleep(0.01)
+        empty_and_remove(self.cgroup)
         self.cgroup = ""
 
 
 def _make_pids_cgroup(max_processes: int) -> str:
-    """A fresh pids cgroup capped at `max_processes`, or "" where this process may not make one."""
+    """A fresh pids cgroup capped at `max_processes`, or "" where this process may not make one.
+    Its name says whose it is; those of runners killed outright are removed first (envs/cgroup_owner.py)."""
     for base in _pids_bases():
-        path = f"{base}/runningtab-{uuid.uuid4().hex[:12]}"
+        reap_orphans(base)
+        path = f"{base}/{PREFIX}{owner_tag()}-{uuid.uuid4().hex[:12]}"
         try:
             os.mkdir(path)
         except OSError:
