@@ -46,6 +46,13 @@ def delays(latency: float, jitter: float, seed: int = 0) -> Iterator[float]:
         yield latency * (1 + rng.uniform(-jitter, jitter)) if jitter else latency
 
 
+def jitter_problem(jitter: float) -> str | None:
+    """What is wrong with a `--jitter` (the stub's and the sweep bench's), None when nothing."""
+    if 0 <= jitter < 1:
+        return None
+    return f"--jitter {jitter}: give a fraction of the latency, at least 0 and below 1 (0.5: waits of 1–3 s at 2 s)"
+
+
 def app(latency: float, tool_turns: int, arg: str = "command", jitter: float = 0.0) -> web.Application:
     times: list[float] = []
     waits = delays(latency, jitter)
@@ -84,8 +91,8 @@ def main() -> None:
     ap.add_argument("--arg", default="command", help="the bash tool's parameter name (Inspect AI's is cmd)")
     ap.add_argument("--jitter", type=float, default=0.0, help="each wait drawn from latency × (1 ± J), 0 ≤ J < 1")
     args = ap.parse_args()
-    if not 0 <= args.jitter < 1:
-        ap.error(f"--jitter {args.jitter}: give a fraction of the latency, at least 0 and below 1")
+    if (problem := jitter_problem(args.jitter)) is not None:
+        ap.error(problem)
     asyncio.run(serve(args.latency, args.tool_turns, args.arg, args.jitter))
 
 

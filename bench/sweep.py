@@ -51,7 +51,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench import turn_timeline
+from bench import stub_model, turn_timeline
 
 REPO = Path(__file__).resolve().parent.parent
 TICK = os.sysconf("SC_CLK_TCK")
@@ -303,8 +303,8 @@ def main() -> None:
     ap.add_argument("--against", metavar="REV", default=None, help="also run the workload over revision REV of this repository")
     ap.add_argument("--rounds", type=int, default=1, help="with --against: how many times to run each, alternating")
     args = ap.parse_args()
-    if not 0 <= args.jitter < 1:
-        ap.error(f"--jitter {args.jitter}: give a fraction of the latency, at least 0 and below 1 (0.5: waits of 1–3 s at 2 s)")
+    if (problem := stub_model.jitter_problem(args.jitter)) is not None:
+        ap.error(problem)
     args.jobs = args.jobs or 4 * args.in_flight
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)

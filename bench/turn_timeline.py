@@ -66,9 +66,9 @@ def summary(out: Path, latency: float) -> str:
         q = statistics.quantiles(xs, n=10)
         return f"  {name:<32} median {1000 * statistics.median(xs):7.0f} ms  p90 {1000 * q[8]:7.0f} ms  mean {1000 * statistics.mean(xs):7.0f} ms  ({len(xs)})"
 
-    later = len(tools) - len(firsts) >= 2
+    apart = len(firsts) >= 2 and len(tools) - len(firsts) >= 2  # the first calls and the later ones
     return ("turn timeline (besides the model's latency):\n" + row("tool (reply → result)", tools) + "\n"
-            + (row("  a job's first (shell start)", firsts) + "\n" if later and len(firsts) >= 2 else "")
+            + (row("  a job's first (shell start)", firsts) + "\n" if apart else "")
             + row("model call − latency", calls) + "\n" + row("job start (env ready → 1st call)", starts) + "\n"
             + row("job end (last message → scores)", ends))
 

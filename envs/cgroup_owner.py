@@ -21,7 +21,7 @@ PREFIX = "runningtab-"
 REAP_EVERY_S = 60.0
 _NAME = re.compile(r"runningtab-(\d+)-(\d+)-(\d+)-[0-9a-f]{12}")
 _last_reap: dict[str, float] = {}
-_tag: dict[str, int | str] = {}
+_tag: tuple[int, str] | None = None  # (pid, its tag)
 
 
 def start_time(pid: int) -> int | None:
@@ -41,10 +41,11 @@ def pid_namespace() -> int:
 def owner_tag() -> str:
     """This process as a cgroup's owner: `<pid namespace>-<pid>-<start time>` (kept per pid: a
     forked child is another owner)."""
+    global _tag
     pid = os.getpid()
-    if _tag.get("pid") != pid:
-        _tag.update(pid=pid, tag=f"{pid_namespace()}-{pid}-{start_time(pid)}")
-    return str(_tag["tag"])
+    if _tag is None or _tag[0] != pid:
+        _tag = (pid, f"{pid_namespace()}-{pid}-{start_time(pid)}")
+    return _tag[1]
 
 
 def orphans(base: str) -> list[str]:
