@@ -30,6 +30,7 @@ from envs.environment import appendix_of
 from envs.protocol import EnvPlugin, Observation, ToolCall, ToolResult
 from runners.agent.loop import EpisodeResult, account_reply
 from runners.core.messages import AssistantMessage, Model, ModelError, complete_async
+from runners.harnesses.bridge.continuation import Continuation, NotContinuation
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +49,7 @@ class HarnessConversation:
     def __init__(
         self, model: Model, plugins: list[EnvPlugin], tool_map: ToolMap, max_turns: int,
         on_message: Callable[[dict[str, Any]], None] = lambda m: None, secret: str = "", shown: Shown = lambda t: t,
+        compaction_marker: str = "",
     ) -> None:
         self.shown = shown
         self.model, self.plugins, self.tool_map, self.max_turns = model, plugins, tool_map, max_turns
@@ -55,7 +57,8 @@ class HarnessConversation:
         self.on_message = on_message
         self.result = EpisodeResult(stop_reason="")  # "finished" only once the model stops for good
         self.messages = self.result.messages
-        self._seen = 0  # harness messages already taken into `messages`
+        self.continuation = Continuation(compaction_marker)
+        self.refused: list[dict[str, Any]] = []  # requests that did not continue the conversation (the record's)
         self._calls: dict[str, tuple[str, str]] = {}  # call id -> (tool name, arguments), of calls the harness ran
         self._plugin_tool: dict[str, EnvPlugin] = {t["function"]["name"]: p for p in plugins for t in p.tools()}
         self._stopped_once = False
@@ -65,8 +68,17 @@ class HarnessConversation:
         return self.result.turns
 
     async def answer(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantMessage:
-        """The reply the harness gets for a request with these (chat-format) messages and tools."""
-        self._take(messages, tools)
+        """The reply the harness gets for a request with these (chat-format) messages and tools;
+        `NotContinuation` for a request that does not continue the conversation (recorded)."""
+        try:
+            new, compacted = self.continuation.take(messages)
+        except NotContinuation as e:
+            log.warning("refused a request to the job's endpoint: %s", e)
+            self.refused.append({"turn": self.turn, "messages": len(messages), "reason": str(e)})
+            raise
+        if compacted:
+            log.warning("the harness compacted its conversation: taking its summary and what follows")
+        self._take(new, tools)
         offered = [*tools, *[t for p in self.plugins for t in p.tools()]]
         while True:
             if self.turn >= self.max_turns:
@@ -82,34 +94,26 @@ class HarnessConversation:
             if theirs:
                 for call in theirs:
                     self._calls[call.id] = (call.name, call.arguments)
-                return AssistantMessage(reply.content, theirs, reply.usage, reply.latency_s, reply.extra)
+                return self.continuation.hand_out(AssistantMessage(reply.content, theirs, reply.usage, reply.latency_s, reply.extra))
             if own:
                 continue
             nudge = self._on_stop()
             if nudge is None:
                 self.result.stop_reason = "finished"
                 self.result.final_answer = reply.content or ""
-                return reply
+                return self.continuation.hand_out(reply)
             self._add({"role": "user", "content": nudge, "stop_hook": True}, self.turn)
 
     def _take(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> None:
-        """Add what the harness sent since its last request: its own messages and its tool results
-        (observed by the plugins); its copy of our replies is ours already."""
-        if len(messages) < self._seen:  # the harness compacted its history: take what follows its last reply
-            log.warning("the harness rewrote its conversation (%d messages, %d before): taking only its new messages",
-                        len(messages), self._seen)
-            last = max((i for i, m in enumerate(messages) if m["role"] == "assistant"), default=-1)
-            self._seen = last + 1
+        """Add what the harness sent since its last request (`Continuation.take`'s new messages): its
+        own messages and its tool results (observed by the plugins)."""
         if not self.messages:
             system = next((m for m in messages if m["role"] == "system"), None)
             blocks = [b.strip() for b in (p.system_prompt() for p in self.plugins) if b and b.strip()]
             text = "\n\n".join([system["content"] if system else "", *blocks]).strip()
             self._add({"role": "system", "content": text, "tools": [*tools, *[t for p in self.plugins for t in p.tools()]]}, 0)
             messages = [m for m in messages if m is not system]
-            self._seen = 0
-        for msg in messages[self._seen:]:
-            if msg["role"] == "assistant":
-                continue
+        for msg in messages:
             if msg["role"] == "tool":
                 self._add(self._observed(msg), self.turn)
             else:
@@ -117,7 +121,6 @@ class HarnessConversation:
                 if self.secret and isinstance(content, str):
                     content = content.replace(self.secret, "[job token]")
                 self._add({"role": msg["role"], "content": content}, self.turn)
-        self._seen = len(messages)
 
     def _observed(self, msg: dict[str, Any]) -> dict[str, Any]:
         """A harness tool result, observed by the plugins as our environment observes one."""

@@ -31,6 +31,7 @@ class Harness:
     binary: str  # relative to RUNNINGTAB_AGENTS_PREFIX
     api: str  # the API it speaks: "messages" (Anthropic) or "responses" (OpenAI)
     tools_allowed: tuple[str, ...] = field(default=())
+    compaction_marker: str = ""  # how its summary of a compacted history begins (its own text)
 
     def argv(self, prefix: str, prompt: str) -> list[str]:
         raise NotImplementedError
@@ -111,6 +112,8 @@ class Codex(Harness):
 
 
 HARNESSES: Registry[Harness] = Registry("agent.harness", reserved=("dci",))  # dci: our own loop
-HARNESSES.add("claude_code", ClaudeCode("claude_code", "node_modules/.bin/claude", "messages",
-                                        ("Bash", "Read", "Write", "Edit", "Glob", "Grep")))
-HARNESSES.add("codex", Codex("codex", "node_modules/.bin/codex", "responses"))
+HARNESSES.add("claude_code", ClaudeCode(
+    "claude_code", "node_modules/.bin/claude", "messages", ("Bash", "Read", "Write", "Edit", "Glob", "Grep"),
+    compaction_marker="This session is being continued from a previous conversation that ran out of context."))
+HARNESSES.add("codex", Codex("codex", "node_modules/.bin/codex", "responses",
+                             compaction_marker="Another language model started to solve this problem"))

@@ -108,7 +108,7 @@ async def run_harness_async(
     until = start + agent.time_limit_s
     token = new_token()
     talk = HarnessConversation(model, env.plugins, harness.as_ours, agent.max_turns, on_message, secret=token,
-                               shown=harness.shown)
+                               shown=harness.shown, compaction_marker=harness.compaction_marker)
     bridge = ModelBridge(_within(until, talk.answer), token=token)
     await bridge.start_unix(site.socket)
     try:
@@ -120,7 +120,8 @@ async def run_harness_async(
     res.stop_reason, res.error = _stop(res, bridge, status, env.disk_quota.exceeded)
     record = {"harness": harness_name, "exit_code": status.exit_code, "killed": status.killed,
               "transcript": _redact(status.stdout, bridge.token).splitlines(),
-              "stderr": _redact(status.stderr, bridge.token)[-4000:], "model_calls": len(bridge.exchanges)}
+              "stderr": _redact(status.stderr, bridge.token)[-4000:], "model_calls": len(bridge.exchanges),
+              "refused": talk.refused}
     return res, record
 
 

@@ -100,6 +100,7 @@ def test_claude_code_with_the_tab_records_a_paper_episode(bench: Path, tmp_path:
     assert "[tab]" in read["appendix"] and "450 yuan" in read["content"]
     harness = record.plugin("harness")
     assert harness["exit_code"] == 0 and harness["model_calls"] == 4  # 7 model calls: the tab's 2 and the finish check's never reached the harness
+    assert harness["refused"] == []  # each of its requests continued the conversation the endpoint held
 
 
 def test_claude_code_without_the_tab_gets_no_tab(bench: Path, tmp_path: Path) -> None:
@@ -117,7 +118,7 @@ def test_codex_runs_the_job_in_the_sandbox(bench: Path, tmp_path: Path) -> None:
     assert (record.deliverable_dir / "output" / "guide.md").read_text().strip().endswith("hotels.")
     tab = record.plugin("tab")
     assert [e["path"] for e in tab["read_log"]][:1] == ["policies/travel.md"]
-    assert record.result.turns == 3
+    assert record.result.turns == 3 and record.plugin("harness")["refused"] == []
 
 
 def test_the_harness_reaches_nothing_but_its_endpoint_and_never_shows_its_token(bench: Path, tmp_path: Path) -> None:

@@ -1,0 +1,120 @@
+"""The endpoint accepts only the continuation of its own conversation.
+
+Every command a harness runs shares its uid, so it can read the job's token and post requests of its
+own. A request is taken only when it continues what the endpoint holds: its history up to the last
+reply is that history (the same messages, the replies as they were handed out), what follows holds
+tool results only for call ids handed out in that reply and not yet answered, each once, and no
+reply the endpoint never gave. A harness that rewrites its history (compaction) is recognised by its
+own marker (`Harness.compaction_marker`), never by the length of what it sent. Anything else is
+refused (`NotContinuation`, a 400 the harness sees) and recorded.
+
+The call ids handed to the harness are minted here, unguessable, and mapped back to the model's own:
+a forged result must name an id only the harness's own memory holds.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from typing import Any
+
+from envs.protocol import ToolCall
+from runners.core.messages import AssistantMessage
+from runners.harnesses.bridge.wire_errors import WireError
+
+
+class NotContinuation(WireError):
+    """A request that does not continue the job's conversation: refused, and recorded."""
+
+
+class Continuation:
+    """What the harness has been told so far (`held`, in its own view), and the calls it still owes."""
+
+    def __init__(self, compaction_marker: str = "") -> None:
+        self.marker = compaction_marker
+        self.held: list[dict[str, Any]] = []
+        self.pending: dict[str, str] = {}  # id handed out -> the model's own id, of calls not yet answered
+        self.ids: dict[str, str] = {}  # every id handed out -> the model's own
+        self.started = False
+
+    def take(self, messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], bool]:
+        """The messages new since the last reply (tool call ids the model's own), and whether the
+        harness compacted its history; raises `NotContinuation` for anything else."""
+        if not self.started:
+            _require(not any(m["role"] in ("assistant", "tool") for m in messages),
+                     "the first request of the job holds replies the endpoint never gave")
+            self.started = True
+            self.held = list(messages)
+            return list(messages), False
+        at = self._compaction(messages)
+        if at is not None:
+            new, compacted = messages[at:], True
+            _require(not any(m["role"] in ("assistant", "tool") for m in new),
+                     "a compacted history continues with replies the endpoint never gave")
+        else:
+            _require(len(messages) > len(self.held), "the request does not continue the job's conversation (it holds no new message)")
+            for i, (held, sent) in enumerate(zip(self.held, messages, strict=False)):
+                _require(_key(held) == _key(sent), f"message {i} differs from the job's conversation as the endpoint holds it")
+            new, compacted = messages[len(self.held):], False
+        out, pending = [], {} if compacted else dict(self.pending)
+        for msg in new:
+            if msg["role"] == "tool":
+                handed = msg.get("tool_call_id", "")
+                _require(handed in pending, f"a tool result for call id {handed!r}, which the endpoint did not hand out "
+                                            "or which was answered already")
+                msg = {**msg, "tool_call_id": pending.pop(handed)}
+            else:
+                _require(msg["role"] != "assistant", "the request holds a reply the endpoint never gave")
+            out.append(msg)
+        self.held, self.pending = list(messages), pending  # taken whole, or not at all
+        return out, compacted
+
+    def hand_out(self, reply: AssistantMessage) -> AssistantMessage:
+        """The reply as the harness gets it: each tool call under an id minted for it."""
+        calls = []
+        for call in reply.tool_calls:
+            minted = f"call_{secrets.token_urlsafe(12)}"
+            self.pending[minted] = self.ids[minted] = call.id
+            calls.append(ToolCall(minted, call.name, call.arguments))
+        handed = AssistantMessage(reply.content, calls, reply.usage, reply.latency_s, reply.extra)
+        self.held.append(_as_chat(handed))
+        return handed
+
+    def _compaction(self, messages: list[dict[str, Any]]) -> int | None:
+        """Where the harness's summary of its compacted history begins (its own marker), if it does."""
+        if not self.marker:
+            return None
+        return next((i for i, m in enumerate(messages) if m["role"] == "user" and self.marker in str(m.get("content") or "")
+                     and (i >= len(self.held) or _key(m) != _key(self.held[i]))), None)
+
+
+def _as_chat(reply: AssistantMessage) -> dict[str, Any]:
+    msg: dict[str, Any] = {"role": "assistant", "content": reply.content}
+    if reply.tool_calls:
+        msg["tool_calls"] = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                             for c in reply.tool_calls]
+    return msg
+
+
+def _key(msg: dict[str, Any]) -> tuple[Any, ...]:
+    """What must be the same for a message to be the one held: its role and text; a reply's calls
+    (ids, names, arguments as values: a wire respaces their JSON); a tool result's call id (a
+    harness may clear an old result's text to save context)."""
+    role = msg.get("role")
+    if role == "tool":
+        return role, msg.get("tool_call_id")
+    calls = tuple((c.get("id"), c.get("function", {}).get("name"), _value(c.get("function", {}).get("arguments")))
+                  for c in msg.get("tool_calls") or [])
+    return role, (msg.get("content") or "").strip(), calls
+
+
+def _value(arguments: Any) -> str:
+    try:
+        return json.dumps(json.loads(arguments or "{}"), sort_keys=True)
+    except (json.JSONDecodeError, TypeError):
+        return str(arguments)
+
+
+def _require(ok: bool, text: str) -> None:
+    if not ok:
+        raise NotContinuation(text)
