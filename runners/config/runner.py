@@ -9,6 +9,7 @@ from typing import Any
 
 from runners.config.slurm import SlurmConfig
 from runners.core.config_fields import Enters, setting
+from runners.core.harness_names import OWN_LOOP
 from runners.core.paths import PATH, path_field
 from tab.config import TabConfig
 
@@ -26,7 +27,7 @@ class AgentConfig:
     work_dir: str | None = setting(Enters.NOTHING, default=None, path=PATH)
     # who runs the episode: `dci`, our own loop (SPEC section 2), or a production harness run in the
     # job's sandbox against the job's model (`claude_code`, `codex`: runners/harnesses/, docs/harnesses.md)
-    harness: str = setting(_AGENT, default="dci")
+    harness: str = setting(_AGENT, default=OWN_LOOP)
 
 
 @dataclass
@@ -49,7 +50,7 @@ class GridConfig:
     groups `conf/config.yaml` chooses, so a sweep given no axis runs what `runners.job` would."""
 
     benchmark: list[str] = setting(Enters.SWEEP_NAME, default_factory=lambda: ["builtin"])
-    agent: list[str] = setting(Enters.SWEEP_NAME, default_factory=lambda: ["dci"])  # the harnesses (conf/agent/)
+    agent: list[str] = setting(Enters.SWEEP_NAME, default_factory=lambda: [OWN_LOOP])  # the harnesses (conf/agent/)
     method: list[str] = setting(Enters.SWEEP_NAME, default_factory=lambda: ["dci"])
     model: list[str] = setting(Enters.SWEEP_NAME, default_factory=lambda: ["smollm2"])
     seed: list[int] = setting(Enters.SWEEP_NAME, default_factory=lambda: [0])

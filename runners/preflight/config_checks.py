@@ -79,8 +79,7 @@ def check_config(cfg: RootConfig, here: bool = True, data_checked: set[tuple[str
     """Raise ConfigError (`ConfigErrors` for several) naming every problem found in `cfg`."""
     refusals = Refusals()
     refusals.run(_check_agent, cfg)
-    if cfg.agent.harness != "dci":
-        refusals.run(_check_harness, cfg, here)
+    refusals.run(_check_harness, cfg, here)
     refusals.run(_check_env, cfg, here)
     refusals.run(_check_model, cfg.model)
     refusals.run(_check_call_cache, cfg.model)
@@ -146,18 +145,12 @@ def _check_agent(cfg: RootConfig) -> None:
 
 
 def _check_harness(cfg: RootConfig, here: bool = True) -> None:
-    """A production harness: a known one, installed where RUNNINGTAB_AGENTS_PREFIX says, run in bubblewrap."""
-    from envs.sandbox import resolve_mode
-    from runners.harnesses.kinds import HARNESSES
-    from runners.harnesses.run import HarnessUnavailable, agents_prefix
+    """The harness: a known one, with what it needs here (a production harness: installed where
+    RUNNINGTAB_AGENTS_PREFIX says, run in bubblewrap)."""
+    from runners.agent.harnesses import HARNESSES
 
     try:
-        HARNESSES.check(cfg.agent.harness)
-        if here:
-            agents_prefix(cfg.agent.harness)
-            if resolve_mode(cfg.env.sandbox) != "bwrap":
-                raise HarnessUnavailable(f"agent.harness={cfg.agent.harness} runs only inside bubblewrap: install it "
-                                         "(apt-get install bubblewrap) and keep env.sandbox=auto or bwrap")
+        HARNESSES.get(cfg.agent.harness).check(cfg.env, here)
     except (ValueError, RuntimeError) as e:
         raise ConfigError(str(e)) from None
 

@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 
 from runners.config.schema import AXES, ConfigError, RootConfig
+from runners.core.harness_names import OWN_LOOP
 
 
 def asks_for_job_config(argv: Sequence[str]) -> bool:
@@ -78,7 +79,7 @@ def render(root: RootConfig, experiment: str | None, axes: dict[str, list[str]],
         values = {k: v for name, per_cell in names.items() for k, v in _as_composed(name, per_cell).items()}
         doc[axis] = values if len(values) > 1 else next(iter(values.values()))
     doc["seed"] = seeds if len(seeds) > 1 else seeds[0]
-    shown = [a for a in AXES if a != "agent" or axes[a] != ["dci"]]  # our own harness alone goes unsaid
+    shown = [a for a in AXES if a != "agent" or axes[a] != [OWN_LOOP]]  # our own harness alone goes unsaid
     sizes = [len(axes[a]) for a in shown] + [len(seeds)]
     head = (f"# {'experiment=' + experiment if experiment else 'no experiment'}: the sweep's grid, "
             f"{' x '.join(f'{n} {a}(s)' for n, a in zip(sizes, [*shown, 'seed'], strict=True))} = "

@@ -20,7 +20,7 @@ from typing import Any
 
 from envs.protocol import ToolCall
 from runners.core.messages import AssistantMessage
-from runners.harnesses.bridge.wire_errors import WireError
+from runners.harnesses.bridge.wire_parts import WireError
 
 
 class NotContinuation(WireError):

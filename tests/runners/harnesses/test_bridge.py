@@ -21,7 +21,7 @@ from envs.protocol import ToolCall
 from runners.core.messages import AssistantMessage, BudgetExceeded, Usage
 from runners.harnesses.bridge import messages_wire, responses_wire
 from runners.harnesses.bridge.server import ModelBridge, plain
-from runners.harnesses.bridge.wire_errors import WireError
+from runners.harnesses.bridge.wire_parts import WireError
 from runners.models.scripted import ScriptedModel, ScriptedModelConfig
 
 REPLY = AssistantMessage(
@@ -95,7 +95,7 @@ def test_the_messages_event_stream_rebuilds_the_reply() -> None:
 
 def test_arguments_that_are_not_an_object_reach_the_harness_whole() -> None:
     bad = AssistantMessage(content=None, tool_calls=[ToolCall(id="c", name="Bash", arguments='{"command": oops')])
-    assert messages_wire.message(bad, "m")["content"][0]["input"] == {"_raw": '{"command": oops'}
+    assert messages_wire.reply_body(bad, "m")["content"][0]["input"] == {"_raw": '{"command": oops'}
 
 
 def test_a_responses_request_becomes_chat_messages_in_order() -> None:
@@ -150,7 +150,7 @@ async def _post(url: str, path: str, token: str, body: Any) -> tuple[int, Any]:
     async with aiohttp.ClientSession() as s:
         data = body if isinstance(body, bytes) else json.dumps(body).encode()
         async with s.post(url + path, data=data, headers={"x-api-key": token}) as r:
-            return r.status, await r.json()
+            return r.status, (await r.json() if r.content_type == "application/json" else await r.text())
 
 
 def test_the_endpoint_answers_only_its_job_and_keeps_the_models_stop() -> None:
@@ -167,8 +167,9 @@ def test_the_endpoint_answers_only_its_job_and_keeps_the_models_stop() -> None:
             status, reply = await _post(url, "/v1/messages", bridge.token, body)
             assert status == 400 and "budget" in reply["error"]["message"]
             assert isinstance(bridge.stop, BudgetExceeded)
-            assert (await _post(url, "/v1/responses", bridge.token, {"input": "hi"}))[0] == 400  # the job has ended
-            assert model.calls == 2 and len(bridge.exchanges) == 1
+            assert (await _post(url, "/v1/messages", bridge.token, body))[0] == 400  # the job has ended
+            assert (await _post(url, "/v1/responses", bridge.token, {"input": "hi"}))[0] == 404  # not its harness's API
+            assert model.calls == 2 and len(bridge.exchanges) == 1 and bridge.exchanges[0].wire == "messages_wire"
         finally:
             await bridge.close()
 
@@ -244,7 +245,7 @@ def test_codex_drives_the_scripted_model_through_the_bridge(tmp_path: Path) -> N
     home.mkdir()
 
     async def run() -> str:
-        bridge = ModelBridge(plain(ScriptedModel(ScriptedModelConfig(name="s", script=script))))
+        bridge = ModelBridge(plain(ScriptedModel(ScriptedModelConfig(name="s", script=script))), wire="responses_wire")
         url = await bridge.start()
         (home / "config.toml").write_text(
             f'model = "job"\nmodel_provider = "runningtab"\n[model_providers.runningtab]\nname = "runningtab"\n'

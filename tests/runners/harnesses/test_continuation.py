@@ -11,9 +11,12 @@ from typing import Any
 
 import pytest
 
+from envs.config import EnvConfig
+from envs.environment import WorkspaceEnv
+from runners.agent.harnesses import HARNESSES
+from runners.config.runner import AgentConfig
 from runners.harnesses.bridge.continuation import NotContinuation
 from runners.harnesses.conversation import HarnessConversation
-from runners.harnesses.kinds import HARNESSES
 from runners.models.scripted import ScriptedModel, ScriptedModelConfig
 from tests.conftest import write_script
 
@@ -24,9 +27,10 @@ CALL = {"name": "Bash", "arguments": {"command": "docx2txt memo.docx -"}}
 
 def _talk(tmp_path: Path, turns: list[dict[str, Any]]) -> HarnessConversation:
     script = write_script(tmp_path / "s.jsonl", turns)
-    harness = HARNESSES.get("claude_code")
-    return HarnessConversation(ScriptedModel(ScriptedModelConfig(name="s", script=str(script))), [], harness.as_ours, 10,
-                               compaction_marker=harness.compaction_marker)
+    (tmp_path / "ws").mkdir()
+    env = WorkspaceEnv(tmp_path / "ws", EnvConfig(sandbox="none"))
+    return HarnessConversation(ScriptedModel(ScriptedModelConfig(name="s", script=str(script))), env,
+                               HARNESSES.get("claude_code"), AgentConfig(max_turns=10))
 
 
 def _echo(reply: Any) -> dict[str, Any]:
