@@ -93,6 +93,12 @@ class BudgetConfig:
     estimate_usd: float | None = None
     allow_unpriced: bool = True
 
+    @property
+    def limits_spend(self) -> bool:
+        """Whether a sweep or cell budget holds the spend (the one test of it: the scheduler pairs and
+        admits jobs under it, the preflight asks for an estimate)."""
+        return self.sweep_usd is not None or self.cell_usd is not None
+
 
 @dataclass
 class TrackerConfig:

@@ -149,6 +149,12 @@ class Result:
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self) | {"errored": self.errored, "schema_version": SCHEMA_VERSION}
 
+    @property
+    def paid(self) -> float:
+        """What the job's runs paid providers, its earlier errored attempts included: the one reader
+        of it (the sweep's budget and its closing line)."""
+        return self.spend + sum(float(e.get("spend") or 0.0) for e in self.earlier_errors if isinstance(e, dict))
+
     def error_entry(self) -> dict[str, Any]:
         """What a later attempt keeps of this one in `earlier_errors`."""
         return {"attempt": self.attempt, "stop_reason": self.stop_reason, "error": self.error, "turns": self.turns,

@@ -117,7 +117,7 @@ def _check_budget(cfg: RootConfig) -> None:
     wrong = [f"budget.{name}={value}: give a positive amount in USD, or null for no limit"
              for name in ("sweep_usd", "cell_usd", "job_usd", "estimate_usd")
              if (value := getattr(b, name)) is not None and not value > 0]
-    if (b.sweep_usd or b.cell_usd) and not (b.estimate_usd or b.job_usd):
+    if b.limits_spend and not (b.estimate_usd or b.job_usd):
         wrong.append("budget.sweep_usd/cell_usd need the expected cost of a cell's first jobs (before any has finished): "
                      "set budget.estimate_usd (USD per job) or budget.job_usd")
     why = unpriced(cfg.model)

@@ -126,7 +126,7 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str],
     logged = ledger.records()  # read once: a record it vouches for is stat'ed, not read
     rescored, local = resume_scan(specs, sdir, logged)  # a new judge re-scores finished records, it does not re-run them
     todo = [s for s in specs if s.job_id not in local and s.job_id not in (stored or set())]
-    if root.budget.sweep_usd is not None or root.budget.cell_usd is not None:
+    if root.budget.limits_spend:
         from runners.sweep.budget import paired
 
         todo = paired(todo)  # a pair admitted together starts together
