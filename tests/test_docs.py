@@ -389,7 +389,7 @@ def schema_keys() -> tuple[frozenset[str], frozenset[str]]:
 def named_keys(text: str, groups: list[str]) -> list[str]:
     """`group.key` names in backticks and code blocks (`budget.sweep_usd`, `model.script_dir=DIR`), but
     a call or attribute of an object (`env.tools()`) and a file (`report.md`)."""
-    key = re.compile(r"(?<![\w./$<{+~-])((?:%s)\.[a-z_]\w*(?:\.[a-z_]\w*)*)(?![\w(])" % "|".join(groups))
+    key = re.compile(r"(?<![\w./$<{+~-])((?:" + "|".join(groups) + r")\.[a-z_]\w*(?:\.[a-z_]\w*)*)(?![\w(])")
     spans = re.findall(r"`([^`\n]+)`", text) + re.findall(r"```[^\n]*\n(.*?)```", text, re.S)
     return [k for span in spans for m in key.finditer(span)
             if (k := m.group(1)).rpartition(".")[2] not in KEY_SUFFIXES and k not in NOT_KEYS]
