@@ -74,7 +74,7 @@ class WorkspaceEnv:
     @property
     def disk_quota(self) -> DiskQuota:
         """The quota on what the agent keeps on disk (watched during each call; an external harness's
-        run watches it for its whole run: runners/harnesses/run.py)."""
+        run watches it for its whole run: envs/program.py)."""
         return self._bash.quota
 
     @property

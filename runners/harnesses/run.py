@@ -12,12 +12,10 @@ time limit. Its result is our `EpisodeResult`, with our stop reasons; the harnes
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import os
 import shlex
 import shutil
-import signal
 import tempfile
 import time
 from collections.abc import Callable
@@ -25,9 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from envs.bash_tool import command_fd
 from envs.config import EnvConfig
 from envs.environment import WorkspaceEnv
+from envs.program import HOME, ProgramRun, run_program, write_home_files
 from envs.safeio import remove_tree
 from envs.sandbox_extras import Service
 from runners.agent.episode import EpisodeResult, stop_of
@@ -130,104 +128,25 @@ async def run_harness_async(
     return res, record
 
 
-@dataclass
-class _Status:
-    exit_code: int | None = None
-    killed: str | None = None  # why we stopped it: "time_limit", "disk_quota" or "model"
-    stdout: str = ""
-    stderr: str = ""
-
-
 async def _run(
     harness: Harness, site: Site, env: WorkspaceEnv, bridge: ModelBridge, prompt: str, until: float, service: Service | None,
-) -> _Status:
-    home = "/tmp/home"
+) -> ProgramRun:
+    """The harness, run by the environment (`envs/program.py`): its files under HOME, the forwarder
+    that gives it its one address, its command line; stopped once the job's model has ended the job."""
     base = f"http://127.0.0.1:{PORT}"
-    for rel, text in harness.files(base).items():  # written before anything of the agent runs
-        host = Path(env.shell.scratch, "tmp", "home", rel)
-        host.parent.mkdir(parents=True, exist_ok=True)
-        host.write_text(text)
-    exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in harness.env(base, bridge.token, home).items())
+    write_home_files(env, harness.files(base))
+    exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in harness.env(base, bridge.token, HOME).items())
     script = (
-        _service_start(service, env.agent_root) +
         f"python3 -I {shlex.quote(site.folder)}/forwarder.py {PORT} {shlex.quote(site.socket)} {_READY} &\n"
         f"i=0; while [ ! -e {_READY} ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done\n"
         f"{exports}cd {shlex.quote(env.agent_root)}\n"
         f"{shlex.join(harness.argv(site.prefix, prompt))} < /dev/null\n"
     )
-    fd = command_fd(script)
-    try:
-        proc = await asyncio.create_subprocess_exec(
-            *env.shell.argv(fd), pass_fds=(fd,), env=env.shell.env, cwd=env.root,
-            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-            start_new_session=True)
-    finally:
-        os.close(fd)
-    status = _Status()
-    quota = env.disk_quota
-    quota.start()  # watched for the whole run, as each of our own shell's calls is
-    out = asyncio.ensure_future(_bounded(proc.stdout, MAX_TRANSCRIPT_BYTES))
-    err = asyncio.ensure_future(_bounded(proc.stderr, MAX_STDERR_BYTES))
-    waiting = asyncio.ensure_future(proc.wait())
-    try:
-        while not waiting.done():
-            await asyncio.wait({waiting}, timeout=0.2)
-            if waiting.done():
-                break
-            if bridge.stop is not None:
-                status.killed = "model"
-            elif quota.exceeded is not None:
-                status.killed = "disk_quota"
-            elif time.monotonic() >= until:
-                status.killed = "time_limit"
-            if status.killed:
-                _kill(proc.pid)
-                await waiting
-    finally:
-        if not waiting.done():  # cancelled: the job's sweep limit
-            _kill(proc.pid)
-            await asyncio.shield(waiting)
-        if await asyncio.to_thread(quota.stop) is not None and status.killed is None:
-            status.killed = "disk_quota"
-    status.exit_code = proc.returncode
-    status.stdout, status.stderr = await out, await err
-    return status
+    return await run_program(env, script, until, lambda: "model" if bridge.stop is not None else None, service,
+                             MAX_TRANSCRIPT_BYTES, MAX_STDERR_BYTES)
 
 
-SERVICE_DOWN_EXIT = 97
-
-
-def _service_start(service: Service | None, root: str) -> str:
-    """The task's service started beside the harness (TheAgentCompany's file server, served), waited
-    for on its port as the agent's shell session waits for it. Not listening by then, the harness
-    is not started: the job ends in an environment error, never a dead server scored as the agent's."""
-    if service is None:
-        return ""
-    tries = max(int(service.start_s * 10), 1)
-    probe = f"(exec 3<>/dev/tcp/127.0.0.1/{service.port}) 2>/dev/null"
-    down = f"the task's service {service.name} was not listening on port {service.port} {service.start_s:g} s after it was started"
-    return (f"( {service.command(root)} ) > /tmp/.runningtab-service.log 2>&1 &\n"
-            f"i=0; until {probe} || [ $i -ge {tries} ]; do sleep 0.1; i=$((i+1)); done\n"
-            f"{probe} || {{ echo {shlex.quote(down)} >&2; exit {SERVICE_DOWN_EXIT}; }}\n")
-
-
-async def _bounded(stream: asyncio.StreamReader | None, cap: int) -> str:
-    """What the stream says, up to `cap` bytes; the rest is read and dropped (the harness never blocks)."""
-    kept = bytearray()
-    while stream is not None and (chunk := await stream.read(1 << 16)):
-        if len(kept) < cap:
-            kept += chunk[: cap - len(kept)]
-    return kept.decode("utf-8", errors="replace")
-
-
-def _kill(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _stop(res: EpisodeResult, bridge: ModelBridge, status: _Status, quota: str | None) -> tuple[str, str | None]:
+def _stop(res: EpisodeResult, bridge: ModelBridge, status: ProgramRun, quota: str | None) -> tuple[str, str | None]:
     """Our stop reason: the model's (`stop_of`), the job's time limit or disk quota, the harness's finish, or its failure."""
     if status.killed == "disk_quota":
         return "disk_quota", f"the job's disk quota was exceeded: {quota}"
