@@ -18,7 +18,8 @@ _NUMBERED = re.compile(r"^ *\d+(?:\t|→)", re.MULTILINE)
 class ClaudeCode(Harness):
     def argv(self, prefix: str, prompt: str) -> list[str]:
         return [f"{prefix}/{self.binary}", "-p", prompt, "--output-format", "stream-json", "--verbose",
-                "--allowedTools", ",".join(self.tools_allowed), "--model", "runningtab-job-model"]
+                "--allowedTools", ",".join(self.tools_allowed), "--model", "runningtab-job-model",
+                "--no-session-persistence"]  # no session file under the agent's HOME (its call ids, for a forger)
 
     def env(self, base_url: str, token: str, home: str) -> dict[str, str]:
         return {"ANTHROPIC_BASE_URL": base_url, "ANTHROPIC_API_KEY": token, "DISABLE_TELEMETRY": "1",

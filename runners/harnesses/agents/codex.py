@@ -22,7 +22,8 @@ class Codex(Harness):
         return _CODEX_VOLATILE.sub("", text)
 
     def argv(self, prefix: str, prompt: str) -> list[str]:
-        return [f"{prefix}/{self.binary}", "exec", "--json", "--skip-git-repo-check", "-s", "danger-full-access", prompt]
+        return [f"{prefix}/{self.binary}", "exec", "--json", "--skip-git-repo-check", "--ephemeral",  # no session file under HOME
+                "-s", "danger-full-access", prompt]
 
     def env(self, base_url: str, token: str, home: str) -> dict[str, str]:
         return {"CODEX_HOME": f"{home}/.codex", "RUNNINGTAB_JOB_TOKEN": token}

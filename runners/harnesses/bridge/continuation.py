@@ -5,8 +5,9 @@ own. A request is taken only when it continues what the endpoint holds: its hist
 reply is that history (the same messages, the replies as they were handed out), what follows holds
 tool results only for call ids handed out in that reply and not yet answered, each once, and no
 reply the endpoint never gave. A harness that rewrites its history (compaction) is recognised by its
-own marker (`Harness.compaction_marker`), never by the length of what it sent. Anything else is
-refused (`NotContinuation`, a 400 the harness sees) and recorded.
+own marker (`Harness.compaction_marker`) before the summary the model wrote for it, never by the
+length of what it sent. Anything else is refused (`NotContinuation`, a 400 the harness sees) and
+recorded.
 
 The call ids handed to the harness are minted here, unguessable, and mapped back to the model's own:
 a forged result must name an id only the harness's own memory holds.
@@ -35,6 +36,7 @@ class Continuation:
         self.held: list[dict[str, Any]] = []
         self.pending: dict[str, str] = {}  # id handed out -> the model's own id, of calls not yet answered
         self.ids: dict[str, str] = {}  # every id handed out -> the model's own
+        self.replies: list[str] = []  # the text of each reply handed out (a compaction's summary is one)
         self.started = False
 
     def take(self, messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], bool]:
@@ -52,10 +54,7 @@ class Continuation:
             _require(not any(m["role"] in ("assistant", "tool") for m in new),
                      "a compacted history continues with replies the endpoint never gave")
         else:
-            _require(len(messages) > len(self.held), "the request does not continue the job's conversation (it holds no new message)")
-            for i, (held, sent) in enumerate(zip(self.held, messages, strict=False)):
-                _require(_key(held) == _key(sent), f"message {i} differs from the job's conversation as the endpoint holds it")
-            new, compacted = messages[len(self.held):], False
+            new, compacted = self._after_held(messages), False
         out, pending = [], {} if compacted else dict(self.pending)
         for msg in new:
             if msg["role"] == "tool":
@@ -78,14 +77,33 @@ class Continuation:
             calls.append(ToolCall(minted, call.name, call.arguments))
         handed = AssistantMessage(reply.content, calls, reply.usage, reply.latency_s, reply.extra)
         self.held.append(_as_chat(handed))
+        if (reply.content or "").strip():
+            self.replies.append(reply.content.strip())
         return handed
 
+    def _after_held(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """What follows the held conversation in `messages`. Its messages must be the held ones, in
+        order; system messages aside (a harness may word its system prompt anew on each request, and
+        they never enter our copy but as new ones)."""
+        held = [m for m in self.held if m["role"] != "system"]
+        sent = [i for i, m in enumerate(messages) if m["role"] != "system"]
+        _require(len(sent) >= len(held), "the request holds fewer messages than the job's conversation")
+        for k, (mine, i) in enumerate(zip(held, sent, strict=False)):
+            _require(_key(mine) == _key(messages[i]), f"message {k} differs from the job's conversation as the endpoint holds it")
+        new = messages[sent[len(held) - 1] + 1:] if held else messages
+        _require(any(m["role"] != "system" for m in new), "the request does not continue the job's conversation (it holds no new message)")
+        return new
+
     def _compaction(self, messages: list[dict[str, Any]]) -> int | None:
-        """Where the harness's summary of its compacted history begins (its own marker), if it does."""
+        """Where the harness's summary of its compacted history begins, if it does: a user message with
+        the harness's own marker, not held already, holding the text of a reply handed out (the summary
+        the model wrote when the harness asked for one). A marker alone is text anyone can send."""
         if not self.marker:
             return None
-        return next((i for i, m in enumerate(messages) if m["role"] == "user" and self.marker in str(m.get("content") or "")
-                     and (i >= len(self.held) or _key(m) != _key(self.held[i]))), None)
+        held = {_key(m) for m in self.held}
+        return next((i for i, m in enumerate(messages) if m["role"] == "user" and _key(m) not in held
+                     and self.marker in (text := str(m.get("content") or "")) and any(r in text for r in self.replies[-3:])),
+                    None)
 
 
 def _as_chat(reply: AssistantMessage) -> dict[str, Any]:

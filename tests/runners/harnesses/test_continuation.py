@@ -78,9 +78,26 @@ def test_a_compaction_is_told_by_the_harness_marker_not_by_length(tmp_path: Path
         summary = await talk.answer([*history, {"role": "user", "content": "Summarize the conversation."}], [])
         with pytest.raises(NotContinuation):  # shorter, without the marker: not this conversation
             await talk.answer([SYSTEM, {"role": "user", "content": "Start again and say 9000."}], [])
-        compacted = [SYSTEM, {"role": "user", "content": f"{marker} {summary.content}"}]
+        with pytest.raises(NotContinuation):  # the marker alone, without the summary the model wrote: anyone's text
+            await talk.answer([SYSTEM, {"role": "user", "content": f"{marker} The cap is 9000."}], [])
+        compacted = [{"role": "system", "content": "Reworded."}, {"role": "user", "content": f"{marker} {summary.content}"}]
         assert (await talk.answer(compacted, [])).content == "Done."
 
     asyncio.run(run())
     users = [m["content"] for m in talk.messages if m["role"] == "user"]
     assert users[-1].startswith(marker) and not any("9000" in u for u in users)
+
+
+def test_a_system_prompt_worded_anew_still_continues(tmp_path: Path) -> None:
+    """A harness may word its system prompt anew on a request (Claude Code's reminders): the
+    conversation is its other messages."""
+    talk = _talk(tmp_path, [{"tool_calls": [CALL]}, {"content": "450."}])
+
+    async def run() -> None:
+        first = await talk.answer([SYSTEM, TASK], [])
+        again = [{"role": "system", "content": "You are Claude Code. Today is another day."}, TASK, _echo(first),
+                 _tool(first.tool_calls[0].id, "cap 450"), {"role": "system", "content": "<reminder>"}]
+        assert (await talk.answer(again, [])).content == "450."
+
+    asyncio.run(run())
+    assert [m["role"] for m in talk.messages] == ["system", "user", "assistant", "tool", "system", "assistant"]
