@@ -283,3 +283,66 @@ def test_the_preflight_names_what_a_harness_needs(tmp_path: Path, monkeypatch: p
     with pytest.raises(ConfigError, match=r"holds no node_modules/\.bin/codex"):
         check_config(compose_root(["agent.harness=codex"]))
     check_config(compose_root(["agent.harness=codex"]), here=False)  # a Slurm submission: checked on the node
+
+
+# --- the Chat Completions wire (a harness that speaks our models' own API) ---------------------------
+
+
+def test_a_chat_completions_request_passes_through_checked() -> None:
+    from runners.harnesses.bridge import chat_wire
+
+    body = {"messages": [{"role": "developer", "content": "Be brief."},
+                         {"role": "user", "content": [{"type": "text", "text": "Budget?"}, {"type": "image_url", "image_url": {}}]},
+                         {"role": "assistant", "content": None, "tool_calls": [
+                             {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": '{"command": "cat notes.txt"}'}}]},
+                         {"role": "tool", "tool_call_id": "c1", "content": "4200"}],
+            "tools": [{"type": "function", "function": {"name": "bash", "parameters": {"type": "object"}}}]}
+    messages, tools = chat_wire.chat_request(body)
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool"]
+    assert messages[1]["content"] == f"Budget?\n{messages_wire.IMAGE_PLACEHOLDER}" and messages[3]["tool_call_id"] == "c1"
+    assert messages[2]["tool_calls"][0]["function"]["arguments"] == '{"command": "cat notes.txt"}'
+    assert [t["function"]["name"] for t in tools] == ["bash"]
+    for bad in ({"messages": [{"role": "robot", "content": "x"}]}, {"messages": [{"role": "tool", "content": "x"}]},
+                {"messages": [], "tools": [{"type": "web_search"}]}):
+        with pytest.raises(WireError):
+            chat_wire.chat_request(bad)
+
+
+def test_our_own_openai_compatible_client_talks_to_the_chat_completions_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The endpoint of a harness that speaks Chat Completions answers our own client of that API,
+    tool calls and usage included, streamed or not."""
+    import threading
+
+    from runners.models import build_model
+    from runners.models.config import ApiModelConfig
+    from runners.harnesses.bridge import chat_wire
+
+    loop = asyncio.new_event_loop()
+    threading.Thread(target=loop.run_forever, daemon=True).start()
+    bridge = ModelBridge(plain(_Replies([REPLY, AssistantMessage(content="Done.", usage=Usage(input_tokens=7, output_tokens=2))])),
+                         wire="chat_wire")
+    url = asyncio.run_coroutine_threadsafe(bridge.start(), loop).result(10)
+    monkeypatch.setenv("RT_TEST_JOB_TOKEN", bridge.token)
+    try:
+        client = build_model(ApiModelConfig(kind="openai", name="job", base_url=f"{url}/v1", api_key_env="RT_TEST_JOB_TOKEN",
+                                            max_retries=0))
+        first = client.complete([{"role": "user", "content": "Budget?"}], [])
+        assert first.content == "Reading the notes." and [(c.id, c.name) for c in first.tool_calls] == [("call_1", "Bash")]
+        assert json.loads(first.tool_calls[0].arguments) == {"command": "cat notes.txt"} and first.usage.input_tokens == 120
+        second = client.complete([{"role": "user", "content": "Budget?"}], [])
+        assert second.content == "Done." and not second.tool_calls
+        chunks = b"".join(chat_wire.events(REPLY, "m")).decode().strip().split("\n\n")
+        assert chunks[-1] == "data: [DONE]" and json.loads(chunks[-2][6:])["choices"][0]["finish_reason"] == "tool_calls"
+    finally:
+        asyncio.run_coroutine_threadsafe(bridge.close(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+
+
+class _Replies:
+    name = "replies"
+
+    def __init__(self, replies: list[AssistantMessage]) -> None:
+        self.replies = list(replies)
+
+    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantMessage:
+        return self.replies.pop(0)
