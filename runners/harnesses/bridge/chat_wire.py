@@ -15,7 +15,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from runners.core.messages import AssistantMessage
-from runners.harnesses.bridge.wire_parts import WireError, as_list, as_str, require, text_of
+from runners.harnesses.bridge.wire_parts import (
+    WireError,
+    as_list,
+    as_str,
+    require,
+    text_of,
+)
 
 PATHS = {"/v1/chat/completions": "answer"}  # the endpoint's paths for this API
 _ROLES = {"system": "system", "developer": "system", "user": "user", "assistant": "assistant", "tool": "tool"}

@@ -313,9 +313,9 @@ def test_our_own_openai_compatible_client_talks_to_the_chat_completions_endpoint
     tool calls and usage included, streamed or not."""
     import threading
 
+    from runners.harnesses.bridge import chat_wire
     from runners.models import build_model
     from runners.models.config import ApiModelConfig
-    from runners.harnesses.bridge import chat_wire
 
     loop = asyncio.new_event_loop()
     threading.Thread(target=loop.run_forever, daemon=True).start()
