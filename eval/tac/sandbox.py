@@ -169,4 +169,7 @@ def sandbox_env() -> dict[str, str]:
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONSAFEPATH": "1",
         "RT_TAC_LLM_SOCKET": f"{SOCKET_DIR}/llm.sock",
+        # git reads the config of a repository the agent made: no program of its config runs (hooks, fsmonitor)
+        "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_COUNT": "2", "GIT_CONFIG_KEY_0": "core.fsmonitor", "GIT_CONFIG_VALUE_0": "false",
+        "GIT_CONFIG_KEY_1": "core.hooksPath", "GIT_CONFIG_VALUE_1": "/dev/null",
     }

@@ -66,14 +66,17 @@ def grade_checkpoints(trajectory=""):
     return Result([Checkpoint(1, int(open("/utils/figure2.txt").read() == "fig")), Checkpoint(1, int(os.path.isfile("/utils/table1.txt")))])
 """
 
-# sde-sotopia-update-ci: `git -C /workspace/sotopia branch --list` (python:3.12 has git; before: no git in the sandbox)
-GIT = """import subprocess
+# sde-sotopia-update-ci: `git -C /workspace/sotopia branch --list` (python:3.12 has git; before: no git in
+# the sandbox), over a repository the agent made: a program its config names (fsmonitor) never runs
+GIT = """import os, subprocess
 from scoring import Result, Checkpoint
 
 def grade_checkpoints(trajectory=""):
     made = subprocess.run(["git", "init", "-q", "-b", "main", "/tmp/repo"], capture_output=True).returncode == 0
-    listed = subprocess.run(["git", "-C", "/tmp/repo", "branch", "--show-current"], capture_output=True, text=True).stdout.strip()
-    return Result([Checkpoint(1, int(made and listed == "main"))])
+    with open("/tmp/repo/.git/config", "a") as f:
+        f.write("[core]\\n\\tfsmonitor = touch /tmp/pwned\\n")
+    listed = subprocess.run(["git", "-C", "/tmp/repo", "status", "--short", "--branch"], capture_output=True, text=True).stdout
+    return Result([Checkpoint(1, int(made and "main" in listed)), Checkpoint(1, int(not os.path.exists("/tmp/pwned")))])
 """
 
 
@@ -83,7 +86,7 @@ def grade_checkpoints(trajectory=""):
     (OWN_HELPER, {"prompts.py": "EXPECTED = 'wiki'\n"}, [1]),
     (IMAGE_FILES, {"Dockerfile": "FROM base\nRUN mkdir -p /app/logs\nCOPY eval_data/* /utils\n", "eval_data/figure2.txt": "fig",
                    "eval_data/table1.txt": "t"}, [1, 1]),
-    (GIT, {}, [1]),
+    (GIT, {}, [1, 1]),
 ], ids=["litellm-logging", "own-helper-module", "glob-copy-and-mkdir-outside", "git"])
 def test_evaluators_that_were_unscored_crashed_or_refused_are_scored(tmp_path: Path, evaluator: str, files: dict, earned: list) -> None:
     folder = task_folder(tmp_path, evaluator, files)
