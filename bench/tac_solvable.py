@@ -59,9 +59,9 @@ class Outcome:
         return f"{self.status:12} {self.task}{score}{extra}{earning}{f'  ({self.why})' if self.why else ''}"
 
 
-def tally(outcomes: list[Outcome]) -> list[str]:
-    """The count's closing lines: outcomes by status, the checkpoints that earned points (on an empty
-    deliverable: with nothing done) and the unreachable ones by service."""
+def tally(outcomes: list[Outcome], empty: bool) -> list[str]:
+    """The count's closing lines: outcomes by status, (`empty`) the checkpoints that earned points with
+    nothing done, and the unreachable ones by service."""
     counts: dict[str, int] = {}
     by_service: dict[str, int] = {}
     for o in outcomes:
@@ -70,7 +70,8 @@ def tally(outcomes: list[Outcome]) -> list[str]:
             by_service[services] = by_service.get(services, 0) + 1
     earning = [o for o in outcomes if o.earning]
     lines = ["summary: " + ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))]
-    lines.append(f"checkpoints that earned points: {sum(len(o.earning) for o in earning)} in {len(earning)} task(s)")
+    if empty:
+        lines.append(f"checkpoints that earned points with nothing done: {sum(len(o.earning) for o in earning)} in {len(earning)} task(s)")
     if by_service:
         lines.append(f"unreachable checkpoints: {sum(by_service.values())} in {sum(1 for o in outcomes if o.services)} task(s); by service: "
                      + ", ".join(f"{k} {n}" for k, n in sorted(by_service.items(), key=lambda kv: (-kv[1], kv[0]))))
@@ -143,7 +144,7 @@ def check_references(data: Path, benchmark: str, names: list[str], out: Path) ->
             yield Outcome(name, "no_reference")
             continue
         o = _job(data, benchmark, None, name, deliverable(name, data / "tasks" / name, out), served, out)
-        o.status = o.status or ("full" if o.earned == o.total else "partial")
+        o.status, o.earning = o.status or ("full" if o.earned == o.total else "partial"), []  # every point is the reference's doing
         yield o
 
 
@@ -193,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         except BenchmarkError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2
-    print("\n".join(tally(outcomes)))
+    print("\n".join(tally(outcomes, args.empty)))
     return 1 if any(o.status in ("partial", "unscored", "crashed") for o in outcomes) else 0
 
 

@@ -88,4 +88,4 @@ def test_the_count_goes_on_past_a_task_that_fails_and_prints_each_outcome_as_it_
                        "crashed      ds-sql-exercise  (RuntimeError: DockerfileError: /app/logs)",
                        "(the first line is out before the next task runs)",
                        "crashed      hr-organize-talent-info  (RuntimeError: DockerfileError: /app/logs)"], out
-    assert out[5] == "summary: 2 crashed, 1 refused" and out[6] == "checkpoints that earned points: 0 in 0 task(s)"
+    assert out[5:] == ["summary: 2 crashed, 1 refused", "checkpoints that earned points with nothing done: 0 in 0 task(s)"]
