@@ -37,8 +37,8 @@ from eval.score.records import score_job
 from eval.tac.evaluator_needs import problem
 from eval.tac.references import REFERENCES, Deliverable, deliverable
 from eval.tac.scripted_agent import RuleJudge, agent_script
-from runners.config.schema import RootConfig
 from runners.core.task import Task
+from runners.job.baselines import compose_root
 
 
 @dataclass
@@ -78,20 +78,6 @@ def tally(outcomes: list[Outcome], empty: bool) -> list[str]:
     return lines
 
 
-def compose(overrides: list[str]) -> RootConfig:
-    """The root config the entry points build for these overrides."""
-    from hydra import compose as hydra_compose
-    from hydra import initialize_config_dir
-    from hydra.core.global_hydra import GlobalHydra
-
-    from runners.config.schema import CONF_DIR, register, to_root
-
-    register()
-    GlobalHydra.instance().clear()
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
-        return to_root(hydra_compose("config", overrides=overrides))
-
-
 def _job(data: Path, benchmark: str, task: Task | None, name: str, d: Deliverable, served: bool, out: Path) -> Outcome:
     """`_run_job`, and any error it ends in as the task's `crashed` line (the next task runs)."""
     try:
@@ -111,7 +97,7 @@ def _run_job(data: Path, benchmark: str, task: Task | None, name: str, d: Delive
     work.mkdir(parents=True, exist_ok=True)
     script = work / "turns.jsonl"
     script.write_text("".join(json.dumps(t) + "\n" for t in agent_script(d, served)), encoding="utf-8")
-    cfg = compose([f"benchmark={benchmark}", f"benchmark.tasks_dir={data / 'tasks'}", f"benchmark.export_dir={data / 'files'}",
+    cfg = compose_root([f"benchmark={benchmark}", f"benchmark.tasks_dir={data / 'tasks'}", f"benchmark.export_dir={data / 'files'}",
                    f"benchmark.file_server={'served' if served else 'mounted'}", "method=dci", "model=scripted", f"model.script={script}", f"judge.cache_dir={work / 'cache'}", "env.sandbox=bwrap"])
     task = task or load_benchmark(cfg.benchmark).task(name)
     jid = job_id(cfg, task)
@@ -133,7 +119,7 @@ def _run_job(data: Path, benchmark: str, task: Task | None, name: str, d: Delive
 def check_references(data: Path, benchmark: str, names: list[str], out: Path) -> Iterator[Outcome]:
     """Each task of the preset (or of `names`): its reference made in the preset's mode and scored,
     one outcome at a time."""
-    cfg = compose([f"benchmark={benchmark}", f"benchmark.tasks_dir={data / 'tasks'}", f"benchmark.export_dir={data / 'files'}"])
+    cfg = compose_root([f"benchmark={benchmark}", f"benchmark.tasks_dir={data / 'tasks'}", f"benchmark.export_dir={data / 'files'}"])
     tasks = [t.id for t in load_benchmark(cfg.benchmark).tasks()]
     unknown = [n for n in names if n not in tasks]
     if unknown:
