@@ -65,6 +65,11 @@ class HarnessConversation:
     def turn(self) -> int:
         return self.episode.turn
 
+    @property
+    def commands_handed(self) -> int:
+        """How many of the harness's own tool calls were handed to it (its commands ran from the first)."""
+        return len(self.continuation.ids)
+
     async def answer(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantMessage:
         """The reply the harness gets for a request with these (chat-format) messages and tools;
         `NotContinuation` for a request that does not continue the conversation (recorded), the

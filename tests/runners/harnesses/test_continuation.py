@@ -101,3 +101,16 @@ def test_a_system_prompt_worded_anew_still_continues(tmp_path: Path) -> None:
 
     asyncio.run(run())
     assert [m["role"] for m in talk.messages] == ["system", "user", "assistant", "tool", "system", "assistant"]
+
+
+def test_the_commands_handed_are_counted(tmp_path: Path) -> None:
+    talk = _talk(tmp_path, [{"tool_calls": [CALL, CALL]}, {"content": "Done."}])
+
+    async def run() -> None:
+        assert talk.commands_handed == 0
+        first = await talk.answer([SYSTEM, TASK], [])
+        assert talk.commands_handed == 2
+        await talk.answer([SYSTEM, TASK, _echo(first), *[_tool(c.id, "x") for c in first.tool_calls]], [])
+        assert talk.commands_handed == 2
+
+    asyncio.run(run())
