@@ -17,6 +17,7 @@ import hydra
 from omegaconf import DictConfig
 
 from runners.config.schema import CONF_DIR, RootConfig, to_root
+from runners.core.harness_names import is_own_loop
 from runners.core.task import Task
 
 
@@ -73,7 +74,8 @@ def _run(cfg: RootConfig, task: Task) -> None:
         out = run_and_score(cfg, task.id, job_dir, jid, url)
     r = out.result
     metrics = (out.scores or {}).get("metrics", {})
-    print(f"{r.stop_reason} after {r.turns} turns; metrics {json.dumps(metrics)}", file=sys.stderr)
+    who = "" if is_own_loop(cfg.agent.harness) else f"{cfg.agent.harness}: "
+    print(f"{who}{r.stop_reason} after {r.turns} turns; metrics {json.dumps(metrics)}", file=sys.stderr)
     print(job_dir)
     if out.unscored:
         sys.exit(f"error: the job finished but is UNSCORED, its judge could not read the record (a failure of the host, "

@@ -79,8 +79,7 @@ def check_config(cfg: RootConfig, here: bool = True, data_checked: set[tuple[str
     """Raise ConfigError (`ConfigErrors` for several) naming every problem found in `cfg`."""
     refusals = Refusals()
     refusals.run(_check_agent, cfg)
-    if cfg.agent.harness != "dci":
-        refusals.run(_check_harness, cfg, here)
+    refusals.run(_check_harness, cfg, here)
     refusals.run(_check_env, cfg, here)
     refusals.run(_check_model, cfg.model)
     refusals.run(_check_call_cache, cfg.model)
@@ -118,7 +117,7 @@ def _check_budget(cfg: RootConfig) -> None:
     wrong = [f"budget.{name}={value}: give a positive amount in USD, or null for no limit"
              for name in ("sweep_usd", "cell_usd", "job_usd", "estimate_usd")
              if (value := getattr(b, name)) is not None and not value > 0]
-    if (b.sweep_usd or b.cell_usd) and not (b.estimate_usd or b.job_usd):
+    if b.limits_spend and not (b.estimate_usd or b.job_usd):
         wrong.append("budget.sweep_usd/cell_usd need the expected cost of a cell's first jobs (before any has finished): "
                      "set budget.estimate_usd (USD per job) or budget.job_usd")
     why = unpriced(cfg.model)
@@ -146,18 +145,12 @@ def _check_agent(cfg: RootConfig) -> None:
 
 
 def _check_harness(cfg: RootConfig, here: bool = True) -> None:
-    """A production harness: a known one, installed where RUNNINGTAB_AGENTS_PREFIX says, run in bubblewrap."""
-    from envs.sandbox import resolve_mode
-    from runners.harnesses.kinds import HARNESSES
-    from runners.harnesses.run import HarnessUnavailable, agents_prefix
+    """The harness: a known one, with what it needs here (a production harness: installed where
+    RUNNINGTAB_AGENTS_PREFIX says, run in bubblewrap)."""
+    from runners.agent.harnesses import HARNESSES
 
     try:
-        HARNESSES.check(cfg.agent.harness)
-        if here:
-            agents_prefix(cfg.agent.harness)
-            if resolve_mode(cfg.env.sandbox) != "bwrap":
-                raise HarnessUnavailable(f"agent.harness={cfg.agent.harness} runs only inside bubblewrap: install it "
-                                         "(apt-get install bubblewrap) and keep env.sandbox=auto or bwrap")
+        HARNESSES.get(cfg.agent.harness).check(cfg.env, here)
     except (ValueError, RuntimeError) as e:
         raise ConfigError(str(e)) from None
 

@@ -126,7 +126,7 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str],
     logged = ledger.records()  # read once: a record it vouches for is stat'ed, not read
     rescored, local = resume_scan(specs, sdir, logged)  # a new judge re-scores finished records, it does not re-run them
     todo = [s for s in specs if s.job_id not in local and s.job_id not in (stored or set())]
-    if root.budget.sweep_usd is not None or root.budget.cell_usd is not None:
+    if root.budget.limits_spend:
         from runners.sweep.budget import paired
 
         todo = paired(todo)  # a pair admitted together starts together
@@ -269,6 +269,14 @@ def _experiment() -> str | None:
     return None if choice in (None, "null") else choice
 
 
+def command_overrides() -> list[str]:
+    """The command line's overrides as typed. Hydra keeps them in a config node, where a value that
+    interpolates (`model.script_dir=DIR/${agent.harness}`) reads resolved against the root's config:
+    every cell of the grid was then given the root's value (its first harness), not its own."""
+    task = HydraConfig.get().overrides.task
+    return [str(o) for o in OmegaConf.to_container(task, resolve=False)]  # type: ignore[union-attr]
+
+
 @hydra.main(config_path=str(CONF_DIR), config_name="config", version_base=None)
 def main(cfg: DictConfig) -> None:
     from runners.core.record_types import RecordError
@@ -279,7 +287,7 @@ def main(cfg: DictConfig) -> None:
     from runners.sweep.stopping import Interrupted, exit_stopped
 
     try:
-        out = run_sweep(to_root(cfg, SWEEP_CACHE), list(HydraConfig.get().overrides.task), _experiment())
+        out = run_sweep(to_root(cfg, SWEEP_CACHE), command_overrides(), _experiment())
     except (ConfigError, RecordError, SweepBusy) as e:  # a record this version cannot read is left as it is
         sys.exit(f"error: {e}")
     except Interrupted as stop:

@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 
 from runners.config.schema import AXES, ConfigError, RootConfig
+from runners.core.harness_names import OWN_LOOP
 
 
 def asks_for_job_config(argv: Sequence[str]) -> bool:
@@ -68,14 +69,17 @@ def render(root: RootConfig, experiment: str | None, axes: dict[str, list[str]],
 
     doc: dict[str, Any] = dataclasses.asdict(root)
     cells = zip(itertools.product(*(axes[a] for a in AXES), seeds), configs, strict=True)
-    by_axis: dict[str, dict[str, Any]] = {a: {} for a in AXES}
+    by_axis: dict[str, dict[str, dict[str, Any]]] = {a: {} for a in AXES}
+    varied = [a for a in AXES if len(axes[a]) > 1] + (["seed"] if len(seeds) > 1 else [])
     for key, cfg in cells:
+        cell = " ".join(f"{a}={v}" for a, v in zip([*AXES, "seed"], key, strict=True) if a in varied)
         for axis, name in zip(AXES, key, strict=False):
-            by_axis[axis].setdefault(name, dataclasses.asdict(getattr(cfg, axis)))
-    for axis, values in by_axis.items():
+            by_axis[axis].setdefault(name, {})[cell] = dataclasses.asdict(getattr(cfg, axis))
+    for axis, names in by_axis.items():
+        values = {k: v for name, per_cell in names.items() for k, v in _as_composed(name, per_cell).items()}
         doc[axis] = values if len(values) > 1 else next(iter(values.values()))
     doc["seed"] = seeds if len(seeds) > 1 else seeds[0]
-    shown = [a for a in AXES if a != "agent" or axes[a] != ["dci"]]  # our own harness alone goes unsaid
+    shown = [a for a in AXES if a != "agent" or axes[a] != [OWN_LOOP]]  # our own harness alone goes unsaid
     sizes = [len(axes[a]) for a in shown] + [len(seeds)]
     head = (f"# {'experiment=' + experiment if experiment else 'no experiment'}: the sweep's grid, "
             f"{' x '.join(f'{n} {a}(s)' for n, a in zip(sizes, [*shown, 'seed'], strict=True))} = "
@@ -88,6 +92,15 @@ def render(root: RootConfig, experiment: str | None, axes: dict[str, list[str]],
         verdict = f"would refuse to start: {e}".replace("\n", "\n# ")
     records = f"# records: {sweep_dir_for(root, experiment, overrides)}\n"
     return head + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True) + records + f"# preflight: {verdict}\n"
+
+
+def _as_composed(name: str, per_cell: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """An axis value as its cells compose it: once, or once per cell when an override interpolates
+    another axis (`model.script_dir=DIR/${agent.harness}`), each then named by its cell."""
+    first = next(iter(per_cell.values()))
+    if all(v == first for v in per_cell.values()):
+        return {name: first}
+    return {f"{name} ({cell})": v for cell, v in per_cell.items()}
 
 
 def show_if_asked(args: list[str], root_choices: list[str]) -> int | None:
