@@ -121,13 +121,18 @@ def _check_budget(cfg: RootConfig) -> None:
     if (b.sweep_usd or b.cell_usd) and not (b.estimate_usd or b.job_usd):
         wrong.append("budget.sweep_usd/cell_usd need the expected cost of a cell's first jobs (before any has finished): "
                      "set budget.estimate_usd (USD per job) or budget.job_usd")
-    why = unpriced(cfg.model)
-    if why and not b.allow_unpriced:
-        wrong.append(f"{why}; this preset needs real prices to keep its budget (or pass budget.allow_unpriced=true)")
+    problem = unpriced(cfg.model)
+    if problem and not b.allow_unpriced:
+        wrong.append(f"{problem.why}; this preset needs real prices to keep its budget: {problem.fix} "
+                     f"(or pass budget.allow_unpriced=true, and {problem.counted})")
     if wrong:
         raise ConfigErrors(wrong)
-    if why and cfg.model.pricing:
-        logging.getLogger(__name__).warning("%s: its calls are counted at no cost", why)
+    if problem and cfg.model.pricing and problem.warning not in _WARNED:  # once a model, not once a cell
+        _WARNED.add(problem.warning)
+        logging.getLogger(__name__).warning("%s", problem.warning)
+
+
+_WARNED: set[str] = set()
 
 
 def _check_agent(cfg: RootConfig) -> None:
