@@ -43,6 +43,29 @@ class ConfigError(ValueError):
     as one line, no traceback)."""
 
 
+class ConfigErrors(ConfigError):
+    """Several refusals; `messages` are their lines. One reads as that one line, as before."""
+
+    def __init__(self, messages: list[str]) -> None:
+        self.messages = list(dict.fromkeys(messages))
+        if len(self.messages) == 1:
+            text = self.messages[0]
+        else:
+            text = (f"{len(self.messages)} problems stop this before it starts (nothing was started or written); fix each:\n"
+                    + "\n".join(f"  - {m}" for m in self.messages))
+        super().__init__(text)
+
+
+class UnknownKeys(ConfigErrors):
+    """Keys the schema does not have (`+agent.max_turn=5`), each with its message: the entry point
+    drops them and runs its preflight on the rest, so that one run names every refusal
+    (`runners.preflight.command_line.every_refusal`)."""
+
+    def __init__(self, found: dict[str, str]) -> None:
+        super().__init__(list(found.values()))
+        self.keys = list(found)
+
+
 _WHERE = Enters.NOTHING  # where records, data and scratch go, how they are tracked and run, what may be spent
 
 
@@ -119,13 +142,17 @@ def to_root(cfg: DictConfig, cache: str | None = None) -> RootConfig:
     started in, and the model-call cache settled (`runners.models.call_cache.settled`; `cache`: the
     entry point's mode when `model.cache` is null: a sweep's read_write; None: a job's, off).
 
-    Raises `ConfigError` for a key the schema does not have (`+agent.max_turn=5`):
-    OmegaConf would keep it as a stray attribute that nothing reads."""
+    Raises `UnknownKeys` for keys the schema does not have (`+agent.max_turn=5`): OmegaConf would
+    keep them as stray attributes that nothing reads; and a `ConfigError` naming every setting that
+    must be given and is not (`model=vllm` without `model.name`), where OmegaConf would raise at the first."""
+    missing = OmegaConf.missing_keys(cfg)
+    if missing:
+        raise ConfigErrors([f"{key} has no value and this config needs one: give it, e.g. {key}=..." for key in sorted(missing)])
     obj = OmegaConf.to_object(cfg)
     assert isinstance(obj, RootConfig), type(obj)
-    unknown = next(unknown_keys(obj), None)
+    unknown = dict(unknown_keys(obj))
     if unknown:
-        raise ConfigError(unknown)
+        raise UnknownKeys(unknown)
     resolve_paths(obj, launch_dir())  # every later process sees absolute paths only
     from runners.models.call_cache import JOB_CACHE, settled
 
@@ -142,15 +169,16 @@ def to_root(cfg: DictConfig, cache: str | None = None) -> RootConfig:
     return obj
 
 
-def unknown_keys(obj: Any, path: str = "") -> Iterator[str]:
-    """For each key of `obj` its schema does not declare: a message naming it and the nearest known keys.
+def unknown_keys(obj: Any, path: str = "") -> Iterator[tuple[str, str]]:
+    """For each key of `obj` its schema does not declare: the key and a message naming it and the
+    nearest known keys.
 
     Free-form mappings (`method.texts`, `cluster.extra`) take any key; their values are still walked."""
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         known = [f.name for f in dataclasses.fields(obj)]
         for key in vars(obj):
             if key not in known:
-                yield _unknown_message(f"{path}{key}", path, known)
+                yield f"{path}{key}", _unknown_message(f"{path}{key}", path, known)
         for name in known:
             yield from unknown_keys(getattr(obj, name), f"{path}{name}.")
     elif isinstance(obj, dict):

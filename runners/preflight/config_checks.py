@@ -44,7 +44,9 @@ def benchmark_tasks(cfg: RootConfig) -> list[Task]:
     _check_data(cfg, set())  # prepared data that does not match its manifest is not loaded (one refusal, not two)
     try:
         return load_benchmark(cfg.benchmark).tasks()
-    except (BenchmarkError, NativeFormatError, FileNotFoundError) as e:
+    except NativeFormatError as e:  # every bad line of the task file, each its own refusal
+        raise ConfigErrors([f"benchmark={cfg.benchmark.name}: {p}" for p in e.problems]) from e
+    except (BenchmarkError, FileNotFoundError) as e:
         hint = _prepare_hint(cfg)
         raise ConfigError(f"benchmark={cfg.benchmark.name}: {hint} (its loader: {e})" if hint else f"benchmark={cfg.benchmark.name}: {e}") from e
 

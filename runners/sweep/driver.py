@@ -271,6 +271,7 @@ def _experiment() -> str | None:
 
 @hydra.main(config_path=str(CONF_DIR), config_name="config", version_base=None)
 def main(cfg: DictConfig) -> None:
+    from runners.config.schema import UnknownKeys
     from runners.core.record_types import RecordError
     from runners.models.call_cache import SWEEP_CACHE
     from runners.preflight.config_checks import ConfigError
@@ -278,8 +279,14 @@ def main(cfg: DictConfig) -> None:
     from runners.sweep.ownership import SweepBusy
     from runners.sweep.stopping import Interrupted, exit_stopped
 
+    overrides = list(HydraConfig.get().overrides.task)
     try:
-        out = run_sweep(to_root(cfg, SWEEP_CACHE), list(HydraConfig.get().overrides.task), _experiment())
+        out = run_sweep(to_root(cfg, SWEEP_CACHE), overrides, _experiment())
+    except UnknownKeys as e:  # said with every other refusal of the command line
+        from runners.preflight.command_line import every_refusal, typed
+        from runners.sweep.grid import check_command_line
+
+        sys.exit(every_refusal(e, typed(overrides), check_command_line))
     except (ConfigError, RecordError, SweepBusy) as e:  # a record this version cannot read is left as it is
         sys.exit(f"error: {e}")
     except Interrupted as stop:

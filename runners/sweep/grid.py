@@ -128,11 +128,12 @@ def compose_sweep(overrides: list[str], choices: list[str]) -> tuple[RootConfig,
         return root, experiment, cells(root, list(overrides), experiment)
 
 
-def expand(root: RootConfig, overrides: list[str], experiment: str | None) -> list[JobSpec]:
+def expand(root: RootConfig, overrides: list[str], experiment: str | None, configs: list[RootConfig] | None = None) -> list[JobSpec]:
     """All jobs of the sweep: every cell times its benchmark's tasks (or `grid.tasks`); raises
-    `runners.preflight.config_checks.ConfigError` for a config that cannot run."""
+    `runners.preflight.config_checks.ConfigError` for a config that cannot run. `configs`: the
+    cells, when they are composed already (`compose_sweep`)."""
     specs: list[JobSpec] = []
-    configs = cells(root, overrides, experiment)
+    configs = cells(root, overrides, experiment) if configs is None else configs
     refusals = Refusals()  # every refusal at once: the configs', then each benchmark's data
     refusals.run(check_configs, configs)
     loaded = {key: refusals.run(_tasks, cfg, root.grid.tasks) for key, cfg in {repr(c.benchmark): c for c in configs}.items()}
@@ -145,6 +146,16 @@ def expand(root: RootConfig, overrides: list[str], experiment: str | None) -> li
         specs.extend(JobSpec(readable_id(cfg, t.id, cell(digests[t.id])), cfg, t.id) for t in found)
     refusals.raise_any()
     return specs
+
+
+def check_command_line(overrides: list[str]) -> None:
+    """The sweep of these overrides composed and checked as its driver would, outside Hydra's `main`
+    (raising what either refuses): `runners.preflight.command_line.every_refusal` runs it again with
+    each refused key left out, so that one run names every refusal."""
+    from runners.preflight.command_line import root_choices
+
+    root, experiment, configs = compose_sweep(overrides, root_choices(overrides))
+    expand(root, overrides, experiment, configs)
 
 
 def _tasks(cfg: RootConfig, only: list[str]) -> list[Task]:
