@@ -208,16 +208,48 @@ def listed_axes(overrides: Sequence[str]) -> set[str]:
     return {o.partition("=")[0].removeprefix("grid.") for o in overrides if o.startswith("grid.")} & {*AXES, "seed"}
 
 
-def group_options(group: str) -> list[str]:
-    """The names a config group offers (its YAML files), for error messages and validation."""
-    return sorted(p.stem for p in (CONF_DIR / group).glob("*.yaml"))
+def group_options(group: str, searchpath: Sequence[str] = ()) -> list[str]:
+    """The names a config group offers (its YAML files in `conf/` and in the folders of
+    `hydra.searchpath`, e.g. a model config kept outside the checkout), for messages and validation."""
+    folders = [CONF_DIR / group, *(root / group for root in search_folders(searchpath))]
+    return sorted({p.stem for folder in folders for p in folder.glob("*.yaml")})
 
 
-def check_choice(group: str, name: str) -> None:
+def search_folders(searchpath: Sequence[str]) -> list[Path]:
+    """The folders of `hydra.searchpath` entries (`file://DIR`, relative to the folder the command
+    started in, as Hydra reads them; `pkg://PACKAGE`)."""
+    import importlib.resources
+
+    out = []
+    for entry in searchpath:
+        kind, _, where = entry.partition("://")
+        if kind == "file":
+            out.append(Path(where).expanduser())
+        elif kind == "pkg":
+            try:
+                out.append(Path(str(importlib.resources.files(where.replace("/", ".")))))
+            except (ModuleNotFoundError, TypeError):
+                continue  # Hydra says so when it composes
+    return out
+
+
+def searchpath_of(overrides: Sequence[str]) -> list[str]:
+    """The `hydra.searchpath=[…]` of a command line's overrides (the last one given), [] without one."""
+    given = [o for o in overrides if o.partition("=")[0].lstrip("+") == "hydra.searchpath"]
+    if not given:
+        return []
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    value = OverridesParser.create().parse_override(given[-1]).value()
+    return [str(v) for v in value] if isinstance(value, list) else [str(value)]
+
+
+def check_choice(group: str, name: str, searchpath: Sequence[str] = ()) -> None:
     """Fail early, listing the valid names, when `name` is not an option of `group`."""
-    options = group_options(group)
+    options = group_options(group, searchpath)
     if name not in options:
-        raise ConfigError(f"unknown {group} {name!r}; valid {group} names: {', '.join(options)}")
+        where = " (conf/ and hydra.searchpath)" if searchpath else ""
+        raise ConfigError(f"unknown {group} {name!r}; valid {group} names{where}: {', '.join(options)}")
 
 
 def job_record_config(cfg: RootConfig) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from runners.config.schema import (
     ConfigError,
     group_options,
     register,
+    searchpath_of,
     unknown_key_message,
 )
 
@@ -81,8 +82,9 @@ def composition_refusal(error: BaseException) -> str | None:
     return None if text is None else f"error: {text}"
 
 
-def _refused(error: BaseException) -> str | None:
-    """What Hydra refused, in the project's words (None: not a composition error)."""
+def _refused(error: BaseException, searchpath: Sequence[str] = ()) -> str | None:
+    """What Hydra refused, in the project's words (None: not a composition error); `searchpath`:
+    the command line's `hydra.searchpath`, whose folders offer options too."""
     from hydra.errors import HydraException, MissingConfigException
     from omegaconf.errors import OmegaConfBaseException
 
@@ -93,7 +95,8 @@ def _refused(error: BaseException) -> str | None:
         return _of_another_kind(key, known) or unknown_key_message(key, known)
     if isinstance(error, MissingConfigException) and error.missing_cfg_file and (CONF_DIR / error.missing_cfg_file).parent.is_dir():
         group, _, name = error.missing_cfg_file.rpartition("/")
-        return f"unknown {group} {name!r}; valid {group} names: {', '.join(group_options(group))}"
+        where = " (conf/ and hydra.searchpath)" if searchpath else ""
+        return f"unknown {group} {name!r}; valid {group} names{where}: {', '.join(group_options(group, searchpath))}"
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     if isinstance(error.__cause__, OmegaConfBaseException):
         lines.append(str(error.__cause__).splitlines()[0])
@@ -140,7 +143,7 @@ def every_refusal(first: BaseException, overrides: Sequence[str], check: Callabl
             messages.extend(messages_of(error))
             break
         else:
-            text = _refused(error)
+            text = _refused(error, searchpath_of(overrides))
             if text is None:  # not a refusal (a failure of its own, said by the run itself)
                 break
             messages.append(text)

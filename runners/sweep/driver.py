@@ -274,12 +274,16 @@ def main(cfg: DictConfig) -> None:
     from runners.config.schema import UnknownKeys
     from runners.core.record_types import RecordError
     from runners.models.call_cache import SWEEP_CACHE
+    from runners.models.server import ServerError  # a model server that does not start: its log is named, no traceback
     from runners.preflight.config_checks import ConfigError
     from runners.sweep.budget import HELD_EXIT
     from runners.sweep.ownership import SweepBusy
     from runners.sweep.stopping import Interrupted, exit_stopped
 
-    overrides = list(HydraConfig.get().overrides.task)
+    given = HydraConfig.get().overrides
+    # Hydra keeps `hydra.searchpath` (your configs outside the checkout) apart from the task's overrides;
+    # every cell of the grid is composed with it, and the resume line repeats it
+    overrides = [*given.task, *(o for o in given.hydra if o.partition("=")[0].lstrip("+") == "hydra.searchpath")]
     try:
         out = run_sweep(to_root(cfg, SWEEP_CACHE), overrides, _experiment())
     except UnknownKeys as e:  # said with every other refusal of the command line
@@ -289,6 +293,8 @@ def main(cfg: DictConfig) -> None:
         sys.exit(every_refusal(e, typed(overrides), check_command_line))
     except (ConfigError, RecordError, SweepBusy) as e:  # a record this version cannot read is left as it is
         sys.exit(f"error: {e}")
+    except ServerError as e:  # raised in the server's actor: Ray's wrapper holds the server's own error as its cause
+        sys.exit(f"error: {getattr(e, 'cause', None) or e}")
     except Interrupted as stop:
         exit_stopped(stop)
     if out["held"]:  # the last line, and an exit code of its own: CI and scripts tell "held" from "done"

@@ -23,12 +23,14 @@ from runners.config.schema import (
     RootConfig,
     check_choice,
     listed_axes,
+    searchpath_of,
     to_root,
 )
 from runners.core.task import Task
 from runners.job.identity import CellDigest, JobSpec, readable_id, task_digests
 from runners.models.call_cache import SWEEP_CACHE
 from runners.preflight.config_checks import benchmark_tasks, check_configs, check_tasks
+from runners.preflight.gpus import check_gpus
 from runners.preflight.refusals import Refusals
 
 HARNESS_KEY = "agent.harness"
@@ -60,11 +62,12 @@ def grid_axes(root: RootConfig, overrides: list[str]) -> tuple[dict[str, list[st
     narrowed, _ = split_overrides(overrides)
     axes = {g: [str(n) for n in narrowed.get(g, getattr(root.grid, g))] for g in AXES}
     seeds = [int(s) for s in narrowed.get("seed", root.grid.seed)]
+    searchpath = searchpath_of(overrides)  # configs of yours outside the checkout (`hydra.searchpath=[file://DIR]`)
     for group, names in axes.items():
         if not names:
             raise ConfigError(f"grid.{group} is empty; give at least one {group} name")
         for name in names:
-            check_choice(group, name)
+            check_choice(group, name, searchpath)
     if not seeds:
         raise ConfigError("grid.seed is empty; give at least one seed")
     return axes, seeds
@@ -76,6 +79,7 @@ def cells(root: RootConfig, overrides: list[str], experiment: str | None) -> lis
     axes, seeds = grid_axes(root, overrides)
     _, rest = split_overrides(overrides)
     base = [f"experiment={experiment}"] if experiment else []
+    base += [o for o in overrides if o.partition("=")[0].lstrip("+") == "hydra.searchpath"]  # each cell finds your configs too
     return [cfg for values in itertools.product(*(axes[a] for a in AXES))
             for cfg in _seeded([*base, *(f"{a}={v}" for a, v in zip(AXES, values, strict=True))], seeds, rest)]
 
@@ -134,8 +138,9 @@ def expand(root: RootConfig, overrides: list[str], experiment: str | None, confi
     cells, when they are composed already (`compose_sweep`)."""
     specs: list[JobSpec] = []
     configs = cells(root, overrides, experiment) if configs is None else configs
-    refusals = Refusals()  # every refusal at once: the configs', then each benchmark's data
+    refusals = Refusals()  # every refusal at once: the configs', the GPUs, then each benchmark's data (as check_sweep)
     refusals.run(check_configs, configs)
+    refusals.run(check_gpus, configs)
     loaded = {key: refusals.run(_tasks, cfg, root.grid.tasks) for key, cfg in {repr(c.benchmark): c for c in configs}.items()}
     refusals.raise_any()
     tasks = {key: (found, task_digests(found)) for key, found in loaded.items() if found is not None}  # hashed once, not once per cell
