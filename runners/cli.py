@@ -21,6 +21,7 @@ from collections.abc import Sequence
 # verb: (the module `python -m` runs, what it does in one line). Read statically by tests/test_docs.py.
 VERBS = {
     "sweep": ("runners.sweep", "a sweep: the grid's jobs on Ray actors, judged, tracked, reported; resumes where it stopped"),
+    "plan": ("runners.plan", "a sweep's jobs, expected cost and wall time before it starts (its command line); runs nothing"),
     "job": ("runners.job", "one job in-process, no Ray (debugging); prints the job's directory"),
     "score": ("eval.score", "scores job records again (a new judge, a fixed rule) without re-running agents"),
     "report": ("eval.report", "the paper's tables and figures and the job pages, into SWEEP/report/"),

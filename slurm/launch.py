@@ -19,7 +19,6 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from runners.config.slurm import SlurmConfig
 from runners.core.paths import absolute_overrides, started_in

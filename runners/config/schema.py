@@ -26,6 +26,7 @@ from runners.config.runner import (
     ClusterConfig,
     GridConfig,
     MethodConfig,
+    PlanConfig,
     ReportConfig,
     TrackerConfig,
 )
@@ -89,6 +90,8 @@ class RootConfig:
     data: DataConfig = setting(_WHERE, default_factory=DataConfig, whole=True)  # the benchmark's paths, resolved from it, say it
     # a budget stop is not a result: a higher budget re-runs the same job
     budget: BudgetConfig = setting(_WHERE, default_factory=BudgetConfig, whole=True)
+    # what the plan assumes (runningtab plan, --cfg job): never part of a job
+    plan: PlanConfig = setting(_WHERE, default_factory=PlanConfig, whole=True)
     # which task (`runners.job`): the task's digest says it, so ids hash None here
     task: str | None = setting(Enters.JOB_ID | Enters.SWEEP_NAME, default=None)
     seed: int = setting(Enters.JOB_ID | Enters.CACHE_KEY | Enters.SWEEP_NAME, default=0)
@@ -263,7 +266,7 @@ def job_record_config(cfg: RootConfig) -> dict[str, Any]:
 
 
 _RECORDED = tuple(f.name for f in dataclasses.fields(RootConfig)
-                  if f.name not in ("grid", "storage", "tracker", "cluster", "report", "data", "out", "sweep"))
+                  if f.name not in ("grid", "storage", "tracker", "cluster", "report", "data", "plan", "out", "sweep"))
 _ATOMS = frozenset({str, int, float, bool, type(None)})
 _FIELDS: dict[type, tuple[str, ...]] = {}
 

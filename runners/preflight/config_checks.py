@@ -209,7 +209,12 @@ def _check_backend(model: ModelConfig, local: bool = True) -> None:
     import shutil
 
     from runners.models.embedded import BACKEND_HINT
-    from runners.models.server import ServedModelConfig, ServerError, needs_server, vllm_command
+    from runners.models.server import (
+        ServedModelConfig,
+        ServerError,
+        needs_server,
+        vllm_command,
+    )
 
     if not needs_server(model) or not isinstance(model, ServedModelConfig):
         return

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from runners.config.runner import ClusterConfig
-from runners.config.schema import ConfigError, RootConfig
+from runners.config.schema import RootConfig
 
 
 @dataclass(frozen=True)

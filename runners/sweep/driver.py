@@ -274,7 +274,7 @@ def main(cfg: DictConfig) -> None:
     from runners.config.schema import UnknownKeys
     from runners.core.record_types import RecordError
     from runners.models.call_cache import SWEEP_CACHE
-    from runners.models.server import ServerError  # a model server that does not start: its log is named, no traceback
+    from runners.models.server import ServerError
     from runners.preflight.config_checks import ConfigError
     from runners.sweep.budget import HELD_EXIT
     from runners.sweep.ownership import SweepBusy
@@ -293,7 +293,7 @@ def main(cfg: DictConfig) -> None:
         sys.exit(every_refusal(e, typed(overrides), check_command_line))
     except (ConfigError, RecordError, SweepBusy) as e:  # a record this version cannot read is left as it is
         sys.exit(f"error: {e}")
-    except ServerError as e:  # raised in the server's actor: Ray's wrapper holds the server's own error as its cause
+    except ServerError as e:  # a model server that did not start (its log named); Ray's wrapper holds its own error as `cause`
         sys.exit(f"error: {getattr(e, 'cause', None) or e}")
     except Interrupted as stop:
         exit_stopped(stop)

@@ -92,7 +92,7 @@ def test_a_server_that_does_not_start_is_one_line(tmp_path: Path, own_ray: None)
 def test_a_model_config_outside_the_checkout_runs_in_the_grid(tmp_path: Path) -> None:
     """slurm/README.md's example: the model's YAML in a folder of your own (`hydra.searchpath`), named
     in `grid.model` beside a shipped one; the sweep runs it, and slurm.launch passes it on."""
-    bench = write_native(tmp_path / "b", [{"id": "t", "prompt": "p", "workspace": "w", "answer": "1"}], {"w/a.txt": "x"})
+    write_native(tmp_path / "b", [{"id": "t", "prompt": "p", "workspace": "w", "answer": "1"}], {"w/a.txt": "x"})
     script = write_script(tmp_path / "s.jsonl", [{"content": "<FINAL_ANSWER>1</FINAL_ANSWER>"}])
     (tmp_path / "mine" / "model").mkdir(parents=True)
     (tmp_path / "mine" / "model" / "my_scripted.yaml").write_text(
