@@ -112,6 +112,8 @@ def register() -> None:
     from runners.models.registry import config_class as model_config_class
 
     _store(None, "root_schema", RootConfig)
+    if not OmegaConf.has_resolver(GROUPS_RESOLVER):  # `--help`'s list of groups (conf/config.yaml: hydra.help.template)
+        OmegaConf.register_new_resolver(GROUPS_RESOLVER, lambda searchpath=None: groups_help(list(searchpath or [])))
     for name in BENCHMARKS.names():
         cls = config_class(name)
         if cls is not BenchmarkConfig:
@@ -216,6 +218,18 @@ def group_options(group: str, searchpath: Sequence[str] = ()) -> list[str]:
     `hydra.searchpath`, e.g. a model config kept outside the checkout), for messages and validation."""
     folders = [CONF_DIR / group, *(root / group for root in search_folders(searchpath))]
     return sorted({p.stem for folder in folders for p in folder.glob("*.yaml")})
+
+
+GROUPS_RESOLVER = "runningtab_groups"
+
+
+def groups_help(searchpath: Sequence[str] = ()) -> str:
+    """`group: option, option…` for each group the root config chooses from (its defaults list), as
+    `--help` lists them: Hydra's own list also names the typed schemas its YAMLs start from
+    (`llamacpp_schema`, …), which are no choice, and the data files beside the groups (conf/pricing/)."""
+    defaults = OmegaConf.to_container(OmegaConf.load(CONF_DIR / "config.yaml")).get("defaults") or []  # type: ignore[union-attr]
+    groups = [str(next(iter(d))) for d in defaults if isinstance(d, dict) and not str(next(iter(d))).startswith("override ")]
+    return "\n".join(f"{g}: {', '.join(group_options(g, searchpath))}" for g in sorted(groups))
 
 
 def search_folders(searchpath: Sequence[str]) -> list[Path]:

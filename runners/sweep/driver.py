@@ -193,11 +193,13 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str],
 
 
 def resume_command(overrides: Sequence[str]) -> str:
-    """A command that resumes this sweep: the overrides as typed (the grid's root choices, which the
-    command line adds again, left out)."""
+    """A command that resumes this sweep, in the form the user typed it (`runningtab sweep` or
+    `python -m runners.sweep`): the overrides as typed (the grid's root choices, which the command
+    line adds again, left out)."""
+    from runners.cli import typed_command
     from runners.preflight.command_line import typed
 
-    return shlex.join(["python", "-m", "runners.sweep", *typed(overrides)])
+    return shlex.join([*typed_command("runners.sweep"), *typed(overrides)])
 
 
 def _part(root: RootConfig) -> tuple[int, int] | None:
