@@ -68,7 +68,7 @@ def have(cluster: ClusterConfig, on_slurm: bool) -> Have:
     if on_slurm:
         nodes = 1 if s.array else s.nodes
         where = ("one node of the job array (cluster.slurm.gpus_per_node)" if s.array
-                 else f"the Slurm allocation (cluster.slurm.nodes={s.nodes} × gpus_per_node={s.gpus_per_node})")
+                 else f"the Slurm allocation (cluster.slurm.nodes={s.nodes} × cluster.slurm.gpus_per_node={s.gpus_per_node})")
         return Have(float(nodes * s.gpus_per_node), where, float(s.gpus_per_node))
     address = cluster.address or os.environ.get("RAY_ADDRESS")
     if address:

@@ -29,7 +29,7 @@ def slurm(nodes: int, gpus: int, *more: str) -> list:
 def test_a_slurm_allocation_holds_the_replicas_or_is_refused_and_idle_gpus_are_named() -> None:
     check_gpus(slurm(2, 4, "model.server.replicas=2"), on_slurm=True)
     assert gpu_note(slurm(2, 4, "model.server.replicas=2"), on_slurm=True) == (
-        "GPUs: the served models use 2 of the 8 of the Slurm allocation (cluster.slurm.nodes=2 × gpus_per_node=4); "
+        "GPUs: the served models use 2 of the 8 of the Slurm allocation (cluster.slurm.nodes=2 × cluster.slurm.gpus_per_node=4); "
         "6 left idle (model.server.replicas=8 would use them for vllm)")
     with pytest.raises(ConfigError, match=r"need 10 GPU\(s\) \(vllm 10 replica\(s\) × 1;.*has 8: lower model.server.replicas"):
         check_gpus(slurm(2, 4, "model.server.replicas=10"), on_slurm=True)
