@@ -147,13 +147,26 @@ def every_refusal(first: BaseException, overrides: Sequence[str], check: Callabl
             if text is None:  # not a refusal (a failure of its own, said by the run itself)
                 break
             messages.append(text)
-            keys = [k for k in [_refused_key(error)[0]] if k]
+            keys = _refused_overrides(error)
         dropped = [o for o in kept if _override_key(o) in keys]
         if not dropped:
             break
         kept = [o for o in kept if o not in dropped]
         error = _checked(check, kept)
     return f"error: {ConfigErrors(messages)}"
+
+
+def _refused_overrides(error: BaseException) -> list[str]:
+    """The override keys a composition error refused: a key no config has, or a group whose option
+    does not exist (`model=nosuch`); [] when it names none."""
+    from hydra.errors import MissingConfigException
+
+    key, _ = _refused_key(error)
+    if key is not None:
+        return [key]
+    if isinstance(error, MissingConfigException) and error.missing_cfg_file:
+        return [error.missing_cfg_file.rpartition("/")[0].replace("/", ".")]
+    return []
 
 
 def _checked(check: Callable[[list[str]], object], overrides: list[str]) -> BaseException | None:
