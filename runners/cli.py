@@ -31,6 +31,7 @@ VERBS = {
     "cache": ("runners.models.call_cache_cli", "the model-call cache: list what it holds, prune entries by age or model"),
     "prepare": ("eval.prepare", "the paper's data (workspace_bench, agentcompany, officeqa), prepared and checked"),
     "builtin": ("eval.benchmarks.builtin", "generates the built-in benchmark (sweeps do it themselves, cached)"),
+    "check-bench": ("runners.job.check_bench", "your benchmark's references reach full marks, empty and stuffed deliverables do not"),
     "export": ("eval.export", "our benchmarks as Harbor tasks, or finished jobs' trajectories as ATIF"),
     "import": ("eval.import", "Harbor trials back as job records, for our report"),
     "mcp": ("tab.mcp", "the tab for an agent of another harness, as an MCP server"),
