@@ -426,3 +426,13 @@ def test_a_renamed_setting_is_caught(tmp_path: Path) -> None:
     (tmp_path / "docs" / "x.md").write_text("Give `budget.sweep_usd=5` or `budget.sweep_dollars=5`; `env.tools()` is not a key.\n"
                                            "```\nrunningtab sweep model.script_dir=DIR cluster.extra.anything=1 method.textz.x=1\n```\n")
     assert stale_keys(tmp_path) == ["docs/x.md: key budget.sweep_dollars", "docs/x.md: key method.textz.x"]
+
+
+def test_the_readme_and_the_harness_docs_agree_that_the_harness_is_a_table_1_axis() -> None:
+    """Issue 50 item 9: README said the harness as an axis "with its own Table 1 rows is not built
+    yet" while docs/harnesses.md (and eval/report/analyses/table1.py) give Table 1 a harness column."""
+    readme, harnesses = (REPO / "README.md").read_text(), (REPO / "docs" / "harnesses.md").read_text()
+    table1 = (REPO / "eval" / "report" / "analyses" / "table1.py").read_text()
+    assert "harness column is shown only when a job ran another harness" in table1  # what both must say
+    assert "Table 1 has a `harness` column" in harnesses
+    assert "with a `harness` column in Table 1" in readme and "Table 1 rows is not built" not in readme

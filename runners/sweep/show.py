@@ -4,8 +4,9 @@ Hydra would print the root config, whose `benchmark` and `model` are the root's 
 built-in benchmark, the embedded model), not what the grid runs. Printed here instead: the root's
 settings, and under `benchmark`, `agent`, `method` and `model` each value of that axis as its cells compose
 it (with the paths resolved from `data.*`); an axis with one value shows that one config, as
-before. The last lines say where its records would go (the folder the sweep would use) and
-whether the sweep's preflight would let it start (every refusal, each with its fix).
+before. The last lines give the plan (jobs per benchmark, cost, time: runners/plan/), where its
+records would go (the folder the sweep would use) and whether the sweep's preflight would let it
+start (every refusal, each with its fix). `runningtab plan` prints those lines alone.
 """
 
 from __future__ import annotations
@@ -43,11 +44,11 @@ def overrides_of(argv: Sequence[str]) -> list[str]:
     return out
 
 
-def show_grid(argv: Sequence[str], choices: list[str]) -> int:
+def show_grid(argv: Sequence[str], choices: list[str], full: bool = True) -> int:
+    """Print the grid (`full`: its config too, `--cfg job`; else the plan alone, `runningtab plan`)."""
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
-    from runners.preflight.command_line import composition_refusal
     from runners.sweep.grid import compose_sweep, grid_axes
 
     overrides = overrides_of(argv)
@@ -55,18 +56,65 @@ def show_grid(argv: Sequence[str], choices: list[str]) -> int:
         root, experiment, configs = compose_sweep(overrides, choices)
         axes, seeds = grid_axes(root, overrides)
     except (ConfigError, HydraException, OmegaConfBaseException) as e:
-        print(composition_refusal(e) or f"error: {e}", file=sys.stderr)  # in the project's words, as without --cfg job
+        print(_refusal(e, overrides), file=sys.stderr)  # in the project's words, as without --cfg job
         return 1
-    print(render(root, experiment, axes, seeds, configs, [*choices, *overrides]), end="")
+    print(render(root, experiment, axes, seeds, configs, [*choices, *overrides], full), end="")
     return 0
 
 
+def _refusal(error: Exception, overrides: list[str]) -> str:
+    """What the run would say: every refusal of the command line when a key was refused, else the one."""
+    from runners.config.schema import UnknownKeys
+    from runners.preflight.command_line import composition_refusal, every_refusal
+    from runners.sweep.grid import check_command_line
+
+    if isinstance(error, UnknownKeys) or composition_refusal(error) is not None:
+        return every_refusal(error, overrides, check_command_line)
+    return f"error: {error}"
+
+
 def render(root: RootConfig, experiment: str | None, axes: dict[str, list[str]], seeds: list[int], configs: list[RootConfig],
-           overrides: Sequence[str]) -> str:
-    """The grid's config, the folder its records would go to, and the preflight's verdict, as comments."""
+           overrides: Sequence[str], full: bool = True) -> str:
+    """The grid's config (`full`), its plan, the folder its records would go to, and the preflight's
+    verdict, as comments (`full`) or plain lines."""
     from runners.preflight.config_checks import check_sweep
     from runners.sweep.driver import sweep_dir_for
 
+    shown = [a for a in AXES if a != "agent" or axes[a] != [OWN_LOOP]]  # our own harness alone goes unsaid
+    sizes = [len(axes[a]) for a in shown] + [len(seeds)]
+    names = [*shown, "seed"]
+    head = (f"{'experiment=' + experiment if experiment else 'no experiment'}: the sweep's grid, "
+            f"{' x '.join(f'{n} {a}(s)' for n, a in zip(sizes, names, strict=True))} = "
+            f"{len(configs)} cell(s), each over its benchmark's tasks.")
+    try:
+        check_sweep(configs)
+        verdict = "passed (each cell's settings, the models' and judges' keys, the GPUs, the data of every benchmark)"
+    except ConfigError as e:
+        verdict = f"would refuse to start: {e}"
+    shape = " x ".join(f"{n} {a}(s)" for n, a in zip(sizes[1:], names[1:], strict=True))
+    said = [head, *_plan_lines(axes, seeds, configs, shape), f"records: {sweep_dir_for(root, experiment, overrides)}",
+            f"preflight: {verdict}"]
+    text = "\n".join(said).splitlines()
+    if not full:
+        return "\n".join(text) + "\n"
+    body = yaml.safe_dump(_config_doc(root, axes, seeds, configs), sort_keys=False, allow_unicode=True)
+    comments = [f"# {line}" for line in text]
+    return "\n".join([comments[0], "# An axis with several values shows each as its cells compose it."]) + "\n" + body + \
+        "\n".join(comments[1:]) + "\n"
+
+
+def _plan_lines(axes: dict[str, list[str]], seeds: list[int], configs: list[RootConfig], shape: str) -> list[str]:
+    from runners.plan.estimate import make_plan
+    from runners.plan.render import lines
+
+    try:
+        return lines(make_plan(axes, seeds, configs), configs, shape)
+    except ConfigError as e:  # a pilot or a token file that cannot be read: the plan says so, the rest still shows
+        return [f"plan: cannot be made: {e}"]
+
+
+def _config_doc(root: RootConfig, axes: dict[str, list[str]], seeds: list[int], configs: list[RootConfig]) -> dict[str, Any]:
+    """The root's settings, and under each axis each of its values as its cells compose it."""
     doc: dict[str, Any] = dataclasses.asdict(root)
     cells = zip(itertools.product(*(axes[a] for a in AXES), seeds), configs, strict=True)
     by_axis: dict[str, dict[str, dict[str, Any]]] = {a: {} for a in AXES}
@@ -79,19 +127,7 @@ def render(root: RootConfig, experiment: str | None, axes: dict[str, list[str]],
         values = {k: v for name, per_cell in names.items() for k, v in _as_composed(name, per_cell).items()}
         doc[axis] = values if len(values) > 1 else next(iter(values.values()))
     doc["seed"] = seeds if len(seeds) > 1 else seeds[0]
-    shown = [a for a in AXES if a != "agent" or axes[a] != [OWN_LOOP]]  # our own harness alone goes unsaid
-    sizes = [len(axes[a]) for a in shown] + [len(seeds)]
-    head = (f"# {'experiment=' + experiment if experiment else 'no experiment'}: the sweep's grid, "
-            f"{' x '.join(f'{n} {a}(s)' for n, a in zip(sizes, [*shown, 'seed'], strict=True))} = "
-            f"{len(configs)} cell(s), each over its benchmark's tasks.\n"
-            "# An axis with several values shows each as its cells compose it.\n")
-    try:
-        check_sweep(configs)
-        verdict = "passed (each cell's settings, the models' and judges' keys, the data of every benchmark)"
-    except ConfigError as e:
-        verdict = f"would refuse to start: {e}".replace("\n", "\n# ")
-    records = f"# records: {sweep_dir_for(root, experiment, overrides)}\n"
-    return head + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True) + records + f"# preflight: {verdict}\n"
+    return doc
 
 
 def _as_composed(name: str, per_cell: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
