@@ -135,7 +135,8 @@ def fabricate(specs: list[Any], sdir: Path, tpl: dict[str, dict[str, str]], miss
                 (d / name).parent.mkdir(parents=True, exist_ok=True)
                 (d / name).write_text(text.replace(t["__job_id__"], spec.job_id))
         ledger.append({"job_id": spec.job_id, "status": "ok", "attempts": 1, "wall_s": 1.0, "stop_reason": result["stop_reason"],
-                       "error": None, "record_attempt": 1, "sandbox": result.get("sandbox"), "time": time.time()})
+                       "error": None, "record_attempt": 1, "sandbox": result.get("sandbox"), "judge_key": scores.get("judge_key"),
+                       "time": time.time()})
     kept = ledger[: max(0, len(ledger) - missing)]
     (sdir / "jobs.jsonl").write_text("".join(json.dumps(e) + "\n" for e in kept))
 

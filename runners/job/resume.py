@@ -77,6 +77,19 @@ def ledger_vouches(job_dir: Path, logged: Logged | None) -> bool | None:
     return True if st.st_mtime <= logged.time else None
 
 
+def ledger_vouches_scores(job_dir: Path, logged: Logged | None, key: str) -> bool:
+    """Whether the ledger line `logged` settles that `job_dir`'s scores are by the judge whose key is
+    `key`, without reading them: the line logged those scores with that key (a record it vouches
+    for: `ledger_vouches`), and scores.json was written no later than the line (a re-score since
+    rewrote it: then it is read)."""
+    if logged is None or logged.judge_key != key or logged.status not in VOUCHED or logged.time is None:
+        return False
+    try:
+        return os.stat(os.path.join(job_dir, SCORES)).st_mtime <= logged.time
+    except OSError:
+        return False
+
+
 def fresh_job_dir(job_dir: Path) -> list[dict[str, Any]]:
     """Start a job directory from nothing, discarding what a killed attempt left behind; returns the
     errors of the earlier attempts that ended in an error (kept in the new record)."""
@@ -94,8 +107,10 @@ def fresh_job_dir(job_dir: Path) -> list[dict[str, Any]]:
 
 @dataclass(frozen=True, slots=True)
 class Logged:
-    """What the ledger says of a job's record: its status, which run of the record, and when."""
+    """What the ledger says of a job's record: its status, which run of the record, when, and the
+    judge key of the scores it logged (None: not scored, or a line from before the key was logged)."""
 
     status: str
     record_attempt: int
     time: float | None
+    judge_key: str | None = None

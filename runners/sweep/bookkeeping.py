@@ -52,7 +52,7 @@ def book_job(outcome: Outcome, sweep_dir: Path, uploader: Uploader, tracker: Tra
         log_entry(ledger, entry)
         return None
     meta, scores = track(job_dir, tracker, scores)
-    entry.update(record_fields(result))
+    entry.update(record_fields(result), judge_key=(scores or {}).get("judge_key"))  # a resume then need not read the scores
     # an errored record with retries left is not a result: it stays local until a re-run succeeds
     upload = not Reruns.of(spec.cfg).again(result)
     uploader.submit(job_dir, lambda error: log_entry(ledger, entry, error), upload=upload)
