@@ -39,6 +39,27 @@ def plugin_file(name: str) -> str:
     return f"{name}.json"
 
 
+MAX_DEPTH = 64  # the record's documents nest under 12 levels; deeper would take readers that recurse past Python's limit
+_NESTED = (dict, list)
+
+
+def parse_json(text: str | bytes) -> Any:
+    """One JSON document nested at most `MAX_DEPTH` levels: a ValueError for anything else (json's
+    `JSONDecodeError` for text that is not JSON). Every reader of a record's documents parses here:
+    a document is what a bucket, a hand or an import may have written."""
+    try:
+        doc = json.loads(text)
+    except RecursionError:
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
+    level, depth = ([doc] if type(doc) in _NESTED else []), 0
+    while level:  # breadth first, containers only: one pass over the values
+        depth += 1
+        if depth > MAX_DEPTH:
+            raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
+        level = [c for v in level for c in (v.values() if type(v) is dict else v) if type(c) in _NESTED]
+    return doc
+
+
 def read_json(path: Path) -> Any:
     with open(path, encoding="utf-8") as f:
-        return json.load(f)
+        return parse_json(f.read())
