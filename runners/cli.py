@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 # verb: (the module `python -m` runs, what it does in one line). Read statically by tests/test_docs.py.
 VERBS = {
+    "demo": ("runners.sweep.demo", "the first ten minutes: the embedded model's sweep, the tab at work, what to look at next"),
     "sweep": ("runners.sweep", "a sweep: the grid's jobs on Ray actors, judged, tracked, reported; resumes where it stopped"),
     "job": ("runners.job", "one job in-process, no Ray (debugging); prints the job's directory"),
     "score": ("eval.score", "scores job records again (a new judge, a fixed rule) without re-running agents"),
