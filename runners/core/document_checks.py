@@ -58,7 +58,7 @@ EXCERPT = {"turn": COUNT, "path": STR, "excerpt": STR}
 USAGE = {"input_tokens": COUNT, "output_tokens": COUNT, "cost": AMOUNT, "cached_tokens": COUNT}
 FUNCTION = {"name": STR, "arguments": STR}
 CONTENT: Check = ((lambda v: v is None or isinstance(v, str) or OBJECTS[0](v)), "a string, null or a list of objects")
-MESSAGE = {"role": STR, "content": CONTENT, "tool_calls": OBJECTS, "tool_call_id": STR, "name": STR, "turn": COUNT,
+MESSAGE = {"role": STR, "content": CONTENT, "tool_calls": OBJECTS, "tool_call_id": optional(STR), "name": optional(STR), "turn": COUNT,
            "time": NUMBER, "usage": OBJECT, "latency_s": AMOUNT, "chars": COUNT, "is_error": BOOL, "appendix": STR,
            "extra": OBJECT, "tools": OBJECTS}
 

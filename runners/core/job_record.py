@@ -38,6 +38,7 @@ from runners.core.record_files import (
     SCORES,
     TRAJECTORY,
     VIEW,
+    bounded,
     parse_json,
     plugin_file,
     read_json,
@@ -196,8 +197,10 @@ class JobRecord:
 
 
 def _write(path: Path, doc: Any) -> None:
+    """Every document of the record is written here (and the trajectory's lines by `Trajectory`),
+    `bounded`: a record is always one its readers read back."""
     with _writing(path):
-        write_json(path, doc)
+        write_json(path, bounded(doc))
 
 
 def write_meta(job_dir: Path, meta: JobMeta) -> None:
@@ -218,7 +221,7 @@ def write_scores(job_dir: Path, scores: dict[str, Any]) -> dict[str, Any]:
 
 def write_extracted(job_dir: Path, doc: dict[str, Any]) -> None:
     """Before the scores: a scored record always has the text its judges read."""
-    write_json(job_dir / EXTRACTED, doc)
+    write_json(job_dir / EXTRACTED, bounded(doc))
 
 
 def write_view(job_dir: Path, view: dict[str, Any]) -> None:
@@ -256,7 +259,7 @@ class Trajectory:
     def __call__(self, message: dict[str, Any]) -> None:
         """One write a message (the file is opened to append); where the line began is asked of the
         file only when a write fails, not before each one (a second system call a message)."""
-        line = json_bytes(message) + b"\n"
+        line = json_bytes(bounded(message)) + b"\n"
         fd = self._f.fileno()
         view = memoryview(line)
         with _writing(self.path):

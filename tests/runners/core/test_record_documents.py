@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from runners.core.document_checks import EVENTS
-from runners.core.job_record import JobRecord, read_result
+from runners.core.job_record import JobRecord, Trajectory, read_result, write_view
+from runners.core.record_files import DEEPER
 from runners.core.record_types import (
     JOB_FIELDS,
     RESULT_FIELDS,
@@ -153,3 +154,28 @@ def test_a_trajectory_line_that_is_not_a_message_is_skipped_and_said(job: Path) 
     assert record.trajectory() == [json.loads(line) for line in lines]
     assert [s.split(":")[0] for s in record.skipped_lines] == ["line 2", "line 3", "line 4", "line 5", "line 6"]
     assert "`input_tokens` should be an integer >= 0" in record.skipped_lines[1] and "nested deeper" in record.skipped_lines[2]
+
+
+def _deep(depth: int) -> dict:
+    doc: dict = {"type": "string"}
+    for _ in range(depth):
+        doc = {"type": "object", "properties": {"x": doc}}
+    return doc
+
+
+def test_what_reaches_a_record_from_outside_is_kept_within_what_its_readers_read(tmp_path: Path) -> None:
+    """A harness's tool schema (the system message's `tools`, agent-side) or a server's extra reply
+    field may nest as deep as its parser allowed: the writers keep the record readable (the deep part
+    a note), so no agent can make its own record unreadable and its job unscored."""
+    system = {"role": "system", "content": "s", "tools": [{"type": "function", "function": {"name": "t", "parameters": _deep(300)}}]}
+    reply = {"role": "assistant", "content": "ok", "extra": {"annotations": _deep(300)}, "turn": 1}
+    trajectory = Trajectory(tmp_path)
+    for m in (system, reply):
+        trajectory(m)
+    trajectory.close()
+    write_view(tmp_path, {"task": "t", "messages": [system, reply], "final_answer": ""})
+    record = JobRecord(tmp_path)
+    read = record.trajectory()
+    assert record.skipped_lines == [] and [m["role"] for m in read] == ["system", "assistant"]
+    assert DEEPER in json.dumps(read) and [m["role"] for m in record.view["messages"]] == ["system", "assistant"]
+    assert read[1]["extra"]["annotations"]["properties"]["x"]["type"] == "object"  # the shallow part kept as it was
