@@ -331,7 +331,8 @@ def header_notes(sweep: Sweep) -> list[str]:
 def _notes(sweep: Sweep) -> list[str]:
     notes = []
     if sweep.broken:
-        notes.append(f"Unreadable job records (skipped): {'; '.join(f'{d} ({why})' for d, why in sweep.broken.items())}")
+        shown = "; ".join(f"{d} ({why})" for d, why in list(sweep.broken.items())[:10])
+        notes.append(f"{len(sweep.broken)} unreadable job record(s), skipped: {shown}")
     unfinished = [j.job_id for j in sweep.jobs if j.result is None]
     if unfinished:
         notes.append(f"{len(unfinished)} job(s) without result.json (unfinished): {', '.join(unfinished[:10])}")

@@ -23,14 +23,14 @@ from runners.core.field_checks import (
     STR,
     STRS,
     Check,
-    RecordError,
     check_fields,
     optional,
 )
+from runners.core.field_checks import (
+    RecordError as RecordError,  # raised by every reader of the record, imported from here as before
+)
 from runners.core.record_files import JOB, RESULT, SCHEMA_VERSION, SCORES
 from tab.config import TabConfig
-
-__all__ = ["RecordError"]  # raised by every reader of the record (runners/core/field_checks.py), named here as before
 
 # not results: retried on resume, left out of every table (a budget stop: when the budget is raised)
 ERROR_STOPS = ("env_error", "model_error", "budget")
