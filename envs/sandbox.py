@@ -22,6 +22,7 @@ import tempfile
 import weakref
 from pathlib import Path
 
+from envs import seccomp
 from envs.config import SECRET_NAME, EnvConfig
 from envs.limits import Caps
 from envs.paths import PathView
@@ -104,16 +105,19 @@ AGENT_OUTPUTS = "/runningtab/bash-output"
 
 def bwrap_argv(
     workspace: str, scratch: str, ro_paths: list[str], agent_root: str | None = None, read_only: bool = False,
-    extras: SandboxExtras = NO_EXTRAS, shm_bytes: int = SHM_BYTES,
+    extras: SandboxExtras = NO_EXTRAS, shm_bytes: int = SHM_BYTES, seccomp_fd: int | None = None,
 ) -> list[str]:
     """The bubblewrap command line up to the command to run inside the sandbox; the workspace is
     bound at `agent_root` (and the saved outputs at AGENT_OUTPUTS), or at its host path when None;
     `read_only`: the workspace bound read-only, for a judge that inspects what an agent left; the
     task's `extras`: its workspace folders at their paths, its host names in /etc/hosts, its service's code.
     /dev is read-only but for its devices and /dev/shm, a tmpfs of at most `shm_bytes` (the disk
-    quota: bubblewrap's /dev is a tmpfs of half the host's memory that no other cap bounds)."""
+    quota: bubblewrap's /dev is a tmpfs of half the host's memory that no other cap bounds).
+    `seccomp_fd`: the filter that refuses space allocated without writing (envs/seccomp.py)."""
     argv = [shutil.which("bwrap") or "bwrap", "--unshare-all", "--die-with-parent", "--cap-drop", "ALL", "--hostname", "sandbox",
             "--ro-bind", "/usr", "/usr"]
+    if seccomp_fd is not None:
+        argv += ["--seccomp", str(seccomp_fd)]
     for name in ROOT_LINKS:
         host = f"/{name}"
         if os.path.islink(host):
@@ -206,17 +210,21 @@ def bwrap_problem() -> str | None:
     if shutil.which("bwrap") is None:
         return "bwrap is not on PATH (install the Debian/Ubuntu package 'bubblewrap')"
     scratch = make_scratch()
+    fd = seccomp.filter_fd()
     try:
         ws = os.path.join(scratch, "probe-workspace")
         os.mkdir(ws)
-        argv = [*bwrap_argv(ws, scratch, python_prefixes("")), "true"]
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=30, env={"PATH": "/usr/bin:/bin"})
+        argv = [*bwrap_argv(ws, scratch, python_prefixes(""), seccomp_fd=fd), "true"]
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=30, env={"PATH": "/usr/bin:/bin"},
+                              pass_fds=() if fd is None else (fd,))
         if proc.returncode != 0:
             return f"a trial bwrap sandbox failed (exit {proc.returncode}): {proc.stderr.strip()[:500]}"
         return None
     except (OSError, subprocess.TimeoutExpired) as e:
         return f"a trial bwrap sandbox failed: {e}"
     finally:
+        if fd is not None:
+            os.close(fd)
         remove_tree(scratch)
 
 
@@ -273,6 +281,7 @@ class Shell:
         self.caps = Caps(cfg)
         self._binds: list[str] = []
         self.session: ShellSession | None = None
+        self._filter: int | None = None
         seen_at = agent_root(cfg, workspace)
         fixed = seen_at if seen_at != workspace else None  # bound elsewhere in the sandbox
         self.view = PathView(workspace, seen_at, self.outputs, AGENT_OUTPUTS if fixed else self.outputs)
@@ -281,31 +290,48 @@ class Shell:
             ro = [p for p in [*python_prefixes(cfg.agent_python), *cfg.extra_ro_binds] if os.path.exists(p)]
             self._binds = [rel for rel, _ in extras.binds]
             real_folders(workspace, self._binds)
-            self._launcher = bwrap_argv(workspace, self.scratch, ro, fixed, read_only, extras, cfg.disk_quota_bytes)
+            self._filter = seccomp.filter_fd()
+            self._launcher = bwrap_argv(workspace, self.scratch, ro, fixed, read_only, extras, cfg.disk_quota_bytes, self._filter)
             make_mount_points(self._launcher, self.tmp)
             if cfg.shell_session:
                 launcher = [*self._launcher[:1], "--as-pid-1", *self._launcher[1:]]
-                self.session = ShellSession([*self.caps.prefix(), *launcher], self.env, workspace,
-                                            commands_dir(self.scratch), extras.service,
-                                            before_start=lambda: real_folders(workspace, self._binds), seen_at=seen_at)
+                supervisor = [_supervisor_python(cfg.agent_python), "-I", "-S", "-c", _reaper_source(), "--sandbox",
+                              commands_dir(self.scratch), seen_at]
+                self.session = ShellSession([*self.caps.prefix(), *launcher], self.env, workspace, commands_dir(self.scratch),
+                                            supervisor, extras.service, seen_at=seen_at,
+                                            before_start=functools.partial(_prepare, workspace, self._binds, self._filter),
+                                            pass_fds=self.pass_fds)
         else:
             self.env = agent_env(cfg, f"{self.scratch}/tmp/home", f"{self.scratch}/tmp")
             self._launcher = [sys.executable, "-I", "-S", str(Path(__file__).with_name("reaper.py"))]
             if cfg.shell_session:
                 scripts = commands_dir(self.scratch)
                 self.session = ShellSession(self.caps.prefix(), self.env, workspace, scripts,
-                                            supervisor=[*self._launcher, "--session", scripts, workspace],
-                                            terminate_s=REAPER_TERM_S)
-        self._cleanup = weakref.finalize(self, _cleanup, self.scratch, self.outputs_fd, self.caps, self.session)
+                                            [*self._launcher, "--session", scripts, workspace], terminate_s=REAPER_TERM_S)
+        self._cleanup = weakref.finalize(self, _cleanup, self.scratch, self.outputs_fd, self.caps, self.session, self._filter)
+
+    @property
+    def pass_fds(self) -> tuple[int, ...]:
+        """Descriptors every launch of this shell must pass on (the seccomp filter's)."""
+        return () if self._filter is None else (self._filter,)
 
     def argv(self, command_fd: int) -> list[str]:
-        """The command line running the command that descriptor `command_fd` holds."""
+        """The command line running the command that descriptor `command_fd` holds; launch it at once,
+        passing `command_fd` and `pass_fds`."""
         if self.mode == "bwrap":
-            real_folders(self.workspace, self._binds)
+            _prepare(self.workspace, self._binds, self._filter)
         return [*self.caps.prefix(), *self._launcher, *run_from_fd(command_fd)]
 
     def close(self) -> None:
         self._cleanup()
+
+
+def _prepare(workspace: str, binds: list[str], seccomp_fd: int | None) -> None:
+    """Before a sandbox starts (nothing of the agent's runs then): its bound folders made real
+    again, its filter to be read from the start (bubblewrap reads from the descriptor's offset)."""
+    real_folders(workspace, binds)
+    if seccomp_fd is not None:
+        os.lseek(seccomp_fd, 0, os.SEEK_SET)
 
 
 def real_folders(workspace: str, rels: list[str]) -> None:
@@ -343,12 +369,25 @@ def _usable(extras: SandboxExtras, mode: str, session: bool) -> SandboxExtras:
     return extras
 
 
-def _cleanup(scratch: str, fd: int, caps: Caps, session: ShellSession | None) -> None:
+def _supervisor_python(agent_python: str) -> str:
+    """The interpreter that runs the session's supervisor in the sandbox: the agent's, which is bound there."""
+    return os.path.join(agent_python, "bin", "python3") if agent_python else sys.executable
+
+
+@functools.cache
+def _reaper_source() -> str:
+    """envs/reaper.py's text: the sandbox sees the agent's Python, not the project, so it runs as `-c`."""
+    return Path(__file__).with_name("reaper.py").read_text(encoding="utf-8")
+
+
+def _cleanup(scratch: str, fd: int, caps: Caps, session: ShellSession | None, seccomp_fd: int | None) -> None:
     if session is not None:
         session.close()
     caps.close()
-    try:
-        os.close(fd)
-    except OSError:
-        pass
+    for descriptor in (fd, seccomp_fd):
+        try:
+            if descriptor is not None:
+                os.close(descriptor)
+        except OSError:
+            pass
     remove_tree(scratch)

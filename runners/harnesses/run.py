@@ -169,7 +169,7 @@ async def _run(
     fd = command_fd(script)
     try:
         proc = await asyncio.create_subprocess_exec(
-            *env.shell.argv(fd), pass_fds=(fd,), env=env.shell.env, cwd=env.root,
+            *env.shell.argv(fd), pass_fds=(fd, *env.shell.pass_fds), env=env.shell.env, cwd=env.root,
             stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
             start_new_session=True)
     finally:
