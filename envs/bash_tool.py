@@ -71,7 +71,7 @@ class BashTool:
         self._interrupted = False
         # Measures the workspace and the shell's /tmp now (the baseline), then watches every call.
         self.quota = DiskQuota(cfg.disk_quota_bytes, [workspace, shell.tmp], self._pids, outside=shell.mode == "none",
-                               holders=self._sandboxed if shell.mode == "bwrap" else None)
+                               holders=self._sandboxed if shell.mode == "bwrap" else None, release=shell.release)
 
     def _pids(self) -> list[int]:
         """Every process of the agent's shell: its cgroup's, else those below the sandbox or command."""

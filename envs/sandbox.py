@@ -322,6 +322,18 @@ class Shell:
             _prepare(self.workspace, self._binds, self._filter)
         return [*self.caps.prefix(), *self._launcher, *run_from_fd(command_fd)]
 
+    def release(self) -> None:
+        """Free what the agent holds outside its workspace (its /tmp and HOME, the saved outputs), once
+        its processes are killed at its disk quota: none of it is its deliverable or its record, and
+        the record must still be written on the disk it may have filled. No later call runs."""
+        for name in os.listdir(self.tmp):
+            remove_tree(os.path.join(self.tmp, name))
+        for name in os.listdir(self.outputs_fd):
+            try:
+                os.unlink(name, dir_fd=self.outputs_fd)
+            except OSError:
+                pass
+
     def close(self) -> None:
         self._cleanup()
 
