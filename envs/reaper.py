@@ -1,33 +1,26 @@
-"""The agent's shell supervisor: runs each command and kills every process it left behind, even past `setsid`.
+"""Runs commands without bubblewrap and kills every process each left behind, even past `setsid`.
 
-Three uses, one program:
-- `reaper.py ARGV...` runs one command without bubblewrap (`env.shell_session` false);
-- `reaper.py --session COMMANDS WORKSPACE` is the job's shell session without bubblewrap;
-- `reaper.py --sandbox COMMANDS WORKSPACE [SERVICE PORT TRIES]` is the session's supervisor inside the
-  bubblewrap sandbox, its PID 1, with the task's service (its script in COMMANDS, its port, how many
-  50 ms waits it gets to listen) run beside the commands.
-A session (envs/shell_session.py speaks to it) reads command numbers on stdin, runs `COMMANDS/<n>` as
-its child (`bash -c 'eval "$(</dev/fd/9)"'`, stdin /dev/null, output on its own stderr, the workspace
-as cwd), kills what the command left and writes the exit code on stdout (and, with a service, whether
-it was listening when the command began: `0 1`). One Python start per job, not per call.
+Two uses, one mechanism. `python -I -S envs/reaper.py ARGV...` runs one command (a bash call
+when `env.shell_session` is false). `python -I -S envs/reaper.py --session COMMANDS WORKSPACE` is
+the job's shell session without bubblewrap (envs/shell_session.py speaks to it as to the sandbox's
+supervisor): it reads command numbers on stdin, runs `COMMANDS/<n>` as its child exactly as the
+supervisor does (`bash -c 'eval "$(</dev/fd/9)"'`, stdin /dev/null, output on its own stderr, the
+workspace as cwd), kills what the command left and writes the exit code on stdout; EOF on stdin
+or SIGTERM kills everything it started and ends it. One Python start per job, not per call. The
+session is not dumpable, so that a runner that is not root keeps the agent out of its pipes (the
+agent, of the runner's uid, can still kill it: that mode isolates nothing).
 
-The pipes are the runner's: nothing the agent runs may write a status line or read a command number.
-The supervisor makes itself not dumpable (PR_SET_DUMPABLE 0), so a process of the same uid without
-CAP_SYS_PTRACE (in the sandbox: every process, all capabilities dropped) can neither open its
-/proc/<pid>/fd/* nor trace it, nor read or write its memory; its children's exec makes them dumpable
-again, as the agent's own. In the sandbox it is PID 1 of its namespace and leaves every signal at its
-default, which the kernel then never delivers from inside: nothing there can stop or kill it.
+Standalone (no project imports). It makes itself
+a child subreaper, so descendants whose parents exit (`setsid cmd &`, `nohup cmd &`, double forks)
+are re-parented to it instead of to init; when the command returns (after a short grace for
+output) or on SIGTERM (the runner's timeout), it SIGKILLs all of its descendants and exits with the
+command's status. Under bubblewrap the sandbox's PID namespace does this instead.
 
-Without bubblewrap it makes itself a child subreaper, so descendants whose parents exit (`setsid cmd &`,
-`nohup cmd &`, double forks) are re-parented to it instead of to init; when the command returns (after a
-short grace for output) or on SIGTERM (the runner's timeout), it SIGKILLs all of its descendants. That
-mode isolates nothing (the agent, of the runner's uid, can signal it: docs/env.md, threat model).
-
-Standalone (no project imports, Python 3.8+): in the sandbox, where the project is not, it runs as
-`python -I -S -c SOURCE`. It imports only built-in modules: `_signal` rather than `signal` (which
-imports `enum`), and prctl through `_ctypes` (ctypes itself costs ~10 ms of CPU to import; it remains
-the fallback). Descendants are found by walking `/proc/<pid>/task/<tid>/children` from here down, not
-by reading every process's stat (the scan is the fallback when the kernel lacks that file).
+It starts once per job (once per call without a session), so it imports only built-in modules: `_signal` rather than `signal`
+(which imports `enum`), and prctl through `_ctypes` (ctypes itself costs ~10 ms of CPU to import;
+it remains the fallback). Descendants are found by walking `/proc/<pid>/task/<tid>/children` from
+here down, not by reading every process's stat (the scan is the fallback when the kernel lacks
+that file).
 """
 
 import _signal
@@ -35,10 +28,9 @@ import os
 import sys
 import time
 
-PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
-GRACE_S = 0.2  # without bubblewrap, background children may finish writing their output this long
-POLL_S = 0.05  # a service's wait to listen, per try
+PR_SET_DUMPABLE = 4
+GRACE_S = 0.2  # background children may finish writing their output this long
 
 
 def prctl(option: int, value: int) -> None:
@@ -53,9 +45,13 @@ def prctl(option: int, value: int) -> None:
         ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
 
 
-def children(pid: int) -> list:
+def set_subreaper() -> None:
+    prctl(PR_SET_CHILD_SUBREAPER, 1)
+
+
+def children(pid: int) -> list[int]:
     """Children of `pid` (from each of its threads); [] once it is gone."""
-    out = []
+    out: list[int] = []
     try:
         tids = os.listdir(f"/proc/{pid}/task")
     except OSError:
@@ -69,7 +65,7 @@ def children(pid: int) -> list:
     return out
 
 
-def descendants_walk(root: int) -> list:
+def descendants_walk(root: int) -> list[int]:
     out, todo = [], [root]
     while todo:
         for pid in children(todo.pop()):
@@ -78,9 +74,9 @@ def descendants_walk(root: int) -> list:
     return out
 
 
-def descendants_scan(root: int) -> list:
+def descendants_scan(root: int) -> list[int]:
     """The fallback: every process's parent from /proc/*/stat."""
-    kids = {}
+    kids: dict[int, list[int]] = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
@@ -98,68 +94,26 @@ def descendants_scan(root: int) -> list:
     return out
 
 
-def descendants(root: int) -> list:
+def descendants(root: int) -> list[int]:
     if os.path.exists(f"/proc/{root}/task/{root}/children"):  # CONFIG_PROC_CHILDREN
         return descendants_walk(root)
     return descendants_scan(root)
 
 
-def reap() -> list:
-    """Collect every child that has ended; returns their pids."""
-    done = []
+def reap() -> None:
     while True:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
-            return done
+            return
         if pid == 0:
-            return done
-        done.append(pid)
+            return
 
 
-# The dispositions Python changes at start (it ignores SIGPIPE and SIGXFSZ), and the supervisor's
-# SIGTERM: a command gets them at their default, as subprocess's restore_signals does, so that `yes |
-# head` ends on SIGPIPE.
-DEFAULT_SIGNALS = (_signal.SIGPIPE, _signal.SIGXFSZ, _signal.SIGTERM)
-
-
-def restore_signals() -> None:
-    """In a forked child about to exec: DEFAULT_SIGNALS back to their default."""
-    for sig in DEFAULT_SIGNALS:
-        _signal.signal(sig, _signal.SIG_DFL)
-
-
-def status_code(status: int) -> int:
-    if os.WIFSIGNALED(status):
-        return 128 + os.WTERMSIG(status)
-    return os.WEXITSTATUS(status)
-
-
-def listening(port: int, net: str = "/proc/net") -> bool:
-    """Whether a socket listens on TCP `port` in this network namespace (the kernel's own table), or
-    in the one of `net`, /proc/<pid>/net of a process in another (the runner's view of a sandbox)."""
-    want = b":%04X" % port
-    for table in ("tcp", "tcp6"):
-        try:
-            with open(f"{net}/{table}", "rb") as f:
-                lines = f.read().splitlines()[1:]
-        except OSError:
-            continue
-        for line in lines:
-            fields = line.split()
-            if len(fields) > 3 and fields[1].endswith(want) and fields[3] == b"0A":
-                return True
-    return False
-
-
-def mine() -> list:
-    return descendants(os.getpid())
-
-
-def kill_all(others, reaped=lambda pids: None) -> None:
-    """SIGKILL every process `others()` lists, again until none is left (what forked meanwhile)."""
+def kill_all() -> None:
+    me = os.getpid()
     for _ in range(200):
-        found = others()
+        found = descendants(me)
         if not found:
             return
         for pid in found:
@@ -168,109 +122,72 @@ def kill_all(others, reaped=lambda pids: None) -> None:
             except ProcessLookupError:
                 pass
         time.sleep(0.005)
-        reaped(reap())
+        reap()
 
 
-def leftovers(others, grace: float, reaped=lambda pids: None) -> None:
-    """What a command left: given `grace` seconds to finish writing its output, then killed."""
-    end = time.monotonic() + grace
-    while time.monotonic() < end and others():
-        reaped(reap())
+def restore_signals() -> None:
+    """In a child about to exec: the dispositions Python changed at start back to the default
+    (as subprocess's restore_signals does), so that `yes | head` ends on SIGPIPE."""
+    for name in ("SIGPIPE", "SIGXFSZ"):
+        _signal.signal(getattr(_signal, name), _signal.SIG_DFL)
+
+
+def status_code(status: int) -> int:
+    code = os.waitstatus_to_exitcode(status)
+    return code if code >= 0 else 128 - code
+
+
+def leftovers() -> None:
+    """Give what the command left a short grace to finish writing, then kill it."""
+    end = time.monotonic() + GRACE_S
+    while time.monotonic() < end and descendants(os.getpid()):
+        reap()
         time.sleep(0.02)
-    kill_all(others, reaped)
+    kill_all()
 
 
-class Supervisor:
-    """One job's session: its commands, what they leave, and the task's service (in the sandbox)."""
-
-    def __init__(self, commands: str, workspace: str, sandboxed: bool, service: list) -> None:
-        self.workspace, self.sandboxed = workspace, sandboxed
-        self.dir_fd = os.open(commands, os.O_RDONLY | os.O_DIRECTORY)
-        self.null = os.open("/dev/null", os.O_RDWR)
-        self.out = os.dup(2)  # the output pipe; the supervisor's own errors go nowhere
-        os.dup2(self.null, 2)
-        self.service = service[0] if service else ""
-        self.port = int(service[1]) if service else 0
-        self.tries = int(service[2]) if service else 0
-        self.spid = 0  # the service's pid while it runs
-
-    def spawn(self, argv: list, script: int, out: int) -> int:
-        """`argv` as a child (posix_spawn: a vfork, not a copy of this process), stdin /dev/null, output
-        on `out`, `script` as its descriptor 9, in the workspace, with default signal dispositions."""
+def run_one(dir_fd: int, name: str, workspace: str, out: int, null: int) -> int:
+    """`<dir>/<name>` as a fresh bash, its output on `out`; its exit code once it and all it left are gone."""
+    try:
+        script = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
+    except OSError:
+        return 126
+    child = os.fork()
+    if child == 0:
         try:
-            os.chdir(self.workspace)
-        except OSError:
-            pass
-        actions = [(os.POSIX_SPAWN_DUP2, self.null, 0), (os.POSIX_SPAWN_DUP2, out, 1), (os.POSIX_SPAWN_DUP2, out, 2)]
-        if script >= 0:
-            actions.append((os.POSIX_SPAWN_DUP2, script, 9))
-        return os.posix_spawn(argv[0], argv, os.environ, file_actions=actions, setsigdef=DEFAULT_SIGNALS)
-
-    def reaped(self, pids: list) -> None:
-        if self.spid in pids:
-            self.spid = 0
-
-    def others(self) -> list:
-        """The processes to kill once a command returned: in the sandbox every live one of its PID
-        namespace but this one and the service; without it, this process's descendants."""
-        if not self.sandboxed:
-            return descendants(os.getpid())
-        found = []
-        for name in os.listdir("/proc"):
-            if not name.isdigit() or int(name) in (1, self.spid):
-                continue
+            os.dup2(script, 9)
+            os.set_inheritable(9, True)
+            os.dup2(null, 0)
+            os.dup2(out, 1)
+            os.dup2(out, 2)
             try:
-                with open(f"/proc/{name}/stat", "rb") as f:
-                    state = f.read().rsplit(b")", 1)[1].split()[0]
-            except (OSError, IndexError):
-                continue
-            if state not in (b"Z", b"X"):
-                found.append(int(name))
-        return found
-
-    def serve(self) -> bool:
-        """Start the service when it is not running, wait (up to its tries) until it listens; whether it does."""
-        self.reaped(reap())
-        if not self.spid:
-            try:
-                self.spid = self.spawn(["/bin/sh", self.service], -1, self.null)
-            except OSError:  # no process left to fork
-                return False
-            for _ in range(self.tries):
-                self.reaped(reap())
-                if not self.spid or listening(self.port):
-                    break
-                time.sleep(POLL_S)
-        return listening(self.port)
-
-    def run_one(self, name: str) -> int:
-        """`<dir>/<name>` as a fresh bash, its output on the pipe; its exit code once it and all it left are gone."""
-        try:
-            script = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=self.dir_fd)
-        except OSError:
-            return 126
-        if script == 9:  # dup2 onto itself would leave it close-on-exec
-            script = os.dup(script)
-            os.close(9)
-        try:
-            child = self.spawn(["/bin/bash", "-c", 'eval "$(</dev/fd/9)" 9<&-'], script, self.out)
-        except OSError:  # no process left to fork (the processes cap): the command did not run
-            return 126
+                os.chdir(workspace)
+            except OSError:
+                pass
+            _signal.signal(_signal.SIGTERM, _signal.SIG_DFL)
+            restore_signals()
+            os.execv("/bin/bash", ["/bin/bash", "-c", 'eval "$(</dev/fd/9)" 9<&-'])
         finally:
-            os.close(script)
-        while True:
-            pid, status = os.waitpid(-1, 0)
-            self.reaped([pid])
-            if pid == child:
-                break
-        code = status_code(status)
-        leftovers(self.others, 0 if self.sandboxed else GRACE_S, self.reaped)
-        return code
+            os._exit(127)
+    os.close(script)
+    _, status = os.waitpid(child, 0)
+    code = status_code(status)
+    leftovers()
+    return code
 
-    def loop(self) -> int:
-        if self.service:
-            self.serve()  # at once, so that the runner's own wait sees it listen before the first command
-        pending = b""
+
+def session(commands: str, workspace: str) -> int:
+    set_subreaper()
+    # Not dumpable: a process of the runner's uid without CAP_SYS_PTRACE (the agent's, when the runner
+    # is not root) can then neither open /proc/<pid>/fd/* (the session's pipes) nor trace this one.
+    prctl(PR_SET_DUMPABLE, 0)
+    _signal.signal(_signal.SIGTERM, lambda *_: (kill_all(), os._exit(128 + _signal.SIGTERM)))
+    out = os.dup(2)  # the output pipe; the reaper's own errors go nowhere
+    null = os.open("/dev/null", os.O_RDWR)
+    os.dup2(null, 2)
+    dir_fd = os.open(commands, os.O_RDONLY | os.O_DIRECTORY)
+    pending = b""
+    try:
         while True:
             line, sep, pending = pending.partition(b"\n")
             if not sep:
@@ -279,41 +196,28 @@ class Supervisor:
                     return 0
                 pending = line + chunk
                 continue
-            ok = self.serve() if self.service else None
             name = line.decode(errors="replace").strip()
-            code = self.run_one(name) if name.isdigit() else 126
-            os.write(1, (f"{code}\n" if ok is None else f"{code} {int(ok)}\n").encode())
-
-
-def session(commands: str, workspace: str, sandboxed: bool, service: list) -> int:
-    prctl(PR_SET_DUMPABLE, 0)
-    if sandboxed:
-        _signal.signal(_signal.SIGINT, _signal.SIG_DFL)  # PID 1: a signal left at its default never arrives from inside
-    else:
-        prctl(PR_SET_CHILD_SUBREAPER, 1)
-    sup = Supervisor(commands, workspace, sandboxed, service)
-    if not sandboxed:
-        _signal.signal(_signal.SIGTERM, lambda *_: (kill_all(sup.others, sup.reaped), os._exit(128 + _signal.SIGTERM)))
-    try:
-        return sup.loop()
+            code = run_one(dir_fd, name, workspace, out, null) if name.isdigit() else 126
+            os.write(1, f"{code}\n".encode())
     except OSError:  # the runner is gone
         return 1
     finally:
-        kill_all(sup.others, sup.reaped)
+        kill_all()
 
 
-def main(argv: list) -> int:
-    if argv[:1] in (["--session"], ["--sandbox"]):
-        return session(argv[1], argv[2], argv[0] == "--sandbox", argv[3:6])
-    prctl(PR_SET_CHILD_SUBREAPER, 1)
-    _signal.signal(_signal.SIGTERM, lambda *_: (kill_all(mine), os._exit(128 + _signal.SIGTERM)))
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--session"]:
+        return session(argv[1], argv[2])
+    set_subreaper()
+    _signal.signal(_signal.SIGTERM, lambda *_: (kill_all(), os._exit(128 + _signal.SIGTERM)))
     child = os.fork()
     if child == 0:
+        _signal.signal(_signal.SIGTERM, _signal.SIG_DFL)
         restore_signals()
         os.execv(argv[0], argv)
     _, status = os.waitpid(child, 0)
     code = status_code(status)
-    leftovers(mine, GRACE_S)
+    leftovers()
     return code
 
 

@@ -11,6 +11,7 @@ never argv (no kernel argument limit), and `envs/limits.py` caps memory, process
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import logging
 import os
@@ -28,7 +29,7 @@ from envs.limits import Caps
 from envs.paths import PathView
 from envs.safeio import remove_tree
 from envs.sandbox_extras import SandboxExtras
-from envs.shell_session import ShellSession
+from envs.shell_session import ShellSession, supervisor_argv
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +102,7 @@ def agent_env(cfg: EnvConfig, home: str, tmpdir: str) -> dict[str, str]:
 
 # Where the runner's saved bash outputs appear inside the sandbox (read-only).
 AGENT_OUTPUTS = "/runningtab/bash-output"
+SUPERVISOR_SHELL = "/runningtab/sh"  # the session supervisor's shell, an execute-only copy of /bin/sh
 
 
 def bwrap_argv(
@@ -211,20 +213,23 @@ def bwrap_problem() -> str | None:
         return "bwrap is not on PATH (install the Debian/Ubuntu package 'bubblewrap')"
     scratch = make_scratch()
     fd = seccomp.filter_fd()
+    shell = _shell_fd()
     try:
         ws = os.path.join(scratch, "probe-workspace")
         os.mkdir(ws)
-        argv = [*bwrap_argv(ws, scratch, python_prefixes(""), seccomp_fd=fd), "true"]
+        # as a session starts (its supervisor's shell copied in: bubblewrap 0.5 or newer), running `true`
+        argv = [*session_launcher(bwrap_argv(ws, scratch, python_prefixes(""), seccomp_fd=fd), shell), SUPERVISOR_SHELL, "-c", "true"]
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=30, env={"PATH": "/usr/bin:/bin"},
-                              pass_fds=() if fd is None else (fd,))
+                              pass_fds=(shell,) if fd is None else (fd, shell))
         if proc.returncode != 0:
             return f"a trial bwrap sandbox failed (exit {proc.returncode}): {proc.stderr.strip()[:500]}"
         return None
     except (OSError, subprocess.TimeoutExpired) as e:
         return f"a trial bwrap sandbox failed: {e}"
     finally:
-        if fd is not None:
-            os.close(fd)
+        for descriptor in (fd, shell):
+            if descriptor is not None:
+                os.close(descriptor)
         remove_tree(scratch)
 
 
@@ -282,6 +287,7 @@ class Shell:
         self._binds: list[str] = []
         self.session: ShellSession | None = None
         self._filter: int | None = None
+        self._shell: int | None = None
         seen_at = agent_root(cfg, workspace)
         fixed = seen_at if seen_at != workspace else None  # bound elsewhere in the sandbox
         self.view = PathView(workspace, seen_at, self.outputs, AGENT_OUTPUTS if fixed else self.outputs)
@@ -294,13 +300,13 @@ class Shell:
             self._launcher = bwrap_argv(workspace, self.scratch, ro, fixed, read_only, extras, cfg.disk_quota_bytes, self._filter)
             make_mount_points(self._launcher, self.tmp)
             if cfg.shell_session:
-                launcher = [*self._launcher[:1], "--as-pid-1", *self._launcher[1:]]
-                supervisor = [_supervisor_python(cfg.agent_python), "-I", "-S", "-c", _reaper_source(), "--sandbox",
-                              commands_dir(self.scratch), seen_at]
+                self._shell = _shell_fd()
+                launcher = session_launcher(self._launcher, self._shell)
+                fds = (*self.pass_fds, self._shell)
                 self.session = ShellSession([*self.caps.prefix(), *launcher], self.env, workspace, commands_dir(self.scratch),
-                                            supervisor, extras.service, seen_at=seen_at,
-                                            before_start=functools.partial(_prepare, workspace, self._binds, self._filter),
-                                            pass_fds=self.pass_fds)
+                                            supervisor_argv(SUPERVISOR_SHELL, commands_dir(self.scratch)), extras.service,
+                                            seen_at=seen_at, before_start=functools.partial(_prepare, workspace, self._binds, fds),
+                                            pass_fds=fds)
         else:
             self.env = agent_env(cfg, f"{self.scratch}/tmp/home", f"{self.scratch}/tmp")
             self._launcher = [sys.executable, "-I", "-S", str(Path(__file__).with_name("reaper.py"))]
@@ -308,7 +314,8 @@ class Shell:
                 scripts = commands_dir(self.scratch)
                 self.session = ShellSession(self.caps.prefix(), self.env, workspace, scripts,
                                             [*self._launcher, "--session", scripts, workspace], terminate_s=REAPER_TERM_S)
-        self._cleanup = weakref.finalize(self, _cleanup, self.scratch, self.outputs_fd, self.caps, self.session, self._filter)
+        self._cleanup = weakref.finalize(self, _cleanup, self.scratch, self.caps, self.session,
+                                         (self.outputs_fd, self._filter, self._shell))
 
     @property
     def pass_fds(self) -> tuple[int, ...]:
@@ -319,7 +326,7 @@ class Shell:
         """The command line running the command that descriptor `command_fd` holds; launch it at once,
         passing `command_fd` and `pass_fds`."""
         if self.mode == "bwrap":
-            _prepare(self.workspace, self._binds, self._filter)
+            _prepare(self.workspace, self._binds, self.pass_fds)
         return [*self.caps.prefix(), *self._launcher, *run_from_fd(command_fd)]
 
     def release(self) -> None:
@@ -338,12 +345,13 @@ class Shell:
         self._cleanup()
 
 
-def _prepare(workspace: str, binds: list[str], seccomp_fd: int | None) -> None:
+def _prepare(workspace: str, binds: list[str], fds: tuple[int, ...]) -> None:
     """Before a sandbox starts (nothing of the agent's runs then): its bound folders made real
-    again, its filter to be read from the start (bubblewrap reads from the descriptor's offset)."""
+    again, the descriptors it reads (the filter, the supervisor's shell) rewound: bubblewrap reads
+    them from their offset."""
     real_folders(workspace, binds)
-    if seccomp_fd is not None:
-        os.lseek(seccomp_fd, 0, os.SEEK_SET)
+    for fd in fds:
+        os.lseek(fd, 0, os.SEEK_SET)
 
 
 def real_folders(workspace: str, rels: list[str]) -> None:
@@ -381,25 +389,40 @@ def _usable(extras: SandboxExtras, mode: str, session: bool) -> SandboxExtras:
     return extras
 
 
-def _supervisor_python(agent_python: str) -> str:
-    """The interpreter that runs the session's supervisor in the sandbox: the agent's, which is bound there."""
-    return os.path.join(agent_python, "bin", "python3") if agent_python else sys.executable
+def session_launcher(launcher: list[str], shell_fd: int) -> list[str]:
+    """A session's bubblewrap command line: its supervisor as the sandbox's PID 1, and the supervisor's
+    shell, read from `shell_fd`, copied in at SUPERVISOR_SHELL, execute-only (see `_shell_copy`)."""
+    return [launcher[0], "--as-pid-1", "--perms", "0111", "--file", str(shell_fd), SUPERVISOR_SHELL, *launcher[1:]]
+
+
+def _shell_fd() -> int:
+    """A descriptor of the shell's copy with an offset of its own (bubblewrap reads it from there)."""
+    return os.open(f"/proc/self/fd/{_shell_copy()}", os.O_RDONLY | os.O_CLOEXEC)
 
 
 @functools.cache
-def _reaper_source() -> str:
-    """envs/reaper.py's text: the sandbox sees the agent's Python, not the project, so it runs as `-c`."""
-    return Path(__file__).with_name("reaper.py").read_text(encoding="utf-8")
+def _shell_copy() -> int:
+    """A memfd holding the system's /bin/sh (sealed, one per process): bubblewrap copies it into each
+    session's sandbox, execute-only, as the supervisor's shell. The kernel makes a process that runs a
+    program it may not read not dumpable, and the sandbox's uid may not read that copy (it has no
+    capability to override permissions), so nothing in the sandbox can open the supervisor's
+    /proc/1/fd/*, trace it or read its memory: a shell cannot make itself not dumpable otherwise."""
+    with open(os.path.realpath("/bin/sh"), "rb") as f:
+        data = f.read()
+    fd = os.memfd_create("runningtab-supervisor-sh", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    os.write(fd, data)
+    fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE)
+    return fd
 
 
-def _cleanup(scratch: str, fd: int, caps: Caps, session: ShellSession | None, seccomp_fd: int | None) -> None:
+def _cleanup(scratch: str, caps: Caps, session: ShellSession | None, fds: tuple[int | None, ...]) -> None:
     if session is not None:
         session.close()
     caps.close()
-    for descriptor in (fd, seccomp_fd):
+    for fd in fds:
         try:
-            if descriptor is not None:
-                os.close(descriptor)
+            if fd is not None:
+                os.close(fd)
         except OSError:
             pass
     remove_tree(scratch)

@@ -128,6 +128,38 @@ def test_a_service_runs_beside_the_shell_and_comes_back_when_killed(tmp_path: Pa
         env.close()
 
 
+def test_a_process_just_started_is_never_taken_for_gone() -> None:
+    """The supervisor reads a process's state from /proc; a read the shell's signals cut short left it
+    empty, and a service just started was taken for dead (in a CI run its job's first command then
+    met a dead server: 0/3), or the reaping skipped a live process (4-5 in 3,000 here, before)."""
+    import subprocess
+
+    from envs.safeio import remove_tree
+    from envs.sandbox import bwrap_argv, make_scratch
+    from envs.shell_session import PROC_STATE
+
+    loop = PROC_STATE + """
+    gone=0
+    for n in $(seq 1 3000); do
+      /bin/sh -c 'exec sleep 5' </dev/null >/dev/null 2>&1 &
+      spid=$!
+      disown "$spid"
+      state "$spid"
+      case $v in Z*|"") gone=$((gone+1)) ;; esac
+      kill -9 "$spid"
+    done
+    state "$spid"; sleep 0.2; state "$spid"
+    echo "gone=$gone last=${v:-none}"
+    """
+    scratch = make_scratch()
+    try:
+        argv = [*bwrap_argv(scratch, scratch, []), "--as-pid-1", "/bin/bash", "-c", loop]
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=120).stdout.split()
+    finally:
+        remove_tree(scratch)
+    assert out[0] == "gone=0" and out[1] in ("last=none", "last=Z"), out
+
+
 def test_a_service_not_listening_at_the_jobs_first_command_is_an_environment_error(tmp_path: Path) -> None:
     """The task's server is started before anything of the agent's runs: when it is not listening by
     the end of its wait, every call reached a dead server and the job was scored as the agent's
