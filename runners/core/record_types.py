@@ -29,6 +29,7 @@ from runners.core.field_checks import (
 from runners.core.field_checks import (
     RecordError as RecordError,  # raised by every reader of the record, imported from here as before
 )
+from runners.core.harness_names import OWN_LOOP, is_own_loop
 from runners.core.record_files import JOB, RESULT, SCHEMA_VERSION, SCORES
 from tab.config import TabConfig
 
@@ -70,7 +71,7 @@ class JobMeta:
     seed: int
     config: dict[str, Any] = field(default_factory=dict)
     sandbox: str | None = None  # "bwrap", or "none": unsandboxed; None until the environment is up
-    harness: str = "dci"  # who ran the episode (`agent.harness`: dci, claude_code, codex)
+    harness: str = OWN_LOOP  # who ran the episode (`agent.harness`: dci, claude_code, codex)
     schema_version: int = SCHEMA_VERSION
 
     @classmethod
@@ -82,7 +83,7 @@ class JobMeta:
         if "harness" not in fields:  # a record from before the field: its config says, else our own loop ran
             agent = fields["config"].get("agent")
             harness = agent.get("harness") if isinstance(agent, dict) else None
-            fields["harness"] = harness if isinstance(harness, str) and harness else "dci"
+            fields["harness"] = harness if isinstance(harness, str) and harness else OWN_LOOP
         return cls(**fields | {"schema_version": version})
 
     def to_json(self) -> dict[str, Any]:
@@ -165,6 +166,12 @@ class Result:
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self) | {"errored": self.errored, "schema_version": SCHEMA_VERSION}
 
+    @property
+    def paid(self) -> float:
+        """What the job's runs paid providers, its earlier errored attempts included: the one reader
+        of it (the sweep's budget and its closing line)."""
+        return self.spend + sum(float(e.get("spend") or 0.0) for e in self.earlier_errors if isinstance(e, dict))
+
     def error_entry(self) -> dict[str, Any]:
         """What a later attempt keeps of this one in `earlier_errors`."""
         return {"attempt": self.attempt, "stop_reason": self.stop_reason, "error": self.error, "turns": self.turns,
@@ -224,13 +231,13 @@ class Cell:
     method: str
     model: str
     seed: int
-    harness: str = "dci"
+    harness: str = OWN_LOOP
 
     @property
     def name(self) -> str:
         """`benchmark__method__model__sN`; a production harness's cell names it after the benchmark
         (our own loop's cells keep the names they had before the harness was an axis)."""
-        harness = "" if self.harness == "dci" else f"__{self.harness}"
+        harness = "" if is_own_loop(self.harness) else f"__{self.harness}"
         return f"{self.benchmark}{harness}__{self.method}__{self.model}__s{self.seed}"
 
     @classmethod
