@@ -9,13 +9,12 @@ The re-scored records are then uploaded again (storage) and tracked again by the
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Iterable
 from pathlib import Path
 
 from eval.config import judge_config
 from eval.score.records import judge_key, recorded_judge_key, score_job
-from runners.core.job_record import JobRecord, read_scores_of
+from runners.core.job_record import JobRecord, has_file, read_scores_of
 from runners.core.record_files import SCORES
 from runners.core.record_types import RecordError, Scores
 from runners.job.identity import JobSpec
@@ -93,7 +92,7 @@ def resume_scan(specs: Iterable[JobSpec], sweep_dir: Path, logged: dict[str, Log
             score_job(job_dir, spec.cfg.judge, benchmark=spec.cfg.benchmark)
         except Exception as e:  # noqa: BLE001 - one bad record must not stop the sweep
             log.warning("re-scoring %s with judge %s failed: %s: %s", spec.job_id, spec.cfg.judge.name, type(e).__name__, e)
-            if os.path.isfile(job_dir / SCORES):
+            if has_file(job_dir, SCORES):
                 complete.add(spec.job_id)  # its old scores stay
             continue
         done.append(spec)

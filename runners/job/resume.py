@@ -16,7 +16,7 @@ from typing import Any
 
 from envs.safeio import make_dirs, remove_tree
 from runners.config.schema import RootConfig
-from runners.core.job_record import read_result
+from runners.core.job_record import has_file, read_result, record_mtime
 from runners.core.record_files import RESULT, SCORES
 from runners.core.record_types import Result
 
@@ -58,7 +58,7 @@ def is_final(job_dir: Path, scored: bool, reruns: Reruns, logged: Logged | None 
             return False
     elif not vouched:
         return False
-    return not scored or os.path.isfile(os.path.join(job_dir, SCORES))
+    return not scored or has_file(job_dir, SCORES)
 
 
 def ledger_vouches(job_dir: Path, logged: Logged | None) -> bool | None:
@@ -70,11 +70,10 @@ def ledger_vouches(job_dir: Path, logged: Logged | None) -> bool | None:
     or a result.json newer than the line (an actor finished after a killed driver's line)."""
     if logged is None or logged.status not in VOUCHED or logged.time is None:
         return None
-    try:
-        st = os.stat(os.path.join(job_dir, RESULT))
-    except OSError:
+    written = record_mtime(job_dir, RESULT)
+    if written is None:
         return False
-    return True if st.st_mtime <= logged.time else None
+    return True if written <= logged.time else None
 
 
 def ledger_vouches_scores(job_dir: Path, logged: Logged | None, key: str) -> bool:
@@ -84,22 +83,20 @@ def ledger_vouches_scores(job_dir: Path, logged: Logged | None, key: str) -> boo
     rewrote it: then it is read)."""
     if logged is None or logged.judge_key != key or logged.status not in VOUCHED or logged.time is None:
         return False
-    try:
-        return os.stat(os.path.join(job_dir, SCORES)).st_mtime <= logged.time
-    except OSError:
-        return False
+    written = record_mtime(job_dir, SCORES)
+    return written is not None and written <= logged.time
 
 
 def fresh_job_dir(job_dir: Path) -> list[dict[str, Any]]:
     """Start a job directory from nothing, discarding what a killed attempt left behind; returns the
     errors of the earlier attempts that ended in an error (kept in the new record)."""
     earlier: list[dict[str, Any]] = []
-    if job_dir.exists():
-        result = read_result(job_dir)
-        if result is not None:
-            if not result.errored:
-                raise FileExistsError(f"{job_dir} already holds a finished job; refusing to overwrite it")
-            earlier = [*result.earlier_errors, result.error_entry()]
+    result = read_result(job_dir)  # from its folder or its pack (an errored record packed)
+    if result is not None:
+        if not result.errored:
+            raise FileExistsError(f"{job_dir} already holds a finished job; refusing to overwrite it")
+        earlier = [*result.earlier_errors, result.error_entry()]
+    if os.path.lexists(job_dir):
         remove_tree(job_dir, check=True)
     make_dirs(job_dir)
     return earlier

@@ -1,0 +1,371 @@
+"""Finished job records packed per grid cell: one tar file and its index instead of ~11 files and
+folders a job (a cluster's inode quota is 1–10 million files; a year of 100,000-job sweeps).
+
+`<sweep>/packs/<name>.tar` holds records as plain tar members `<job_id>/<file>` (`tar -tf` lists
+them, `tar -xf` gives the folders back); `<name>.idx` has one JSON line a packed record, written
+after its bytes: the commit. A record is packed once it is booked (its ledger line written, uploaded,
+tracked); its folder is then removed. The record stays the source of truth: `JobRecord` reads a
+packed record's files from here (runners/core/job_record.py), a folder with `result.json` wins over
+the pack (a record re-scored or run again since), and the index's last line of a job wins.
+
+Nothing the agent wrote is trusted: the packer walks the folder without following a link, takes
+regular files, folders and links (kept as links, their text only, each pointing inside the record),
+and packs a record only within `MAX_MEMBERS` entries and `MAX_BYTES` of file data, with no sparse
+file; a record out of those bounds stays a folder (read as before). An append cut short (a killed driver) is cut off by the
+next one; a torn index line is skipped. Packs of one sweep are written one append at a time
+(`flock` on the index): Slurm slices of a sweep share its packs.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import logging
+import os
+import stat
+import tarfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from envs.safeio import (
+    FILE_MODE,
+    Walk,
+    make_dirs,
+    make_link,
+    open_for_write,
+    open_regular,
+    remove_tree,
+)
+
+log = logging.getLogger(__name__)
+
+PACKS = "packs"  # in the sweep folder
+MAX_MEMBERS = 2_000  # entries of one record (files, folders, links): a record with more stays a folder
+MAX_BYTES = 64 << 20  # file data of one record
+_BLOCK = 512
+_ENCODING = {"encoding": "utf-8", "errors": "surrogateescape"}  # a name that is not UTF-8 keeps its bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """One entry of a packed record: a file's data at `offset` in the pack (`size` bytes), a folder
+    (`kind` "d"), or a link (`kind` "l", its text in `link`)."""
+
+    kind: str  # "f" | "d" | "l"
+    offset: int
+    size: int
+    mode: int
+    mtime: float
+    link: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Packed:
+    """A packed record: its pack and its entries by path in the record (`deliverable/out.md`)."""
+
+    job_id: str
+    pack: Path
+    members: dict[str, Member]
+
+    def has(self, rel: str) -> bool:
+        m = self.members.get(rel)
+        return m is not None and m.kind == "f"
+
+    def mtime(self, rel: str) -> float | None:
+        m = self.members.get(rel)
+        return m.mtime if m is not None and m.kind == "f" else None
+
+    def read(self, rel: str) -> bytes:
+        """A file's bytes; FileNotFoundError when the record has no such file."""
+        m = self.members.get(rel)
+        if m is None or m.kind != "f":
+            raise FileNotFoundError(f"{self.pack}: {self.job_id}/{rel} is not in the pack")
+        with open(self.pack, "rb") as f:
+            data = os.pread(f.fileno(), m.size, m.offset)
+        if len(data) != m.size:
+            raise OSError(f"{self.pack}: {self.job_id}/{rel} is cut short ({len(data)} of {m.size} bytes)")
+        return data
+
+    def unpack(self, dest: Path, only: str | None = None) -> None:
+        """The record as a folder at `dest` (made; never written through a link); `only`: just the
+        entries under that top name (`deliverable`)."""
+        make_dirs(dest)
+        for rel, m in sorted(self.members.items()):
+            if only is not None and rel != only and not rel.startswith(only + "/"):
+                continue
+            if m.kind == "d":
+                make_dirs(dest / rel)
+            elif m.kind == "l":
+                make_link(dest, rel, os.path.normpath(os.path.join(os.path.dirname(rel), m.link or "")))
+            else:
+                with open_for_write(dest, rel) as f:
+                    f.write(self.read(rel))
+                    if m.mode & 0o100:  # the agent made it executable: 0744, as the record had it
+                        os.fchmod(f.fileno(), os.fstat(f.fileno()).st_mode & 0o777 | 0o100)
+                os.utime(dest / rel, (m.mtime, m.mtime))
+
+
+def _entries(job_dir: Path) -> list[tuple[str, os.stat_result]] | None:
+    """The record's entries within the bounds, never following a link; None when out of them."""
+    walk = Walk(job_dir, max_names=MAX_MEMBERS + 1)
+    out, data = [], 0
+    for rel, st in walk:
+        if stat.S_ISREG(st.st_mode):
+            data += st.st_size
+            if st.st_blocks * 512 < st.st_size:  # sparse: packing would write its holes out
+                return None
+        elif stat.S_ISLNK(st.st_mode):
+            if not _inside(rel, _link_text(job_dir, rel)):
+                return None  # the record's links are relative and inside it (envs/deliverable.py)
+        elif not stat.S_ISDIR(st.st_mode):
+            return None  # not what a record holds
+        out.append((rel, st))
+        if len(out) > MAX_MEMBERS or data > MAX_BYTES:
+            return None
+    return None if walk.truncated else out
+
+
+def _inside(rel: str, text: str) -> bool:
+    """Whether a link at `rel` whose text is `text` points inside the record."""
+    if not text or text.startswith("/") or "\0" in text:
+        return False
+    target = os.path.normpath(os.path.join(os.path.dirname(rel), text))
+    return target != ".." and not target.startswith("../") and not target.startswith("/")
+
+
+def _tar_bytes(job_id: str, job_dir: Path, entries: list[tuple[str, os.stat_result]], start: int) -> tuple[bytes, dict[str, list[Any]]]:
+    """The tar members of the record and their entries for the index (offsets from `start`)."""
+    chunks: list[bytes] = []
+    members: dict[str, list[Any]] = {}
+    at = start
+    for rel, st in entries:
+        info = tarfile.TarInfo(f"{job_id}/{rel}")
+        info.mtime, info.mode = st.st_mtime, stat.S_IMODE(st.st_mode)
+        data = b""
+        if stat.S_ISDIR(st.st_mode):
+            info.type = tarfile.DIRTYPE
+            entry: list[Any] = ["d", 0, 0, info.mode, st.st_mtime]
+        elif stat.S_ISLNK(st.st_mode):
+            info.type, info.linkname = tarfile.SYMTYPE, _link_text(job_dir, rel)
+            entry = ["l", 0, 0, info.mode, st.st_mtime, info.linkname]
+        else:
+            with open_regular(job_dir, rel) as f:
+                data = f.read(st.st_size + 1)
+            if len(data) != st.st_size:
+                raise OSError(f"{job_dir}/{rel} changed while it was packed")
+            info.size = len(data)
+            entry = ["f", 0, len(data), info.mode, st.st_mtime]
+        head = info.tobuf(tarfile.PAX_FORMAT, **_ENCODING)
+        entry[1] = at + len(head)
+        members[rel] = entry
+        pad = -len(data) % _BLOCK
+        chunks += [head, data, b"\0" * pad]
+        at += len(head) + len(data) + pad
+    return b"".join(chunks), members
+
+
+def _link_text(job_dir: Path, rel: str) -> str:
+    """A link's text, read without following it (its folder reached without links)."""
+    parent, _, name = rel.rpartition("/")
+    fd = os.open(job_dir / parent if parent else job_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        return os.readlink(name, dir_fd=fd)
+    finally:
+        os.close(fd)
+
+
+def pack_record(sweep_dir: Path, job_id: str, name: str) -> bool:
+    """Append the finished record `sweep_dir/job_id` to the pack `name` and remove its folder; False
+    (the folder kept, nothing written) when it is out of bounds or not a folder."""
+    job_dir = sweep_dir / job_id
+    if not os.path.isdir(job_dir) or os.path.islink(job_dir):
+        return False
+    entries = _entries(job_dir)
+    if entries is None:
+        log.info("%s stays a folder: more than %d entries or %d bytes, a sparse file, or a special file", job_id, MAX_MEMBERS, MAX_BYTES)
+        return False
+    packs = sweep_dir / PACKS
+    make_dirs(packs)
+    index_path, pack_path = packs / f"{name}.idx", packs / f"{name}.tar"
+    fd = os.open(index_path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        end, ends_clean = _committed_end(fd)
+        pfd = os.open(pack_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+        try:
+            if os.fstat(pfd).st_size != end:
+                os.ftruncate(pfd, end)  # what an append cut short left
+            data, members = _tar_bytes(job_id, job_dir, entries, end)
+            os.pwrite(pfd, data, end)
+            os.fsync(pfd)
+        finally:
+            os.close(pfd)
+        line = json.dumps({"job": job_id, "end": end + len(data), "members": members}, ensure_ascii=True, separators=(",", ":")).encode()
+        at = os.fstat(fd).st_size + (0 if ends_clean else 1)
+        os.write(fd, (b"" if ends_clean else b"\n") + line + b"\n")
+        os.fsync(fd)
+    finally:
+        os.close(fd)  # the lock with it
+    INDEXES.note(sweep_dir, job_id, (index_path, at, len(line)))  # this process's readers see it at once
+    remove_tree(job_dir, check=True)
+    return True
+
+
+def _committed_end(fd: int) -> tuple[int, bool]:
+    """Where the pack's committed bytes end (the last whole index line's `end`), and whether the
+    index ends with a newline; read from the index's tail."""
+    size = os.fstat(fd).st_size
+    if size == 0:
+        return 0, True
+    back = min(size, 1 << 16)
+    tail = os.pread(fd, back, size - back)
+    while True:
+        lines = tail.split(b"\n")
+        for raw in reversed(lines[:-1]):  # whole lines (the last part is empty, or a torn line)
+            try:
+                return int(json.loads(raw)["end"]), tail.endswith(b"\n")
+            except (ValueError, KeyError, TypeError):
+                continue
+        if back == size:
+            return 0, tail.endswith(b"\n")
+        back = min(size, back * 4)
+        tail = os.pread(fd, back, size - back)
+
+
+def _member(raw: Any) -> Member | None:
+    if not isinstance(raw, list) or len(raw) < 5 or raw[0] not in ("f", "d", "l"):
+        return None
+    kind, offset, size, mode, mtime = raw[:5]
+    if not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in (offset, size, mode)):
+        return None
+    if not isinstance(mtime, int | float):
+        return None
+    link = raw[5] if kind == "l" and len(raw) > 5 and isinstance(raw[5], str) else None
+    return Member(kind, offset, size, mode, float(mtime), link)
+
+
+def _read_line(raw: bytes, pack: Path) -> Packed | None:
+    """One index line as a packed record, None for a line of another shape (torn, edited)."""
+    try:
+        doc = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(doc, dict) or not isinstance(doc.get("job"), str) or not isinstance(doc.get("members"), dict):
+        return None
+    members = {}
+    for rel, m in doc["members"].items():
+        member = _member(m)
+        if member is None or not isinstance(rel, str) or rel.startswith("/") or ".." in rel.split("/"):
+            return None
+        members[rel] = member
+    return Packed(doc["job"], pack, members)
+
+
+class PackIndex:
+    """Where each packed record of one sweep is: job id -> (index file, line offset, length). The
+    lines are parsed when a record is opened, so 100,000 packed jobs cost a few MB here."""
+
+    def __init__(self, sweep_dir: Path) -> None:
+        self.dir = Path(sweep_dir) / PACKS
+        self.where: dict[str, tuple[Path, int, int]] = {}
+        self.read_to: dict[Path, int] = {}  # how far each index file was read
+
+    def refresh(self) -> None:
+        """Read what was appended since the last look (and any new pack)."""
+        try:
+            names = sorted(n for n in os.listdir(self.dir) if n.endswith(".idx"))
+        except OSError:
+            return
+        for n in names:
+            path = self.dir / n
+            at = self.read_to.get(path, 0)
+            try:
+                with open(path, "rb") as f:
+                    f.seek(at)
+                    data = f.read()
+            except OSError:
+                continue
+            whole = data.rfind(b"\n") + 1
+            pos = at
+            for raw in data[:whole].split(b"\n")[:-1]:
+                job = _job_of(raw)
+                if job is not None:
+                    self.where[job] = (path, pos, len(raw))
+                pos += len(raw) + 1
+            self.read_to[path] = at + whole
+
+    def get(self, job_id: str) -> Packed | None:
+        spot = self.where.get(job_id)
+        if spot is None:
+            return None
+        path, offset, length = spot
+        try:
+            with open(path, "rb") as f:
+                raw = os.pread(f.fileno(), length, offset)
+        except OSError:
+            return None
+        packed = _read_line(raw, path.with_suffix(".tar"))
+        return packed if packed is not None and packed.job_id == job_id else None
+
+
+def _job_of(raw: bytes) -> str | None:
+    """The job id of an index line, without parsing its members (they are parsed when it is read)."""
+    head = raw[:400]
+    start = head.find(b'"job":"')
+    if start < 0:
+        return None
+    end = head.find(b'"', start + 7)
+    try:
+        job = json.loads(head[start + 6 : end + 1])
+    except ValueError:
+        return None
+    return job if isinstance(job, str) and job and "/" not in job else None
+
+
+class _Indexes:
+    """The pack index of each sweep this process read. A record this process packs is noted at once;
+    one packed by another process (a Slurm slice, a driver beside a report) is seen once the index is
+    read again, at most every `REFRESH_S` on a miss: a resume asking for 100,000 records that are not
+    packed reads the sweep's indexes a few times, not 100,000."""
+
+    REFRESH_S = 2.0
+
+    def __init__(self) -> None:
+        self._by_sweep: dict[Path, tuple[PackIndex, list[float]]] = {}
+        self._lock = threading.Lock()
+
+    def _of(self, sweep_dir: Path, fresh: bool) -> PackIndex:
+        with self._lock:
+            found = self._by_sweep.get(sweep_dir)
+            if found is None:
+                found = self._by_sweep[sweep_dir] = (PackIndex(sweep_dir), [0.0])
+            index, last = found
+            now = time.monotonic()
+            if fresh or now - last[0] >= self.REFRESH_S:
+                index.refresh()
+                last[0] = now
+            return index
+
+    def note(self, sweep_dir: Path, job_id: str, spot: tuple[Path, int, int]) -> None:
+        """A record this process just packed (its index line at `spot`)."""
+        with self._lock:
+            found = self._by_sweep.get(Path(sweep_dir))
+            if found is not None:
+                found[0].where[job_id] = spot
+
+    def packed(self, job_dir: Path, fresh: bool = False) -> Packed | None:
+        """The record of `job_dir` in its sweep's packs, None when it is not packed (as far as the
+        index read at most `REFRESH_S` ago knows; `fresh`: read it again first)."""
+        return self._of(Path(job_dir).parent, fresh).get(Path(job_dir).name)
+
+    def ids(self, sweep_dir: Path) -> list[str]:
+        """Every packed job of the sweep (its indexes read again)."""
+        index = self._of(Path(sweep_dir), fresh=True)
+        with self._lock:
+            return list(index.where)
+
+
+INDEXES = _Indexes()
