@@ -32,6 +32,7 @@ from pathlib import Path
 from bench.ray_nodes import REPO, LocalCluster
 from bench.sweep import start_stub
 from bench.sweep_20k import ledger_ids, run, wandb_runs
+from runners.core.record_pack import PACKS
 from slurm.node import free_ports
 
 BUCKET, PREFIX, SWEEP = "bench", "runs", "cluster"
@@ -70,16 +71,17 @@ def start_s3() -> tuple[subprocess.Popen[bytes], str]:
             time.sleep(0.3)
 
 
-def sweep_cmd(root: Path, bench: Path, seeds: int, in_flight: int, address: str, model_port: int, s3_url: str) -> list[str]:
+def sweep_cmd(root: Path, bench: Path, seeds: int, in_flight: int, address: str, model_port: int, s3_url: str, *extra: str) -> list[str]:
     """The sweep: the benchmark × dci, runningtab × `seeds` seeds on the cluster at `address`, the
-    stub model at `model_port`, records also in the bucket at `s3_url`, W&B offline under `root`."""
+    stub model at `model_port`, records also in the bucket at `s3_url`, W&B offline under `root`;
+    `extra` overrides (`storage.pack_from=-1`: records left as folders, the figure before packs)."""
     return [sys.executable, "-m", "runners.sweep", "benchmark=native", f"benchmark.path={bench}", "benchmark.limit=null",
             "grid.benchmark=[native]", "grid.method=[dci,runningtab]", f"grid.seed=[{','.join(map(str, range(seeds)))}]",
             "grid.model=[openai]", "model=openai", f"model.base_url=http://127.0.0.1:{model_port}/v1", "model.name=stub",
             "cluster=ray", f"cluster.address={address}", f"cluster.max_in_flight={in_flight}",
             "storage=s3", f"storage.bucket={BUCKET}", f"storage.prefix={PREFIX}", f"storage.endpoint_url={s3_url}",
             "tracker=wandb", f"tracker.dir={root / 'wandb-dir'}", f"out={root / 'out'}", f"sweep={SWEEP}",
-            f"agent.work_dir={root / 'work'}"]
+            f"agent.work_dir={root / 'work'}", *extra]
 
 
 def sweep_env(cluster: LocalCluster) -> dict[str, str]:
@@ -107,14 +109,14 @@ def inodes(path: Path) -> int:
 
 
 def inode_parts(root: Path) -> dict[str, int]:
-    """The sweep's files and folders by part: the job records, the report, W&B (its offline runs
-    and the sweep's own `wandb/` notes), the call cache, and the sweep folder's other files."""
+    """The sweep's files and folders by part: the job records (folders and packs), the report, W&B
+    (its offline runs and the sweep's own `wandb/` notes), the call cache, and the sweep folder's other files."""
     sdir = root / "out" / SWEEP
     parts = {"report": inodes(sdir / "report"), "wandb": inodes(root / "wandb-dir") + inodes(sdir / "wandb"),
              "call_cache": inodes(root / "out" / ".cache")}
-    records = sum(inodes(d) for d in sdir.iterdir() if d.is_dir() and (d / "job.json").is_file()) if sdir.is_dir() else 0
-    parts["records"] = records
-    parts["rest"] = inodes(sdir) - records - inodes(sdir / "report") - inodes(sdir / "wandb")
+    folders = sum(inodes(d) for d in sdir.iterdir() if d.is_dir() and (d / "job.json").is_file()) if sdir.is_dir() else 0
+    parts["records"] = folders + inodes(sdir / PACKS)
+    parts["rest"] = inodes(sdir) - parts["records"] - inodes(sdir / "report") - inodes(sdir / "wandb")
     return parts
 
 
@@ -128,6 +130,7 @@ def main() -> None:
     ap.add_argument("--kill-after", type=float, default=0.3, help="fraction of jobs in the ledger before the SIGKILL")
     ap.add_argument("--in-flight", type=int, default=128)
     ap.add_argument("--keep", type=Path, default=None, help="keep the sweep here (default: a temporary folder)")
+    ap.add_argument("--no-packs", action="store_true", help="keep every record a folder (storage.pack_from=-1): the files before packs")
     args = ap.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="sweep-cluster-"))
     root.mkdir(parents=True, exist_ok=True)
@@ -139,7 +142,8 @@ def main() -> None:
     try:
         with LocalCluster(args.nodes, args.cpus) as cluster:
             env = sweep_env(cluster)
-            cmd = sweep_cmd(root, bench, args.seeds, args.in_flight, cluster.address, port, s3_url)
+            cmd = sweep_cmd(root, bench, args.seeds, args.in_flight, cluster.address, port, s3_url,
+                            *(["storage.pack_from=-1"] if args.no_packs else []))
             sdir = root / "out" / SWEEP
             wall1, cpu1, killed = run(cmd, root / "run1.log", int(jobs * args.kill_after), sdir, env)
             done1 = len(ledger_ids(sdir))

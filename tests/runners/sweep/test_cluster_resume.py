@@ -1,7 +1,9 @@
 """A sweep on a Ray cluster of three nodes on loopback with storage=s3 (moto), its driver SIGKILLed
 and resumed: bench/sweep_cluster.py's paths at a couple of hundred jobs (the bench runs 100,000 by
 hand). Every job is in the ledger exactly once, W&B has one run per grid cell plus the summary, the
-bucket lists every job, and the jobs ran on every node."""
+bucket lists every job, and the jobs ran on every node. Its records are packed (`storage.pack_from=0`,
+as a sweep of 1,000 jobs or more does): what the killed driver left in folders is packed on resume,
+and the records take well under one file a job."""
 
 from __future__ import annotations
 
@@ -15,12 +17,14 @@ from bench.sweep_20k import ledger_ids, run, wandb_runs
 from bench.sweep_cluster import (
     CREDS,
     SWEEP,
+    inode_parts,
     listing_s,
     start_s3,
     sweep_cmd,
     sweep_env,
     write_benchmark,
 )
+from runners.core.job_record import JobRecord, record_ids
 from runners.sweep.ledger import Ledger
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("own_ray")]
@@ -37,7 +41,7 @@ def test_a_killed_driver_on_three_nodes_resumes_each_job_once(tmp_path: Path, mo
     stub, port = start_stub(0.05, 1)
     try:
         with LocalCluster(NODES) as cluster:
-            cmd = sweep_cmd(tmp_path, bench, SEEDS, 24, cluster.address, port, s3_url)
+            cmd = sweep_cmd(tmp_path, bench, SEEDS, 24, cluster.address, port, s3_url, "storage.pack_from=0")
             env = sweep_env(cluster)
             sdir = tmp_path / "out" / SWEEP
             _, _, killed = run(cmd, tmp_path / "run1.log", jobs // 3, sdir, env)
@@ -57,3 +61,7 @@ def test_a_killed_driver_on_three_nodes_resumes_each_job_once(tmp_path: Path, mo
     assert len(nodes) == NODES, f"jobs ran on {len(nodes)} of the {NODES} nodes"
     assert len(wandb_runs(tmp_path)) == 2 * SEEDS + 1  # one per grid cell and the sweep's summary
     assert "already complete" in (tmp_path / "run2.log").read_text()
+    assert len(record_ids(sdir)) == jobs and not [j for j in record_ids(sdir) if (sdir / j).exists()]  # all packed, none lost
+    assert all(JobRecord(sdir / j).scored for j in record_ids(sdir))
+    parts = inode_parts(tmp_path)
+    assert parts["records"] <= jobs // 4, parts  # 4 cells: a pack and an index each (unpacked: ~11 a job)
