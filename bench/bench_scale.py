@@ -152,7 +152,7 @@ def rescore_some(sdir: Path, every: int) -> list[Path]:
     packed record is unpacked first, as `runningtab score` does)."""
     from runners.core.job_record import has_file, record_ids, unpacked
 
-    dirs = [unpacked(sdir / j) for j in record_ids(sdir) if has_file(sdir / j, "scores.json")][::every]
+    dirs = [unpacked(sdir / j) for j in [j for j in record_ids(sdir) if has_file(sdir / j, "scores.json")][::every]]
     for d in dirs:
         scores = json.loads((d / "scores.json").read_text())
         scores["items"][0]["passed"] = not scores["items"][0]["passed"]

@@ -143,7 +143,7 @@ def _tar_bytes(job_id: str, job_dir: Path, entries: list[tuple[str, os.stat_resu
     at = start
     for rel, st in entries:
         info = tarfile.TarInfo(f"{job_id}/{rel}")
-        info.mtime, info.mode = st.st_mtime, stat.S_IMODE(st.st_mode)
+        info.mtime, info.mode = int(st.st_mtime), stat.S_IMODE(st.st_mode)  # whole seconds: no pax header (the index keeps the exact time)
         data = b""
         if stat.S_ISDIR(st.st_mode):
             info.type = tarfile.DIRTYPE
@@ -158,7 +158,10 @@ def _tar_bytes(job_id: str, job_dir: Path, entries: list[tuple[str, os.stat_resu
                 raise OSError(f"{job_dir}/{rel} changed while it was packed")
             info.size = len(data)
             entry = ["f", 0, len(data), info.mode, st.st_mtime]
-        head = info.tobuf(tarfile.PAX_FORMAT, **_ENCODING)
+        try:
+            head = info.tobuf(tarfile.USTAR_FORMAT, encoding="ascii", errors="strict")  # the common case: one block
+        except ValueError:  # a long or non-ASCII name, a link's text: a pax header keeps it whole
+            head = info.tobuf(tarfile.PAX_FORMAT, **_ENCODING)
         entry[1] = at + len(head)
         members[rel] = entry
         pad = -len(data) % _BLOCK
