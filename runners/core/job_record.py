@@ -32,6 +32,7 @@ from runners.core.document_checks import (
     check_plugin,
     check_view,
 )
+from runners.core.pack_index import INDEXES, Packed
 from runners.core.record_files import (
     DELIVERABLE,
     EXTRACTED,
@@ -46,7 +47,6 @@ from runners.core.record_files import (
     plugin_file,
     write_json,
 )
-from runners.core.record_pack import INDEXES, Packed
 from runners.core.record_types import JobMeta, RecordError, Result, Scores, read_scores
 
 log = logging.getLogger(__name__)

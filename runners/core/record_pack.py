@@ -6,7 +6,8 @@ them, `tar -xf` gives the folders back); `<name>.idx` has one JSON line a packed
 after its bytes: the commit. A record is packed once it is booked (its ledger line written, uploaded,
 tracked); its folder is then removed. The record stays the source of truth: `JobRecord` reads a
 packed record's files from here (runners/core/job_record.py), a folder with `result.json` wins over
-the pack (a record re-scored or run again since), and the index's last line of a job wins.
+the pack (a record re-scored or run again since), and the index's last line of a job wins (read by
+runners/core/pack_index.py).
 
 Nothing the agent wrote is trusted: the packer walks the folder without following a link, takes
 regular files, folders and links (kept as links, their text only, each pointing inside the record),
@@ -24,88 +25,18 @@ import logging
 import os
 import stat
 import tarfile
-import threading
-import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from envs.safeio import (
-    FILE_MODE,
-    Walk,
-    make_dirs,
-    make_link,
-    open_for_write,
-    open_regular,
-    remove_tree,
-)
+from envs.safeio import FILE_MODE, Walk, make_dirs, open_regular, remove_tree
+from runners.core.pack_index import INDEXES, PACKS
 
 log = logging.getLogger(__name__)
 
-PACKS = "packs"  # in the sweep folder
 MAX_MEMBERS = 2_000  # entries of one record (files, folders, links): a record with more stays a folder
 MAX_BYTES = 64 << 20  # file data of one record
 _BLOCK = 512
 _ENCODING = {"encoding": "utf-8", "errors": "surrogateescape"}  # a name that is not UTF-8 keeps its bytes
-
-
-@dataclass(frozen=True, slots=True)
-class Member:
-    """One entry of a packed record: a file's data at `offset` in the pack (`size` bytes), a folder
-    (`kind` "d"), or a link (`kind` "l", its text in `link`)."""
-
-    kind: str  # "f" | "d" | "l"
-    offset: int
-    size: int
-    mode: int
-    mtime: float
-    link: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Packed:
-    """A packed record: its pack and its entries by path in the record (`deliverable/out.md`)."""
-
-    job_id: str
-    pack: Path
-    members: dict[str, Member]
-
-    def has(self, rel: str) -> bool:
-        m = self.members.get(rel)
-        return m is not None and m.kind == "f"
-
-    def mtime(self, rel: str) -> float | None:
-        m = self.members.get(rel)
-        return m.mtime if m is not None and m.kind == "f" else None
-
-    def read(self, rel: str) -> bytes:
-        """A file's bytes; FileNotFoundError when the record has no such file."""
-        m = self.members.get(rel)
-        if m is None or m.kind != "f":
-            raise FileNotFoundError(f"{self.pack}: {self.job_id}/{rel} is not in the pack")
-        with open(self.pack, "rb") as f:
-            data = os.pread(f.fileno(), m.size, m.offset)
-        if len(data) != m.size:
-            raise OSError(f"{self.pack}: {self.job_id}/{rel} is cut short ({len(data)} of {m.size} bytes)")
-        return data
-
-    def unpack(self, dest: Path, only: str | None = None) -> None:
-        """The record as a folder at `dest` (made; never written through a link); `only`: just the
-        entries under that top name (`deliverable`)."""
-        make_dirs(dest)
-        for rel, m in sorted(self.members.items()):
-            if only is not None and rel != only and not rel.startswith(only + "/"):
-                continue
-            if m.kind == "d":
-                make_dirs(dest / rel)
-            elif m.kind == "l":
-                make_link(dest, rel, os.path.normpath(os.path.join(os.path.dirname(rel), m.link or "")))
-            else:
-                with open_for_write(dest, rel) as f:
-                    f.write(self.read(rel))
-                    if m.mode & 0o100:  # the agent made it executable: 0744, as the record had it
-                        os.fchmod(f.fileno(), os.fstat(f.fileno()).st_mode & 0o777 | 0o100)
-                os.utime(dest / rel, (m.mtime, m.mtime))
 
 
 def _entries(job_dir: Path) -> list[tuple[str, os.stat_result]] | None:
@@ -236,139 +167,3 @@ def _committed_end(fd: int) -> tuple[int, bool]:
             return 0, tail.endswith(b"\n")
         back = min(size, back * 4)
         tail = os.pread(fd, back, size - back)
-
-
-def _member(raw: Any) -> Member | None:
-    if not isinstance(raw, list) or len(raw) < 5 or raw[0] not in ("f", "d", "l"):
-        return None
-    kind, offset, size, mode, mtime = raw[:5]
-    if not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in (offset, size, mode)):
-        return None
-    if not isinstance(mtime, int | float):
-        return None
-    link = raw[5] if kind == "l" and len(raw) > 5 and isinstance(raw[5], str) else None
-    return Member(kind, offset, size, mode, float(mtime), link)
-
-
-def _read_line(raw: bytes, pack: Path) -> Packed | None:
-    """One index line as a packed record, None for a line of another shape (torn, edited)."""
-    try:
-        doc = json.loads(raw)
-    except ValueError:
-        return None
-    if not isinstance(doc, dict) or not isinstance(doc.get("job"), str) or not isinstance(doc.get("members"), dict):
-        return None
-    members = {}
-    for rel, m in doc["members"].items():
-        member = _member(m)
-        if member is None or not isinstance(rel, str) or rel.startswith("/") or ".." in rel.split("/"):
-            return None
-        members[rel] = member
-    return Packed(doc["job"], pack, members)
-
-
-class PackIndex:
-    """Where each packed record of one sweep is: job id -> (index file, line offset, length). The
-    lines are parsed when a record is opened, so 100,000 packed jobs cost a few MB here."""
-
-    def __init__(self, sweep_dir: Path) -> None:
-        self.dir = Path(sweep_dir) / PACKS
-        self.where: dict[str, tuple[Path, int, int]] = {}
-        self.read_to: dict[Path, int] = {}  # how far each index file was read
-
-    def refresh(self) -> None:
-        """Read what was appended since the last look (and any new pack)."""
-        try:
-            names = sorted(n for n in os.listdir(self.dir) if n.endswith(".idx"))
-        except OSError:
-            return
-        for n in names:
-            path = self.dir / n
-            at = self.read_to.get(path, 0)
-            try:
-                with open(path, "rb") as f:
-                    f.seek(at)
-                    data = f.read()
-            except OSError:
-                continue
-            whole = data.rfind(b"\n") + 1
-            pos = at
-            for raw in data[:whole].split(b"\n")[:-1]:
-                job = _job_of(raw)
-                if job is not None:
-                    self.where[job] = (path, pos, len(raw))
-                pos += len(raw) + 1
-            self.read_to[path] = at + whole
-
-    def get(self, job_id: str) -> Packed | None:
-        spot = self.where.get(job_id)
-        if spot is None:
-            return None
-        path, offset, length = spot
-        try:
-            with open(path, "rb") as f:
-                raw = os.pread(f.fileno(), length, offset)
-        except OSError:
-            return None
-        packed = _read_line(raw, path.with_suffix(".tar"))
-        return packed if packed is not None and packed.job_id == job_id else None
-
-
-def _job_of(raw: bytes) -> str | None:
-    """The job id of an index line, without parsing its members (they are parsed when it is read)."""
-    head = raw[:400]
-    start = head.find(b'"job":"')
-    if start < 0:
-        return None
-    end = head.find(b'"', start + 7)
-    try:
-        job = json.loads(head[start + 6 : end + 1])
-    except ValueError:
-        return None
-    return job if isinstance(job, str) and job and "/" not in job else None
-
-
-class _Indexes:
-    """The pack index of each sweep this process read. A record this process packs is noted at once;
-    one packed by another process (a Slurm slice, a driver beside a report) is seen once the index is
-    read again, at most every `REFRESH_S` on a miss: a resume asking for 100,000 records that are not
-    packed reads the sweep's indexes a few times, not 100,000."""
-
-    REFRESH_S = 2.0
-
-    def __init__(self) -> None:
-        self._by_sweep: dict[Path, tuple[PackIndex, list[float]]] = {}
-        self._lock = threading.Lock()
-
-    def _of(self, sweep_dir: Path, fresh: bool) -> PackIndex:
-        with self._lock:
-            found = self._by_sweep.get(sweep_dir)
-            if found is None:
-                found = self._by_sweep[sweep_dir] = (PackIndex(sweep_dir), [0.0])
-            index, last = found
-            now = time.monotonic()
-            if fresh or now - last[0] >= self.REFRESH_S:
-                index.refresh()
-                last[0] = now
-            return index
-
-    def note(self, sweep_dir: Path, job_id: str, spot: tuple[Path, int, int]) -> None:
-        """A record this process just packed (its index line at `spot`)."""
-        with self._lock:
-            found = self._by_sweep.get(Path(sweep_dir))
-            if found is not None:
-                found[0].where[job_id] = spot
-
-    def packed(self, job_dir: Path, fresh: bool = False) -> Packed | None:
-        """The record of `job_dir` in its sweep's packs, None when it is not packed (as far as the
-        index read at most `REFRESH_S` ago knows; `fresh`: read it again first)."""
-        return self._of(Path(job_dir).parent, fresh).get(Path(job_dir).name)
-
-    def ids(self, sweep_dir: Path) -> list[str]:
-        """Every packed job of the sweep (its indexes read again)."""
-        index = self._of(Path(sweep_dir), fresh=True)
-        with self._lock:
-            return list(index.where)
-
-
-INDEXES = _Indexes()
