@@ -1,6 +1,6 @@
 """A real sweep on a Ray cluster of several nodes with storage=s3, its driver killed and resumed (run by hand).
 
-    python -m bench.sweep_cluster [--tasks 5000] [--seeds 10] [--nodes 3] [--latency 0.05] [--keep DIR]
+    python -m bench.sweep_cluster [--tasks 5000] [--seeds 10] [--nodes 3] [--latency 0.05] [--pack-from N] [--keep DIR]
 
 100,000 jobs by default: a native benchmark of `--tasks` tasks × methods dci, runningtab × `--seeds`
 seeds (20 grid cells); each job's model is `bench/stub_model.py` (scripted answers after `--latency`
@@ -130,7 +130,8 @@ def main() -> None:
     ap.add_argument("--kill-after", type=float, default=0.3, help="fraction of jobs in the ledger before the SIGKILL")
     ap.add_argument("--in-flight", type=int, default=128)
     ap.add_argument("--keep", type=Path, default=None, help="keep the sweep here (default: a temporary folder)")
-    ap.add_argument("--no-packs", action="store_true", help="keep every record a folder (storage.pack_from=-1): the files before packs")
+    ap.add_argument("--pack-from", type=int, default=None,
+                    help="storage.pack_from (default the config's, 1000): 0 packs a small sweep too, -1 keeps folders (the files before packs)")
     args = ap.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="sweep-cluster-"))
     root.mkdir(parents=True, exist_ok=True)
@@ -143,7 +144,7 @@ def main() -> None:
         with LocalCluster(args.nodes, args.cpus) as cluster:
             env = sweep_env(cluster)
             cmd = sweep_cmd(root, bench, args.seeds, args.in_flight, cluster.address, port, s3_url,
-                            *(["storage.pack_from=-1"] if args.no_packs else []))
+                            *([f"storage.pack_from={args.pack_from}"] if args.pack_from is not None else []))
             sdir = root / "out" / SWEEP
             wall1, cpu1, killed = run(cmd, root / "run1.log", int(jobs * args.kill_after), sdir, env)
             done1 = len(ledger_ids(sdir))

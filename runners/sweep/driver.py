@@ -142,7 +142,7 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str],
     clean_stale([s.job_id for s in specs], {s.cfg.agent.work_dir for s in specs})  # none of them runs yet
     servers_scope = tag(str(sdir.resolve()))
     stop_orphans(servers_scope)  # the model servers of this sweep's killed drivers
-    reconcile([s for s in specs if s.job_id in local], sdir, stored, uploader, tracker, ledger, packer, lambda s: packs[s.job_id])
+    reconcile([s for s in specs if s.job_id in local], sdir, stored, uploader, tracker, ledger, packer, lambda s: packs.get(s.job_id, ""))
     if packer:
         packer.leftovers(local, packs)  # complete records a killed driver left in folders (an upload under way retries from the pack)
     for spec in rescored:  # the bucket gets the new scores.json

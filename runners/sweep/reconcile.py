@@ -55,7 +55,7 @@ def reconcile(
         counts["bucket"] += upload
         entry = {"job_id": spec.job_id, "status": "error" if result.errored else "ok",
                  "stop_reason": result.stop_reason, "error": result.error, "reconciled": True, **fields}
-        then = then_pack(lambda error, e=entry: log_entry(ledger, e, error), packer, spec.job_id, pack_as(spec) if pack_as else "")
+        then = then_pack(lambda error, e=entry: log_entry(ledger, e, error), packer, spec.job_id, pack_as(spec) if packer and pack_as else "")
         uploader.submit(job_dir, then, upload=upload)
     if any(counts.values()):
         log.warning("reconciled complete records missing from the ledger (%d), tracker (%d), bucket (%d)",
