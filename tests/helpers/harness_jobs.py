@@ -1,0 +1,54 @@
+"""A production harness's job on a small travel-policy task, through `runners.job`'s own code path
+(the real binary in the job's bubblewrap sandbox, the scripted model behind the job's endpoint), and
+the skip of a test whose harness is not installed here (`installed`)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from envs.sandbox import bwrap_problem
+from runners.agent.harnesses import HARNESSES
+from runners.core.job_record import JobRecord
+from runners.job.identity import job_id
+from runners.job.run import run_and_score
+from tests.conftest import compose_root, write_native, write_script
+
+PREFIX = os.environ.get("RUNNINGTAB_AGENTS_PREFIX", "")
+POLICY = """# Business travel policy
+Chapter 2 Reimbursement
+Article 7 Travel expenses are reimbursed at 450 yuan per night for hotels.
+Article 8 Taxi fares need receipts.
+"""
+WRITE = "mkdir -p output && grep -i 'article 7' policies/travel.md > output/guide.md"
+
+
+def installed(*harnesses: str) -> pytest.MarkDecorator:
+    """A skip mark, saying why: the harnesses not installed where RUNNINGTAB_AGENTS_PREFIX says
+    (.ci/agents-up.sh), or no bubblewrap."""
+    missing = [h for h in harnesses if not (PREFIX and Path(PREFIX, HARNESSES.get(h).binary).exists())]
+    why = (f"RUNNINGTAB_AGENTS_PREFIX does not name a prefix with {', '.join(missing)} installed (.ci/agents-up.sh)" if missing
+           else "production harnesses run only inside bubblewrap" if bwrap_problem() is not None else "")
+    return pytest.mark.skipif(bool(why), reason=why)
+
+
+def guide_bench(root: Path) -> Path:
+    files = {"travel/policies/travel.md": POLICY, "travel/policies/other.md": "Article 1 Other things.\n"}
+    task = {"id": "guide", "prompt": "Write a travel guide.", "workspace": "travel", "output": "output/guide.md",
+            "rubrics": [{"text": "Mentions 450 yuan per night"}]}
+    return write_native(root, [task], files)
+
+
+def run_guide(bench: Path, tmp: Path, harness: str, method: str, turns: list[dict[str, Any]], *overrides: str) -> JobRecord:
+    """The guide task's job under `harness` and `method`, its model answering `turns` in order."""
+    script = write_script(tmp / "script.jsonl", [{**t, "usage": {"input_tokens": 100, "output_tokens": 10, "cost": 0.001}}
+                                                 for t in turns])
+    cfg = compose_root(["benchmark=native", f"benchmark.path={bench}", f"method={method}", "model=scripted",
+                        f"model.script={script}", "judge=none", f"out={tmp}", f"agent.harness={harness}",
+                        "env.sandbox=bwrap", "model.cache=off", *overrides])
+    jid = job_id(cfg, "guide")
+    run_and_score(cfg, "guide", tmp / jid, jid, None)
+    return JobRecord(tmp / jid)
