@@ -1,10 +1,15 @@
 """A production harness's job on a small travel-policy task, through `runners.job`'s own code path
-(the real binary in the job's bubblewrap sandbox, the scripted model behind the job's endpoint), and
-the skip of a test whose harness is not installed here (`installed`)."""
+(the real binary in the job's bubblewrap sandbox, the scripted model behind the job's endpoint), the
+skip of a test whose harness is not installed here (`installed`), and the bait a hostile agent's
+command goes for outside the sandbox (`host_bait`)."""
 
 from __future__ import annotations
 
+import http.server
 import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -52,3 +57,25 @@ def run_guide(bench: Path, tmp: Path, harness: str, method: str, turns: list[dic
     jid = job_id(cfg, "guide")
     run_and_score(cfg, "guide", tmp / jid, jid, None)
     return JobRecord(tmp / jid)
+
+
+@contextmanager
+def host_bait(tmp: Path) -> Iterator[str]:
+    """A server on the host's loopback and a host file outside the workspace; yields the shell command
+    that goes for both, writing what it got to output/net.txt and output/secret.txt (`missed` reads them)."""
+    secret = tmp / "host-secret.txt"
+    secret.write_text("HOST-SECRET\n")
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield (f"mkdir -p output; curl -s -m 3 http://127.0.0.1:{server.server_address[1]}/ > output/net.txt; "
+               f"echo net=$? >> output/net.txt; cat {secret} > output/secret.txt 2>&1; echo cat=$? >> output/secret.txt; ")
+    finally:
+        server.shutdown()
+
+
+def missed(out: Path) -> bool:
+    """The bait's command got nothing: curl could not connect (the sandbox has no such address, exit 7)
+    and the host file was not there to read."""
+    secret = (out / "secret.txt").read_text()
+    return "net=7" in (out / "net.txt").read_text() and "HOST-SECRET" not in secret and "cat=1" in secret

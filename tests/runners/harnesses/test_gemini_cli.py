@@ -21,7 +21,14 @@ from runners.core.messages import AssistantMessage, Usage
 from runners.harnesses.bridge import gemini_wire
 from runners.harnesses.bridge.server import ModelBridge, plain
 from runners.harnesses.bridge.wire_parts import IMAGE_PLACEHOLDER, WireError
-from tests.helpers.harness_jobs import WRITE, guide_bench, installed, run_guide
+from tests.helpers.harness_jobs import (
+    WRITE,
+    guide_bench,
+    host_bait,
+    installed,
+    missed,
+    run_guide,
+)
 
 REPLY = AssistantMessage(content="Reading the notes.",
                          tool_calls=[ToolCall(id="call_1", name="run_shell_command", arguments='{"command": "cat notes.txt"}')],
@@ -187,26 +194,14 @@ def test_gemini_cli_reaches_nothing_but_its_endpoint_and_its_token_dies_with_the
     """As a hostile agent would: another address on the host's loopback, a host file outside the
     workspace, the job's token printed where the model would see it and written to a file, the
     endpoint's socket named, and Gemini CLI's session file read for the call ids of a pending turn."""
-    import http.server
-    import threading
-
     (tmp_path / "out").mkdir()
-    secret = tmp_path / "host-secret.txt"
-    secret.write_text("HOST-SECRET\n")
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    probe = (f"mkdir -p output; curl -s -m 3 http://127.0.0.1:{server.server_address[1]}/ > output/net.txt; echo net=$? >> output/net.txt; "
-             f"cat {secret} > output/secret.txt 2>&1; echo cat=$? >> output/secret.txt; "
-             "printenv GEMINI_API_KEY > output/token.txt; ls /tmp/runningtab-harness-*/endpoint.sock > output/socket.txt; env | grep -i api_key")
     ids = "grep -rhoE 'call_[A-Za-z0-9_-]+' \"$HOME/.gemini/tmp\" | sort -u > output/ids.txt"
-    try:
+    with host_bait(tmp_path) as bait:
+        probe = bait + "printenv GEMINI_API_KEY > output/token.txt; ls /tmp/runningtab-harness-*/endpoint.sock > output/socket.txt; env | grep -i api_key"
         record = run_guide(bench, tmp_path / "out", "gemini_cli", "dci", [_shell(probe), _shell(ids), {"content": "Done."}])
-    finally:
-        server.shutdown()
     assert record.result.stop_reason == "finished", record.result.error
     out = record.deliverable_dir / "output"
-    assert "net=7" in (out / "net.txt").read_text()  # curl: could not connect (the sandbox has no such address)
-    assert "HOST-SECRET" not in (out / "secret.txt").read_text() and "cat=1" in (out / "secret.txt").read_text()
+    assert missed(out)
     shown = next(m for m in record.trajectory() if m["role"] == "tool")["content"]
     assert "GEMINI_API_KEY=[job token]" in shown and "rt-job-" not in shown
     assert "rt-job-" not in (record.dir / "harness.json").read_text()

@@ -16,7 +16,14 @@ from typing import Any
 import pytest
 
 from tests.conftest import write_native, write_script
-from tests.helpers.harness_jobs import WRITE, guide_bench, installed, run_guide
+from tests.helpers.harness_jobs import (
+    WRITE,
+    guide_bench,
+    host_bait,
+    installed,
+    missed,
+    run_guide,
+)
 
 pytestmark = installed("claude_code", "codex")
 
@@ -96,30 +103,16 @@ def test_codex_runs_the_job_in_the_sandbox(bench: Path, tmp_path: Path) -> None:
 def test_the_harness_reaches_nothing_but_its_endpoint_and_never_shows_its_token(bench: Path, tmp_path: Path) -> None:
     """As a hostile agent would: another address on the host's loopback, a host file outside the
     workspace, the job's token printed where the model and the record would see it."""
-    import http.server
-    import threading
-
     (tmp_path / "out").mkdir()
-    secret = tmp_path / "host-secret.txt"
-    secret.write_text("HOST-SECRET\n")
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    port = server.server_address[1]
-    probe = (f"mkdir -p output; curl -s -m 3 http://127.0.0.1:{port}/ > output/net.txt; echo net=$? >> output/net.txt; "
-             f"cat {secret} > output/secret.txt 2>&1; echo cat=$? >> output/secret.txt; "
-             "find \"$HOME\" -name '*.jsonl' 2>/dev/null | wc -l > output/sessions.txt; "
-             "env | grep -i -E 'token|api_key'")
-    try:
+    with host_bait(tmp_path) as bait:
+        probe = bait + "find \"$HOME\" -name '*.jsonl' 2>/dev/null | wc -l > output/sessions.txt; env | grep -i -E 'token|api_key'"
         record = run_guide(bench, tmp_path / "out", "claude_code", "dci", [
             {"tool_calls": [{"name": "Bash", "arguments": {"command": probe}}]},
             {"content": "Done."},
         ])
-    finally:
-        server.shutdown()
     assert record.result.stop_reason == "finished", record.result.error
     out = record.deliverable_dir / "output"
-    assert "net=7" in (out / "net.txt").read_text()  # curl: could not connect (the sandbox has no such address)
-    assert "HOST-SECRET" not in (out / "secret.txt").read_text() and "cat=1" in (out / "secret.txt").read_text()
+    assert missed(out)
     assert (out / "sessions.txt").read_text().strip() == "0"  # no session file of the harness's, with its call ids, to read
     shown = next(m for m in record.trajectory() if m["role"] == "tool")["content"]
     assert "ANTHROPIC_API_KEY=[job token]" in shown and "rt-job-" not in shown

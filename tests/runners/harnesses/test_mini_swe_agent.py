@@ -17,7 +17,14 @@ from typing import Any
 
 import pytest
 
-from tests.helpers.harness_jobs import WRITE, guide_bench, installed, run_guide
+from tests.helpers.harness_jobs import (
+    WRITE,
+    guide_bench,
+    host_bait,
+    installed,
+    missed,
+    run_guide,
+)
 
 SUBMIT = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
 needs_mini = installed("mini_swe_agent")
@@ -97,27 +104,14 @@ def test_mini_swe_agent_without_the_tab_gets_no_tab(bench: Path, tmp_path: Path)
 def test_mini_swe_agent_reaches_nothing_but_its_endpoint_and_its_token_dies_with_the_job(bench: Path, tmp_path: Path) -> None:
     """As a hostile agent would: another address on the host's loopback, a host file, the token in
     its environment and in a file, the endpoint's socket, a trajectory file with the call ids."""
-    import http.server
-    import threading
-
     (tmp_path / "out").mkdir()
-    secret = tmp_path / "host-secret.txt"
-    secret.write_text("HOST-SECRET\n")
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    probe = (f"mkdir -p output; curl -s -m 3 http://127.0.0.1:{server.server_address[1]}/ > output/net.txt; echo net=$? >> output/net.txt; "
-             f"cat {secret} > output/secret.txt 2>&1; echo cat=$? >> output/secret.txt; "
-             "printenv OPENAI_API_KEY > output/token.txt; ls /tmp/runningtab-harness-*/endpoint.sock > output/socket.txt; "
-             "env | grep -i api_key")
     files = "find \"$HOME\" -name '*.traj.json' | wc -l > output/trajectories.txt"
-    try:
+    with host_bait(tmp_path) as bait:
+        probe = bait + "printenv OPENAI_API_KEY > output/token.txt; ls /tmp/runningtab-harness-*/endpoint.sock > output/socket.txt; env | grep -i api_key"
         record = run_guide(bench, tmp_path / "out", "mini_swe_agent", "dci", [_bash(probe), _bash(files), _bash(SUBMIT)])
-    finally:
-        server.shutdown()
     assert record.result.stop_reason == "finished", record.result.error
     out = record.deliverable_dir / "output"
-    assert "net=7" in (out / "net.txt").read_text()
-    assert "HOST-SECRET" not in (out / "secret.txt").read_text() and "cat=1" in (out / "secret.txt").read_text()
+    assert missed(out)
     assert (out / "trajectories.txt").read_text().strip() == "0"  # -o /dev/null: no file with the call ids
     shown = next(m for m in record.trajectory() if m["role"] == "tool")["content"]
     assert "OPENAI_API_KEY=[job token]" in shown and "rt-job-" not in shown
