@@ -21,7 +21,6 @@ import asyncio
 import functools
 import hmac
 import importlib
-import json
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -37,6 +36,7 @@ from runners.core.messages import (
     ModelError,
     complete_async,
 )
+from runners.core.record_files import parse_json
 from runners.harnesses.bridge.wire_parts import WireError
 
 MAX_BODY_BYTES = 64 << 20  # a long conversation's request; anything larger is refused, never read whole
@@ -119,10 +119,11 @@ class ModelBridge:
         return hmac.compare_digest(offered.encode(), self.token.encode())
 
     async def _body(self, request: web.Request) -> dict[str, Any]:
+        """The request's JSON, nested no deeper than a record may be (the wires recurse through it)."""
         try:
-            body = json.loads(await request.read())
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise WireError(f"the request body is not JSON: {e}") from None
+            body = parse_json(await request.read())
+        except (ValueError, UnicodeDecodeError) as e:
+            raise WireError(f"the request body is not JSON we take: {e}") from None
         if not isinstance(body, dict):
             raise WireError("the request body must be a JSON object")
         return body

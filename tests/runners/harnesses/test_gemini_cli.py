@@ -124,6 +124,27 @@ def test_the_gemini_endpoint_takes_the_token_where_the_api_carries_it_and_stream
     asyncio.run(run())
 
 
+@pytest.mark.parametrize("depth", [200, 5000])
+def test_a_request_nested_past_any_schema_is_a_400_not_a_crash(depth: int) -> None:
+    """A command holding the token may post anything: a schema nested deeper than any harness sends
+    is refused as a client error (it was a 500 from the parser's or the wire's recursion)."""
+    async def run() -> tuple[int, Any]:
+        bridge = ModelBridge(plain(_Replies()), wire="gemini_wire")
+        url = await bridge.start()
+        deep = '{"type": "OBJECT", "items": ' * depth + "{}" + "}" * depth
+        body = ('{"contents": [{"role": "user", "parts": [{"text": "hi"}]}], "tools": [{"functionDeclarations": '
+                f'[{{"name": "x", "parameters": {deep}}}]}}]}}')
+        try:
+            async with aiohttp.ClientSession() as s, s.post(f"{url}/v1beta/models/m:generateContent", data=body,
+                                                             headers={"x-goog-api-key": bridge.token}) as r:
+                return r.status, await r.json()
+        finally:
+            await bridge.close()
+
+    status, reply = asyncio.run(run())
+    assert status == 400 and "nested deeper" in reply["error"]["message"]
+
+
 # --- the real binary, in the job's sandbox ----------------------------------------------------------
 
 needs_gemini = installed("gemini_cli")
