@@ -5,8 +5,8 @@
 # each part installed from the same pins is reused (its stamp is written last, so an interrupted
 # install is redone). Each npm package ships its native Linux binary or its bundle as an npm
 # dependency: nothing else is downloaded. A part that cannot be installed (no npm; no Python >= 3.10
-# with venv under /usr, which the job's sandbox sees) is said on stderr, and its tests skip; the
-# script fails only when neither part is there. Prints the prefix, which the project reads from
+# with venv under /usr, which the job's sandbox sees) is said on stderr, and its tests skip (fail in
+# CI, which requires them: .ci/run); the script fails only when neither part is there. Prints the prefix, which the project reads from
 # RUNNINGTAB_AGENTS_PREFIX (docs/harnesses.md).
 set -euo pipefail
 PREFIX=${RUNNINGTAB_AGENTS_PREFIX:-/opt/runningtab/agents}
@@ -23,6 +23,8 @@ npm_part() {
     return 0
   fi
   command -v npm >/dev/null || { echo "npm not found: install Node.js >= 20 (Debian: nodejs npm) to run the Claude Code, Codex and Gemini CLI tests" >&2; return 1; }
+  node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' ||
+    { echo "Node.js $(node --version) is older than 20, which Gemini CLI needs: install Node.js >= 20 (NodeSource)" >&2; return 1; }
   rm -f "$stamp"
   # shellcheck disable=SC2086
   npm install --prefix "$PREFIX" --no-audit --no-fund --loglevel=error $NPM_PINS >&2

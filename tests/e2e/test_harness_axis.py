@@ -9,7 +9,7 @@ with its own harness's shell tool, so a cell fed another harness's script calls 
 have and scores 0.
 
 The sweep over the production harnesses is skipped, saying why, without RUNNINGTAB_AGENTS_PREFIX (a
-prefix with all four: .ci/agents-up.sh) or without bubblewrap.
+prefix with all four: .ci/agents-up.sh) or without bubblewrap; in CI, which requires them, it fails saying why.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """A production harness's job on a small travel-policy task, through `runners.job`'s own code path
 (the real binary in the job's bubblewrap sandbox, the scripted model behind the job's endpoint), the
-skip of a test whose harness is not installed here (`installed`), and the bait a hostile agent's
+mark of a test that drives a harness's program (`installed`: skipped where it is not
+installed, failed under CI's RUNNINGTAB_AGENTS_REQUIRED), and the bait a hostile agent's
 command goes for outside the sandbox (`host_bait`)."""
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from runners.job.run import run_and_score
 from tests.conftest import compose_root, write_native, write_script
 
 PREFIX = os.environ.get("RUNNINGTAB_AGENTS_PREFIX", "")
+REQUIRED = "RUNNINGTAB_AGENTS_REQUIRED"  # set by .ci/run: a harness test never skips there
 POLICY = """# Business travel policy
 Chapter 2 Reimbursement
 Article 7 Travel expenses are reimbursed at 450 yuan per night for hotels.
@@ -31,12 +33,17 @@ Article 8 Taxi fares need receipts.
 WRITE = "mkdir -p output && grep -i 'article 7' policies/travel.md > output/guide.md"
 
 
-def installed(*harnesses: str) -> pytest.MarkDecorator:
-    """A skip mark, saying why: the harnesses not installed where RUNNINGTAB_AGENTS_PREFIX says
-    (.ci/agents-up.sh), or no bubblewrap."""
+def installed(*harnesses: str, sandbox: bool = True) -> pytest.MarkDecorator:
+    """The mark of a test that drives these harnesses' programs (in the job's sandbox unless
+    `sandbox=False`). Where one is not installed where RUNNINGTAB_AGENTS_PREFIX says (.ci/agents-up.sh)
+    or bubblewrap is unusable, the test skips saying why; under RUNNINGTAB_AGENTS_REQUIRED (CI, .ci/run)
+    it fails saying why instead (`absent`, read by tests/conftest.py), so CI never passes without them."""
     missing = [h for h in harnesses if not (PREFIX and Path(PREFIX, HARNESSES.get(h).binary).exists())]
-    why = (f"RUNNINGTAB_AGENTS_PREFIX does not name a prefix with {', '.join(missing)} installed (.ci/agents-up.sh)" if missing
-           else "production harnesses run only inside bubblewrap" if bwrap_problem() is not None else "")
+    why = (f"RUNNINGTAB_AGENTS_PREFIX={PREFIX or '(unset)'} does not hold {', '.join(missing)} (.ci/agents-up.sh)" if missing
+           else f"production harnesses run only inside bubblewrap: {bwrap_problem()}" if sandbox and bwrap_problem() is not None
+           else "")
+    if why and os.environ.get(REQUIRED):
+        return pytest.mark.absent(why)
     return pytest.mark.skipif(bool(why), reason=why)
 
 

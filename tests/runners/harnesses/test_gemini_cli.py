@@ -3,7 +3,7 @@ and the real `gemini` binary in the job's bubblewrap sandbox driving the scripte
 `runners.job`'s own code path, with the tab on and off, and as a hostile agent would use it.
 
 The binary's tests skip, saying why, without RUNNINGTAB_AGENTS_PREFIX naming a prefix with it
-(.ci/agents-up.sh) or without bubblewrap.
+(.ci/agents-up.sh) or without bubblewrap; in CI, which requires them, they fail saying why.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 endpoint; the record is ours (trajectory, tab, stop reason, deliverable, cost and tokens).
 
 Skipped, saying why, without RUNNINGTAB_AGENTS_PREFIX (a prefix with both: .ci/agents-up.sh) or
-without bubblewrap. Gemini CLI's and mini-swe-agent's jobs: test_gemini_cli.py, test_mini_swe_agent.py.
+without bubblewrap (in CI, which requires them, failed saying why). Gemini CLI's and mini-swe-agent's jobs: test_gemini_cli.py, test_mini_swe_agent.py.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ It stops by a command of its own (`echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`),
 finish check answers first; an answer without a command is not a stop for it.
 
 The binary's tests skip, saying why, without RUNNINGTAB_AGENTS_PREFIX naming a prefix with its venv
-(.ci/agents-up.sh) or without bubblewrap.
+(.ci/agents-up.sh) or without bubblewrap; in CI, which requires them, they fail saying why.
 """
 
 from __future__ import annotations
