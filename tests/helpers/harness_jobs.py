@@ -2,23 +2,29 @@
 (the real binary in the job's bubblewrap sandbox, the scripted model behind the job's endpoint), the
 mark of a test that drives a harness's program (`installed`: skipped where it is not
 installed, failed under CI's RUNNINGTAB_AGENTS_REQUIRED), and the bait a hostile agent's
-command goes for outside the sandbox (`host_bait`)."""
+command goes for outside the sandbox (`host_bait`), and another job's endpoint a kept token is tried
+at (`status_at_another_job`)."""
 
 from __future__ import annotations
 
+import asyncio
 import http.server
 import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
 
 from envs.sandbox import bwrap_problem
 from runners.agent.harnesses import HARNESSES
 from runners.core.job_record import JobRecord
+from runners.core.messages import AssistantMessage
+from runners.harnesses.bridge.server import ModelBridge, plain
 from runners.job.identity import job_id
 from runners.job.run import run_and_score
 from tests.conftest import compose_root, write_native, write_script
@@ -86,3 +92,27 @@ def missed(out: Path) -> bool:
     and the host file was not there to read."""
     secret = (out / "secret.txt").read_text()
     return "net=7" in (out / "net.txt").read_text() and "HOST-SECRET" not in secret and "cat=1" in secret
+
+
+class _Answers:
+    name = "answers"
+
+    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantMessage:
+        return AssistantMessage(content="answered")
+
+
+def status_at_another_job(token: str, wire: str, path: str) -> int:
+    """The HTTP status another job's endpoint (of the same wire) gives a request carrying `token`,
+    a job token an agent kept from its own job: 401 when the token died with that job."""
+    header = import_module(f"runners.harnesses.bridge.{wire}").KEY_HEADERS[0]
+
+    async def post() -> int:
+        bridge = ModelBridge(plain(_Answers()), wire=wire)
+        url = await bridge.start()
+        try:
+            async with aiohttp.ClientSession() as s, s.post(f"{url}{path}", data="{}", headers={header: token}) as r:
+                return r.status
+        finally:
+            await bridge.close()
+
+    return asyncio.run(post())

@@ -28,6 +28,7 @@ from tests.helpers.harness_jobs import (
     installed,
     missed,
     run_guide,
+    status_at_another_job,
 )
 
 REPLY = AssistantMessage(content="Reading the notes.",
@@ -235,17 +236,7 @@ def test_gemini_cli_reaches_nothing_but_its_endpoint_and_its_token_dies_with_the
     token, socket = (out / "token.txt").read_text().strip(), (out / "socket.txt").read_text().strip()
     assert token.startswith("rt-job-") and socket.endswith("/endpoint.sock") and not Path(socket).exists()
 
-    async def another_job() -> int:
-        bridge = ModelBridge(plain(_Replies()), wire="gemini_wire")
-        url = await bridge.start()
-        try:
-            async with aiohttp.ClientSession() as s, s.post(f"{url}/v1beta/models/m:generateContent", data="{}",
-                                                             headers={"x-goog-api-key": token}) as r:
-                return r.status
-        finally:
-            await bridge.close()
-
-    assert asyncio.run(another_job()) == 401
+    assert status_at_another_job(token, "gemini_wire", "/v1beta/models/m:generateContent") == 401
 
 
 @pytest.mark.slow

@@ -24,6 +24,7 @@ from tests.helpers.harness_jobs import (
     installed,
     missed,
     run_guide,
+    status_at_another_job,
 )
 
 SUBMIT = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
@@ -118,6 +119,7 @@ def test_mini_swe_agent_reaches_nothing_but_its_endpoint_and_its_token_dies_with
     assert "rt-job-" not in (record.dir / "harness.json").read_text()
     token, socket = (out / "token.txt").read_text().strip(), (out / "socket.txt").read_text().strip()
     assert token.startswith("rt-job-") and socket.endswith("/endpoint.sock") and not Path(socket).exists()
+    assert status_at_another_job(token, "chat_wire", "/v1/chat/completions") == 401  # the token died with its job
 
 
 @pytest.mark.slow
