@@ -11,9 +11,11 @@ server, by `isolated`; the evaluator's own programs, by PYTHONSAFEPATH in eval/t
 
 It first starts the company's file server (`start_file_server`). While it runs it reports its progress, one JSON object a line, on the descriptor named by
 `RT_TAC_PROGRESS_FD` (a pipe the judge reads; closed to every program the evaluator starts):
-`{"started": true}` once the evaluator is loaded, `{"checkpoint": [total, result]}` for each
+`{"started": true}` once the evaluator is loaded, `{"handed": "trajectory"}` when
+`grade_checkpoints` is given the trajectory, `{"checkpoint": [total, result]}` for each
 checkpoint made, `{"strategy": NAME}` for the scoring strategy, `{"open": PATH}` for the files
-under /workspace, /data or /srv/owncloud it opens (the file server reports those it serves). If a limit stops the evaluator, the judge knows from this which
+under /workspace, /data or /srv/owncloud it opens (the file server reports those it serves), and
+`{"raised": TYPE}` when it ends on an exception. If a limit stops the evaluator, the judge knows from this which
 checkpoints were done and whether it was reading the agent's files (eval/tac/outcome.py).
 """
 
@@ -133,6 +135,9 @@ def main(evaluator_py: str, trajectory_file: str, result_json: str) -> None:
     server = start_file_server(progress)
     try:
         evaluate(evaluator_py, trajectory_file, result_json, progress, Result)
+    except BaseException as e:
+        progress.send(raised=type(e).__name__)
+        raise
     finally:
         server.kill()
         server.wait()
@@ -151,6 +156,8 @@ def evaluate(evaluator_py, trajectory_file, result_json, progress, Result):
         trajectory = f.read()
     grade = module.grade_checkpoints
     params = inspect.signature(grade).parameters
+    if params:
+        progress.send(handed="trajectory")
     result = grade(trajectory=trajectory) if "trajectory" in params else grade(trajectory) if params else grade()
     if not isinstance(result, Result):
         raise TypeError(f"grade_checkpoints must return Result type, got {type(result)}")
