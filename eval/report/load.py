@@ -22,6 +22,7 @@ from typing import Any
 
 from eval.judges.extract.session import deliverable_texts
 from runners.core.job_record import JobRecord, is_job_dir
+from runners.core.job_status import Planned, read_plan
 from runners.core.record_files import TAB
 from runners.core.record_types import (
     JobMeta,
@@ -218,6 +219,11 @@ class Sweep:
     def notes(self) -> list[str]:
         """`header_notes`."""
         return _notes(self)
+
+    @cached_property
+    def planned(self) -> list[Planned]:
+        """The jobs the sweep's last driver planned (`plan.jsonl`; empty for a sweep from before it)."""
+        return read_plan(self.dir)
 
     def scored(self) -> list[Job]:
         """Jobs that are results: scored, and not errored (an errored record is retried, not a result)."""

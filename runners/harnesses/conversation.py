@@ -64,6 +64,12 @@ class HarnessConversation:
     def turn(self) -> int:
         return self.result.turns
 
+    @property
+    def commands_handed(self) -> int:
+        """The tool calls of the harness's own (its shell, its file tools) handed to it to run: from the
+        first one on, what the harness does may be the agent's doing (runners/harnesses/run.py `_stop`)."""
+        return len(self._calls)
+
     async def answer(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantMessage:
         """The reply the harness gets for a request with these (chat-format) messages and tools."""
         self._take(messages, tools)
