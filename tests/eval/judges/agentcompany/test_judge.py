@@ -12,6 +12,7 @@ from eval.benchmarks import BenchmarkError, load_benchmark
 from eval.benchmarks.agentcompany import Config as AgentCompanyConfig
 from eval.config import JudgeConfig
 from eval.judges import JudgeError, make_judge
+from eval.judges.base import InfrastructureFailure
 from tests.helpers.eval_records import FIXTURES, SAMPLES, FakeModel, bash_call, make_job
 
 TAC = FIXTURES / "agentcompany"
@@ -224,7 +225,7 @@ def test_an_evaluator_that_raises_before_reading_anything_of_the_agents_leaves_t
     for name, evaluator in (("fs-import", "import not_a_module_here\n" + RAISES.format(body="")),
                             ("fs-own", RAISES.format(body="open('/workspace/drinks.csv').read(); 1 / 0"))):
         task = _fixture_task(tmp_path, name, evaluator)
-        with pytest.raises(JudgeError, match=r"the job stays unscored"):
+        with pytest.raises(InfrastructureFailure, match=r"the job stays unscored|cannot be scored here"):
             _judge(tmp_path).score(task, make_job(tmp_path / name, {"other.txt": "x"}))
 
 
