@@ -66,7 +66,8 @@ def jobs_df(sweep: SweepLike) -> pd.DataFrame:
     unfinished), `status`, the ledger's `failed_attempt`, the judge and each metric of
     `scores.json`, and each pooled rate's numerator and denominator (`rubric_pass_rate_num`,
     `_den`: sums over jobs give the report's pooled rate). A job of the sweep's plan that has no
-    record has its id and axes only, `status` `not_started`."""
+    readable record has its id and axes only, `status` `not_started` (or `unfinished`: its record
+    was skipped as unreadable)."""
     sweep = _sweep(sweep)
     failed = sweep.failed_attempts() if ledger_readable(sweep) else {}
     metric_cols = [c for m in METRICS for c in (m, *(f"{m}_{p}" for p in ("num", "den") if m == "rubric_pass_rate"))]
@@ -89,7 +90,8 @@ def jobs_df(sweep: SweepLike) -> pd.DataFrame:
     for planned in sweep.planned:
         if planned.job_id not in recorded:
             recorded.add(planned.job_id)
-            rows.append({"job_id": planned.job_id, **{a: getattr(planned, a) for a in AXES}, "status": "not_started"})
+            rows.append({"job_id": planned.job_id, **{a: getattr(planned, a) for a in AXES},
+                         "status": accounting.unrecorded(sweep, planned.job_id)})
     return _frame(rows, columns)
 
 

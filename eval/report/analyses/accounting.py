@@ -55,7 +55,7 @@ def status(job: Job) -> str:
 
 
 def by_row(sweep: Sweep) -> dict[Key, Accounting]:
-    """Every row's accounting: the jobs with a record, and the planned jobs without one (not started)."""
+    """Every row's accounting: the jobs with a record, and the planned jobs without a readable one."""
     counts: dict[Key, Counter[str]] = defaultdict(Counter)
     recorded = set()
     for job in sweep.jobs:
@@ -64,8 +64,14 @@ def by_row(sweep: Sweep) -> dict[Key, Accounting]:
     for planned in sweep.planned:
         if planned.job_id not in recorded:
             recorded.add(planned.job_id)  # a plan that lists a job twice counts it once
-            counts[planned.row]["not_started"] += 1
+            counts[planned.row][unrecorded(sweep, planned.job_id)] += 1
     return {k: _accounting(c) for k, c in counts.items()}
+
+
+def unrecorded(sweep: Sweep, job_id: str) -> str:
+    """A planned job the loader has no record of: `unfinished` when its record was skipped as
+    unreadable (`Sweep.broken`), else `not_started`."""
+    return "unfinished" if job_id in sweep.broken else "not_started"
 
 
 def of_jobs(statuses: Iterable[str]) -> Accounting:

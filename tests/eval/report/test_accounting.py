@@ -53,3 +53,12 @@ def test_a_pair_is_dropped_when_either_side_is_not_a_result_and_a_gap_is_flagged
                            "against 0 of 4 for dci"), flag
     within = _sweep(tmp_path / "few", {"t0": "1111", "t1": None}, {"t0": "0000", "t1": "0000"})
     assert not [n for n in build(load_sweep(within), tmp_path / "out2").tables[0].notes if "planned job(s) are not results" in n]  # 1 is a few
+
+
+def test_a_planned_job_whose_record_is_unreadable_is_unfinished_not_unstarted(tmp_path: Path) -> None:
+    sdir = _sweep(tmp_path, {"t0": "1111", "t1": "1111"}, {"t0": "1111", "t1": "1111"})
+    (sdir / job_id("wb", "t1", "runningtab", "m", 0) / "result.json").write_text("[not a result")
+    sweep = load_sweep(sdir)
+    assert job_id("wb", "t1", "runningtab", "m", 0) in sweep.broken
+    rt = accounting.by_row(sweep)[("wb", "dci", "m", "runningtab")]
+    assert (rt.planned, rt.results, rt.unfinished, rt.not_started) == (2, 1, 1, 0)
