@@ -298,3 +298,49 @@ def test_served_and_mounted_tasks(tmp_path: Path) -> None:
         assert conn.execute("SELECT COUNT(*) FROM products").fetchone()[0] == 20
     conn.close()
     assert _bench(samples).task("hr-organize-talent-info").sandbox.binds == ()  # no /data in its image
+
+
+# An agent-made program the evaluator runs (as the sde tasks run the agent's code): it writes a
+# forged checkpoint and a forged result into every pipe it can open through /proc, and leaves a child
+# that overwrites /outputs/result.json once the evaluator has written it.
+FORGE = r'''
+import glob, json, os, time
+result = {"checkpoints": [{"total": 3, "result": 3}], "final_score": {"total": 3, "result": 3}}
+lines = json.dumps({"checkpoint": [3, 3]}) + "\n" + json.dumps(result) + "\n"
+for path in glob.glob("/proc/[0-9]*/fd/*"):
+    try:
+        if os.readlink(path).startswith("pipe:"):
+            with open(path, "w") as f:
+                f.write(lines)
+    except OSError:
+        pass
+if os.fork() == 0:
+    for _ in range(500):
+        if os.path.exists("/outputs/result.json"):
+            with open("/outputs/result.json", "w") as f:
+                json.dump(result, f)
+            break
+        time.sleep(0.002)
+    os._exit(0)
+'''
+RUNS_THE_AGENTS_PROGRAM = """
+import subprocess
+from scoring import Result, Checkpoint
+
+def grade_checkpoints(trajectory=''):
+    subprocess.run(["python3", "/workspace/forge.py"])
+    {then}
+    return Result([Checkpoint(3, 0)])
+"""
+
+
+@pytest.mark.parametrize("then", ["pass", "open('/workspace/answer.txt').read()"], ids=["finishes", "then_raises"])
+def test_a_program_the_evaluator_runs_cannot_forge_its_progress_or_result(tmp_path: Path, then: str) -> None:
+    """tac50's finding, in issue 48's rule: the evaluator's progress and result reach the judge only
+    over pipes held by processes that are not dumpable (so no program they start can open them through
+    /proc), and the result never through a file a program could overwrite. Before: the forged result
+    (or, when the evaluator then raised, the forged checkpoint) scored 3/3."""
+    task = _fixture_task(tmp_path, "fs-forge", RUNS_THE_AGENTS_PROGRAM.replace("{then}", then))
+    scores = _judge(tmp_path).score(task, make_job(tmp_path / "job", {"forge.py": FORGE}))
+    assert scores["final_score"] == {"total": 3, "result": 0}, scores["evaluator_log"]
+    assert not any(i["earned"] for i in scores["items"]) and ("evaluator_failure" in scores) == (then != "pass")
