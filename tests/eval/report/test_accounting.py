@@ -9,7 +9,7 @@ from pathlib import Path
 from eval.report.analyses import accounting
 from eval.report.analyses.table1 import build
 from eval.report.load import load_sweep
-from runners.core.job_status import Planned, write_plan
+from runners.core.job_status import Planned, read_plan, write_plan
 from tests.eval.report.test_stats import patch_result
 from tests.helpers.report_sweeps import job_id, rubric_scores, write_job
 
@@ -62,3 +62,26 @@ def test_a_planned_job_whose_record_is_unreadable_is_unfinished_not_unstarted(tm
     assert job_id("wb", "t1", "runningtab", "m", 0) in sweep.broken
     rt = accounting.by_row(sweep)[("wb", "dci", "m", "runningtab")]
     assert (rt.planned, rt.results, rt.unfinished, rt.not_started) == (2, 1, 1, 0)
+
+
+def test_a_sweep_budget_drops_the_pair_together_and_a_job_budget_stop_stays_a_result(tmp_path: Path) -> None:
+    """Issue 48: the sweep's budget (no agent's doing) stops RunningTab's t1 while DCI's t1 finished,
+    and holds back both jobs of t2: t1's and t2's pairs are not compared, each counted where it went.
+    RunningTab's t3, stopped at its own `budget.job_usd` (a record of before, `budget` with a
+    `budget_usd`), is a result scored on what it left: its pair stays."""
+    sdir = _sweep(tmp_path, {"t0": "1111", "t1": "1111", "t3": "0000"}, {"t0": "0000", "t1": "0000", "t3": "1111"})
+    patch_result(sdir, job_id("wb", "t1", "runningtab", "m", 0), stop_reason="budget", budget_usd=None,
+                 error="the sweep's budget (budget.sweep_usd) was spent")
+    patch_result(sdir, job_id("wb", "t3", "runningtab", "m", 0), stop_reason="budget", budget_usd=1.0)
+    write_plan(sdir, [*read_plan(sdir),
+                      *(Planned(job_id("wb", "t2", me, "m", 0), "wb", "dci", "m", me, "t2", 0) for me in ("runningtab", "dci"))])
+    sweep = load_sweep(sdir)
+    rows = accounting.by_row(sweep)
+    rt, dci = rows[("wb", "dci", "m", "runningtab")], rows[("wb", "dci", "m", "dci")]
+    assert (rt.planned, rt.results, rt.errored, rt.not_started) == (4, 2, 1, 1)
+    assert (dci.planned, dci.results, dci.errored, dci.not_started) == (4, 3, 0, 1)
+    section = build(sweep, tmp_path / "out")
+    paired = next(t for t in section.tables if t.name == "table1_vs_dci")
+    row = next(dict(zip(paired.columns, r, strict=True)) for r in paired.rows if r[paired.columns.index("metric")] == "rubric_pass_rate")
+    assert (row["pairs"], row["tasks"], row["diff"]) == (2, 2, 0.0)  # t0 (+100) and t3 (-100): t1 and t2 went together
+    assert not [n for n in section.tables[0].notes if "planned job(s) are not results" in n]  # 2 against 1: a few
