@@ -91,8 +91,10 @@ def _run(cfg: RootConfig, task: Task) -> None:
             note = f" (stopped at its budget of ${r.budget_usd:g}, a result: raise budget.job_usd to run it further)"
         if rescore([JobSpec(jid, cfg, task.id)], Path(cfg.out)):
             note += f" (re-scored with judge {cfg.judge.name})"
-        elif cfg.judge.name != "none" and not JobRecord(job_dir).scored:
-            note += " (UNSCORED: its judge could not read the record; see the log above)"
+        elif cfg.judge.name != "none" and not JobRecord(job_dir).scored:  # not a result: never "already complete"
+            print(job_dir)
+            sys.exit(f"error: the job finished but is UNSCORED, not a result: its judge could not read the record (a failure of "
+                     f"the host, see the log above; score it again with python -m eval.score {job_dir})")
         print(f"already complete{note}: {job_dir}", file=sys.stderr)
         print(job_dir)
         return

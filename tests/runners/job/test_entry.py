@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -210,3 +211,25 @@ def test_a_new_judge_rescores_the_finished_job(bench: Path, tmp_path: Path) -> N
     again = subprocess.run([*cmd, "judge=rule"], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0 and "already complete (re-scored with judge rule)" in again.stderr, again.stderr[-2000:]
     assert read_json(job / "scores.json")["judge"] == "rule"
+
+
+@pytest.mark.slow
+def test_a_finished_job_its_judge_cannot_read_is_never_already_complete(tmp_path: Path) -> None:
+    """Issue 48: "already complete" is said only of results. A finished job whose deliverable was lost
+    on the host is unscored (not a result): a re-run under a judge says so and exits non-zero, as the
+    run that finished it does. Before: "already complete (UNSCORED: ...)", exit 0."""
+    task = {"id": "t", "prompt": "p", "workspace": "w", "output": "output/a.csv",
+            "rubrics": [{"text": "row", "check": {"type": "row", "cells": ["x", 1]}}]}
+    bench = write_native(tmp_path / "b", [task], {"w/in.txt": "x"})
+    script = write_script(tmp_path / "s.jsonl", [{"tool_calls": [{"name": "bash", "arguments": {
+        "command": "mkdir -p output && printf 'k,v\\nx,1\\n' > output/a.csv"}}]}, {"content": "done"}])
+    cmd = [sys.executable, "-m", "runners.job", "benchmark=native", f"benchmark.path={bench}", "task=t", "method=dci",
+           "model=scripted", f"model.script={script}", f"out={tmp_path / 'o'}"]
+    first = subprocess.run([*cmd, "judge=none"], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stderr[-2000:]
+    job = Path(first.stdout.strip().splitlines()[-1])
+    shutil.rmtree(job / "deliverable")  # lost on the host after the run
+    again = subprocess.run([*cmd, "judge=rule"], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert again.returncode != 0 and "already complete" not in again.stderr, again.stderr[-2000:]
+    assert "UNSCORED" in again.stderr and "not a result" in again.stderr and "python -m eval.score" in again.stderr, again.stderr[-2000:]
+    assert not (job / "scores.json").exists()
