@@ -78,7 +78,7 @@ def test_errored_jobs_are_counted_apart_retried_and_the_sweep_exits_with_its_own
     assert first.returncode == NOT_RESULTS_EXIT, first.stderr[-3000:]
     last = first.stderr.strip().splitlines()[-1]
     assert last.startswith("sweep p: 2 of 2 planned job(s) are not results: 2 errored (model_error ×2)"), last
-    assert "run them again with: python -m runners.sweep" in last and "model.base_url=http://127.0.0.1:9/v1" in last, last
+    assert "run them again with: " in last and " -m runners.sweep " in last and "model.base_url=http://127.0.0.1:9/v1" in last, last
     assert "a failure of the host, tried again in 0 s (retry 1 of 1" in first.stdout + first.stderr, first.stdout[-3000:]
     sdir = out / "p"
     entries = Ledger(sdir).entries()
