@@ -247,4 +247,5 @@ def test_gemini_cli_killed_by_the_agents_command_is_a_result(bench: Path, tmp_pa
     record = run_guide(bench, tmp_path, "gemini_cli", "dci", [_shell(WRITE), _shell("pkill -9 -f 'runningtab-job-mode[l]'"),
                                                               {"content": "Done."}])
     assert record.result.stop_reason == "harness_exit" and not record.result.errored, record.result
+    assert "after the agent's first command" in (record.result.error or "") and record.plugin("harness")["exit_code"] != 0
     assert (record.deliverable_dir / "output" / "guide.md").exists()

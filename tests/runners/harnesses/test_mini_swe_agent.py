@@ -128,4 +128,5 @@ def test_mini_swe_agent_killed_by_the_agents_command_is_a_result(bench: Path, tm
     """A command the model ran kills mini-swe-agent (issue 48): the job is scored on what it left."""
     record = run_guide(bench, tmp_path, "mini_swe_agent", "dci", [_bash(WRITE), _bash("kill -9 $PPID"), _bash(SUBMIT)])
     assert record.result.stop_reason == "harness_exit" and not record.result.errored, record.result
+    assert "after the agent's first command" in (record.result.error or "") and record.plugin("harness")["exit_code"] != 0
     assert (record.deliverable_dir / "output" / "guide.md").exists()
