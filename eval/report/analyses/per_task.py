@@ -5,7 +5,7 @@ largest first, tasks without one last.
 
 The gain is the sweep's treatment's (`report.treatment`, default RunningTab) over its baseline when
 the grid ran both, else the first other method's (in the tables' order). A job's value is its own
-aggregate (`eval.judges.metrics.aggregate` over its scores, as Table 1 pools them); errored and
+aggregate (`stats.job_metrics`: its scores pooled as Table 1 pools them); errored and
 unscored jobs have none (shown, never counted as 0).
 """
 
@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from eval.judges.metrics import aggregate
 from eval.report.analyses.leaderboard import headline
+from eval.report.analyses.stats import job_metrics
 from eval.report.load import Job, Sweep
 from eval.report.method_names import harness_key, method_key
 
@@ -51,7 +51,7 @@ def value(job: Job, metric: str) -> float | None:
     """The job's headline metric, None when it is not a result (errored, unscored, or without it)."""
     if job.scores is None or job.errored:
         return None
-    return job.derived("aggregate", lambda: aggregate([job.scores])).get(metric)
+    return job_metrics(job).get(metric)
 
 
 def grids(sweep: Sweep) -> list[TaskGrid]:

@@ -20,12 +20,14 @@ from eval.report.analyses.table1 import setting_name
 from eval.report.section import Table, p_text, signed
 
 FONT = 12  # px, every text of the figure
-ROW = 22  # px per row
+ROW = 18  # px per row
 PLOT = 380  # px, the plot area's width
 GAP = 14  # px between columns
-CHAR = 7.4  # px: an upper estimate of a character's width at FONT (the browser test measures the real ones)
-WIDE = 10.0  # px: the same for capitals and wide letters
-MAX_LABEL = 240  # px: a label column's cap (longer labels end in "…")
+# A character's width in em, an upper bound by class (DejaVu Sans, among the widest sans fonts; the
+# browser test measures the real widths): narrow, wide, other capitals, the rest.
+NARROW, WIDE = set("fijlrtI.,:;'!|() ·"), set("mwMW@%—…#+<=>^~−")
+EM = {"narrow": 0.42, "wide": 1.0, "upper": 0.83, "other": 0.67}
+MAX_LABEL = 330  # px: a label column's cap (longer labels end in "…")
 MIN_RANGE = 10.0  # points: the axis spans at least ±this
 COLORS = {"gain": "#2166ac", "loss": "#b2182b", "unsure": "#6b6b6b"}  # interval above 0, below 0, across 0
 
@@ -72,7 +74,8 @@ def headline_first(rows: list[ForestRow]) -> tuple[list[ForestRow], list[ForestR
 
 def text_width(text: str) -> float:
     """An upper estimate of `text`'s width in px at FONT."""
-    return sum(WIDE if c.isupper() or c in "mwMW@%—…" else CHAR for c in text)
+    return FONT * sum(EM["narrow" if c in NARROW else "wide" if c in WIDE or not c.isascii() else "upper" if c.isupper() else "other"]
+                      for c in text)
 
 
 def _fit(text: str, width: float) -> str:
@@ -85,8 +88,8 @@ def _fit(text: str, width: float) -> str:
 
 
 def _step(span: float) -> float:
-    """A tick step giving about four ticks on each side of 0."""
-    raw = span / 4
+    """A tick step giving at most five ticks on each side of 0."""
+    raw = span / 5
     mag = 10 ** math.floor(math.log10(raw))
     return next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
 

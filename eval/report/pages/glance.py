@@ -28,12 +28,12 @@ from eval.report.section import Section, Table
 GLANCE, PER_TASK = "glance", "per-task"
 
 
-def _find(sections: list[Section], name: str) -> tuple[Section | None, Table | None]:
-    for s in sections:
-        for t in s.tables:
-            if t.name == name:
-                return s, t
-    return next((s for s in sections if s.name == name), None), None
+def _section(sections: list[Section], name: str) -> Section | None:
+    return next((s for s in sections if s.name == name), None)
+
+
+def _table(section: Section | None, name: str) -> Table | None:
+    return next((t for t in section.tables if t.name == name), None) if section is not None else None
 
 
 def _legend() -> str:
@@ -43,7 +43,8 @@ def _legend() -> str:
 
 def _forest(sweep: Sweep, sections: list[Section]) -> str:
     ref = sweep.baseline
-    table1, paired = _find(sections, f"table1_vs_{ref}")
+    table1 = _section(sections, "table1")
+    paired = _table(table1, f"table1_vs_{ref}")
     if paired is None:
         why = next((n for n in (table1.notes if table1 else []) if n.startswith("paired comparison skipped")), None)
         if table1 is not None and table1.skipped:
@@ -59,7 +60,7 @@ def _forest(sweep: Sweep, sections: list[Section]) -> str:
            f'scored within one benchmark, harness and model, with its 95% interval and p, as in the '
            f'<a href="#{html.escape(paired.name)}">paired table</a> below.</p>']
     if other:
-        out.append(f'<details id="forest-other"><summary>The other metrics ({len(other)} rows)</summary>'
+        out.append(f'<details id="forest-other"><summary>The other metrics ({len(other)} row{"s" * (len(other) != 1)})</summary>'
                    f'<div class="wide">{forest_svg(other, label(ref))}</div></details>')
     return "".join(out)
 
@@ -87,7 +88,7 @@ def per_task_html(sweep: Sweep, sections: list[Section]) -> str:
     if not found:
         out.append('<p class="skip">No scored job yet.</p></section>')
         return "".join(out)
-    failing, _ = _find(sections, "failing")
+    failing = _section(sections, "failing")
     rubrics = ('; what they miss: <a href="#failing">the rubrics that fail most</a>'
                if failing is not None and not failing.skipped else "")
     out.append(f'<p class="note">Each seed\'s job is a cell coloured by the benchmark\'s headline metric (%), linking to its '
