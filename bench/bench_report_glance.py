@@ -20,6 +20,7 @@ import json
 import random
 import shutil
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -123,19 +124,38 @@ def fabricate(sdir: Path, blocks: list[Block], seed: int = 0) -> Path:
     return sdir
 
 
-def screenshot(url: str, png: Path, width: int = 1400, height: int = 900) -> None:
-    """The page as headless Chromium draws it in a window of that size."""
+FRAME = """<!DOCTYPE html><html><body style="margin:0;overflow:hidden">
+<iframe id="f" src="%(src)s" style="border:0;width:100vw;height:100vh"></iframe><script>
+document.getElementById("f").addEventListener("load", function () {
+  const e = this.contentDocument.getElementById("%(anchor)s");
+  if (e) this.contentWindow.scrollTo(0, e.getBoundingClientRect().top - 8);
+});
+</script></body></html>
+"""
+
+
+def screenshot(page: Path, png: Path, anchor: str = "", width: int = 1400, height: int = 900) -> Path:
+    """The page as headless Chromium draws it in a window of that size, scrolled to the element
+    `anchor` (the page is framed and its frame scrolled: a headless screenshot of a page scrolled
+    to its #fragment comes out blank), as a PNG of at most 64 colours."""
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
         raise SystemExit("headless Chromium is not installed (Debian: apt-get install -y chromium)")
     png.parent.mkdir(parents=True, exist_ok=True)
-    profile = png.parent / f".profile-{png.stem}"
-    cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars", f"--user-data-dir={profile}",
-           f"--window-size={width},{height}", f"--screenshot={png}", url]
+    work = Path(tempfile.mkdtemp(prefix="glance-shot-"))
     try:
-        subprocess.run(cmd, capture_output=True, timeout=120, check=True)
+        frame = work / "frame.html"
+        frame.write_text(FRAME % {"src": page.resolve().as_uri(), "anchor": anchor})
+        cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
+               "--allow-file-access-from-files", f"--user-data-dir={work / 'profile'}", f"--window-size={width},{height}",
+               "--virtual-time-budget=30000", f"--screenshot={png}", frame.as_uri()]
+        subprocess.run(cmd, capture_output=True, timeout=300, check=True)
     finally:
-        shutil.rmtree(profile, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
+    from PIL import Image
+
+    Image.open(png).convert("RGB").quantize(64).save(png, optimize=True)
+    return png
 
 
 def main() -> None:
@@ -144,7 +164,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--shape", choices=sorted(SHAPES), default="harnesses")
     ap.add_argument("--out", type=Path, required=True, help="the sweep goes to OUT/<shape> (replaced)")
-    ap.add_argument("--screenshots", type=Path, help="write report_<shape>.png (the first screen) here")
+    ap.add_argument("--screenshots", type=Path, help="write report_<shape>.png (the first screen), report_<shape>_per_task.png "
+                    "and report_<shape>_job.png (a RunningTab job's Deliverable section) here")
     args = ap.parse_args()
     sdir = args.out.resolve() / args.shape
     shutil.rmtree(sdir, ignore_errors=True)
@@ -157,9 +178,11 @@ def main() -> None:
     index = report / "index.html"
     print(f"report in {time.perf_counter() - t0:.1f} s; index.html {index.stat().st_size / 1e6:.2f} MB: {index}")
     if args.screenshots:
-        png = args.screenshots / f"report_{args.shape}.png"
-        screenshot(index.as_uri(), png)
-        print(f"first screen: {png}")
+        shots = [screenshot(index, args.screenshots / f"report_{args.shape}.png"),
+                 screenshot(index, args.screenshots / f"report_{args.shape}_per_task.png", "per-task")]
+        job = next(p for p in sorted((report / "jobs").iterdir()) if "__runningtab__" in p.name)
+        shots.append(screenshot(job, args.screenshots / f"report_{args.shape}_job.png", "deliverable"))
+        print("screenshots: " + ", ".join(str(p) for p in shots))
 
 
 if __name__ == "__main__":

@@ -95,4 +95,7 @@ def _gain(per_method: dict[str, list[Job]], compared: str | None, base: str | No
     a = {j.seed: value(j, metric) for j in per_method.get(compared, [])}
     b = {j.seed: value(j, metric) for j in per_method.get(base, [])}
     diffs = [a[s] - b[s] for s in a.keys() & b.keys() if a[s] is not None and b[s] is not None]
-    return sum(diffs) / len(diffs) if diffs else None
+    if not diffs:
+        return None
+    gain = sum(diffs) / len(diffs)
+    return 0.0 if abs(gain) < 1e-9 else gain  # equal shares that differ by rounding are no gain

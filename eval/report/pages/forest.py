@@ -29,6 +29,7 @@ NARROW, WIDE = set("fijlrtI.,:;'!|() ·"), set("mwMW@%—…#+<=>^~−")
 EM = {"narrow": 0.42, "wide": 1.0, "upper": 0.83, "other": 0.67}
 MAX_LABEL = 330  # px: a label column's cap (longer labels end in "…")
 MIN_RANGE = 10.0  # points: the axis spans at least ±this
+AXIS_BELOW = 40  # rows from which the axis is drawn below the rows too
 COLORS = {"gain": "#2166ac", "loss": "#b2182b", "unsure": "#6b6b6b"}  # interval above 0, below 0, across 0
 
 
@@ -129,7 +130,8 @@ def forest_svg(rows: list[ForestRow], reference: str, counts: dict[tuple[str, st
         widths[k] = max(text_width(t) for t in [head, *vals])
         x += widths[k] + GAP
     width, top = x, 44
-    height = top + ROW * len(rows) + 34
+    below = len(rows) > AXIS_BELOW  # a long figure repeats its axis at the bottom
+    height = top + ROW * len(rows) + (34 if below else 8)
 
     def px(v: float) -> float:
         return plot_x + (v + span) / (2 * span) * PLOT
@@ -150,9 +152,9 @@ def forest_svg(rows: list[ForestRow], reference: str, counts: dict[tuple[str, st
     for t in ticks:
         tx = px(t)
         color, w = ("#222", 1.2) if t == 0 else ("#ddd", 1)
-        out.append(f'<line x1="{tx:.1f}" x2="{tx:.1f}" y1="{top - 6}" y2="{bottom + 4}" stroke="{color}" stroke-width="{w}"/>')
+        out.append(f'<line x1="{tx:.1f}" x2="{tx:.1f}" y1="{top - 6}" y2="{bottom + (4 if below else 0)}" stroke="{color}" stroke-width="{w}"/>')
         label = f"{t:+g}" if t else "0"
-        for y in (top - 10, bottom + 18):
+        for y in (top - 10, bottom + 18)[: 1 + below]:
             out.append(f'<text class="tick" x="{tx:.1f}" y="{y}" text-anchor="middle" fill="#444">{label}</text>')
     prev = None
     for i, (r, stat) in enumerate(zip(rows, stats, strict=True)):

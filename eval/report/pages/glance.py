@@ -49,12 +49,12 @@ def _forest(sweep: Sweep, sections: list[Section]) -> str:
         why = next((n for n in (table1.notes if table1 else []) if n.startswith("paired comparison skipped")), None)
         if table1 is not None and table1.skipped:
             why = f"no results yet ({table1.skipped})"
-        return f'<p class="skip">No paired comparison to draw: {html.escape(why or "no method ran beside " + label(ref))}.</p>'
+        return f'<h2>At a glance</h2><p class="skip">No paired comparison to draw: {html.escape(why or "no method ran beside " + label(ref))}.</p>'
     rows = forest_rows(paired)
     if not rows:
-        return f'<p class="skip">No paired comparison to draw: no (task, seed) that a method and {html.escape(label(ref))} both scored.</p>'
+        return f'<h2>At a glance</h2><p class="skip">No paired comparison to draw: no (task, seed) that a method and {html.escape(label(ref))} both scored.</p>'
     head, other = headline_first(rows)
-    out = [f"<h3>Paired gain over {html.escape(label(ref))} on each benchmark's headline metric</h3>",
+    out = [f"<h2>At a glance: the paired gain over {html.escape(label(ref))} on each benchmark's headline metric</h2>",
            f'<div class="wide" id="forest-headline">{forest_svg(head, label(ref))}</div>',
            f'<p class="note">{_legend()}. Each row: the method minus {html.escape(label(ref))} on the (task, seed) pairs both '
            f'scored within one benchmark, harness and model, with its 95% interval and p, as in the '
@@ -77,7 +77,7 @@ def _heatmap(sweep: Sweep) -> str:
 
 def glance_html(sweep: Sweep, sections: list[Section]) -> str:
     """The first screen: the forest plot, then the leaderboard as a heat map."""
-    return (f'<section id="{GLANCE}"><h2>At a glance</h2>{_forest(sweep, sections)}{_heatmap(sweep)}'
+    return (f'<section id="{GLANCE}">{_forest(sweep, sections)}{_heatmap(sweep)}'
             f'<p><a href="#{PER_TASK}">Per task: where each method wins and loses ↓</a></p></section>')
 
 
