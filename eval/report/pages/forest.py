@@ -36,7 +36,8 @@ COLORS = {"gain": "#2166ac", "loss": "#b2182b", "unsure": "#6b6b6b"}  # interval
 @dataclass(frozen=True)
 class ForestRow:
     benchmark: str
-    setting: str  # `benchmark · harness · model` (the harness only when not our own loop)
+    harness: str
+    model: str
     method: str
     metric: str
     diff: float  # points
@@ -45,6 +46,16 @@ class ForestRow:
     p: float
     pairs: int
     tasks: int
+
+    @property
+    def setting(self) -> str:
+        """`benchmark · harness · model` (the harness only when not our own loop)."""
+        return setting_name(self.benchmark, self.harness, self.model)
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        """Its Table 1 row: (benchmark, harness, model, method)."""
+        return self.benchmark, self.harness, self.model, self.method
 
     @property
     def kind(self) -> str:
@@ -58,9 +69,8 @@ def forest_rows(table: Table) -> list[ForestRow]:
         r = dict(zip(table.columns, raw, strict=True))
         if r["diff"] is None or r["ci_low"] is None or r["ci_high"] is None:
             continue
-        setting = setting_name(r["benchmark"], r.get("harness", "dci"), r["model"])
-        out.append(ForestRow(r["benchmark"], setting, r["method"], r["metric"], float(r["diff"]), float(r["ci_low"]),
-                             float(r["ci_high"]), float(r["p_value"]), int(r["pairs"]), int(r["tasks"])))
+        out.append(ForestRow(r["benchmark"], r.get("harness", "dci"), r["model"], r["method"], r["metric"], float(r["diff"]),
+                             float(r["ci_low"]), float(r["ci_high"]), float(r["p_value"]), int(r["pairs"]), int(r["tasks"])))
     return out
 
 
@@ -102,8 +112,8 @@ def axis_span(rows: list[ForestRow]) -> float:
     return math.ceil(far / step - 1e-9) * step
 
 
-def forest_svg(rows: list[ForestRow], reference: str, counts: dict[tuple[str, str], str] | None = None) -> str:
-    """The figure. `counts`, by (setting, method): text shown in a last column (the row's
+def forest_svg(rows: list[ForestRow], reference: str, counts: dict[tuple[str, str, str, str], str] | None = None) -> str:
+    """The figure. `counts`, by Table 1 row (`ForestRow.key`): text shown in a last column (the row's
     results / planned, when the accounting gives them)."""
     span = axis_span(rows)
     step = _step(span)
@@ -124,7 +134,7 @@ def forest_svg(rows: list[ForestRow], reference: str, counts: dict[tuple[str, st
     right = {"ci": ("Δ [95% CI]", stats), "p": ("p", [p_text(r.p) for r in rows]),
              "pairs": ("pairs · tasks", [f"{r.pairs} · {r.tasks}" for r in rows])}
     if counts is not None:
-        right["counts"] = ("results / planned", [counts.get((r.setting, r.method), "") for r in rows])
+        right["counts"] = ("results / planned", [counts.get(r.key, "") for r in rows])
     for k, (head, vals) in right.items():
         cols[k] = x
         widths[k] = max(text_width(t) for t in [head, *vals])

@@ -142,9 +142,10 @@ def test_no_baseline_says_why_and_names_are_escaped(tmp_path: Path) -> None:
 
 
 def test_forest_labels_fit_their_columns_and_the_axis_holds_every_interval() -> None:
-    long = "workspace_bench · claude_code · " + "a-very-long-model-name" * 4
-    rows = [ForestRow("wb", long, "runningtab", "rubric_pass_rate", 3.0, -2.0, 8.0, 0.2, 30, 10),
-            ForestRow("wb", "wb · m", "todo", "rubric_pass_rate", -31.0, -47.5, -12.0, 0.01, 30, 10)]
+    model = "a-very-long-model-name" * 4
+    long = f"workspace_bench · claude_code · {model}"
+    rows = [ForestRow("workspace_bench", "claude_code", model, "runningtab", "rubric_pass_rate", 3.0, -2.0, 8.0, 0.2, 30, 10),
+            ForestRow("wb", "dci", "m", "todo", "rubric_pass_rate", -31.0, -47.5, -12.0, 0.01, 30, 10)]
     svg = forest_svg(rows, "DCI")
     assert axis_span(rows) == 50 and axis_span(rows[:1]) == 10  # the farthest end, at least ±10
     labels = re.findall(r'<text class="lab" data-col="setting"[^>]*>([^<]*)</text>', svg)
