@@ -112,9 +112,10 @@ def axis_span(rows: list[ForestRow]) -> float:
     return math.ceil(far / step - 1e-9) * step
 
 
-def forest_svg(rows: list[ForestRow], reference: str, counts: dict[tuple[str, str, str, str], str] | None = None) -> str:
-    """The figure. `counts`, by Table 1 row (`ForestRow.key`): text shown in a last column (the row's
-    results / planned, when the accounting gives them)."""
+def forest_svg(rows: list[ForestRow], reference: str, name: str, counts: dict[tuple[str, str, str, str], str] | None = None) -> str:
+    """The figure; `name` makes its ids its own (a page holds several). `counts`, by Table 1 row
+    (`ForestRow.key`): text shown in a last column (the row's results / planned, when the accounting
+    gives them)."""
     span = axis_span(rows)
     step = _step(span)
     texts = {
@@ -150,11 +151,11 @@ def forest_svg(rows: list[ForestRow], reference: str, counts: dict[tuple[str, st
            f'viewBox="0 0 {width:.0f} {height:.0f}" font-size="{FONT}" font-family="system-ui,sans-serif" role="img" '
            f'aria-label="paired gain over {html.escape(reference)}, {len(rows)} rows">', "<defs>"]
     for k, w in widths.items():
-        out.append(f'<clipPath id="fc-{k}"><rect x="{cols[k]:.1f}" y="0" width="{w + GAP / 2:.1f}" height="{height}"/></clipPath>')
+        out.append(f'<clipPath id="{name}-{k}"><rect x="{cols[k]:.1f}" y="0" width="{w + GAP / 2:.1f}" height="{height}"/></clipPath>')
     out.append("</defs>")
     # header row and axis (top and bottom)
     for k, head in (("setting", "setting"), ("method", "method"), ("metric", "metric"), *((k, v[0]) for k, v in right.items())):
-        out.append(f'<text class="head" x="{cols[k]:.1f}" y="16" font-weight="bold" clip-path="url(#fc-{k})">{html.escape(head)}</text>')
+        out.append(f'<text class="head" x="{cols[k]:.1f}" y="16" font-weight="bold" clip-path="url(#{name}-{k})">{html.escape(head)}</text>')
     out.append(f'<text class="head" x="{plot_x + PLOT / 2:.1f}" y="16" font-weight="bold" text-anchor="middle">'
                f"Δ points (method − {html.escape(reference)})</text>")
     ticks = [i * step for i in range(-round(span / step), round(span / step) + 1)]
@@ -184,7 +185,7 @@ def forest_svg(rows: list[ForestRow], reference: str, counts: dict[tuple[str, st
         for k, text in labels.items():
             if text:
                 shown = _fit(text, widths[k]) if k in texts else text
-                out.append(f'<text class="lab" data-col="{k}" x="{cols[k]:.1f}" {base} clip-path="url(#fc-{k})">{html.escape(shown)}</text>')
+                out.append(f'<text class="lab" data-col="{k}" x="{cols[k]:.1f}" {base} clip-path="url(#{name}-{k})">{html.escape(shown)}</text>')
         color = COLORS[r.kind]
         lo, hi, d = px(r.low), px(r.high), px(r.diff)
         out.append(f'<line class="ci" x1="{lo:.1f}" x2="{hi:.1f}" y1="{mid:.1f}" y2="{mid:.1f}" stroke="{color}" stroke-width="2"/>')

@@ -55,13 +55,13 @@ def _forest(sweep: Sweep, sections: list[Section]) -> str:
         return f'<h2>At a glance</h2><p class="skip">No paired comparison to draw: no (task, seed) that a method and {html.escape(label(ref))} both scored.</p>'
     head, other = headline_first(rows)
     out = [f"<h2>At a glance: the paired gain over {html.escape(label(ref))} on each benchmark's headline metric</h2>",
-           f'<div class="wide" id="forest-headline">{forest_svg(head, label(ref))}</div>',
+           f'<div class="wide" id="forest-headline">{forest_svg(head, label(ref), "forest-headline")}</div>',
            f'<p class="note">{_legend()}. Each row: the method minus {html.escape(label(ref))} on the (task, seed) pairs both '
            f'scored within one benchmark, harness and model, with its 95% interval and p, as in the '
            f'<a href="#{html.escape(paired.name)}">paired table</a> below.</p>']
     if other:
         out.append(f'<details id="forest-other"><summary>The other metrics ({len(other)} row{"s" * (len(other) != 1)})</summary>'
-                   f'<div class="wide">{forest_svg(other, label(ref))}</div></details>')
+                   f'<div class="wide">{forest_svg(other, label(ref), "forest-other")}</div></details>')
     return "".join(out)
 
 

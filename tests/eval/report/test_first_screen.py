@@ -40,17 +40,24 @@ document.getElementById("f").addEventListener("load", function () {
     const out = {rows: 0, drawn: box(svg), cut: [], small: [], overlaps: [], intervals: [], kinds: []};
     const clips = {};
     svg.querySelectorAll("clipPath").forEach(function (c) {
-      const r = c.querySelector("rect"); clips[c.id.slice(3)] = [Number(r.getAttribute("x")), Number(r.getAttribute("width"))];
+      const r = c.querySelector("rect"); clips[c.id] = [Number(r.getAttribute("x")), Number(r.getAttribute("width"))];
     });
     const plot = Array.prototype.map.call(svg.querySelectorAll("text.tick"), function (t) { return Number(t.getAttribute("x")); });
     const lo = Math.min.apply(null, plot), hi = Math.max.apply(null, plot);
+    const ticks = Array.prototype.map.call(svg.querySelectorAll("text.tick"), function (t) { return t.getBBox(); })
+      .filter(function (b, k, all) { return b.y === all[0].y; }).sort(function (a, b) { return a.x - b.x; });
+    for (let k = 1; k < ticks.length; k++) {
+      if (ticks[k - 1].x + ticks[k - 1].width + 2 > ticks[k].x) out.overlaps.push(["ticks", k]);
+    }
     let prevBottom = -1;
     svg.querySelectorAll("g.frow").forEach(function (g, i) {
       out.rows++; out.kinds.push(g.dataset.kind);
       const texts = Array.prototype.slice.call(g.querySelectorAll("text.lab"));
       const boxes = texts.map(function (t) {
-        const col = clips[t.dataset.col], len = t.getComputedTextLength(), x = Number(t.getAttribute("x"));
-        if (x + len > col[0] + col[1] + 0.5) out.cut.push([i, t.dataset.col, t.textContent, len, col[1]]);
+        const ref = /url\(#(.*)\)/.exec(t.getAttribute("clip-path"))[1], col = clips[ref];
+        const len = t.getComputedTextLength(), x = Number(t.getAttribute("x"));
+        if (!col || d.getElementById(ref).ownerSVGElement !== svg) out.cut.push([i, t.dataset.col, "clipped by another figure"]);
+        else if (x + len > col[0] + col[1] + 0.5) out.cut.push([i, t.dataset.col, t.textContent, len, col[1]]);
         if (parseFloat(w.getComputedStyle(t).fontSize) < %(min_font)s) out.small.push([i, t.textContent]);
         return t.getBBox();
       }).sort(function (a, b) { return a.x - b.x; });

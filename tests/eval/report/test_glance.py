@@ -146,7 +146,7 @@ def test_forest_labels_fit_their_columns_and_the_axis_holds_every_interval() -> 
     long = f"workspace_bench · claude_code · {model}"
     rows = [ForestRow("workspace_bench", "claude_code", model, "runningtab", "rubric_pass_rate", 3.0, -2.0, 8.0, 0.2, 30, 10),
             ForestRow("wb", "dci", "m", "todo", "rubric_pass_rate", -31.0, -47.5, -12.0, 0.01, 30, 10)]
-    svg = forest_svg(rows, "DCI")
+    svg = forest_svg(rows, "DCI", "f")
     assert axis_span(rows) == 50 and axis_span(rows[:1]) == 10  # the farthest end, at least ±10
     labels = re.findall(r'<text class="lab" data-col="setting"[^>]*>([^<]*)</text>', svg)
     assert labels[0].endswith("…") and html.unescape(labels[0])[:-1] in long and labels[1] == "wb · m"
