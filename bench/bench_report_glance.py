@@ -79,27 +79,30 @@ def _scores(kind: str, rng: random.Random, p: float, n: int) -> dict[str, Any]:
     return {"judge": "rule", "metrics": {"pass_rate": share, "rubric_pass_rate": share, "tcr70": float(share >= 0.7)}, "items": items}
 
 
-def _record(d: Path, meta: dict[str, Any], scores: dict[str, Any], answer: str, text: str) -> None:
+def _record(d: Path, meta: dict[str, Any], scores: dict[str, Any], answer: str, text: str, whole: bool) -> None:
+    """One finished job's record (`whole=False`: job.json, scores.json and result.json only); result.json last."""
     d.mkdir(parents=True)
     (d / "job.json").write_text(json.dumps(meta))
-    traj = [{"role": "system", "content": "You work over the organization's files.", "turn": 0},
-            {"role": "user", "content": f"Do task {meta['task_id']}.", "turn": 0},
-            {"role": "assistant", "content": answer, "turn": 1}]
-    (d / "trajectory.jsonl").write_text("".join(json.dumps(m) + "\n" for m in traj))
-    (d / "evaluator_view.json").write_text(json.dumps({"task": traj[1]["content"], "messages": traj, "final_answer": answer}))
-    (d / "deliverable" / "output").mkdir(parents=True)
-    (d / "deliverable" / "output" / "report.md").write_text(text)
-    (d / "extracted.json").write_text(json.dumps({"files": [{"path": "output/report.md", "text": text}], "left_out": 0,
-                                                  "keep_chars": 1_000_000}))
+    (d / "scores.json").write_text(json.dumps(scores))
+    if whole:
+        traj = [{"role": "system", "content": "You work over the organization's files.", "turn": 0},
+                {"role": "user", "content": f"Do task {meta['task_id']}.", "turn": 0},
+                {"role": "assistant", "content": answer, "turn": 1}]
+        (d / "trajectory.jsonl").write_text("".join(json.dumps(m) + "\n" for m in traj))
+        (d / "evaluator_view.json").write_text(json.dumps({"task": traj[1]["content"], "messages": traj, "final_answer": answer}))
+        (d / "deliverable" / "output").mkdir(parents=True)
+        (d / "deliverable" / "output" / "report.md").write_text(text)
+        (d / "extracted.json").write_text(json.dumps({"files": [{"path": "output/report.md", "text": text}], "left_out": 0,
+                                                      "keep_chars": 1_000_000}))
     result = {"job_id": meta["job_id"], "stop_reason": "finished", "turns": 1, "tokens_in": 1200, "tokens_out": 300, "cost": 0.001,
               "chars_read": 5000, "final_answer": answer, "wall_s": 1.0, "error": None, "sandbox": "bwrap",
-              "deliverable": ["output/report.md"], "deleted": []}
+              "deliverable": ["output/report.md"] if whole else [], "deleted": []}
     (d / "result.json").write_text(json.dumps(result))
-    (d / "scores.json").write_text(json.dumps(scores))
 
 
-def fabricate(sdir: Path, blocks: list[Block], seed: int = 0) -> Path:
-    """A finished sweep of `blocks` in `sdir` (see the module doc); returns `sdir`."""
+def fabricate(sdir: Path, blocks: list[Block], seed: int = 0, whole: bool = True) -> Path:
+    """A finished sweep of `blocks` in `sdir` (see the module doc); returns `sdir`. `whole=False`:
+    only job.json, result.json and scores.json (what the tables and the first screen read)."""
     rng = random.Random(seed)
     sdir.mkdir(parents=True, exist_ok=True)
     for b in blocks:
@@ -120,7 +123,8 @@ def fabricate(sdir: Path, blocks: list[Block], seed: int = 0) -> Path:
                             meta = {"job_id": jid, "benchmark": b.benchmark, "task_id": task, "method": method, "model": model,
                                     "seed": s, "harness": harness, "config": config}
                             text = f"# Report for {task}\n\n" + "".join(f"- fact {i + 1}: {rng.randint(10, 99_000):,}\n" for i in range(n))
-                            _record(sdir / jid, meta, _scores(kind, rng, min(0.98, max(0.02, p)), n), "Written to output/report.md.", text)
+                            _record(sdir / jid, meta, _scores(kind, rng, min(0.98, max(0.02, p)), n), "Written to output/report.md.", text,
+                                    whole)
     return sdir
 
 

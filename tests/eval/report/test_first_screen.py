@@ -161,10 +161,10 @@ def test_one_cell_index_and_job_page(tmp_path: Path) -> None:
 def test_a_thousand_rows(tmp_path: Path) -> None:
     """1,000 forest rows (500 models × two methods against DCI, one task) and 1,000 tasks in one
     per-task grid; the pages of the records are taken as written (as the sweep writes them as
-    each job finishes), so that the build is the index's."""
+    each job finishes), so that the build is the index's (the first screen is photographed at one row)."""
     models = [f"model-{i:03d}" for i in range(500)]
     sdir = fabricate(tmp_path / "big", [Block("xbench", 1, ["dci", "runningtab", "todo"], models),
-                                         Block("ybench", 1000, ["dci", "runningtab"], ["model-000"])])
+                                         Block("ybench", 1000, ["dci", "runningtab"], ["model-000"])], whole=False)
     sweep = load_sweep(sdir)
     for sub, names in (("jobs", [f"{j.job_id}.html" for j in sweep.jobs]), ("compare", [compare_name(a, b) for a, b in pairs(sweep)])):
         (sdir / "report" / sub).mkdir(parents=True)
@@ -178,5 +178,3 @@ def test_a_thousand_rows(tmp_path: Path) -> None:
     big = [g for g in got["tasks"] if g["benchmark"] == "ybench"]
     assert [(g["rows"], g["chips"], g["cut"], g["blank"]) for g in big] == [(1000, 2000, 0, 0)]
     assert sum(g["rows"] for g in got["tasks"] if g["benchmark"] == "xbench") == 500
-    colors = screenshot((report / "index.html").as_uri(), tmp_path / "index.png")
-    assert len(colors) > 20
