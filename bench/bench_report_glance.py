@@ -58,7 +58,7 @@ SHAPES: dict[str, list[Block]] = {
 
 
 def job_id(benchmark: str, task: str, method: str, model: str, seed: int, harness: str) -> str:
-    """As the runner names them: a production harness's id ends in its name (our own loop's has none)."""
+    """A unique folder name (the report reads the harness from job.json, never from the id)."""
     return f"{benchmark}__{task}__{method}__{model}__s{seed}" + ("" if harness == "dci" else f"__{harness}")
 
 
