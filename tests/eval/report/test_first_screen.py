@@ -134,6 +134,7 @@ def _check_forest(f: dict, rows: int) -> None:
     assert f["intervals"] == [1] * rows
 
 
+@pytest.mark.slow
 def test_one_cell_index_and_job_page(tmp_path: Path) -> None:
     sdir = fabricate(tmp_path / "one", SHAPES["one"])
     report = write_report(sdir)
