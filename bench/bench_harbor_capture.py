@@ -27,7 +27,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from bench.bench_stuffing import baseline_turns, compose_root
+from runners.job.baselines import baseline_turns, compose_root
 
 
 def _plain_read(name: str, args: dict) -> bool:

@@ -29,6 +29,7 @@ VERBS = {
     "power": ("eval.report.analyses.power", "how many tasks x seeds make a gain detectable, from a pilot sweep"),
     "prepare": ("eval.prepare", "the paper's data (workspace_bench, agentcompany, officeqa), prepared and checked"),
     "builtin": ("eval.benchmarks.builtin", "generates the built-in benchmark (sweeps do it themselves, cached)"),
+    "check-bench": ("runners.job.check_bench", "your benchmark's references reach full marks, empty and stuffed deliverables do not"),
     "export": ("eval.export", "our benchmarks as Harbor tasks, or finished jobs' trajectories as ATIF"),
     "import": ("eval.import", "Harbor trials back as job records, for our report"),
     "mcp": ("tab.mcp", "the tab for an agent of another harness, as an MCP server"),

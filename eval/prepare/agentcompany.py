@@ -2,7 +2,9 @@
 server's files from its ownCloud image.
 
 Published layout: the repository's `workspaces/tasks/<task>/` (task.md, checkpoints.md,
-dependencies.yml, evaluator.py, data files); the image `servers-owncloud` holds the company's
+dependencies.yml, evaluator.py, data files), fetched at the commit or taken from a local checkout
+(`--from DIR`: its work tree as it is, copied; the commit its git says is recorded); the image
+`servers-owncloud` holds the company's
 files in ownCloud's data folder, `/var/www/html/data/theagentcompany/files/` (`Documents/`, …).
 With docker or podman here, the image is created (never started), the folder copied out and the
 container removed; otherwise the folder comes as a tarball made where an engine runs
@@ -52,18 +54,23 @@ FROM_THE_HUB = False  # one task set, from git and an image: no --lite/--full/--
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--repo", default=REPO, help="the benchmark's git repository (a URL or a local clone)")
-    p.add_argument("--commit", default=COMMIT, help="the commit of the tasks (default: the pinned one)")
+    p.add_argument("--repo", default=None, help=f"the benchmark's git repository (a URL or a local clone; default {REPO})")
+    p.add_argument("--commit", default=None, help=f"the commit of the tasks (default: the pinned one, {COMMIT[:12]})")
+    p.add_argument("--from", dest="checkout", metavar="DIR", help="a local checkout of the benchmark's repository (DIR/workspaces/tasks), "
+                   "taken as it is instead of fetching --repo at --commit")
     p.add_argument("--owncloud-tar", metavar="FILE", help=f"the file server's files as a tarball made elsewhere: {OWNCLOUD_TARBALL}")
     p.add_argument("--engine", choices=("docker", "podman"), help="the container engine to copy the files out of the image with (default: the one that runs)")
 
 
 def prepare(args: argparse.Namespace, out: Path) -> Path:
-    tasks, tasks_source = _tasks(args.repo, args.commit, out)
+    if args.checkout and (args.repo or args.commit):
+        raise PrepareError("--from DIR takes a checkout as it is: give --from, or --repo/--commit to fetch, not both")
+    tasks, tasks_source = _checkout(args.checkout) if args.checkout else _tasks(args.repo or REPO, args.commit or COMMIT, out)
     files, files_source = _files(args, out)
     manifest = Manifest(NAME, "file-server", PARTS, [tasks_source, files_source], command=f"python -m eval.prepare {NAME} --out {out}")
     with building(out, manifest) as root:
-        link_tree(tasks, root / "tasks", skip_hidden=False)
+        # a checkout is the user's to edit: copied, never hard-linked (an edit there would change the data)
+        link_tree(tasks, root / "tasks", skip_hidden=False, link=not args.checkout)
         link_tree(files, root / "files", skip_hidden=False)
         check_loads(NAME, configure(root))
     return out / NAME
@@ -82,6 +89,32 @@ def _tasks(repo: str, commit: str, out: Path) -> tuple[Path, dict[str, Any]]:
     dest = out / ".sources" / f"tasks-{commit[:12]}"
     unpack_output(["git", "-C", str(clone), "archive", "--format=tar", commit, TASKS], dest, f"the tasks of {repo} at {commit}")
     return dest / TASKS, {"repository": repo, "commit": commit, "path": TASKS}
+
+
+def _checkout(folder: str) -> tuple[Path, dict[str, Any]]:
+    """`workspaces/tasks` of a local checkout, and where it came from: the checkout, and the commit
+    and whether the tasks differ from it, when the folder is a git work tree."""
+    root = local_source(folder, "--from")
+    tasks = root / TASKS
+    if not tasks.is_dir() or tasks.is_symlink():
+        raise PrepareError(f"--from {root}: no {TASKS}/ folder there; give the top folder of a checkout of {REPO} "
+                           f"(git clone {REPO} DIR && git -C DIR checkout {COMMIT})")
+    info: dict[str, Any] = {"checkout": str(root), "path": TASKS}
+    git = ["git", "-C", str(root)]
+    try:
+        top = subprocess.run([*git, "rev-parse", "--show-toplevel", "HEAD"], capture_output=True, text=True, timeout=60)
+        changed = subprocess.run([*git, "status", "--porcelain", "--", TASKS], capture_output=True, text=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired):
+        top = changed = None
+    lines = top.stdout.split() if top is not None and top.returncode == 0 else []
+    if len(lines) != 2 or Path(lines[0]).resolve() != root or changed is None or changed.returncode != 0:
+        info["commit"] = "(not a git work tree)"  # or the folder is inside another repository's
+        return tasks, info
+    commit = lines[1]
+    info["commit"] = commit if commit == COMMIT else f"{commit} (not the pinned {COMMIT})"
+    if changed.stdout.strip():
+        info["changed"] = len(changed.stdout.splitlines())  # files of the tasks that differ from that commit
+    return tasks, info
 
 
 def _files(args: argparse.Namespace, out: Path) -> tuple[Path, dict[str, Any]]:

@@ -59,9 +59,9 @@ def local_source(path: str, what: str) -> Path:
     return p
 
 
-def link_tree(src: Path, dst: Path, skip_hidden: bool = True) -> int:
-    """Hard-link every regular file under `src` into `dst` (copying when linking is not possible);
-    symlinks are not followed. Returns the number of files."""
+def link_tree(src: Path, dst: Path, skip_hidden: bool = True, link: bool = True) -> int:
+    """Hard-link every regular file under `src` into `dst` (copying when linking is not possible, or
+    `link` is false); symlinks are not followed. Returns the number of files."""
     n = 0
     for parent, dirs, files in os.walk(src):
         dirs[:] = sorted(d for d in dirs if not (skip_hidden and d.startswith(".")) and not os.path.islink(os.path.join(parent, d)))
@@ -73,7 +73,10 @@ def link_tree(src: Path, dst: Path, skip_hidden: bool = True) -> int:
             s = Path(parent) / name
             if s.is_symlink() or not s.is_file():
                 continue
-            link_file(s, dst / rel / name)
+            if link:
+                link_file(s, dst / rel / name)
+            else:
+                shutil.copy2(s, dst / rel / name)
             n += 1
     return n
 

@@ -3,14 +3,18 @@
 Each task's Dockerfile starts from the benchmark's base image (which holds `/utils` with the
 helper modules and `/workspace`) and then copies files and builds data. The steps that need no
 network are replayed into a folder per top-level image directory (`utils/`, `data/`, ...):
-`COPY` (Docker's rules: into a directory when the target is one or ends in `/`), `RUN mkdir`, and
-`RUN sqlite3 DB < SQL` (run with Python's sqlite3). Everything else (`pip install`, `apt-get`,
-`ENV`, ...) is not replayed; `Plan.skipped` says which lines and why. `COPY … /workspace` targets
-are not built here: they are the agent's inputs, staged into its workspace by the loader.
+`COPY` (Docker's rules: into a directory when the target is one or ends in `/`; a source may be a
+glob, `COPY eval_data/* /utils`, as Docker's), `RUN mkdir`, and `RUN sqlite3 DB < SQL` (run with
+Python's sqlite3). Everything else (`pip install`, `apt-get`, `ENV`, ...) is not replayed, nor is a
+`mkdir` of an empty folder outside the image folders rebuilt here (`/app/logs`, for the agent's own
+server); `Plan.skipped` says which lines and why. A step that would put files outside those folders
+is refused when the plan is made (the loader's refusal), never while scoring. `COPY … /workspace`
+targets are not built here: they are the agent's inputs, staged into its workspace by the loader.
 """
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import re
@@ -49,7 +53,7 @@ class Plan:
         """Files the image copies into /workspace, at their workspace-relative paths."""
         out: dict[str, Path] = {}
         for c in self.copies:
-            if not (c.dest == "/workspace" or c.dest.startswith("/workspace/")):
+            if not _in_workspace(c.dest):
                 continue
             for src, rel in _expand(c):
                 out[str(PurePosixPath(rel).relative_to("/workspace"))] = src
@@ -88,7 +92,7 @@ def plan(task_dir: Path) -> Plan:
         if op in ("COPY", "ADD"):
             result.copies.append(_copy(task_dir, rest, made))
         elif op == "RUN":
-            _run(rest.strip(), result, made, line)
+            _run(rest.strip(), result, made, line, task_dir)
         else:
             result.skipped.append((line, f"{op} has no effect on the files the evaluator reads"))
     return result
@@ -103,25 +107,39 @@ def _copy(task_dir: Path, rest: str, made: set[str]) -> Copy:
     sources = []
     root = task_dir.resolve()
     for s in srcs:
-        if not (task_dir / s).resolve().is_relative_to(root) or not (task_dir / s).exists():
-            raise DockerfileError(f"{task_dir}/Dockerfile: COPY source {s!r} is not a file of the task folder")
-        sources.append(Path(os.path.normpath(task_dir / s)))
+        names = sorted(glob.glob(s, root_dir=task_dir, include_hidden=True)) if glob.has_magic(s) else [s]
+        if not names:
+            raise DockerfileError(f"{task_dir}/Dockerfile: COPY source {s!r} matches no file of the task folder")
+        for name in names:
+            if not (task_dir / name).resolve().is_relative_to(root) or not (task_dir / name).exists():
+                raise DockerfileError(f"{task_dir}/Dockerfile: COPY source {name!r} is not a file of the task folder")
+            sources.append(Path(os.path.normpath(task_dir / name)))
     clean = "/" + str(PurePosixPath(dest)).strip("/")
     into = dest.endswith("/") or len(sources) > 1 or clean in made
     made.add(clean if into else str(PurePosixPath(clean).parent))
-    return Copy(tuple(sources), clean, into)
+    copy = Copy(tuple(sources), clean, into)
+    if not _in_workspace(clean):
+        for _, image_path in _expand(copy):
+            _image_path(image_path, task_dir)
+    return copy
 
 
-def _run(cmd: str, result: Plan, made: set[str], line: str) -> None:
+def _run(cmd: str, result: Plan, made: set[str], line: str, task_dir: Path) -> None:
     parts = [p.strip() for p in cmd.split("&&")]
     if all(_MKDIR.match(p) for p in parts):
-        for p in parts:
-            for d in _MKDIR.match(p).group(1).split():  # type: ignore[union-attr]
+        folders = [d for p in parts for d in _MKDIR.match(p).group(1).split()]  # type: ignore[union-attr]
+        outside = [d for d in folders if not _replayed(d)]
+        if outside:
+            result.skipped.append((line, f"{', '.join(outside)}: an empty folder outside the image folders rebuilt here ({', '.join(IMAGE_TOPS)})"))
+        for d in folders:
+            if _replayed(d):
                 result.mkdirs.append(d)
                 made.add("/" + d.strip("/"))
         return
     m = _SQLITE.match(cmd)
     if m:
+        for path in m.groups():
+            _image_path(path, task_dir)
         result.sqlite.append((m.group(1), m.group(2)))
         return
     reason = PIP_REASON if re.match(r"^(pip3?|python3? -m pip)\s+install\b", cmd) else "needs the network or system packages"
@@ -140,11 +158,25 @@ def _expand(c: Copy) -> list[tuple[Path, str]]:
     return out
 
 
-def _host(root: Path, image_path: str) -> Path:
+def _replayed(image_path: str) -> bool:
     parts = PurePosixPath(image_path).parts[1:]
-    if not parts or parts[0] not in IMAGE_TOPS or ".." in parts:
+    return bool(parts) and parts[0] in IMAGE_TOPS and ".." not in parts and PurePosixPath(image_path).is_absolute()
+
+
+def _in_workspace(image_path: str) -> bool:
+    return image_path == "/workspace" or image_path.startswith("/workspace/")
+
+
+def _image_path(image_path: str, task_dir: Path) -> None:
+    """Refuse, when the plan is made, a step that would put files where the image is not rebuilt."""
+    if not _replayed(image_path):
+        raise DockerfileError(f"{task_dir}/Dockerfile: the image path {image_path} is outside the folders replayed here ({', '.join(IMAGE_TOPS)})")
+
+
+def _host(root: Path, image_path: str) -> Path:
+    if not _replayed(image_path):
         raise DockerfileError(f"the image path {image_path} is outside the folders replayed here ({', '.join(IMAGE_TOPS)})")
-    return root.joinpath(*parts)
+    return root.joinpath(*PurePosixPath(image_path).parts[1:])
 
 
 def build(p: Plan, root: Path) -> list[str]:
@@ -155,7 +187,7 @@ def build(p: Plan, root: Path) -> list[str]:
     for d in p.mkdirs:
         _host(root, d).mkdir(parents=True, exist_ok=True)
     for c in p.copies:
-        if c.dest == "/workspace" or c.dest.startswith("/workspace/"):
+        if _in_workspace(c.dest):
             continue
         for src, image_path in _expand(c):
             target = _host(root, image_path)

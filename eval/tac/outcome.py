@@ -36,9 +36,10 @@ class Progress:
     checkpoints: list[tuple[int, int]] = field(default_factory=list)
     strategy: str = ""
     opened: list[str] = field(default_factory=list)
-    # (checkpoint index, service): a service that is not here, reached for while that checkpoint was
-    # being made (the one reported next; compat/absent.py)
+    # (checkpoint index, service): a service that is not here, which that checkpoint reached for
+    # (compat/absent.py says which checkpoint); it scored 0 for it
     absent: list[tuple[int, str]] = field(default_factory=list)
+    withheld: dict[int, int] = field(default_factory=dict)  # checkpoint index -> the points its evaluator gave it
 
     @classmethod
     def parse(cls, text: str) -> Progress:
@@ -60,8 +61,13 @@ class Progress:
                 p.strategy = item["strategy"][:100]
             if isinstance(item.get("open"), str):
                 p.opened.append(item["open"][:4096])
-            if isinstance(item.get("absent"), str) and len(p.absent) < MAX_PROGRESS_LINES:
-                p.absent.append((len(p.checkpoints), item["absent"][:100]))
+            services = item.get("unreachable")
+            if p.checkpoints and isinstance(services, list) and len(p.absent) < MAX_PROGRESS_LINES:
+                index = len(p.checkpoints) - 1  # the checkpoint just reported
+                p.absent += [(index, s[:100]) for s in services[:20] if isinstance(s, str)]
+                points = item.get("withheld")
+                if isinstance(points, int) and not isinstance(points, bool) and 0 < points <= p.checkpoints[index][0]:
+                    p.withheld[index] = points
         return p
 
 

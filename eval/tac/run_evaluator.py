@@ -12,15 +12,24 @@ server, by `isolated`; the evaluator's own programs, by PYTHONSAFEPATH in eval/t
 It first starts the company's file server (`start_file_server`). While it runs it reports its progress, one JSON object a line, on the descriptor named by
 `RT_TAC_PROGRESS_FD` (a pipe the judge reads; closed to every program the evaluator starts):
 `{"started": true}` once the evaluator is loaded, `{"checkpoint": [total, result]}` for each
-checkpoint made, `{"strategy": NAME}` for the scoring strategy, `{"open": PATH}` for the files
+checkpoint made, then `{"unreachable": [SERVICES], "withheld": POINTS}` when it reached for a
+service that is not here, `{"strategy": NAME}` for the scoring strategy, `{"open": PATH}` for the files
 under /workspace, /data or /srv/owncloud it opens (the file server reports those it serves). If a limit stops the evaluator, the judge knows from this which
 checkpoints were done and whether it was reading the agent's files (eval/tac/outcome.py).
+
+A checkpoint that reached for a service that is not here (compat/absent.py says which) is
+unreachable and scores 0 whatever the evaluator gave it, before its strategy sees it: a check such
+as "no issue left open" passes on a GitLab that is not there, which is no result. Besides the
+stand-ins' own reports, the audit hook here reports a program the evaluator starts that this
+sandbox lacks (the image's `apt-get` installs it: `psql`), a connection to another service's port
+(GitLab, the chat, Plane, Redis) and a name it looks up beyond the sandbox (the network).
 """
 
 import importlib.util
 import inspect
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -37,6 +46,7 @@ FILESERVER_PORT = 8092
 FILESERVER_HIDDEN = (".image", ".runningtab")  # workspace folders that are not the file server's
 REPORTED = ("/workspace/", "/data/", f"{FILESERVER_FILES}/")  # where the files the agent made are
 START_S = 30.0
+LOCAL_NAMES = ("localhost", "the-agent-company.com", "127.0.0.1", "::1", "")  # names the sandbox answers itself
 
 
 class Progress:
@@ -50,6 +60,8 @@ class Progress:
             except OSError:
                 self.fd = None
         self.opened = set()
+        self.absent = None  # compat/absent.py's report, once the evaluator's modules are there
+        self.ports = {}
 
     def send(self, **item):
         if self.fd is None:
@@ -60,24 +72,70 @@ class Progress:
             pass
 
     def audit(self, event, args):
-        if event != "open" or not args or not isinstance(args[0], str) or len(self.opened) >= MAX_OPENS:
-            return
-        path = os.path.normpath(args[0])
-        if path.startswith(REPORTED) and path not in self.opened:
-            self.opened.add(path)
-            self.send(open=path)
+        if event == "open":
+            if not args or not isinstance(args[0], str) or len(self.opened) >= MAX_OPENS:
+                return
+            path = os.path.normpath(args[0])
+            if path.startswith(REPORTED) and path not in self.opened:
+                self.opened.add(path)
+                self.send(open=path)
+        elif self.absent is not None and event in ABSENT_EVENTS:
+            try:
+                service = ABSENT_EVENTS[event](args, self.ports)
+            except Exception:  # noqa: BLE001 - the evaluator's own call goes on as it would
+                return
+            if service:
+                self.absent(service)
+
+
+def absent_program(args, ports):
+    """A program started by name that this sandbox does not have: the image's `apt-get` would
+    (the events' first argument is the program: Popen's executable, posix_spawn's and exec's path)."""
+    name = os.fsdecode(args[0])
+    return f"program {name}" if name and "/" not in name and shutil.which(name) is None else None
+
+
+def absent_port(args, ports):
+    """A connection to one of the benchmark's other servers (their ports in config.py)."""
+    address = args[1]
+    return ports.get(address[1]) if isinstance(address, tuple) and len(address) >= 2 else None
+
+
+def absent_network(args, ports):
+    """A name looked up beyond what the sandbox answers itself: the network, which is not here."""
+    host = os.fsdecode(args[0]) if args[0] is not None else ""
+    return None if host.lower() in LOCAL_NAMES or host.startswith("127.") else "the network"
+
+
+ABSENT_EVENTS = {"subprocess.Popen": absent_program, "os.posix_spawn": absent_program, "os.exec": absent_program,
+                 "socket.connect": absent_port, "socket.getaddrinfo": absent_network}
 
 
 def instrument(progress):
-    """Report each checkpoint and the strategy as the evaluator makes them (scoring's classes, patched)."""
+    """Report each checkpoint and the strategy as the evaluator makes them (scoring's classes,
+    patched); a checkpoint that reached for a service that is not here scores 0 (module doc)."""
+    import config
     import scoring
 
+    try:
+        import absent
+    except ImportError:  # the benchmark's own helpers in /utils (tests/eval/tac/test_samples.py): no stand-ins
+        absent = None
+    else:
+        progress.absent = absent.report
+        progress.ports = {int(config.GITLAB_PORT): "gitlab", int(config.ROCKETCHAT_PORT): "chat", int(config.PLANE_PORT): "plane", 6379: "redis"}
     checkpoint_init = scoring.Checkpoint.__post_init__
     result_init = scoring.Result.__post_init__
 
     def checkpoint_post_init(self):
         checkpoint_init(self)
+        services = absent.take() if absent is not None else []
+        withheld = int(self.result)
+        if services:
+            self.result = 0
         progress.send(checkpoint=[int(self.total), int(self.result)])
+        if services:
+            progress.send(unreachable=services, withheld=withheld)
 
     def result_post_init(self):
         result_init(self)

@@ -42,9 +42,10 @@ TAC_DIR = Path(__file__).resolve().parent
 # (litellm asks the judge; sotopia and rocketchat_API fail the checkpoint that uses them: compat/absent.py).
 COMPAT = ("common.py", "config.py", "scoring.py", "absent.py", "litellm.py", "sotopia", "rocketchat_API")
 HIDDEN_LIB_DIRS = ("/usr/lib/jvm",)
-# The shell and core utilities every task image has (evaluators may shell out); nothing else of /usr/bin.
+# The shell and core utilities every task image has (evaluators may shell out; python:3.12 has git too:
+# sde-sotopia-update-ci asks it for the branches of the agent's clone); nothing else of /usr/bin.
 BASE_TOOLS = ("sh", "dash", "bash", "cat", "ls", "cp", "mv", "rm", "mkdir", "echo", "head", "tail", "grep", "sed",
-              "awk", "wc", "sort", "env", "test", "true", "false", "touch", "find", "uname", "date", "curl")
+              "awk", "wc", "sort", "env", "test", "true", "false", "touch", "find", "uname", "date", "curl", "git")
 SOCKET_DIR = "/run/rt"
 SERVER_HOST = "the-agent-company.com"
 HOSTS = f"127.0.0.1\tlocalhost {SERVER_HOST}\n::1\tlocalhost\n"
@@ -94,8 +95,10 @@ def _place(src: Path, dest: Path) -> None:
         dest.chmod(stat.S_IMODE(dest.stat().st_mode) | stat.S_IXUSR)
 
 
-def install_base_utils(utils: Path, evaluator: Path) -> None:
-    """What the base image's /utils holds: the helper modules, the runner, the task's evaluator."""
+def install_base_utils(utils: Path, evaluator: Path, task_dir: Path) -> None:
+    """What the base image's /utils holds: the helper modules, the runner, then what its `ONBUILD`
+    steps copy from the task's folder: its own `*.py` files (helpers an evaluator imports, e.g.
+    sde-add-wiki-page's `prompts`) and `dependencies.yml`; the task's evaluator last."""
     utils.mkdir(parents=True, exist_ok=True)
     for name in COMPAT:
         src = TAC_DIR / "compat" / name
@@ -104,7 +107,15 @@ def install_base_utils(utils: Path, evaluator: Path) -> None:
         else:
             shutil.copyfile(src, utils / name)
     shutil.copyfile(TAC_DIR / "run_evaluator.py", utils / "run_evaluator.py")
+    deps = task_dir / "dependencies.yml"
+    for src in [*task_files(task_dir, "*.py"), *([deps] if deps.is_file() and not deps.is_symlink() else [])]:
+        shutil.copyfile(src, utils / src.name)
     shutil.copyfile(evaluator, utils / "evaluator.py")
+
+
+def task_files(task_dir: Path, pattern: str) -> list[Path]:
+    """The regular files at the top of the task's folder that match `pattern` (as a Dockerfile's `COPY *.py`)."""
+    return sorted(p for p in task_dir.glob(pattern) if p.is_file() and not p.is_symlink())
 
 
 def require_bwrap() -> str:
@@ -158,4 +169,7 @@ def sandbox_env() -> dict[str, str]:
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONSAFEPATH": "1",
         "RT_TAC_LLM_SOCKET": f"{SOCKET_DIR}/llm.sock",
+        # git reads the config of a repository the agent made: no program of its config runs (hooks, fsmonitor)
+        "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_COUNT": "2", "GIT_CONFIG_KEY_0": "core.fsmonitor", "GIT_CONFIG_VALUE_0": "false",
+        "GIT_CONFIG_KEY_1": "core.hooksPath", "GIT_CONFIG_VALUE_1": "/dev/null",
     }

@@ -7,7 +7,9 @@ the host's tools hidden, no network, no secrets), with stand-ins for the benchma
 workspace, LLM checkpoints go through our cached judge client over a Unix socket. The final
 score is the evaluator's scoring strategy's (`Result.final_score`), not the sum of its checkpoints;
 the checkpoints are the evaluator's, named by checkpoints.md where they line up.
-Dockerfile steps that were not replayed are listed in scores.json (`image_skipped`). The evaluator
+Dockerfile steps that were not replayed are listed in scores.json (`image_skipped`). An evaluator
+this host's Python cannot run (eval/tac/evaluator_needs.py: 3.12 syntax, a module not installed)
+leaves the job unscored with the reason, before anything runs. The evaluator
 runs under the agent's caps (eval/tac/evaluation.py); one that a limit stops while reading the
 agent's files scores 0 on the checkpoints it had not finished, anything else that stops it leaves
 the job unscored (eval/tac/outcome.py).
@@ -26,7 +28,7 @@ from eval.judges.agentcompany.llm_server import LLMProxy
 from eval.judges.base import InfrastructureFailure, JudgeError, scores_doc
 from eval.judges.client import CachedLLM, judge_llm
 from eval.judges.metrics import checkpoint_metrics
-from eval.tac import dockerfile, evaluation, outcome
+from eval.tac import dockerfile, evaluation, evaluator_needs, outcome
 from eval.tac.image_state import OWNCLOUD, take_state
 from eval.tac.sandbox import SandboxError, build_files_view, install_base_utils
 from eval.tac.trajectory import trajectory_text
@@ -50,6 +52,9 @@ class AgentCompanyJudge:
                 f"task {task.id!r}: evaluator.py not found at {evaluator or task_dir / 'evaluator.py'}; the agentcompany "
                 "judge runs the task's own evaluator from a TheAgentCompany checkout (benchmark.tasks_dir)"
             )
+        why = evaluator_needs.problem(task_dir)
+        if why is not None:  # this host's Python, not the agent's doing: re-score once it is fixed
+            raise InfrastructureFailure(f"task {task.id!r} cannot be scored here: {why}")
         try:
             plan = dockerfile.plan(task_dir)
         except dockerfile.DockerfileError as e:
@@ -68,7 +73,9 @@ class AgentCompanyJudge:
             for i, c in enumerate(checkpoints)
         ]
         for i, services in outcome.unreachable(done.progress, len(items)).items():
-            items[i]["unreachable"] = services  # it needed a service that is not here: failed, and said so
+            items[i]["unreachable"] = services  # it needed a service that is not here: 0, and said so
+            if i in done.progress.withheld:
+                items[i]["withheld"] = done.progress.withheld[i]  # what the evaluator gave it, not counted
         extra: dict[str, Any] = {"evaluator_failure": failure} if failure else {}
         if any("unreachable" in i for i in items):
             extra["unreachable_checkpoints"] = sum(1 for i in items if "unreachable" in i)
@@ -95,7 +102,7 @@ class AgentCompanyJudge:
         """The image's top-level folders on the host, built for this job."""
         root = tmp / "image"
         tops = dockerfile.build(plan, root)
-        install_base_utils(root / "utils", evaluator)
+        install_base_utils(root / "utils", evaluator, task_dir)
         if (task_dir / "task.md").is_file():
             shutil.copyfile(task_dir / "task.md", root / "instruction" / "task.md")
         image = {top: root / top for top in tops if top != "workspace"}

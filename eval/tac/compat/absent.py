@@ -1,30 +1,56 @@
 """Stand-ins for the clients of services the evaluator's sandbox does not have (the base image's
-`sotopia`, `rocketchat_API`; common's chat, GitLab and Plane helpers).
+`sotopia`, `rocketchat_API`; common's chat, GitLab and Plane helpers), and the bookkeeping of which
+checkpoint reached for one.
 
 A stand-in imports as its package does, so an evaluator that only imports it runs (ds-format-excel-sheets
-imports `sotopia.database.AgentProfile` and never uses it). Using it reports the service on the
-progress pipe (`{"absent": SERVICE}`: the judge records it on the checkpoint made next, see
-eval/tac/outcome.py) and raises ConnectionError, which the benchmark's `@grader` turns into a
-failed checkpoint, as if the service were down.
+imports `sotopia.database.AgentProfile` and never uses it). Using it reports the service (`report`)
+and raises ConnectionError, which the benchmark's `@grader` turns into a failed checkpoint, as if the
+service were down; common's helpers report and return nothing. run_evaluator.py also reports a
+program the image would have and this sandbox lacks (`psql`) and a connection to another service's
+port.
+
+Which checkpoint a report makes unreachable (`take`, asked as each checkpoint is made): a service
+reached while a `@grader` function runs, the checkpoint made next; one reached outside every grader
+(when the evaluator loads, or in `grade_checkpoints` itself, fetching what several checkpoints then
+read), every checkpoint made after it. An unreachable checkpoint is never passed: run_evaluator.py
+scores it 0 (docs/benchmarks.md).
 """
 
 import importlib.abc
 import importlib.machinery
-import json
 import logging
-import os
 import sys
 import types
 
+_grading = [0]  # depth of @grader calls under way (common.grader counts it)
+_pending = []  # services reached inside a grader since the last checkpoint was made
+_sticky = []  # services reached outside every grader: they reach every later checkpoint
+
 
 def report(service):
-    """Tell the judge that the evaluator reached for `service`, which is not here."""
-    fd = os.environ.get("RT_TAC_PROGRESS_FD", "")
-    if fd.isdigit():
-        try:
-            os.write(int(fd), (json.dumps({"absent": service}) + "\n").encode())
-        except OSError:
-            pass
+    """The evaluator reached for `service`, which is not here."""
+    target = _pending if _grading[0] > 0 else _sticky
+    if service not in target:
+        target.append(service)
+
+
+def take():
+    """The services the checkpoint being made now reached for (its grader's, and every earlier one
+    reached outside a grader)."""
+    services = list(dict.fromkeys([*_sticky, *_pending]))
+    _pending.clear()
+    return services
+
+
+class grading:
+    """Counts a @grader call under way (common.grader)."""
+
+    def __enter__(self):
+        _grading[0] += 1
+
+    def __exit__(self, *exc):
+        _grading[0] -= 1
+        return False
 
 
 def unavailable(service, what):

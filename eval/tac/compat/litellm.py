@@ -2,7 +2,10 @@
 RunningTab's judge model (common.llm_complete, the judge socket), as the benchmark's helpers ask
 theirs; its answer reads as litellm's does (`r.choices[0].message.content` or
 `r["choices"][0]["message"]["content"]`, and `r.json()`). The model an evaluator names is the
-judge's, as for every LLM checkpoint (docs/benchmarks.md)."""
+judge's, as for every LLM checkpoint (docs/benchmarks.md). Evaluators also take Python's `logging`
+from it (`from litellm import logging`), as litellm's own module namespace has it."""
+
+import logging  # noqa: F401 - `from litellm import logging` (admin-get-best-vendor-quote)
 
 
 class _Reply(dict):

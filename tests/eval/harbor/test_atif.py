@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from bench.bench_stuffing import baseline_turns, compose_root
 from eval.benchmarks.builtin.loader import ensure_generated
 from eval.benchmarks.native_format import load_native
 from eval.harbor import harbor_files as hf
 from eval.harbor.importer import import_trials
 from eval.harbor.trial import export_jobs
 from eval.report import write_report
+from runners.job.baselines import baseline_turns, compose_root
 from runners.job.identity import job_id
 from runners.job.run import run_and_score
 from tests.helpers.harbor_venv import harbor_check

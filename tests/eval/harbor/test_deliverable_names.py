@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pytest
 
-from bench.bench_stuffing import baseline_turns
 from eval.benchmarks.builtin.loader import ensure_generated
 from eval.benchmarks.native_format import load_native
 from eval.harbor import harbor_files as hf
@@ -29,6 +28,7 @@ from eval.harbor.task_dir import TEST_SH
 from eval.score.records import find_jobs, named_judge_config
 from runners.core.job_record import Trajectory, write_meta, write_result
 from runners.core.record_types import JobMeta, Result
+from runners.job.baselines import baseline_turns
 from tests.helpers.eval_records import SAMPLES
 
 REPO = Path(__file__).resolve().parents[3]

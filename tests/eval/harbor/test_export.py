@@ -14,13 +14,13 @@ from pathlib import Path
 import anyio
 import pytest
 
-from bench.bench_stuffing import baseline_turns
 from eval.benchmarks.builtin.loader import ensure_generated
 from eval.benchmarks.native_format import load_native
 from eval.harbor import harbor_texts
 from eval.harbor.export_tasks import benchmark_from, export
 from eval.harbor.spec import read_spec
 from eval.score.records import named_judge_config
+from runners.job.baselines import baseline_turns
 from tests.conftest import write_native
 from tests.helpers.eval_records import FIXTURES, SAMPLES
 from tests.helpers.harbor_venv import harbor_check, harbor_cli

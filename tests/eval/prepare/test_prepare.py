@@ -111,6 +111,29 @@ def test_agentcompany_from_the_repository_and_a_tarball(tmp_path: Path) -> None:
     assert doc["sources"][0] == {"repository": str(repo), "commit": commit, "path": "workspaces/tasks"}
 
 
+def test_agentcompany_from_a_local_checkout(tmp_path: Path) -> None:
+    """Issue 50 (5): `--from DIR` takes a checkout as it is (the benchmark's repository is not fetched):
+    its tasks copied (an edit of the checkout later leaves the data alone), its commit and edits recorded."""
+    repo, commit = src.tac_repository(tmp_path / "TheAgentCompany")
+    (repo / tac.TASKS / "ds-sql-exercise" / "task.md").write_text("edited\n")
+    tar = src.owncloud_tarball(tmp_path / "owncloud-files.tar.gz")
+    (tmp_path / "elsewhere").mkdir()
+    r = subprocess.run([sys.executable, "-m", "eval.prepare", "agentcompany", "--out", "DATA", "--from", "../TheAgentCompany",
+                        "--owncloud-tar", str(tar)], cwd=tmp_path / "elsewhere", capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "PYTHONPATH": str(REPO)})
+    root = override(r, "agentcompany")
+    assert root == tmp_path / "elsewhere" / "DATA" / "agentcompany"
+    assert {t.id for t in load_tac(TACConfig(**tac.configure(root)))} == file_server_tasks()
+    source = check_data("agentcompany", str(root), full=True)["sources"][0]
+    assert source == {"checkout": str(repo), "path": tac.TASKS, "commit": f"{commit} (not the pinned {tac.COMMIT})", "changed": 1}
+    prepared, original = root / "tasks" / "ds-sql-exercise" / "init.sql", repo / tac.TASKS / "ds-sql-exercise" / "init.sql"
+    assert prepared.read_bytes() == original.read_bytes() and prepared.stat().st_ino != original.stat().st_ino
+    for args, words in ((["--from", str(tmp_path)], "no workspaces/tasks/ folder there"),
+                        (["--from", str(repo), "--commit", commit], "give --from, or --repo/--commit to fetch, not both")):
+        bad = prepare("agentcompany", "--out", str(tmp_path / "DATA2"), *args, "--owncloud-tar", str(tar))
+        assert bad.returncode == 1 and words in bad.stderr and "Traceback" not in bad.stderr, bad.stderr
+
+
 def test_agentcompany_without_a_container_engine_gives_the_tarball_command(tmp_path: Path) -> None:
     repo, commit = src.tac_repository(tmp_path / "TheAgentCompany")
     bin_dir = tmp_path / "bin"

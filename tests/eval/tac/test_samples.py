@@ -303,7 +303,7 @@ def original_base() -> Path | None:
     return Path(base) if base else None
 
 
-def install_original(utils: Path, evaluator: Path) -> None:
+def install_original(utils: Path, evaluator: Path, task_dir: Path) -> None:
     """/utils as the benchmark's image has it: its own common/config/scoring (from `original_base`),
     the evaluator, our runner."""
     base = original_base()

@@ -68,3 +68,24 @@ def test_the_command_line(data: Path, tmp_path: Path, capsys) -> None:
     assert "is not a prepared TheAgentCompany folder" in capsys.readouterr().err
     assert main([str(data), "--task", "ds-sql-exercise"]) == 2  # not a task of the paper preset
     assert "not tasks of benchmark=agentcompany_paper here: ['ds-sql-exercise']" in capsys.readouterr().err
+
+
+def test_the_count_goes_on_past_a_task_that_fails_and_prints_each_outcome_as_it_comes(data: Path, tmp_path: Path, capsys, monkeypatch) -> None:
+    """Issue 50 (5): before, the first task whose scoring raised (task 119 of 175) ended the command
+    with a traceback, and nothing had been printed."""
+    import bench.tac_solvable as solvable
+
+    def boom(*args, **kwargs):
+        print("(the first line is out before the next task runs)")
+        raise RuntimeError("the evaluator's image could not be built\nDockerfileError: /app/logs")
+
+    monkeypatch.setattr(solvable, "_run_job", boom)
+    assert main([str(data), "--empty", "--task", "admin-make-spreadsheet", "--task", "ds-sql-exercise", "--task", "hr-organize-talent-info",
+                 "--out", str(tmp_path)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[:5] == ["refused      admin-make-spreadsheet  (no evaluator.py (an encrypted or missing evaluator))",
+                       "(the first line is out before the next task runs)",
+                       "crashed      ds-sql-exercise  (RuntimeError: DockerfileError: /app/logs)",
+                       "(the first line is out before the next task runs)",
+                       "crashed      hr-organize-talent-info  (RuntimeError: DockerfileError: /app/logs)"], out
+    assert out[5:] == ["summary: 2 crashed, 1 refused", "checkpoints that earned points with nothing done: 0 in 0 task(s)"]
