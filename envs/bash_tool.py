@@ -23,7 +23,8 @@ from typing import Any
 from envs import harness_texts
 from envs.bash_output import OutputSink
 from envs.config import EnvConfig
-from envs.disk_quota import DiskQuota, descendants, format_bytes
+from envs.disk_quota import DiskQuota, format_bytes
+from envs.procfs import descendants
 from envs.protocol import ToolResult, function_schema
 from envs.sandbox import Shell
 from envs.sandbox_extras import Service

@@ -17,25 +17,13 @@ import re
 import signal
 import time
 
+from envs.procfs import pid_namespace, start_time
+
 PREFIX = "runningtab-"
 REAP_EVERY_S = 60.0
 _NAME = re.compile(r"runningtab-(\d+)-(\d+)-(\d+)-[0-9a-f]{12}")
 _last_reap: dict[str, float] = {}
 _tag: tuple[int, str] | None = None  # (pid, its tag)
-
-
-def start_time(pid: int) -> int | None:
-    """The process's start time in clock ticks since boot (/proc/<pid>/stat), None once it is gone."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            data = f.read()
-    except OSError:
-        return None
-    return int(data.rsplit(b")", 1)[1].split()[19])
-
-
-def pid_namespace() -> int:
-    return os.stat("/proc/self/ns/pid").st_ino
 
 
 def owner_tag() -> str:

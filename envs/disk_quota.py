@@ -266,26 +266,6 @@ def kill(pids: Callable[[], list[int]]) -> None:
         time.sleep(0.005)
 
 
-def descendants(tops: list[int]) -> list[int]:
-    """`tops` and every process below them (one pass over /proc), for a shell without a pids cgroup."""
-    children: dict[int, list[int]] = {}
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                ppid = int(f.read().rpartition(b")")[2].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-        children.setdefault(ppid, []).append(int(name))
-    out, todo = [], list(tops)
-    while todo:
-        pid = todo.pop()
-        out.append(pid)
-        todo.extend(children.get(pid, ()))
-    return out
-
-
 def format_bytes(n: int) -> str:
     """4.0 GB, 512.0 KB: the quota as the agent and the record are told it."""
     for unit, div in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):

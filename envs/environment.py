@@ -74,7 +74,7 @@ class WorkspaceEnv:
     @property
     def disk_quota(self) -> DiskQuota:
         """The quota on what the agent keeps on disk (watched during each call; an external harness's
-        run watches it for its whole run: runners/harnesses/run.py)."""
+        run watches it for its whole run: envs/program.py)."""
         return self._bash.quota
 
     @property
@@ -86,11 +86,25 @@ class WorkspaceEnv:
     def system_prompt(self) -> str:
         lines = "\n".join(harness_texts.TOOL_LINES.get(n, f"- {n}") for n in self._handlers if n in harness_texts.TOOL_LINES)
         base = harness_texts.SYSTEM_PROMPT.format(root=self.agent_root, tool_lines=lines)
+        return "\n\n".join(b for b in (base, self.plugin_prompt()) if b)
+
+    def plugin_prompt(self) -> str:
+        """The plugins' system prompt blocks (what follows our own prompt, or a production harness's)."""
         blocks = [p.system_prompt() for p in self.plugins]
-        return "\n\n".join([base, *[b.strip() for b in blocks if b and b.strip()]])
+        return "\n\n".join(b.strip() for b in blocks if b and b.strip())
 
     def tools(self) -> list[dict[str, Any]]:
         return list(self._schemas.values())
+
+    def plugin_tools(self) -> list[dict[str, Any]]:
+        """The plugins' tools (the tab's four operations): offered beside a production harness's own
+        tools and run here, by `execute`, whoever's loop called them."""
+        return [schema for p in self.plugins for schema in p.tools()]
+
+    def observe(self, obs: Observation) -> str:
+        """What the plugins append to the result of a tool the agent ran elsewhere (a production
+        harness's own `Bash`, read as ours): the same capture and status line as after `execute`."""
+        return appendix_of(self.plugins, obs)
 
     def execute(self, call: ToolCall, turn: int, time_left: float | None = None) -> ToolResult:
         """Run one call; `time_left` (the job's remaining seconds) bounds how long `bash` may run."""

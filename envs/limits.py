@@ -18,6 +18,7 @@ from pathlib import Path
 
 from envs.cgroup_owner import PREFIX, empty_and_remove, owner_tag, reap_orphans
 from envs.config import EnvConfig
+from envs.procfs import processes_of
 
 CGROUP_ROOT = "/sys/fs/cgroup"
 
@@ -57,7 +58,7 @@ class Caps:
 
     def prefix(self) -> list[str]:
         """argv to put before the launcher: bash joining the cgroup and setting the rlimits."""
-        nproc = 0 if self.cgroup else _uid_processes() + self.cfg.max_processes
+        nproc = 0 if self.cgroup else processes_of(os.getuid()) + self.cfg.max_processes
         procs = [f"{self.cgroup}/cgroup.procs"] if self.cgroup else []
         kb = lambda n: str(max(n // 1024, 1))  # noqa: E731 - bash's ulimit counts KB for -v and -f
         cpu = str(max(int(self.cpu_seconds), 1)) if self.cpu_seconds else "0"  # 0: left as it is
@@ -135,18 +136,6 @@ def _max_events(cgroup: str) -> int:
         if key == "max" and value.strip().isdigit():
             return int(value)
     return 0
-
-
-def _uid_processes() -> int:
-    uid = os.getuid()
-    count = 0
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                count += os.stat(f"/proc/{name}").st_uid == uid
-            except OSError:
-                pass
-    return count
 
 
 def _read(path: str) -> str:

@@ -111,7 +111,7 @@ class JudgeConfig:
       agentcompany | officeqa | none.
     model: the judge LLM (an `ApiModelConfig`: judges call a model over the OpenAI-compatible API) for the judges that call one
       (llm_rubric, wb_agent; agentcompany's LLM checkpoints); None for the judges that call none.
-    cache_dir: where judge calls are cached (default `<repo>/.cache/judge`).
+    cache_dir: where judge calls are cached (default beside the records scored: `<out>/.cache/judge`).
     max_retries: extra attempts when the LLM's answer has no verdict object (llm_rubric_fulltext,
       wb_agent; llm_rubric makes one call, as Workspace-Bench's judge does).
     agent_max_turns, agent_time_limit_s, agent_max_cost: the budget of the wb_agent judge's run

@@ -21,12 +21,14 @@ from collections.abc import Sequence
 # verb: (the module `python -m` runs, what it does in one line). Read statically by tests/test_docs.py.
 VERBS = {
     "sweep": ("runners.sweep", "a sweep: the grid's jobs on Ray actors, judged, tracked, reported; resumes where it stopped"),
+    "plan": ("runners.plan", "a sweep's jobs, expected cost and wall time before it starts (its command line); runs nothing"),
     "job": ("runners.job", "one job in-process, no Ray (debugging); prints the job's directory"),
     "score": ("eval.score", "scores job records again (a new judge, a fixed rule) without re-running agents"),
     "report": ("eval.report", "the paper's tables and figures and the job pages, into SWEEP/report/"),
     "replay": ("eval.replay", "today's tab over a finished sweep's trajectories, no model call"),
     "probe": ("eval.probe", "the recovery probe (Figure 4, right): asks each tab job's own model"),
     "power": ("eval.report.analyses.power", "how many tasks x seeds make a gain detectable, from a pilot sweep"),
+    "cache": ("runners.models.call_cache_cli", "the model-call cache: list what it holds, prune entries by age or model"),
     "prepare": ("eval.prepare", "the paper's data (workspace_bench, agentcompany, officeqa), prepared and checked"),
     "builtin": ("eval.benchmarks.builtin", "generates the built-in benchmark (sweeps do it themselves, cached)"),
     "check-bench": ("runners.job.check_bench", "your benchmark's references reach full marks, empty and stuffed deliverables do not"),
@@ -52,6 +54,20 @@ def unknown_verb(verb: str) -> str:
     near = difflib.get_close_matches(verb, VERBS, n=1)
     hint = f"did you mean {near[0]}? " if near else ""
     return f"error: {PROG}: unknown verb {verb!r}; {hint}verbs: {', '.join(VERBS)} ({PROG} --help says what each does)"
+
+
+def typed_command(module: str, orig_argv: Sequence[str] | None = None) -> list[str]:
+    """The command the user typed to run `module` (before its arguments), to print back (the sweep's
+    resume line): `runningtab sweep` for the installed script, `python -m runners sweep` for the
+    package, `python -m runners.sweep` for the module, the interpreter as typed. Read from the
+    interpreter's own command line (`sys.orig_argv`), which neither runpy nor Hydra rewrites."""
+    argv = list(sys.orig_argv if orig_argv is None else orig_argv)
+    verb = next((v for v, (m, _) in VERBS.items() if m == module), None)
+    if len(argv) >= 3 and argv[1] == "-m":
+        return [argv[0], "-m", argv[2], *([argv[3]] if argv[2] == "runners" and len(argv) > 3 else [])]
+    if len(argv) >= 3 and verb is not None and argv[2] == verb and argv[1].rsplit("/", 1)[-1] in (PROG, f"{PROG}.exe"):
+        return [PROG, verb]
+    return ["python", "-m", module]
 
 
 def main(argv: Sequence[str] | None = None) -> None:

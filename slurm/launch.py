@@ -19,11 +19,9 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from runners.config.slurm import SlurmConfig
 from runners.core.paths import absolute_overrides, started_in
-from runners.models.server import needs_server
 
 PROJECT = Path(__file__).resolve().parent.parent
 TEMPLATE = PROJECT / "slurm" / "sweep.sbatch"
@@ -33,8 +31,9 @@ class LaunchError(ValueError):
     """The launch request cannot work; the message says what to change."""
 
 
-def check(slurm: SlurmConfig, gpu_models: dict[str, int]) -> None:
-    """Refuse requests that cannot run; `gpu_models` maps each vLLM model to its GPUs per replica."""
+def check(slurm: SlurmConfig) -> None:
+    """Refuse requests that cannot run (the GPUs the served models need against the allocation's:
+    the sweep's preflight, `runners/preflight/gpus.py`)."""
     if slurm.nodes < 1 or slurm.cpus_per_node < 1 or slurm.gpus_per_node < 0:
         raise LaunchError("cluster.slurm.nodes and cpus_per_node must be >= 1, gpus_per_node >= 0")
     if slurm.array < 0 or slurm.array_parallel < 0:
@@ -44,13 +43,6 @@ def check(slurm: SlurmConfig, gpu_models: dict[str, int]) -> None:
             f"job-array mode runs one node per array task, but cluster.slurm.nodes={slurm.nodes}: "
             "set cluster.slurm.nodes=1 (or cluster.slurm.array=0 for one multi-node Ray cluster)"
         )
-    for model, gpus in gpu_models.items():
-        if gpus > slurm.gpus_per_node:
-            raise LaunchError(
-                f"model {model!r} is served by vLLM on {gpus} GPU(s) per replica (tensor_parallel_size × "
-                f"cluster.server_gpus), but cluster.slurm.gpus_per_node={slurm.gpus_per_node}: a replica must "
-                "fit on one node; raise gpus_per_node or lower model.server.tensor_parallel_size"
-            )
 
 
 def sbatch_header(slurm: SlurmConfig, job_name: str, log_dir: Path, workdir: Path) -> list[str]:
@@ -120,6 +112,7 @@ class Launch:
     log_dir: Path
     job_name: str
     sweep_dir: Path
+    gpus: str | None = None  # what the served models use of the allocation's GPUs, and what they leave idle
 
 
 def plan(overrides: Sequence[str], workdir: Path) -> Launch:
@@ -139,26 +132,21 @@ def plan(overrides: Sequence[str], workdir: Path) -> Launch:
         root, experiment, configs = compose_sweep(list(overrides), root_choices(overrides))
     overrides = absolute_overrides(overrides, [root, *configs], workdir)  # the job sees absolute paths only
     slurm: SlurmConfig = root.cluster.slurm
-    check(slurm, _gpu_models(configs, root.cluster.server_gpus))
+    check(slurm)
     if root.cluster.num_cpus is not None:
         raise LaunchError(
             "cluster.num_cpus must be null on Slurm: the job's Ray cluster has cluster.slurm.cpus_per_node per node"
         )
     check_sweep(configs, here=False)
+    from runners.preflight.gpus import gpu_note
+
+    note = gpu_note(configs, on_slurm=True)
     sweep_dir = Path(sweep_dir_for(root, experiment, overrides))
     log_dir = Path(slurm.log_dir) if slurm.log_dir else sweep_dir / "slurm"
     job_name = slurm.job_name or f"rt-{sweep_dir.name}"
     script = render(slurm, overrides, job_name, log_dir, workdir.resolve(), slurm.python or sys.executable)
     name = "array.sbatch" if slurm.array else "sweep.sbatch"
-    return Launch(script, log_dir / name, log_dir, job_name, sweep_dir)
-
-
-def _gpu_models(configs: Sequence[Any], server_gpus: float) -> dict[str, int]:
-    return {
-        c.model.id: max(1, round(c.model.server.tensor_parallel_size * server_gpus))
-        for c in configs
-        if c.model.kind == "vllm" and needs_server(c.model)
-    }
+    return Launch(script, log_dir / name, log_dir, job_name, sweep_dir, note)
 
 
 def queued(job_name: str) -> list[str]:
@@ -197,6 +185,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         launch = plan(args.overrides, Path.cwd())
+        if launch.gpus:
+            print(f"slurm.launch: {launch.gpus}", file=sys.stderr)
         if args.dry_run:
             print(launch.script)
             return 0

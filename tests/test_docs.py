@@ -221,6 +221,31 @@ def file_found(repo: Path, name: str, folders: list[str]) -> bool:
     return any(w.startswith(f.rstrip("/") + "/") for w in where for f in near)
 
 
+CALL = re.compile(r"`([A-Za-z_]\w*)\(\)`")
+SLASH_NAME = re.compile(r"`((?:runners|eval|tab|envs|slurm|bench)/[\w/]+\.py):(\w+)`")
+FOREIGN_CALLS = ("require", "close", "select", "flush", "record", "logged")  # node's `require()`; methods of the examples' objects
+
+
+def _defines(repo: Path, module: str, name: str) -> bool:
+    """Whether the module file defines `name` at its top level or in one of its classes."""
+    body = _tree(repo / module).body
+    return name in _defined(body) or any(name in _defined(c.body) for c in body if isinstance(c, ast.ClassDef))
+
+
+def misplaced_functions(repo: Path, text: str) -> list[tuple[str, str]]:
+    """(function, module) where the document says the function is in a module that does not define it:
+    `path.py:name`, or `name()` in a paragraph or table row that names that one module of the product."""
+    out = [(m.group(2), m.group(1)) for m in SLASH_NAME.finditer(text)
+           if (repo / m.group(1)).is_file() and not _defines(repo, m.group(1), m.group(2))]
+    for block in _blocks(text):
+        mods = [p for p in named_paths(block) if p.endswith(".py") and not p.startswith("tests/") and (repo / p).is_file()]
+        mods += [f.relative_to(repo).as_posix() for m in named_modules(block)
+                 if (f := _module_file(repo, m)) is not None and f.suffix == ".py"]
+        if len(set(mods)) == 1:
+            out += [(name, mods[0]) for name in CALL.findall(block) if name not in FOREIGN_CALLS and not _defines(repo, mods[0], name)]
+    return out
+
+
 def stale_references(repo: Path = REPO) -> list[str]:
     """Every name the documents use that `repo` does not have, as `document: kind name`."""
     stale = []
@@ -236,6 +261,7 @@ def stale_references(repo: Path = REPO) -> list[str]:
         home = list(HOMES.get(where.as_posix(), ()))
         files = [(n, f or (home if n.endswith(".py") else [])) for n, f in named_files(text)]
         stale += [f"{where}: file {n} (near {', '.join(f) or 'no folder'})" for n, f in files if not file_found(repo, n, f)]
+        stale += [f"{where}: function {n} (not in {m})" for n, m in misplaced_functions(repo, text)]
     return sorted(set(stale))
 
 
@@ -316,3 +342,97 @@ def test_a_module_moved_out_of_the_documents_folder_is_caught(tmp_path: Path) ->
     (tmp_path / "docs" / "tab.md").write_text("| file | what |\n|---|---|\n| `status.py` | the status line |\n"
                                               "| `driver.py` | the tab's driver |\n")
     assert stale_references(tmp_path) == ["docs/tab.md: file driver.py (near tab)"]
+
+
+# --- config keys: every `group.key` the documents name is a setting of the schema ----------------------
+
+# Names of the form `group.key` that are not settings: objects of the examples (`env.tools()` is an
+# environment's), a reader's own key, the misspelled key docs/sweeps.md shows refused, Harbor's agent
+# fields.
+NOT_KEYS = ("env.limits_hit", "env.evaluator_view", "env.sandbox_kind", "benchmark.my_key", "agent.max_turn",
+            "agent.tool_definitions", "agent.user")
+KEY_SUFFIXES = (*FILE_SUFFIXES, "pdf", "docx", "xlsx")
+
+
+def schema_keys() -> tuple[frozenset[str], frozenset[str]]:
+    """Every dotted setting of the root config (every model kind's, benchmark's and storage backend's
+    fields included), and those that hold a free mapping (`cluster.extra`, `method.texts`), under
+    which any key goes. Read from the schema itself: the one place the test imports the product."""
+    import dataclasses
+    import typing
+
+    from eval.benchmarks import BENCHMARKS, config_class
+    from runners.config.schema import RootConfig
+    from runners.core.storage import STORAGES, storage_config_class
+    from runners.models.registry import config_classes
+
+    extra = {"model": list(config_classes()), "benchmark": [config_class(n) for n in BENCHMARKS.names()],
+             "storage": [c for n in STORAGES.names() if (c := storage_config_class(n)) is not None]}
+    keys: set[str] = set()
+    free: set[str] = set()
+
+    def walk(cls: type, path: str) -> None:
+        hints = typing.get_type_hints(cls)
+        for f in dataclasses.fields(cls):
+            here, hint = f"{path}{f.name}", hints.get(f.name)
+            keys.add(here)
+            kinds = [hint, *typing.get_args(hint)]
+            if any(k is dict or typing.get_origin(k) is dict for k in kinds):
+                free.add(here)
+            for sub in dict.fromkeys([k for k in kinds if isinstance(k, type) and dataclasses.is_dataclass(k)] + extra.get(here, [])):
+                walk(sub, f"{here}.")
+
+    walk(RootConfig, "")
+    return frozenset(keys), frozenset(free)
+
+
+def named_keys(text: str, groups: list[str]) -> list[str]:
+    """`group.key` names in backticks and code blocks (`budget.sweep_usd`, `model.script_dir=DIR`), but
+    a call or attribute of an object (`env.tools()`) and a file (`report.md`)."""
+    key = re.compile(r"(?<![\w./$<{+~-])((?:" + "|".join(groups) + r")\.[a-z_]\w*(?:\.[a-z_]\w*)*)(?![\w(])")
+    spans = re.findall(r"`([^`\n]+)`", text) + re.findall(r"```[^\n]*\n(.*?)```", text, re.S)
+    return [k for span in spans for m in key.finditer(span)
+            if (k := m.group(1)).rpartition(".")[2] not in KEY_SUFFIXES and k not in NOT_KEYS]
+
+
+def stale_keys(repo: Path = REPO) -> list[str]:
+    keys, free = schema_keys()
+    groups = sorted({k.partition(".")[0] for k in keys if "." in k})
+    stale = []
+    for doc in documents(repo):
+        if doc.is_file():
+            stale += [f"{doc.relative_to(repo)}: key {k}" for k in named_keys(doc.read_text(encoding="utf-8"), groups)
+                      if k not in keys and not any(k.startswith(f"{f}.") for f in free)]
+    return sorted(set(stale))
+
+
+def test_a_function_named_beside_another_module_is_caught(tmp_path: Path) -> None:
+    """Issue 49: a backticked function is checked against the module its paragraph names."""
+    (tmp_path / "runners" / "sweep").mkdir(parents=True)
+    (tmp_path / "runners" / "sweep" / "money.py").write_text("def money_line():\n    pass\n")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "x.md").write_text("The closing line is `money_line()` of `runners/sweep/money.py`.\n\n"
+                                           "What the records paid: `_paid()` (`runners/sweep/money.py`); `runners/sweep/money.py:money_line`.\n")
+    assert [s for s in stale_references(tmp_path) if "function" in s] == ["docs/x.md: function _paid (not in runners/sweep/money.py)"]
+
+
+def test_every_config_key_the_documents_name_is_a_setting() -> None:
+    assert stale_keys() == []
+
+
+def test_a_renamed_setting_is_caught(tmp_path: Path) -> None:
+    """Issue 49: renaming `budget.sweep_usd` left its mentions and this test green."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "x.md").write_text("Give `budget.sweep_usd=5` or `budget.sweep_dollars=5`; `env.tools()` is not a key.\n"
+                                           "```\nrunningtab sweep model.script_dir=DIR cluster.extra.anything=1 method.textz.x=1\n```\n")
+    assert stale_keys(tmp_path) == ["docs/x.md: key budget.sweep_dollars", "docs/x.md: key method.textz.x"]
+
+
+def test_the_readme_and_the_harness_docs_agree_that_the_harness_is_a_table_1_axis() -> None:
+    """Issue 50 item 9: README said the harness as an axis "with its own Table 1 rows is not built
+    yet" while docs/harnesses.md (and eval/report/analyses/table1.py) give Table 1 a harness column."""
+    readme, harnesses = (REPO / "README.md").read_text(), (REPO / "docs" / "harnesses.md").read_text()
+    table1 = (REPO / "eval" / "report" / "analyses" / "table1.py").read_text()
+    assert "harness column is shown only when a job ran another harness" in table1  # what both must say
+    assert "Table 1 has a `harness` column" in harnesses
+    assert "with a `harness` column in Table 1" in readme and "Table 1 rows is not built" not in readme

@@ -136,10 +136,12 @@ def test_the_record_file_names_are_spelled_only_in_record_files() -> None:
 
 # What eval/ may use of runners/ besides the core: the model stack (judges and the probe call LLMs
 # through it), the run settings the probe replays, the tracker the report logs to, and the agent
-# loop, in which the wb_agent judge runs its judge model (one loop for agents and judges, not a copy).
-EVAL_MAY_USE = ("runners.core", "runners.models", "runners.config.runner", "runners.tracking.tracker", "runners.agent.loop")
+# loop and its episode, in which the wb_agent judge runs its judge model (one loop for agents and
+# judges, not a copy).
+LOOP = ("runners.agent.loop", "runners.agent.episode")
+EVAL_MAY_USE = ("runners.core", "runners.models", "runners.config.runner", "runners.tracking.tracker", *LOOP)
 # The loop is a service eval may use only while it stands on the layers below the runner's jobs.
-LOOP_MAY_IMPORT = ("envs", "runners.core", "runners.config.runner")
+LOOP_MAY_IMPORT = ("envs", "runners.core", "runners.config.runner", *LOOP)
 
 
 def test_eval_uses_of_the_runner_only_the_core_and_its_services() -> None:
@@ -152,8 +154,9 @@ def test_eval_uses_of_the_runner_only_the_core_and_its_services() -> None:
 
 def test_the_loop_eval_uses_stands_on_nothing_of_the_runners_jobs() -> None:
     known = modules()
-    above = {m for m in imports(known["runners.agent.loop"], known) if not m.startswith(LOOP_MAY_IMPORT)}
-    assert not above, f"runners.agent.loop imports {sorted(above)}: eval may use it only while it imports {LOOP_MAY_IMPORT}"
+    for loop in LOOP:
+        above = {m for m in imports(known[loop], known) if not m.startswith(LOOP_MAY_IMPORT)}
+        assert not above, f"{loop} imports {sorted(above)}: eval may use it only while it imports {LOOP_MAY_IMPORT}"
 
 
 # The runner's wings, by stage: the agent loop and its methods know no job, a job knows no sweep;

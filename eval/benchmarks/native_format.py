@@ -27,11 +27,20 @@ _KEYS = {"id", "prompt", "workspace", "output", "rubrics", "checkpoints", "answe
 
 
 class NativeFormatError(ValueError):
-    """A native benchmark folder or one of its lines is malformed."""
+    """A native benchmark folder or its lines are malformed; `problems` holds one line per bad line
+    of tasks.jsonl (every one of them, so that one run names them all), or the folder's one problem."""
+
+    def __init__(self, message: str, problems: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.problems = problems or [message]
+
+
+SHOWN_PROBLEMS = 50  # bad lines named one by one; past that, how many more
 
 
 def load_native(root: Path) -> list[Task]:
-    """All tasks of the native benchmark at `root`, in file order."""
+    """All tasks of the native benchmark at `root`, in file order. Every bad line is named (a file
+    with three mistakes is fixed in one round, not three)."""
     root = Path(root)
     tasks_file = root / TASKS_FILE
     if not tasks_file.is_file():
@@ -40,18 +49,26 @@ def load_native(root: Path) -> list[Task]:
             f"and {WORKSPACES}/<name>/ (set benchmark.path to such a folder)"
         )
     tasks: list[Task] = []
-    seen: set[str] = set()
+    problems: list[str] = []
+    seen: dict[str, int] = {}
     for lineno, line in enumerate(tasks_file.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
         try:
             task = task_from_json(json.loads(line), root)
         except (json.JSONDecodeError, NativeFormatError, TypeError) as e:
-            raise NativeFormatError(f"{tasks_file}:{lineno}: {e}") from None
+            problems.append(f"{tasks_file}:{lineno}: {e}")
+            continue
         if task.id in seen:
-            raise NativeFormatError(f"{tasks_file}:{lineno}: duplicate task id {task.id!r}")
-        seen.add(task.id)
+            problems.append(f"{tasks_file}:{lineno}: duplicate task id {task.id!r} (first on line {seen[task.id]})")
+            continue
+        seen[task.id] = lineno
         tasks.append(task)
+    if problems:
+        shown = problems[:SHOWN_PROBLEMS]
+        if len(problems) > SHOWN_PROBLEMS:
+            shown.append(f"{tasks_file}: {len(problems) - SHOWN_PROBLEMS} more bad line(s) not shown")
+        raise NativeFormatError("\n".join(shown), shown)
     if not tasks:
         raise NativeFormatError(f"{tasks_file} holds no tasks")
     return tasks

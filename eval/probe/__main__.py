@@ -1,7 +1,7 @@
 """`python -m eval.probe outputs/<sweep> [--methods runningtab] [--limit N] [--base-url URL] ...`
 
 Runs the recovery probe on the sweep's tab jobs (it calls each job's own model; answers are
-cached under `.cache/probe`), writes `outputs/<sweep>/probe/probe.jsonl`, then rebuilds the
+cached beside the records, under `<out>/.cache/probe`), writes `outputs/<sweep>/probe/probe.jsonl`, then rebuilds the
 report so that Figure 4 (right) shows the results.
 """
 
@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-show", type=int, default=d.max_show, help="tab_show calls allowed in the review condition")
     ap.add_argument("--max-log-chars", type=int, default=d.max_log_chars, help="cut the whole read log at this many characters")
     ap.add_argument("--workers", type=int, default=d.workers, help="calls in flight")
-    ap.add_argument("--cache-dir", type=user_path, default=None, help="where answers are cached (default .cache/probe)")
+    ap.add_argument("--cache-dir", type=user_path, default=None, help="where answers are cached (default <out>/.cache/probe, beside the records)")
     ap.add_argument("--no-report", action="store_true", help="do not rebuild the report afterwards")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from envs.safeio import write_json
-from eval.config import DEFAULT_CACHE
 from eval.judges.client import CachedLLM, model_identity
 from eval.probe.items import ProbeItem, probe_items
 from eval.probe.probe_texts import text
@@ -27,6 +26,7 @@ from eval.report.analyses.figure4 import CONDITIONS, PROBE_FILE
 from eval.report.analyses.values import Haystack
 from eval.report.load import Job, Sweep, load_sweep
 from runners.core.messages import ModelError
+from runners.models.call_cache import beside_records
 from tab.match import requirement_words
 from tab.recorded import RecordedTab
 
@@ -150,11 +150,12 @@ def probe_one(llm: CachedLLM, item: ProbeItem, condition: str, cfg: ProbeConfig)
 class Models:
     """One cached client per distinct model config, servers started once and stopped at the end."""
 
-    def __init__(self, cfg: ProbeConfig, stack: ExitStack) -> None:
+    def __init__(self, cfg: ProbeConfig, stack: ExitStack, out: Path) -> None:
+        """`out`: the folder of the sweeps, beside whose records the answers are cached (`<out>/.cache/probe`)."""
         self.cfg, self.stack = cfg, stack
         self.urls: dict[str, str | None] = {}
         self.models: dict[str, CachedLLM] = {}
-        self.cache = Path(cfg.cache_dir).expanduser() if cfg.cache_dir else DEFAULT_CACHE / "probe"
+        self.cache = beside_records(cfg.cache_dir, out, "probe")
 
     def for_job(self, job: Job) -> CachedLLM:
         from runners.models import ApiModelConfig, build_model, model_config, served
@@ -186,7 +187,7 @@ def run_probe(sweep_dir: Path, cfg: ProbeConfig) -> Path:
     out = sweep.dir / PROBE_FILE
     out.parent.mkdir(parents=True, exist_ok=True)
     with ExitStack() as stack:
-        models = Models(cfg, stack)
+        models = Models(cfg, stack, sweep.dir.parent)
         work = [(models.for_job(it.job), it, c) for it in items for c in CONDITIONS]
         with ThreadPoolExecutor(max_workers=max(1, cfg.workers)) as pool:
             records = list(pool.map(lambda w: probe_one(*w, cfg), work))

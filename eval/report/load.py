@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.judges.extract.session import deliverable_texts
+from runners.core.harness_names import is_own_loop
 from runners.core.job_record import JobRecord, is_job_dir
 from runners.core.record_files import TAB
 from runners.core.record_types import (
@@ -84,7 +85,7 @@ class Job:
     @property
     def harness_method(self) -> str:
         """The method, after the harness that ran it when that is not our own loop (`codex · runningtab`)."""
-        return self.method if self.harness == "dci" else f"{self.harness} · {self.method}"
+        return self.method if is_own_loop(self.harness) else f"{self.harness} · {self.method}"
 
     @property
     def model(self) -> str:

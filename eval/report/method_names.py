@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from runners.core.harness_names import is_own_loop
+
 METHOD_ORDER = ("dci", "todo", "self_refine", "self_tracking", "runningtab")
 METHOD_LABELS = {"dci": "DCI", "todo": "TODO", "self_refine": "Self-Refine", "self_tracking": "Self-Tracking", "runningtab": "RunningTab"}
 
@@ -18,4 +20,4 @@ def method_key(method: str) -> tuple[int, str]:
 
 def harness_key(harness: str) -> tuple[bool, str]:
     """Sort key of harnesses: our own loop (`dci`) first, then the production harnesses by name."""
-    return harness != "dci", harness
+    return not is_own_loop(harness), harness

@@ -37,6 +37,7 @@ from runners.core.messages import Model
 from runners.core.paths import launch_dir, resolve_paths
 from runners.core.record_files import JOB
 from runners.core.task import Task
+from runners.models.call_cache import beside_records
 from runners.models.config import ApiModelConfig
 from runners.models.registry import KINDS, config_classes, flat_defaults, flat_model
 
@@ -122,6 +123,8 @@ def score_job(job_dir: Path, judge: JudgeConfig | None = None, task: Task | None
     except ValueError as e:
         raise ValueError(f"{job_dir / JOB}: {e}") from None
     jc = judge or judge_config(meta.config.get("judge") or {})
+    if not jc.cache_dir:  # the judges' calls are cached beside the records (<out>/<sweep>/<job>), as the agents' are
+        jc = dataclasses.replace(jc, cache_dir=str(beside_records(None, job_dir.parent.parent, "judge")))
     scorer = make_judge(jc, benchmark_judge, model)
     if scorer is None:
         return None

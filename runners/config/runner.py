@@ -9,7 +9,8 @@ from typing import Any
 
 from runners.config.slurm import SlurmConfig
 from runners.core.config_fields import Enters, setting
-from runners.core.paths import PATH, path_field
+from runners.core.harness_names import OWN_LOOP
+from runners.core.paths import PATH, PATH_OR_NAME, path_field
 from tab.config import TabConfig
 
 _AGENT = Enters.JOB_ID | Enters.SWEEP_NAME
@@ -26,7 +27,7 @@ class AgentConfig:
     work_dir: str | None = setting(Enters.NOTHING, default=None, path=PATH)
     # who runs the episode: `dci`, our own loop (SPEC section 2), or a production harness run in the
     # job's sandbox against the job's model (`claude_code`, `codex`: runners/harnesses/, docs/harnesses.md)
-    harness: str = setting(_AGENT, default="dci")
+    harness: str = setting(_AGENT, default=OWN_LOOP)
 
 
 @dataclass
@@ -49,7 +50,7 @@ class GridConfig:
     groups `conf/config.yaml` chooses, so a sweep given no axis runs what `runners.job` would."""
 
     benchmark: list[str] = setting(Enters.SWEEP_NAME, default_factory=lambda: ["builtin"])
-    agent: list[str] = setting(Enters.SWEEP_NAME, default_factory=lambda: ["dci"])  # the harnesses (conf/agent/)
+    agent: list[str] = setting(Enters.SWEEP_NAME, default_factory=lambda: [OWN_LOOP])  # the harnesses (conf/agent/)
     method: list[str] = setting(Enters.SWEEP_NAME, default_factory=lambda: ["dci"])
     model: list[str] = setting(Enters.SWEEP_NAME, default_factory=lambda: ["smollm2"])
     seed: list[int] = setting(Enters.SWEEP_NAME, default_factory=lambda: [0])
@@ -91,6 +92,27 @@ class BudgetConfig:
     job_usd: float | None = None
     estimate_usd: float | None = None
     allow_unpriced: bool = True
+
+    @property
+    def limits_spend(self) -> bool:
+        """Whether a sweep or cell budget holds the spend (the one test of it: the scheduler pairs and
+        admits jobs under it, the preflight asks for an estimate)."""
+        return self.sweep_usd is not None or self.cell_usd is not None
+
+
+@dataclass
+class PlanConfig:
+    """What the plan (`runningtab plan`, and `--cfg job`) assumes where the grid cannot tell: a
+    model call's `latency_s` (its reply; the tool's run is small beside it), the stated token figures
+    per job of each benchmark (`tokens`: a file of conf/tokens/, or a path), a `pilot` sweep whose own
+    records replace them, and `tasks`: the count of a benchmark whose task list is not on this
+    machine, by its name in the grid (`+plan.tasks.workspace_bench=100`). Never part of a job.
+    See runners/plan/ and docs/sweeps.md#the-plan."""
+
+    latency_s: float = 5.0
+    tokens: str = path_field(default="stated", kind=PATH_OR_NAME)
+    pilot: str | None = path_field()
+    tasks: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass

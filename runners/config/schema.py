@@ -26,6 +26,7 @@ from runners.config.runner import (
     ClusterConfig,
     GridConfig,
     MethodConfig,
+    PlanConfig,
     ReportConfig,
     TrackerConfig,
 )
@@ -41,6 +42,29 @@ AXES = ("benchmark", "agent", "method", "model")  # `agent`: the harness (conf/a
 class ConfigError(ValueError):
     """A config that cannot run; the message names the setting and the fix (entry points print it
     as one line, no traceback)."""
+
+
+class ConfigErrors(ConfigError):
+    """Several refusals; `messages` are their lines. One reads as that one line, as before."""
+
+    def __init__(self, messages: list[str]) -> None:
+        self.messages = list(dict.fromkeys(messages))
+        if len(self.messages) == 1:
+            text = self.messages[0]
+        else:
+            text = (f"{len(self.messages)} problems stop this before it starts (nothing was started or written); fix each:\n"
+                    + "\n".join(f"  - {m}" for m in self.messages))
+        super().__init__(text)
+
+
+class UnknownKeys(ConfigErrors):
+    """Keys the schema does not have (`+agent.max_turn=5`), each with its message: the entry point
+    drops them and runs its preflight on the rest, so that one run names every refusal
+    (`runners.preflight.command_line.every_refusal`)."""
+
+    def __init__(self, found: dict[str, str]) -> None:
+        super().__init__(list(found.values()))
+        self.keys = list(found)
 
 
 _WHERE = Enters.NOTHING  # where records, data and scratch go, how they are tracked and run, what may be spent
@@ -66,6 +90,8 @@ class RootConfig:
     data: DataConfig = setting(_WHERE, default_factory=DataConfig, whole=True)  # the benchmark's paths, resolved from it, say it
     # a budget stop is not a result: a higher budget re-runs the same job
     budget: BudgetConfig = setting(_WHERE, default_factory=BudgetConfig, whole=True)
+    # what the plan assumes (runningtab plan, --cfg job): never part of a job
+    plan: PlanConfig = setting(_WHERE, default_factory=PlanConfig, whole=True)
     # which task (`runners.job`): the task's digest says it, so ids hash None here
     task: str | None = setting(Enters.JOB_ID | Enters.SWEEP_NAME, default=None)
     seed: int = setting(Enters.JOB_ID | Enters.CACHE_KEY | Enters.SWEEP_NAME, default=0)
@@ -86,6 +112,8 @@ def register() -> None:
     from runners.models.registry import config_class as model_config_class
 
     _store(None, "root_schema", RootConfig)
+    if not OmegaConf.has_resolver(GROUPS_RESOLVER):  # `--help`'s list of groups (conf/config.yaml: hydra.help.template)
+        OmegaConf.register_new_resolver(GROUPS_RESOLVER, lambda searchpath=None: groups_help(list(searchpath or [])))
     for name in BENCHMARKS.names():
         cls = config_class(name)
         if cls is not BenchmarkConfig:
@@ -119,13 +147,17 @@ def to_root(cfg: DictConfig, cache: str | None = None) -> RootConfig:
     started in, and the model-call cache settled (`runners.models.call_cache.settled`; `cache`: the
     entry point's mode when `model.cache` is null: a sweep's read_write; None: a job's, off).
 
-    Raises `ConfigError` for a key the schema does not have (`+agent.max_turn=5`):
-    OmegaConf would keep it as a stray attribute that nothing reads."""
+    Raises `UnknownKeys` for keys the schema does not have (`+agent.max_turn=5`): OmegaConf would
+    keep them as stray attributes that nothing reads; and a `ConfigError` naming every setting that
+    must be given and is not (`model=vllm` without `model.name`), where OmegaConf would raise at the first."""
+    missing = OmegaConf.missing_keys(cfg)
+    if missing:
+        raise ConfigErrors([f"{key} has no value and this config needs one: give it, e.g. {key}=..." for key in sorted(missing)])
     obj = OmegaConf.to_object(cfg)
     assert isinstance(obj, RootConfig), type(obj)
-    unknown = next(unknown_keys(obj), None)
+    unknown = dict(unknown_keys(obj))
     if unknown:
-        raise ConfigError(unknown)
+        raise UnknownKeys(unknown)
     resolve_paths(obj, launch_dir())  # every later process sees absolute paths only
     from runners.models.call_cache import JOB_CACHE, settled
 
@@ -142,15 +174,16 @@ def to_root(cfg: DictConfig, cache: str | None = None) -> RootConfig:
     return obj
 
 
-def unknown_keys(obj: Any, path: str = "") -> Iterator[str]:
-    """For each key of `obj` its schema does not declare: a message naming it and the nearest known keys.
+def unknown_keys(obj: Any, path: str = "") -> Iterator[tuple[str, str]]:
+    """For each key of `obj` its schema does not declare: the key and a message naming it and the
+    nearest known keys.
 
     Free-form mappings (`method.texts`, `cluster.extra`) take any key; their values are still walked."""
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         known = [f.name for f in dataclasses.fields(obj)]
         for key in vars(obj):
             if key not in known:
-                yield _unknown_message(f"{path}{key}", path, known)
+                yield f"{path}{key}", _unknown_message(f"{path}{key}", path, known)
         for name in known:
             yield from unknown_keys(getattr(obj, name), f"{path}{name}.")
     elif isinstance(obj, dict):
@@ -180,16 +213,60 @@ def listed_axes(overrides: Sequence[str]) -> set[str]:
     return {o.partition("=")[0].removeprefix("grid.") for o in overrides if o.startswith("grid.")} & {*AXES, "seed"}
 
 
-def group_options(group: str) -> list[str]:
-    """The names a config group offers (its YAML files), for error messages and validation."""
-    return sorted(p.stem for p in (CONF_DIR / group).glob("*.yaml"))
+def group_options(group: str, searchpath: Sequence[str] = ()) -> list[str]:
+    """The names a config group offers (its YAML files in `conf/` and in the folders of
+    `hydra.searchpath`, e.g. a model config kept outside the checkout), for messages and validation."""
+    folders = [CONF_DIR / group, *(root / group for root in search_folders(searchpath))]
+    return sorted({p.stem for folder in folders for p in folder.glob("*.yaml")})
 
 
-def check_choice(group: str, name: str) -> None:
+GROUPS_RESOLVER = "runningtab_groups"
+
+
+def groups_help(searchpath: Sequence[str] = ()) -> str:
+    """`group: option, option…` for each group the root config chooses from (its defaults list), as
+    `--help` lists them: Hydra's own list also names the typed schemas its YAMLs start from
+    (`llamacpp_schema`, …), which are no choice, and the data files beside the groups (conf/pricing/)."""
+    defaults = OmegaConf.to_container(OmegaConf.load(CONF_DIR / "config.yaml")).get("defaults") or []  # type: ignore[union-attr]
+    groups = [str(next(iter(d))) for d in defaults if isinstance(d, dict) and not str(next(iter(d))).startswith("override ")]
+    return "\n".join(f"{g}: {', '.join(group_options(g, searchpath))}" for g in sorted(groups))
+
+
+def search_folders(searchpath: Sequence[str]) -> list[Path]:
+    """The folders of `hydra.searchpath` entries (`file://DIR`, relative to the folder the command
+    started in, as Hydra reads them; `pkg://PACKAGE`)."""
+    import importlib.resources
+
+    out = []
+    for entry in searchpath:
+        kind, _, where = entry.partition("://")
+        if kind == "file":
+            out.append(Path(where).expanduser())
+        elif kind == "pkg":
+            try:
+                out.append(Path(str(importlib.resources.files(where.replace("/", ".")))))
+            except (ModuleNotFoundError, TypeError):
+                continue  # Hydra says so when it composes
+    return out
+
+
+def searchpath_of(overrides: Sequence[str]) -> list[str]:
+    """The `hydra.searchpath=[…]` of a command line's overrides (the last one given), [] without one."""
+    given = [o for o in overrides if o.partition("=")[0].lstrip("+") == "hydra.searchpath"]
+    if not given:
+        return []
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    value = OverridesParser.create().parse_override(given[-1]).value()
+    return [str(v) for v in value] if isinstance(value, list) else [str(value)]
+
+
+def check_choice(group: str, name: str, searchpath: Sequence[str] = ()) -> None:
     """Fail early, listing the valid names, when `name` is not an option of `group`."""
-    options = group_options(group)
+    options = group_options(group, searchpath)
     if name not in options:
-        raise ConfigError(f"unknown {group} {name!r}; valid {group} names: {', '.join(options)}")
+        where = " (conf/ and hydra.searchpath)" if searchpath else ""
+        raise ConfigError(f"unknown {group} {name!r}; valid {group} names{where}: {', '.join(options)}")
 
 
 def job_record_config(cfg: RootConfig) -> dict[str, Any]:
@@ -203,7 +280,7 @@ def job_record_config(cfg: RootConfig) -> dict[str, Any]:
 
 
 _RECORDED = tuple(f.name for f in dataclasses.fields(RootConfig)
-                  if f.name not in ("grid", "storage", "tracker", "cluster", "report", "data", "out", "sweep"))
+                  if f.name not in ("grid", "storage", "tracker", "cluster", "report", "data", "plan", "out", "sweep"))
 _ATOMS = frozenset({str, int, float, bool, type(None)})
 _FIELDS: dict[type, tuple[str, ...]] = {}
 

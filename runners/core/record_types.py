@@ -13,6 +13,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, NotRequired, TypedDict
 
+from runners.core.harness_names import OWN_LOOP, is_own_loop
 from runners.core.record_files import JOB, RESULT, SCHEMA_VERSION, SCORES
 from tab.config import TabConfig
 
@@ -58,7 +59,7 @@ class JobMeta:
     seed: int
     config: dict[str, Any] = field(default_factory=dict)
     sandbox: str | None = None  # "bwrap", or "none": unsandboxed; None until the environment is up
-    harness: str = "dci"  # who ran the episode (`agent.harness`: dci, claude_code, codex)
+    harness: str = OWN_LOOP  # who ran the episode (`agent.harness`: dci, claude_code, codex)
     schema_version: int = SCHEMA_VERSION
 
     @classmethod
@@ -68,7 +69,7 @@ class JobMeta:
             fields = known_fields(cls, doc)
             if "harness" not in fields:  # a record from before the field: its config says, else our own loop ran
                 agent = (doc.get("config") or {}).get("agent")
-                fields["harness"] = str(agent.get("harness") or "dci") if isinstance(agent, dict) else "dci"
+                fields["harness"] = str(agent.get("harness") or OWN_LOOP) if isinstance(agent, dict) else OWN_LOOP
             meta = cls(**fields | {"schema_version": version})
             return dataclasses.replace(meta, job_id=str(meta.job_id), seed=int(meta.seed), config=dict(meta.config or {}))
         except (TypeError, ValueError) as e:
@@ -148,6 +149,12 @@ class Result:
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self) | {"errored": self.errored, "schema_version": SCHEMA_VERSION}
 
+    @property
+    def paid(self) -> float:
+        """What the job's runs paid providers, its earlier errored attempts included: the one reader
+        of it (the sweep's budget and its closing line)."""
+        return self.spend + sum(float(e.get("spend") or 0.0) for e in self.earlier_errors if isinstance(e, dict))
+
     def error_entry(self) -> dict[str, Any]:
         """What a later attempt keeps of this one in `earlier_errors`."""
         return {"attempt": self.attempt, "stop_reason": self.stop_reason, "error": self.error, "turns": self.turns,
@@ -199,13 +206,13 @@ class Cell:
     method: str
     model: str
     seed: int
-    harness: str = "dci"
+    harness: str = OWN_LOOP
 
     @property
     def name(self) -> str:
         """`benchmark__method__model__sN`; a production harness's cell names it after the benchmark
         (our own loop's cells keep the names they had before the harness was an axis)."""
-        harness = "" if self.harness == "dci" else f"__{self.harness}"
+        harness = "" if is_own_loop(self.harness) else f"__{self.harness}"
         return f"{self.benchmark}{harness}__{self.method}__{self.model}__s{self.seed}"
 
     @classmethod

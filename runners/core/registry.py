@@ -103,7 +103,8 @@ class Registry(Generic[T]):
 
     def _choices(self) -> str:
         valid = ", ".join([*self.reserved, *self._targets])
-        return f"valid {self.kind}s: {valid}; or the dotted path of your own implementation (package.module:Name)"
+        plural = f"{self.kind}es" if self.kind.endswith("s") else f"{self.kind}s"
+        return f"valid {plural}: {valid}; or the dotted path of your own implementation (package.module:Name)"
 
     def _import(self, path: str, name: str) -> Any:
         try:

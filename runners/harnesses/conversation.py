@@ -1,127 +1,131 @@
-"""The job's side of an external harness's conversation: the method's plugins (the tab, TODO
-prompting, self-refine, the shown log) applied at the model endpoint, where every harness meets us.
+"""The job's side of a production harness's conversation, at the model endpoint where every harness
+meets us: the harness owns its tools and its loop; the job's `WorkspaceEnv` and `Episode` own the rest,
+as for our own loop (`runners/agent/loop.py`).
 
-The harness owns its tools and its loop; we own every model call. So, per call, before the model
-sees the conversation:
-- each tool result the harness sends for the first time is observed by the plugins as our own
-  environment observes one (the harness's tool named as ours: `Bash`/`exec_command` as `bash`,
-  `Read` as `read`), and what the plugins append (the tab's status line) is appended to that result;
-- the plugins' system prompt blocks follow the harness's system prompt, and their tools (the tab's
-  four operations) are offered beside the harness's;
-and after it answers:
-- a call of a plugin's tool is run here, its result added, and the model called again: the harness
-  never sees it (its next request is spliced back into our copy of the conversation);
-- the model's first stop is offered to the plugins' stop hook (the tab's finish check, self-refine's
-  message): a message is added and the model called again, as our own loop does.
+Per request, before the model sees the conversation:
+- only a continuation of the conversation is taken (`bridge/continuation.py`);
+- each tool result the harness sends is observed by the environment as one of its own (the harness's
+  tool read as ours by `Harness.as_ours`: `Bash`/`exec_command` as `bash`, `Read` as `read`), and
+  what it appends (the tab's status line) is appended to that result;
+- the environment's plugin prompt follows the harness's system prompt, and its plugin tools (the
+  tab's four operations) are offered beside the harness's;
+and after the model answers:
+- a call of a plugin tool is run by the environment (`WorkspaceEnv.execute`: its arguments checked,
+  its status line appended), its result added and the model called again: the harness never sees it;
+- the model's first stop is offered to the environment's stop hook (the tab's finish check,
+  self-refine's message): a message is added and the model called again.
 
-`messages` is the whole conversation as the model saw it, in our trajectory's format: the record,
-the judges' view and the analyses read it as they read our own harness's.
+`messages` is the whole conversation as the model saw it, in our trajectory's format.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from envs.environment import appendix_of
-from envs.protocol import EnvPlugin, Observation, ToolCall, ToolResult
-from runners.agent.loop import EpisodeResult, account_reply
-from runners.core.messages import AssistantMessage, Model, ModelError, complete_async
+from envs.environment import WorkspaceEnv
+from envs.protocol import Observation, ToolCall
+from runners.agent.episode import READING_TOOLS, Episode
+from runners.config.runner import AgentConfig
+from runners.core.messages import AssistantMessage, Model, ModelError
+from runners.harnesses.bridge.continuation import Continuation, NotContinuation
+
+if TYPE_CHECKING:
+    from runners.harnesses.harness import Harness
 
 log = logging.getLogger(__name__)
-
-# A harness tool as ours: (our tool name, its arguments, the output as the agent saw it), or None.
-ToolMap = Callable[[str, dict[str, Any], str], "tuple[str, dict[str, Any], str] | None"]
-Shown = Callable[[str], str]  # a tool result as the model is sent it (`runners.harnesses.kinds.Harness.shown`)
+_SENT = ("role", "content", "tool_calls", "tool_call_id")
 
 
-class TurnBudget(ModelError):
-    """The harness asked for a model call past `agent.max_turns`. The run stops with `turn_budget`."""
+def harness_view(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What the model is sent under a production harness: the conversation whole (the harness manages
+    its own context), our bookkeeping fields dropped."""
+    return [{k: m[k] for k in _SENT if k in m} for m in messages]
 
 
 class HarnessConversation:
     """Answers each model request of one harness run (`answer`), keeping our copy of the conversation."""
 
-    def __init__(
-        self, model: Model, plugins: list[EnvPlugin], tool_map: ToolMap, max_turns: int,
-        on_message: Callable[[dict[str, Any]], None] = lambda m: None, secret: str = "", shown: Shown = lambda t: t,
-    ) -> None:
-        self.shown = shown
-        self.model, self.plugins, self.tool_map, self.max_turns = model, plugins, tool_map, max_turns
+    def __init__(self, model: Model, env: WorkspaceEnv, harness: Harness, agent: AgentConfig,
+                 on_message: Callable[[dict[str, Any]], None] = lambda m: None, secret: str = "") -> None:
+        self.model, self.env, self.harness = model, env, harness
         self.secret = secret  # the job's endpoint token: never shown to the model, never recorded
-        self.on_message = on_message
-        self.result = EpisodeResult(stop_reason="")  # "finished" only once the model stops for good
+        self.episode = Episode(agent, on_message, view=harness_view)
+        self.result = self.episode.result
+        self.result.stop_reason = ""  # "finished" only once the model stops for good
         self.messages = self.result.messages
-        self._seen = 0  # harness messages already taken into `messages`
+        self.continuation = Continuation(harness.compaction_marker)
+        self.refused: list[dict[str, Any]] = []  # requests that did not continue the conversation (the record's)
         self._calls: dict[str, tuple[str, str]] = {}  # call id -> (tool name, arguments), of calls the harness ran
-        self._plugin_tool: dict[str, EnvPlugin] = {t["function"]["name"]: p for p in plugins for t in p.tools()}
-        self._stopped_once = False
+        self._own = {t["function"]["name"] for t in env.plugin_tools()}
 
     @property
     def turn(self) -> int:
-        return self.result.turns
+        return self.episode.turn
+
+    @property
+    def commands_handed(self) -> int:
+        """How many of the harness's own tool calls were handed to it (its commands ran from the first)."""
+        return len(self.continuation.ids)
 
     async def answer(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantMessage:
-        """The reply the harness gets for a request with these (chat-format) messages and tools."""
-        self._take(messages, tools)
-        offered = [*tools, *[t for p in self.plugins for t in p.tools()]]
+        """The reply the harness gets for a request with these (chat-format) messages and tools;
+        `NotContinuation` for a request that does not continue the conversation (recorded), the
+        model's stop (`ModelError`) once the episode ends on one."""
+        try:
+            new, compacted = self.continuation.take(messages)
+        except NotContinuation as e:
+            log.warning("refused a request to the job's endpoint: %s", e)
+            self.refused.append({"turn": self.turn, "messages": len(messages), "reason": str(e)})
+            raise
+        if compacted:
+            log.warning("the harness compacted its conversation: taking its summary and what follows")
+        self._take(new, tools)
+        offered = [*tools, *self.env.plugin_tools()]
         while True:
-            if self.turn >= self.max_turns:
-                self.result.stop_reason = "turn_budget"
-                raise TurnBudget(f"the job's turn budget ({self.max_turns}) is spent")
-            reply = await complete_async(self.model, self._model_view(), offered)
-            self.result.turns += 1
-            self._add(account_reply(self.result, reply), self.turn)
-            own = [c for c in reply.tool_calls if c.name in self._plugin_tool]
-            theirs = [c for c in reply.tool_calls if c.name not in self._plugin_tool]
-            for call in own:
-                self._add(self._run_plugin_tool(call), self.turn)
+            try:
+                reply = await self.episode.call(self.model, offered)
+            except ModelError as e:
+                self.episode.stop(e)
+                raise
+            theirs = [c for c in reply.tool_calls if c.name not in self._own]
+            for call in reply.tool_calls:
+                if call.name in self._own:
+                    self._run_plugin_tool(call)
             if theirs:
                 for call in theirs:
                     self._calls[call.id] = (call.name, call.arguments)
-                return AssistantMessage(reply.content, theirs, reply.usage, reply.latency_s, reply.extra)
-            if own:
+                return self.continuation.hand_out(AssistantMessage(reply.content, theirs, reply.usage, reply.latency_s, reply.extra))
+            if reply.tool_calls:
                 continue
-            nudge = self._on_stop()
+            nudge = self.env.on_stop(self.turn)
             if nudge is None:
                 self.result.stop_reason = "finished"
-                self.result.final_answer = reply.content or ""
-                return reply
-            self._add({"role": "user", "content": nudge, "stop_hook": True}, self.turn)
+                return self.continuation.hand_out(reply)
+            self.episode.add({"role": "user", "content": nudge, "stop_hook": True})
 
     def _take(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> None:
         """Add what the harness sent since its last request: its own messages and its tool results
-        (observed by the plugins); its copy of our replies is ours already."""
-        if len(messages) < self._seen:  # the harness compacted its history: take what follows its last reply
-            log.warning("the harness rewrote its conversation (%d messages, %d before): taking only its new messages",
-                        len(messages), self._seen)
-            last = max((i for i, m in enumerate(messages) if m["role"] == "assistant"), default=-1)
-            self._seen = last + 1
+        (observed by the environment)."""
         if not self.messages:
             system = next((m for m in messages if m["role"] == "system"), None)
-            blocks = [b.strip() for b in (p.system_prompt() for p in self.plugins) if b and b.strip()]
-            text = "\n\n".join([system["content"] if system else "", *blocks]).strip()
-            self._add({"role": "system", "content": text, "tools": [*tools, *[t for p in self.plugins for t in p.tools()]]}, 0)
+            text = "\n\n".join(b for b in (system["content"] if system else "", self.env.plugin_prompt()) if b).strip()
+            self.episode.add({"role": "system", "content": text, "tools": [*tools, *self.env.plugin_tools()]}, 0)
             messages = [m for m in messages if m is not system]
-            self._seen = 0
-        for msg in messages[self._seen:]:
-            if msg["role"] == "assistant":
-                continue
+        for msg in messages:
             if msg["role"] == "tool":
-                self._add(self._observed(msg), self.turn)
+                self._observed(msg)
             else:
                 content = msg.get("content")
                 if self.secret and isinstance(content, str):
                     content = content.replace(self.secret, "[job token]")
-                self._add({"role": msg["role"], "content": content}, self.turn)
-        self._seen = len(messages)
+                self.episode.add({"role": msg["role"], "content": content})
 
-    def _observed(self, msg: dict[str, Any]) -> dict[str, Any]:
-        """A harness tool result, observed by the plugins as our environment observes one."""
-        text = self.shown(msg.get("content") or "")
+    def _observed(self, msg: dict[str, Any]) -> None:
+        """A harness tool result, observed by the environment as one of its own."""
+        text = self.harness.shown(msg.get("content") or "")
         if self.secret:
             text = text.replace(self.secret, "[job token]")
         name, raw = self._calls.get(msg.get("tool_call_id", ""), ("", "{}"))
@@ -129,42 +133,17 @@ class HarnessConversation:
             args = json.loads(raw)
         except json.JSONDecodeError:
             args = {}
-        ours = self.tool_map(name, args if isinstance(args, dict) else {}, text)
-        appendix = ""
+        ours = self.harness.as_ours(name, args if isinstance(args, dict) else {}, text)
+        appendix, read, failed = "", 0, text.startswith("[error]")
         if ours is not None:
             tool, arguments, output = ours
-            obs = Observation(tool=tool, arguments=arguments, output=output, is_error=text.startswith("[error]"),
-                              turn=self.turn)
-            appendix = appendix_of(self.plugins, obs)
-            if tool in ("read", "bash"):
-                self.result.chars_read += len(output)
-        return {"role": "tool", "tool_call_id": msg.get("tool_call_id"), "name": name,
-                "content": f"{text}\n{appendix}" if appendix else text, "appendix": appendix, "chars": len(text)}
+            appendix = self.env.observe(Observation(tool, arguments, output, failed, self.turn))
+            read = len(output) if tool in READING_TOOLS else 0
+        self.episode.tool_result(msg.get("tool_call_id", ""), name, f"{text}\n{appendix}" if appendix else text, failed, appendix,
+                                 len(text), read=read)
 
-    def _run_plugin_tool(self, call: ToolCall) -> dict[str, Any]:
-        plugin = self._plugin_tool[call.name]
-        try:
-            args = json.loads(call.arguments or "{}")
-            result = plugin.call(call.name, args if isinstance(args, dict) else {}, self.turn)
-        except json.JSONDecodeError as e:
-            result = ToolResult(f"Invalid JSON arguments for {call.name}: {e}", is_error=True)
-        except Exception as e:  # a plugin's failure is the model's error result, never the job's end
-            log.exception("plugin tool %s failed", call.name)
-            result = ToolResult(f"Tool '{call.name}' failed: {type(e).__name__}: {e}", is_error=True)
-        return {"role": "tool", "tool_call_id": call.id, "name": call.name, "content": result.content,
-                "is_error": result.is_error, "appendix": "", "chars": len(result.content), "hidden": True}
-
-    def _on_stop(self) -> str | None:
-        for plugin in self.plugins:
-            message = plugin.on_stop(self.turn)
-            if message is not None:
-                return message
-        return None
-
-    def _model_view(self) -> list[dict[str, Any]]:
-        return [{k: m[k] for k in ("role", "content", "tool_calls", "tool_call_id") if k in m} for m in self.messages]
-
-    def _add(self, msg: dict[str, Any], turn: int) -> None:
-        msg = {**msg, "turn": turn, "time": time.time()}
-        self.messages.append(msg)
-        self.on_message(msg)
+    def _run_plugin_tool(self, call: ToolCall) -> None:
+        """A plugin tool the model called, run by the environment as in our own loop; the harness never sees it."""
+        result = self.env.execute(call, self.turn, time_left=self.episode.time_left())
+        self.episode.tool_result(call.id, call.name, result.content, result.is_error, result.appendix, result.own_chars,
+                                 hidden=True)

@@ -26,6 +26,7 @@ from runners.config.runner import AgentConfig
 from runners.config.schema import RootConfig, job_record_config
 from runners.core.config_fields import Enters, names, values
 from runners.core.frozen_fields import FROZEN_JOB, defaults_of, drop_new_defaults
+from runners.core.harness_names import is_own_loop
 from runners.core.task import Task
 from runners.core.task_extras import IdPart, TaskExtras
 from runners.models.registry import config_classes, flat_defaults, flat_model
@@ -203,5 +204,8 @@ def job_id(cfg: RootConfig, task: Task | str) -> str:
 
 
 def readable_id(cfg: RootConfig, task_id: str, digest: str) -> str:
-    parts = (cfg.benchmark.label, task_id, cfg.method.name, cfg.model.id, f"s{cfg.seed}", digest[:10])
+    """`<benchmark>__<task>__[<harness>__]<method>__<model>__s<seed>__<hash>`: a production harness's
+    job says its harness (our own loop's ids are as they always were)."""
+    harness = () if is_own_loop(cfg.agent.harness) else (cfg.agent.harness,)
+    parts = (cfg.benchmark.label, task_id, *harness, cfg.method.name, cfg.model.id, f"s{cfg.seed}", digest[:10])
     return "__".join(_SAFE.sub("-", str(p)) for p in parts)

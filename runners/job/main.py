@@ -17,34 +17,61 @@ import hydra
 from omegaconf import DictConfig
 
 from runners.config.schema import CONF_DIR, RootConfig, to_root
+from runners.core.harness_names import is_own_loop
 from runners.core.task import Task
 
 
 @hydra.main(config_path=str(CONF_DIR), config_name="config", version_base=None)
 def main(dcfg: DictConfig) -> None:
+    from runners.config.schema import UnknownKeys
     from runners.core.job_record import RecordWriteError
     from runners.core.record_types import RecordError
-    from runners.preflight.config_checks import ConfigError, check_config, check_tasks
-    from runners.preflight.refusals import Refusals
+    from runners.preflight.config_checks import ConfigError
 
     _logs_to_stderr()
     try:
         cfg = to_root(dcfg)
-        refusals = Refusals()  # every refusal at once, before anything is written
-        task = refusals.run(_task, cfg)
-        refusals.run(check_config, cfg)
-        if task is not None:
-            refusals.run(check_tasks, cfg, [task.id])
-        refusals.raise_any()
+        task = preflight(cfg)
+    except UnknownKeys as e:  # said with every other refusal of the command line
+        from hydra.core.hydra_config import HydraConfig
+
+        from runners.preflight.command_line import every_refusal
+
+        sys.exit(every_refusal(e, list(HydraConfig.get().overrides.task), check_command_line))
     except ConfigError as e:
         sys.exit(f"error: {e}")
-    assert task is not None
     try:
         _run(cfg, task)
     except RecordError as e:  # a record this version cannot read: left as it is
         sys.exit(f"error: {e}")
     except RecordWriteError as e:  # a full disk: the job is left unfinished, nothing torn
         sys.exit(f"error: {e.strerror}")
+
+
+def preflight(cfg: RootConfig) -> Task:
+    """The job's task, once every check has passed; every refusal at once, before anything is written."""
+    from runners.preflight.config_checks import check_config, check_tasks
+    from runners.preflight.refusals import Refusals
+
+    refusals = Refusals()
+    task = refusals.run(_task, cfg)
+    refusals.run(check_config, cfg)
+    if task is not None:
+        refusals.run(check_tasks, cfg, [task.id])
+    refusals.raise_any()
+    assert task is not None
+    return task
+
+
+def check_command_line(overrides: list[str]) -> None:
+    """The job of these overrides composed and checked as `main` would, outside Hydra's `main`
+    (raising what either refuses; runners.preflight.command_line.every_refusal)."""
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
+        preflight(to_root(compose("config", overrides=overrides)))
 
 
 def _run(cfg: RootConfig, task: Task) -> None:
@@ -73,7 +100,8 @@ def _run(cfg: RootConfig, task: Task) -> None:
         out = run_and_score(cfg, task.id, job_dir, jid, url)
     r = out.result
     metrics = (out.scores or {}).get("metrics", {})
-    print(f"{r.stop_reason} after {r.turns} turns; metrics {json.dumps(metrics)}", file=sys.stderr)
+    who = "" if is_own_loop(cfg.agent.harness) else f"{cfg.agent.harness}: "
+    print(f"{who}{r.stop_reason} after {r.turns} turns; metrics {json.dumps(metrics)}", file=sys.stderr)
     print(job_dir)
     if out.unscored:
         sys.exit(f"error: the job finished but is UNSCORED, its judge could not read the record (a failure of the host, "

@@ -24,7 +24,8 @@ from envs.environment import WorkspaceEnv
 from envs.sandbox import agent_root
 from envs.workspace import materialize
 from runners.agent.agent_texts import task_message
-from runners.agent.loop import EpisodeResult, run_episode_async
+from runners.agent.episode import EpisodeResult
+from runners.agent.harnesses import HARNESSES
 from runners.agent.methods import build_plugins
 from runners.config.schema import RootConfig, job_record_config
 from runners.core.job_record import (
@@ -41,7 +42,6 @@ from runners.core.job_record import (
 )
 from runners.core.record_types import JobMeta, Result
 from runners.core.task import Task
-from runners.harnesses.run import open_site, run_harness_async
 from runners.job.model import JobModel, job_model
 from runners.job.resume import fresh_job_dir
 from runners.job.scratch import job_scratch, remove_scratch
@@ -164,10 +164,10 @@ def record_time_limit(job_dir: Path, job_id: str, limit_s: float, wall_s: float)
 async def _episode(
     cfg: RootConfig, task: Task, job_dir: Path, meta: JobMeta, ws: Path, model_url: str | None, traj: Trajectory
 ) -> tuple[EpisodeResult, dict[str, Any]]:
-    site = open_site(cfg.agent.harness) if cfg.agent.harness != "dci" else None
+    harness = HARNESSES.get(cfg.agent.harness)  # our own loop or a production harness (runners/agent/harnesses.py)
+    setup = harness.setup(cfg.env)
     try:
-        env_cfg = site.env_config(cfg.env) if site else cfg.env
-        env, plugins = await asyncio.to_thread(_environment, cfg, env_cfg, task, job_dir, meta, ws)
+        env, plugins = await asyncio.to_thread(_environment, cfg, setup.env_config(cfg.env), task, job_dir, meta, ws)
         try:
             model = job_model(cfg, task.id, model_url, job_dir.parent, meta.job_id)  # limiter, cache, spend, budget
             prompt = task_message(task, env.agent_root, cfg.method.texts)
@@ -175,19 +175,15 @@ async def _episode(
             await asyncio.to_thread(env.close)  # its scratch, its cgroup
             raise
         try:
-            if site is None:
-                res = await run_episode_async(model.model, env, prompt, cfg.agent, on_message=traj)
-            else:
-                res, harness = await run_harness_async(cfg.agent.harness, site, model.model, env, prompt, cfg.agent, traj,
-                                                      task.sandbox.service)
-                await asyncio.to_thread(write_plugin_record, job_dir, "harness", harness)
+            res, record = await harness.run(setup, model.model, env, prompt, cfg.agent, traj, task.sandbox.service)
+            if record is not None:
+                await asyncio.to_thread(write_plugin_record, job_dir, "harness", record)
         except BaseException:
             await close_episode(env, model)
             raise
         delivered = await close_episode(env, model, functools.partial(_deliver, cfg, task, job_dir, ws, env, plugins, res))
     finally:
-        if site is not None:
-            await asyncio.to_thread(site.close)
+        setup.close()
     return res, {**delivered, **model.record_fields(res.stop_reason, cfg.budget.job_usd)}
 
 

@@ -289,6 +289,12 @@ def settled(model: M, out: str, default_mode: str = JOB_CACHE) -> M:
     return dataclasses.replace(model, cache=mode, cache_dir=folder)
 
 
+def beside_records(configured: str | None, out: str | Path, kind: str) -> Path:
+    """A call cache's folder: the configured one, else beside the records, `<out>/.cache/<kind>` (the
+    judges' `judge`, the probe's `probe`): on the records' disk, shared by the sweeps of one `out`."""
+    return Path(configured).expanduser() if configured else Path(out) / BESIDE_RECORDS.parent / kind
+
+
 def call_cache_folder(configured: str | None, out: str | Path) -> Path:
     """Where calls are cached: `model.cache_dir`, else $RUNNINGTAB_CALL_CACHE, else beside the records,
     `<out>/.cache/calls`: it grows with the records, on their disk (not on a checkout's small home
@@ -301,4 +307,4 @@ def call_cache_folder(configured: str | None, out: str | Path) -> Path:
         if not root.is_absolute():
             raise ValueError(f"${ROOT_VARIABLE}={variable!r} is relative: give an absolute folder (every process of a sweep reads it from its own working folder)")
         return root
-    return Path(out) / BESIDE_RECORDS
+    return beside_records(None, out, BESIDE_RECORDS.name)

@@ -33,7 +33,7 @@ class ModelConfig:
     cache (runners/models/call_cache.py); null = the entry point's default (read_write in a sweep, off
     for runners.job); `cache_dir`: its folder (null = $RUNNINGTAB_CALL_CACHE, else `<out>/.cache/calls`, beside
     the records; several sweeps may share one). None of these change a job id. `name` (the model id sent to the API) has no default: a
-    config that leaves it unset fails with "Missing mandatory value: name".
+    config that leaves it unset is refused before anything runs ("model.name has no value …", `to_root`).
     """
 
     kind: str = setting(_REPLY, default="scripted")

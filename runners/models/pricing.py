@@ -45,6 +45,10 @@ class Rate:
     cached_input: float | None = None
     above_input_tokens: int = 0  # the tier starts above this many prompt tokens (0: the base rate)
 
+    def describe(self) -> str:
+        cached = self.input if self.cached_input is None else self.cached_input
+        return f"${self.input:g} input, ${cached:g} cached input, ${self.output:g} output per 1M tokens"
+
     def cost(self, input_tokens: int, cached_tokens: int, output_tokens: int) -> float:
         cached = min(max(cached_tokens, 0), input_tokens)
         cached_rate = self.input if self.cached_input is None else self.cached_input
@@ -59,6 +63,14 @@ class Price:
     tiers: tuple[Rate, ...] = ()
     source: str = "inline"  # the pricing file and its date, or "inline" (the model config's own fields)
     placeholder: bool = False
+    page: str = ""  # the provider's page the file's `source` names
+
+    def rates(self) -> str:
+        """`$0.05 input, $0.005 cached input, $0.4 output per 1M tokens` (and the tiers, when it has some)."""
+        text = self.base.describe()
+        for tier in self.tiers:
+            text += f"; above {tier.above_input_tokens:,} prompt tokens {tier.describe()}"
+        return text
 
     def cost(self, input_tokens: int, cached_tokens: int, output_tokens: int) -> float:
         rate = self.base
@@ -96,7 +108,23 @@ def pricing_path(name: str) -> Path:
     return PRICING_DIR / f"{name}.yaml"
 
 
-def unpriced(cfg: ModelConfig) -> str | None:
+@dataclass(frozen=True)
+class Unpriced:
+    """Why a model has no price a paper run can rely on (`why`), what its calls are counted at
+    meanwhile (`counted`: a placeholder price is used as it is; a missing one counts as $0) and how
+    to give it a real one (`fix`). Two different truths, so two different messages."""
+
+    why: str
+    counted: str
+    fix: str
+
+    @property
+    def warning(self) -> str:
+        """The line a run that goes ahead anyway prints."""
+        return f"{self.why}: {self.counted}"
+
+
+def unpriced(cfg: ModelConfig) -> Unpriced | None:
     """Why `cfg` has no price a paper run can rely on (a placeholder, a missing entry, no price
     at all), or None when it has one. The scripted model prices its own turns."""
     if cfg.kind == "scripted":
@@ -104,12 +132,22 @@ def unpriced(cfg: ModelConfig) -> str | None:
     try:
         price = price_of(cfg)
     except PricingError as e:
-        return str(e)
+        return Unpriced(str(e), _AT_NO_COST, "give the model an entry in its pricing file (conf/pricing/, docs/models.md)")
     if price.placeholder:
-        return f"the price of {cfg.name!r} in {price.source} is marked placeholder: check it against the provider's page"
+        return Unpriced(f"the price of {cfg.name!r} in {price.source} is marked placeholder (not checked yet)",
+                        f"its calls are counted at that placeholder price ({price.rates()}) in costs, spend and budgets",
+                        f"check it against the provider's page{_page(price)}, then set as_of and remove `placeholder` in that file")
     if price.free:
-        return f"model {cfg.id!r} has no price (set model.pricing to a pricing file in conf/pricing/, or its price_*_per_mtok)"
+        return Unpriced(f"model {cfg.id!r} has no price", _AT_NO_COST,
+                        "set model.pricing to a pricing file in conf/pricing/, or its price_*_per_mtok")
     return None
+
+
+_AT_NO_COST = "its calls are counted at no cost ($0): costs, spend and budgets leave them out"
+
+
+def _page(price: Price) -> str:
+    return f" ({price.page})" if price.page else ""
 
 
 def _stat(path: Path) -> os.stat_result:
@@ -138,7 +176,7 @@ def _file_price(path: str, mtime_ns: int, size: int, model: str) -> Price:
         tiers = tuple(sorted((_rate(t) for t in entry.get("tiers") or []), key=lambda r: r.above_input_tokens))
     except (KeyError, TypeError, ValueError) as e:
         raise PricingError(f"pricing file {path}, model {model!r}: {e} (each rate needs input and output, USD per 1M tokens)") from None
-    return Price(base, tiers, source, bool(entry.get("placeholder", doc.get("placeholder", False))))
+    return Price(base, tiers, source, bool(entry.get("placeholder", doc.get("placeholder", False))), str(doc.get("source") or ""))
 
 
 def _rate(d: dict[str, Any]) -> Rate:

@@ -21,8 +21,10 @@ from collections.abc import Callable, Sequence
 from runners.config.schema import (
     AXES,
     CONF_DIR,
+    ConfigError,
     group_options,
     register,
+    searchpath_of,
     unknown_key_message,
 )
 
@@ -76,27 +78,108 @@ def sweep_value_refusal(argv: Sequence[str], prog: str) -> str | None:
 
 def composition_refusal(error: BaseException) -> str | None:
     """One `error:` line for what Hydra refused while composing (None: not a composition error)."""
+    text = _refused(error)
+    return None if text is None else f"error: {text}"
+
+
+def _refused(error: BaseException, searchpath: Sequence[str] = ()) -> str | None:
+    """What Hydra refused, in the project's words (None: not a composition error); `searchpath`:
+    the command line's `hydra.searchpath`, whose folders offer options too."""
     from hydra.errors import HydraException, MissingConfigException
-    from omegaconf.errors import (
-        ConfigAttributeError,
-        ConfigKeyError,
-        OmegaConfBaseException,
-    )
+    from omegaconf.errors import OmegaConfBaseException
 
     if not isinstance(error, HydraException):
         return None
-    cause = error.__cause__
-    known = getattr(cause, "object_type", None)
-    if isinstance(cause, ConfigAttributeError | ConfigKeyError) and dataclasses.is_dataclass(known):
-        key = str(cause.full_key)
-        return f"error: {_of_another_kind(key, known) or unknown_key_message(key, known)}"
+    key, known = _refused_key(error)
+    if key is not None and known is not None:
+        return _of_another_kind(key, known) or unknown_key_message(key, known)
     if isinstance(error, MissingConfigException) and error.missing_cfg_file and (CONF_DIR / error.missing_cfg_file).parent.is_dir():
         group, _, name = error.missing_cfg_file.rpartition("/")
-        return f"error: unknown {group} {name!r}; valid {group} names: {', '.join(group_options(group))}"
+        where = " (conf/ and hydra.searchpath)" if searchpath else ""
+        return f"unknown {group} {name!r}; valid {group} names{where}: {', '.join(group_options(group, searchpath))}"
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-    if isinstance(cause, OmegaConfBaseException):
-        lines.append(str(cause).splitlines()[0])
-    return "error: " + "; ".join(lines)
+    if isinstance(error.__cause__, OmegaConfBaseException):
+        lines.append(str(error.__cause__).splitlines()[0])
+    return "; ".join(lines)
+
+
+def _refused_key(error: BaseException) -> tuple[str | None, type | None]:
+    """The key a composition error refused (one the schema, or this kind of config, does not have)
+    and the config class that lacks it; (None, None) for any other error."""
+    from hydra.errors import HydraException
+    from omegaconf.errors import ConfigAttributeError, ConfigKeyError
+
+    cause = error.__cause__ if isinstance(error, HydraException) else None
+    known = getattr(cause, "object_type", None)
+    if isinstance(cause, ConfigAttributeError | ConfigKeyError) and dataclasses.is_dataclass(known):
+        return str(cause.full_key), known  # type: ignore[return-value]
+    return None, None
+
+
+def every_refusal(first: BaseException, overrides: Sequence[str], check: Callable[[list[str]], object]) -> str:
+    """The `error:` text for `first` together with every other refusal of the same command line
+    (`run_cli` asks `_refused` first whether `first` is one at all).
+
+    What Hydra refuses stops its composition at the first key it does not know, and the entry
+    point's own checks (keys, data, prices, the task file) never ran: a user with a misspelled key, a
+    missing folder and an unset key would learn of one per run. So each refused key's overrides are
+    left out and the command line composed and checked again (`check(overrides)`: the entry point's
+    composition and preflight, raising what they refuse), until it passes or refuses something
+    other than a key. The mains call it too, for the keys `to_root` refuses (`UnknownKeys`:
+    `+agent.max_turn=5`, which Hydra composes)."""
+    from runners.config.schema import UnknownKeys
+    from runners.preflight.refusals import ConfigErrors, messages_of
+
+    messages: list[str] = []
+    kept = list(overrides)
+    error: BaseException | None = first
+    for _ in range(len(kept) + 1):  # each round drops at least one override
+        if error is None:
+            break
+        if isinstance(error, UnknownKeys):
+            keys = list(error.keys)
+            messages.extend(error.messages)
+        elif isinstance(error, ConfigError):
+            messages.extend(messages_of(error))
+            break
+        else:
+            text = _refused(error, searchpath_of(overrides))
+            if text is None:  # not a refusal (a failure of its own, said by the run itself)
+                break
+            messages.append(text)
+            keys = _refused_overrides(error)
+        dropped = [o for o in kept if _override_key(o) in keys]
+        if not dropped:
+            break
+        kept = [o for o in kept if o not in dropped]
+        error = _checked(check, kept)
+    return f"error: {ConfigErrors(messages)}"
+
+
+def _refused_overrides(error: BaseException) -> list[str]:
+    """The override keys a composition error refused: a key no config has, or a group whose option
+    does not exist (`model=nosuch`); [] when it names none."""
+    from hydra.errors import MissingConfigException
+
+    key, _ = _refused_key(error)
+    if key is not None:
+        return [key]
+    if isinstance(error, MissingConfigException) and error.missing_cfg_file:
+        return [error.missing_cfg_file.rpartition("/")[0].replace("/", ".")]
+    return []
+
+
+def _checked(check: Callable[[list[str]], object], overrides: list[str]) -> BaseException | None:
+    """What `check` raises for these overrides (None: they pass)."""
+    try:
+        check(overrides)
+    except Exception as e:  # noqa: BLE001 - sorted by `every_refusal`: a refusal it knows, or none
+        return e
+    return None
+
+
+def _override_key(override: str) -> str:
+    return override.partition("=")[0].lstrip("+~")
 
 
 def _of_another_kind(key: str, cls: type) -> str | None:
@@ -188,10 +271,13 @@ def typed(overrides: Sequence[str]) -> list[str]:
 def run_cli(
     main: Callable[[], None], prog: str, argv: Sequence[str] | None = None,
     show: Callable[[list[str], list[str]], int | None] | None = None,
+    check: Callable[[list[str]], object] | None = None,
 ) -> None:
     """Refuse multirun and null groups, then hand the command line to Hydra's `main` (the sweep's
     with its `root_choices` first). `show(args, root_choices)`: the sweep's own `--cfg job` (its grid,
-    runners/sweep/show.py); None when the command line does not ask for it."""
+    runners/sweep/show.py); None when the command line does not ask for it. `check(overrides)`: the
+    entry point's composition and preflight outside Hydra's `main`, by which a refusal of Hydra's is
+    said together with every other refusal of the command line (`every_refusal`)."""
     args = list(sys.argv[1:] if argv is None else argv)
     message = multirun_refusal(args, prog) or null_group_refusal(args) or sweep_value_refusal(args, prog)
     if message:
@@ -209,7 +295,14 @@ def run_cli(
     try:
         main()
     except Exception as e:
-        message = composition_refusal(e)
-        if message is None:
+        if _refused(e) is None:
             raise
-        sys.exit(message)
+        sys.exit(every_refusal(e, overrides_typed(args), check) if check is not None else composition_refusal(e))
+
+
+def overrides_typed(args: Sequence[str]) -> list[str]:
+    """The overrides of a command line (Hydra's flags and their values left out)."""
+    from hydra._internal.utils import get_args_parser
+
+    parsed, _ = get_args_parser().parse_known_args(list(args))
+    return [str(o) for o in parsed.overrides or []]

@@ -25,11 +25,15 @@ __all__ = ["ConfigError", "benchmark_tasks", "check_config", "check_configs", "c
 
 
 def check_sweep(cfgs: Iterable[RootConfig], here: bool = True) -> None:
-    """What a sweep checks before its first job: every config (`check_configs`), then every distinct
-    benchmark's tasks load, i.e. its data is there (slurm.launch and `--cfg job` run it whole)."""
+    """What a sweep checks before its first job: every config (`check_configs`), the GPUs its served
+    models need against the cluster's (runners/preflight/gpus.py), then every distinct benchmark's
+    tasks load, i.e. its data is there (slurm.launch and `--cfg job` run it whole)."""
+    from runners.preflight.gpus import check_gpus
+
     cfgs = list(cfgs)
     refusals = Refusals()
     refusals.run(check_configs, cfgs, here)
+    refusals.run(check_gpus, cfgs, not here)  # not here: a Slurm submission, whose allocation has the GPUs
     for cfg in {repr(c.benchmark): c for c in cfgs}.values():
         refusals.run(benchmark_tasks, cfg)
     refusals.raise_any()
@@ -44,7 +48,9 @@ def benchmark_tasks(cfg: RootConfig) -> list[Task]:
     _check_data(cfg, set())  # prepared data that does not match its manifest is not loaded (one refusal, not two)
     try:
         return load_benchmark(cfg.benchmark).tasks()
-    except (BenchmarkError, NativeFormatError, FileNotFoundError) as e:
+    except NativeFormatError as e:  # every bad line of the task file, each its own refusal
+        raise ConfigErrors([f"benchmark={cfg.benchmark.name}: {p}" for p in e.problems]) from e
+    except (BenchmarkError, FileNotFoundError) as e:
         hint = _prepare_hint(cfg)
         raise ConfigError(f"benchmark={cfg.benchmark.name}: {hint} (its loader: {e})" if hint else f"benchmark={cfg.benchmark.name}: {e}") from e
 
@@ -79,10 +85,9 @@ def check_config(cfg: RootConfig, here: bool = True, data_checked: set[tuple[str
     """Raise ConfigError (`ConfigErrors` for several) naming every problem found in `cfg`."""
     refusals = Refusals()
     refusals.run(_check_agent, cfg)
-    if cfg.agent.harness != "dci":
-        refusals.run(_check_harness, cfg, here)
+    refusals.run(_check_harness, cfg, here)
     refusals.run(_check_env, cfg, here)
-    refusals.run(_check_model, cfg.model)
+    refusals.run(_check_model, cfg.model, here and not (cfg.cluster.address or os.environ.get("RAY_ADDRESS")))
     refusals.run(_check_call_cache, cfg.model)
     refusals.run(_check_budget, cfg)
     refusals.run(_check_names, cfg)
@@ -118,16 +123,21 @@ def _check_budget(cfg: RootConfig) -> None:
     wrong = [f"budget.{name}={value}: give a positive amount in USD, or null for no limit"
              for name in ("sweep_usd", "cell_usd", "job_usd", "estimate_usd")
              if (value := getattr(b, name)) is not None and not value > 0]
-    if (b.sweep_usd or b.cell_usd) and not (b.estimate_usd or b.job_usd):
+    if b.limits_spend and not (b.estimate_usd or b.job_usd):
         wrong.append("budget.sweep_usd/cell_usd need the expected cost of a cell's first jobs (before any has finished): "
                      "set budget.estimate_usd (USD per job) or budget.job_usd")
-    why = unpriced(cfg.model)
-    if why and not b.allow_unpriced:
-        wrong.append(f"{why}; this preset needs real prices to keep its budget (or pass budget.allow_unpriced=true)")
+    problem = unpriced(cfg.model)
+    if problem and not b.allow_unpriced:
+        wrong.append(f"{problem.why}; this preset needs real prices to keep its budget: {problem.fix} "
+                     f"(or pass budget.allow_unpriced=true, and {problem.counted})")
     if wrong:
         raise ConfigErrors(wrong)
-    if why and cfg.model.pricing:
-        logging.getLogger(__name__).warning("%s: its calls are counted at no cost", why)
+    if problem and cfg.model.pricing and problem.warning not in _WARNED:  # once a model, not once a cell
+        _WARNED.add(problem.warning)
+        logging.getLogger(__name__).warning("%s", problem.warning)
+
+
+_WARNED: set[str] = set()
 
 
 def _check_agent(cfg: RootConfig) -> None:
@@ -146,23 +156,17 @@ def _check_agent(cfg: RootConfig) -> None:
 
 
 def _check_harness(cfg: RootConfig, here: bool = True) -> None:
-    """A production harness: a known one, installed where RUNNINGTAB_AGENTS_PREFIX says, run in bubblewrap."""
-    from envs.sandbox import resolve_mode
-    from runners.harnesses.kinds import HARNESSES
-    from runners.harnesses.run import HarnessUnavailable, agents_prefix
+    """The harness: a known one, with what it needs here (a production harness: installed where
+    RUNNINGTAB_AGENTS_PREFIX says, run in bubblewrap)."""
+    from runners.agent.harnesses import HARNESSES
 
     try:
-        HARNESSES.check(cfg.agent.harness)
-        if here:
-            agents_prefix(cfg.agent.harness)
-            if resolve_mode(cfg.env.sandbox) != "bwrap":
-                raise HarnessUnavailable(f"agent.harness={cfg.agent.harness} runs only inside bubblewrap: install it "
-                                         "(apt-get install bubblewrap) and keep env.sandbox=auto or bwrap")
+        HARNESSES.get(cfg.agent.harness).check(cfg.env, here)
     except (ValueError, RuntimeError) as e:
         raise ConfigError(str(e)) from None
 
 
-def _check_model(model: ModelConfig) -> None:
+def _check_model(model: ModelConfig, local: bool = True) -> None:
     from runners.models.registry import KINDS, config_class
     from runners.models.scripted import ScriptedModelConfig
 
@@ -179,7 +183,7 @@ def _check_model(model: ModelConfig) -> None:
         refusals.messages.append(f"model.server.slots={slots}: give the requests one replica serves at once (llama.cpp's "
                                  "server: 1), 0 for no cap, or leave it unset for the kind's")
     refusals.run(_require_key, getattr(model, "api_key_env", None), f"model {model.id!r}")
-    refusals.run(_check_backend, model)
+    refusals.run(_check_backend, model, local)
     refusals.raise_any()
 
 
@@ -189,16 +193,42 @@ def _require_key(key_env: str | None, who: str, instead: str = "") -> None:
                           f"running{instead} (the key never enters configs or records)")
 
 
-def _check_backend(model: ModelConfig) -> None:
-    """A model the sweep serves with llama.cpp needs the `embedded` extra, which a plain install leaves out."""
+def _check_backend(model: ModelConfig, local: bool = True) -> None:
+    """A model the sweep serves: llama.cpp needs the `embedded` extra, which a plain install leaves
+    out; vLLM needs its weights named and, when it starts on this machine (`local`: no cluster to
+    join, as `runners.job` and a local sweep), its command found here (it lives in an environment of
+    its own); either needs at least one replica of at least one rank."""
     import importlib.util
+    import shutil
 
     from runners.models.embedded import BACKEND_HINT
-    from runners.models.server import needs_server
+    from runners.models.server import (
+        ServedModelConfig,
+        ServerError,
+        needs_server,
+        vllm_command,
+    )
 
-    if model.kind == "llamacpp" and needs_server(model) and importlib.util.find_spec("llama_cpp") is None:
-        raise ConfigError(f"model {model.id!r} is served by llama.cpp, which is not installed: {BACKEND_HINT}; "
-                          "or run an API or vLLM model")
+    if not needs_server(model) or not isinstance(model, ServedModelConfig):
+        return
+    s = model.server
+    wrong = [f"model.server.{k}={v}: give 1 or more" for k, v in (("replicas", s.replicas), ("tensor_parallel_size", s.tensor_parallel_size)) if v < 1]
+    if model.kind == "llamacpp" and not s.executable and importlib.util.find_spec("llama_cpp") is None:
+        wrong.append(f"model {model.id!r} is served by llama.cpp, which is not installed: {BACKEND_HINT}; or run an API or vLLM model")
+    if model.kind == "vllm" and not s.model_path:
+        wrong.append(f"model {model.id!r} is served by vLLM, which needs model.server.model_path (a local folder of "
+                     "weights, or a Hugging Face id)")
+    elif model.kind == "vllm" and local:
+        try:
+            command = vllm_command(model, 0)
+        except ServerError as e:
+            wrong.append(f"model {model.id!r}: {e}")
+        else:
+            if s.executable and not (shutil.which(command[0]) or os.access(command[0], os.X_OK)):
+                wrong.append(f"model.server.executable={command[0]}: no such program (vLLM lives in an environment of its own: "
+                             "name its `vllm` or its Python there, docs/models.md#vllm)")
+    if wrong:
+        raise ConfigErrors(wrong)
 
 
 def _check_judge_key(cfg: RootConfig) -> None:

@@ -2,8 +2,8 @@
 from one run, each with the command or override that fixes it, instead of one per run.
 
 A check raises `ConfigError` for what it refuses; `Refusals` runs independent checks one after
-another, keeps each message (once, in order) and raises them together as `ConfigErrors`, which is
-a `ConfigError`, so every caller that catches one still does.
+another, keeps each message (once, in order) and raises them together as `ConfigErrors`
+(runners/config/schema.py, beside `ConfigError`, which it is, so every caller that catches one still does).
 """
 
 from __future__ import annotations
@@ -12,23 +12,11 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from eval.benchmarks.base import BenchmarkError
-from runners.config.schema import ConfigError
+from runners.config.schema import ConfigError, ConfigErrors
 from runners.core.registry import DottedPathError, UnknownName
 
 T = TypeVar("T")
-
-
-class ConfigErrors(ConfigError):
-    """Several refusals; `messages` are their lines. One reads as that one line, as before."""
-
-    def __init__(self, messages: list[str]) -> None:
-        self.messages = list(dict.fromkeys(messages))
-        if len(self.messages) == 1:
-            text = self.messages[0]
-        else:
-            text = (f"{len(self.messages)} problems stop this before it starts (nothing was started or written); fix each:\n"
-                    + "\n".join(f"  - {m}" for m in self.messages))
-        super().__init__(text)
+__all__ = ["ConfigErrors", "Refusals", "messages_of"]
 
 
 def messages_of(error: ConfigError) -> list[str]:

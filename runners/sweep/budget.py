@@ -103,7 +103,7 @@ class SweepBudget:
 
     @property
     def limited(self) -> bool:
-        return bool(self.cfg.sweep_usd or self.cfg.cell_usd)
+        return self.cfg.limits_spend
 
     def update(self, snapshot: dict[str, Any] | None) -> None:
         """The governor's counts: paid this run, in total, per cell and per running job."""
@@ -212,4 +212,4 @@ def _paid(job_dir: Path) -> float | None:
         return None
     if result is None:
         return None
-    return result.spend + sum(float(e.get("spend") or 0.0) for e in result.earlier_errors)
+    return result.paid

@@ -126,7 +126,7 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str],
     logged = ledger.records()  # read once: a record it vouches for is stat'ed, not read
     rescored, local = resume_scan(specs, sdir, logged)  # a new judge re-scores finished records, it does not re-run them
     todo = [s for s in specs if s.job_id not in local and s.job_id not in (stored or set())]
-    if root.budget.sweep_usd is not None or root.budget.cell_usd is not None:
+    if root.budget.limits_spend:
         from runners.sweep.budget import paired
 
         todo = paired(todo)  # a pair admitted together starts together
@@ -193,11 +193,13 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str],
 
 
 def resume_command(overrides: Sequence[str]) -> str:
-    """A command that resumes this sweep: the overrides as typed (the grid's root choices, which the
-    command line adds again, left out)."""
+    """A command that resumes this sweep, in the form the user typed it (`runningtab sweep` or
+    `python -m runners.sweep`): the overrides as typed (the grid's root choices, which the command
+    line adds again, left out)."""
+    from runners.cli import typed_command
     from runners.preflight.command_line import typed
 
-    return shlex.join(["python", "-m", "runners.sweep", *typed(overrides)])
+    return shlex.join([*typed_command("runners.sweep"), *typed(overrides)])
 
 
 def _part(root: RootConfig) -> tuple[int, int] | None:
@@ -269,19 +271,40 @@ def _experiment() -> str | None:
     return None if choice in (None, "null") else choice
 
 
+def command_overrides() -> list[str]:
+    """The command line's overrides as typed. Hydra keeps them in a config node, where a value that
+    interpolates (`model.script_dir=DIR/${agent.harness}`) reads resolved against the root's config:
+    every cell of the grid was then given the root's value (its first harness), not its own."""
+    task = HydraConfig.get().overrides.task
+    return [str(o) for o in OmegaConf.to_container(task, resolve=False)]  # type: ignore[union-attr]
+
+
 @hydra.main(config_path=str(CONF_DIR), config_name="config", version_base=None)
 def main(cfg: DictConfig) -> None:
+    from runners.config.schema import UnknownKeys
     from runners.core.record_types import RecordError
     from runners.models.call_cache import SWEEP_CACHE
+    from runners.models.server import ServerError
     from runners.preflight.config_checks import ConfigError
     from runners.sweep.budget import HELD_EXIT
     from runners.sweep.ownership import SweepBusy
     from runners.sweep.stopping import Interrupted, exit_stopped
 
+    given = HydraConfig.get().overrides
+    # Hydra keeps `hydra.searchpath` (your configs outside the checkout) apart from the task's overrides;
+    # every cell of the grid is composed with it, and the resume line repeats it
+    overrides = [*command_overrides(), *(o for o in given.hydra if o.partition("=")[0].lstrip("+") == "hydra.searchpath")]
     try:
-        out = run_sweep(to_root(cfg, SWEEP_CACHE), list(HydraConfig.get().overrides.task), _experiment())
+        out = run_sweep(to_root(cfg, SWEEP_CACHE), overrides, _experiment())
+    except UnknownKeys as e:  # said with every other refusal of the command line
+        from runners.preflight.command_line import every_refusal, typed
+        from runners.sweep.grid import check_command_line
+
+        sys.exit(every_refusal(e, typed(overrides), check_command_line))
     except (ConfigError, RecordError, SweepBusy) as e:  # a record this version cannot read is left as it is
         sys.exit(f"error: {e}")
+    except ServerError as e:  # a model server that did not start (its log named); Ray's wrapper holds its own error as `cause`
+        sys.exit(f"error: {getattr(e, 'cause', None) or e}")
     except Interrupted as stop:
         exit_stopped(stop)
     if out["held"]:  # the last line, and an exit code of its own: CI and scripts tell "held" from "done"

@@ -23,12 +23,14 @@ from runners.config.schema import (
     RootConfig,
     check_choice,
     listed_axes,
+    searchpath_of,
     to_root,
 )
 from runners.core.task import Task
 from runners.job.identity import CellDigest, JobSpec, readable_id, task_digests
 from runners.models.call_cache import SWEEP_CACHE
 from runners.preflight.config_checks import benchmark_tasks, check_configs, check_tasks
+from runners.preflight.gpus import check_gpus
 from runners.preflight.refusals import Refusals
 
 HARNESS_KEY = "agent.harness"
@@ -60,11 +62,12 @@ def grid_axes(root: RootConfig, overrides: list[str]) -> tuple[dict[str, list[st
     narrowed, _ = split_overrides(overrides)
     axes = {g: [str(n) for n in narrowed.get(g, getattr(root.grid, g))] for g in AXES}
     seeds = [int(s) for s in narrowed.get("seed", root.grid.seed)]
+    searchpath = searchpath_of(overrides)  # configs of yours outside the checkout (`hydra.searchpath=[file://DIR]`)
     for group, names in axes.items():
         if not names:
             raise ConfigError(f"grid.{group} is empty; give at least one {group} name")
         for name in names:
-            check_choice(group, name)
+            check_choice(group, name, searchpath)
     if not seeds:
         raise ConfigError("grid.seed is empty; give at least one seed")
     return axes, seeds
@@ -76,6 +79,7 @@ def cells(root: RootConfig, overrides: list[str], experiment: str | None) -> lis
     axes, seeds = grid_axes(root, overrides)
     _, rest = split_overrides(overrides)
     base = [f"experiment={experiment}"] if experiment else []
+    base += [o for o in overrides if o.partition("=")[0].lstrip("+") == "hydra.searchpath"]  # each cell finds your configs too
     return [cfg for values in itertools.product(*(axes[a] for a in AXES))
             for cfg in _seeded([*base, *(f"{a}={v}" for a, v in zip(AXES, values, strict=True))], seeds, rest)]
 
@@ -128,13 +132,15 @@ def compose_sweep(overrides: list[str], choices: list[str]) -> tuple[RootConfig,
         return root, experiment, cells(root, list(overrides), experiment)
 
 
-def expand(root: RootConfig, overrides: list[str], experiment: str | None) -> list[JobSpec]:
+def expand(root: RootConfig, overrides: list[str], experiment: str | None, configs: list[RootConfig] | None = None) -> list[JobSpec]:
     """All jobs of the sweep: every cell times its benchmark's tasks (or `grid.tasks`); raises
-    `runners.preflight.config_checks.ConfigError` for a config that cannot run."""
+    `runners.preflight.config_checks.ConfigError` for a config that cannot run. `configs`: the
+    cells, when they are composed already (`compose_sweep`)."""
     specs: list[JobSpec] = []
-    configs = cells(root, overrides, experiment)
-    refusals = Refusals()  # every refusal at once: the configs', then each benchmark's data
+    configs = cells(root, overrides, experiment) if configs is None else configs
+    refusals = Refusals()  # every refusal at once: the configs', the GPUs, then each benchmark's data (as check_sweep)
     refusals.run(check_configs, configs)
+    refusals.run(check_gpus, configs)
     loaded = {key: refusals.run(_tasks, cfg, root.grid.tasks) for key, cfg in {repr(c.benchmark): c for c in configs}.items()}
     refusals.raise_any()
     tasks = {key: (found, task_digests(found)) for key, found in loaded.items() if found is not None}  # hashed once, not once per cell
@@ -145,6 +151,16 @@ def expand(root: RootConfig, overrides: list[str], experiment: str | None) -> li
         specs.extend(JobSpec(readable_id(cfg, t.id, cell(digests[t.id])), cfg, t.id) for t in found)
     refusals.raise_any()
     return specs
+
+
+def check_command_line(overrides: list[str]) -> None:
+    """The sweep of these overrides composed and checked as its driver would, outside Hydra's `main`
+    (raising what either refuses): `runners.preflight.command_line.every_refusal` runs it again with
+    each refused key left out, so that one run names every refusal."""
+    from runners.preflight.command_line import root_choices
+
+    root, experiment, configs = compose_sweep(overrides, root_choices(overrides))
+    expand(root, overrides, experiment, configs)
 
 
 def _tasks(cfg: RootConfig, only: list[str]) -> list[Task]:

@@ -29,7 +29,7 @@ def money_line(sdir: Path, job_ids: Iterable[str], spent: float | None) -> str |
         except (RecordError, OSError):
             continue
         if result is not None:
-            cost, paid, n = cost + result.cost, paid + result.spend, n + 1
+            cost, paid, n = cost + result.cost, paid + result.paid, n + 1
     spent = paid if spent is None else spent
     if not (spent or cost):
         return None

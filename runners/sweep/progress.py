@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.table import Table
 
+from runners.core.harness_names import is_own_loop
 from runners.job.identity import JobSpec
 from runners.sweep.console import (
     PLAIN_EVERY_S,
@@ -40,7 +41,7 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")  # what a log line never carries
 def row_of(spec: JobSpec) -> str:
     """The progress table's row of a job: its method, after its harness when that is not our own loop."""
     harness = spec.cfg.agent.harness
-    return spec.cfg.method.name if harness == "dci" else f"{harness} · {spec.cfg.method.name}"
+    return spec.cfg.method.name if is_own_loop(harness) else f"{harness} · {spec.cfg.method.name}"
 
 
 class Progress:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from runners.config.runner import TrackerConfig
+from runners.core.harness_names import is_own_loop
 from runners.core.job_record import JobRecord
 from runners.core.record_types import JobMeta
 from runners.tracking.cells import (
@@ -254,7 +255,7 @@ class WandbTracker:
         expected = self.expected.get(cell)
         summary = cell_summary(rows, len(expected) if expected is not None else None)
         group, tags = cell.method, [cell.benchmark, cell.model, f"seed{cell.seed}", cell.method]
-        if cell.harness != "dci":  # a production harness's runs: grouped and tagged apart from our own loop's
+        if not is_own_loop(cell.harness):  # a production harness's runs: grouped and tagged apart from our own loop's
             group, tags = f"{cell.harness}/{cell.method}", [*tags, cell.harness]
         run = self._init(self.logged_cells.run_id(cell.name), cell.name, group, tags,
                          cell_config(cell, config, self.sweep, summary["partial"]))

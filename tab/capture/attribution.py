@@ -9,10 +9,11 @@ The rule, in order:
    several (`cat a b`, `cat a; grep x b`), a file whose whole text appears verbatim in the rest
    takes exactly that text, and each line left goes to the one named file that holds it.
 4. Every credited line must be the file's own text (`own_text.py`); what no file is proven to hold
-   (a computed value, a line several files hold, a transformed line) is returned unattributed. When
-   the command runs a script (`python3 - FILE`, `python3 script.py FILE`), its output is whatever the
-   script printed: a document's lines are then checked against the document's paragraphs and cells,
-   and a binary that cannot be read so credits nothing.
+   (a computed value, a line several files hold, a transformed line) is returned unattributed. A
+   document's lines are checked against its paragraphs and cells whatever printed them (a script, and
+   a converter with anything around it: `| sed`, an `echo` beside it), and a binary that cannot be
+   read so credits nothing. Only a converter's output alone, passed on by commands that keep lines
+   unchanged (`pdftotext f - | grep -i x`), is the document's text by construction and kept as shown.
 """
 
 from __future__ import annotations
@@ -45,27 +46,19 @@ def attribute(output: str, streams: list[Stream], ws: Workspace) -> tuple[list[t
     rest = "\n".join(line for i, line in enumerate(lines) if i not in used).strip("\n")
     named = list(dict.fromkeys(f for s in streams if s.kind in ("content", "search") for f in s.files))
     parts = {path: ["\n".join(block)] for path, block in marked.items()}
-    scripted = _scripted(streams, marked)
-    distributed, unplaced = _distribute(rest, named, ws, scripted)
+    distributed, unplaced = _distribute(rest, named, ws)
     for path, text in distributed.items():
         parts.setdefault(path, []).append(text)
     reads, dropped = [], [unplaced] if unplaced.strip() else []
+    converted = streams[0].files if len(streams) == 1 and streams[0].verbatim else []
     for path, texts in parts.items():
-        kept, lost = own_lines("\n".join(p for p in texts if p.strip()).strip("\n"), ws.own(path, path in scripted))
+        own = None if path in converted else ws.own(path)  # a converter's own lines, untouched: its text by construction
+        kept, lost = own_lines("\n".join(p for p in texts if p.strip()).strip("\n"), own)
         if kept.strip():
             reads.append((path, kept))
         if lost.strip():
             dropped.append(lost)
     return reads, [f for f in listed if f not in parts], "\n".join(dropped)
-
-
-def _scripted(streams: list[Stream], marked: dict[str, list[str]]) -> set[str]:
-    """When the command runs a script, any line of its output may be what the script printed: every
-    file it credits is then checked against a document's own text too (`python -c 'print(2+2)'` after
-    `pdftotext f -` does not make `4` the PDF's text)."""
-    if not any(s.program for s in streams):
-        return set()
-    return {f for s in streams for f in s.files} | set(marked)
 
 
 def _markers(lines: list[str], cwds: list[str], ws: Workspace, marked: dict[str, list[str]], used: set[int]) -> None:
@@ -103,14 +96,14 @@ def _markers(lines: list[str], cwds: list[str], ws: Workspace, marked: dict[str,
         i += 1
 
 
-def _distribute(rest: str, named: list[str], ws: Workspace, scripted: set[str]) -> tuple[dict[str, str], str]:
+def _distribute(rest: str, named: list[str], ws: Workspace) -> tuple[dict[str, str], str]:
     """One named file takes the rest. With several, a file whose whole text appears verbatim takes
     it; each remaining line goes to the one named file that holds it, or stays unplaced."""
     if not rest.strip() or not named:
         return {}, rest if not named else ""
     if len(named) == 1:
         return {named[0]: rest}, ""
-    owns = {p: own for p in named if (own := ws.own(p, p in scripted)) is not None and own.text.strip()}
+    owns = {p: own for p in named if (own := ws.own(p)) is not None and own.text.strip()}
     found: dict[str, list[str]] = {}
     left = rest
     for path, own in owns.items():

@@ -30,7 +30,7 @@ class Stream:
     tree: bool = False
     names: frozenset[str] = frozenset()  # command names (their error lines are not content)
     roots: list[str] = field(default_factory=list)  # find: the folders it searched
-    program: bool = False  # the output is what a script printed (checked against documents' text too)
+    verbatim: bool = False  # a converter's own output, passed on only by commands that keep lines unchanged
 
 
 NONE = Stream("none")
@@ -101,7 +101,7 @@ def _convert(spec: Spec, argv: list[str], cmd: Command, operands: list[int], cwd
     else:
         to_stdout = spec.stdout
     files = ws.files(words[:1] or ([cmd.stdin_file] if cmd.stdin_file else []), cwd)
-    return Stream("content", cwd, files) if to_stdout and files else NONE
+    return Stream("content", cwd, files, verbatim=True) if to_stdout and files else NONE
 
 
 # --- special commands ---
@@ -193,7 +193,7 @@ def _python(argv, cmd, up, cwd, ws) -> Stream:
     literals = [m.group(2) for m in _STRING.finditer((code or "")[:MAX_SCRIPT_CHARS])]
     files = ws.files([w for w in literals + operands if w and "\n" not in w], cwd)
     # a script given several files may head each with `==> path <==` (as head does): a marker, checked like any line
-    return Stream("content" if files else "none", cwd, files, markers=len(files) > 1, program=True)
+    return Stream("content" if files else "none", cwd, files, markers=len(files) > 1)
 
 
 def _shell(argv, cmd, up, cwd, ws) -> Stream:

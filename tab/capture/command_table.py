@@ -148,6 +148,29 @@ def command_name(word: str) -> str:
     return name
 
 
+# Commands that pass on some of the lines they are piped, each unchanged, with the options that keep
+# it so: after a converter they leave its output its own text (`pdftotext f - | grep -i hotel`).
+_LINE_OPTS = frozenset({"-n", "--lines"})
+_GREP_KEEPS = frozenset("-i -v -E -F -G -P -w -x -e -f -A -B -C -s -a -y --ignore-case --invert-match --regexp --file "
+                        "--extended-regexp --fixed-strings --basic-regexp --perl-regexp --word-regexp --line-regexp "
+                        "--after-context --before-context --context --no-messages --text".split())
+LINE_SELECTORS: dict[str, frozenset[str]] = {
+    "grep": _GREP_KEEPS, "egrep": _GREP_KEEPS, "fgrep": _GREP_KEEPS, "head": _LINE_OPTS, "tail": _LINE_OPTS,
+    "cat": frozenset(), "tee": frozenset({"-a", "--append"}),
+    "sort": frozenset("-r -u -f -b -d -i -n -V -g -M -h -s -k -t --reverse --unique".split()),
+    "uniq": frozenset({"-i", "-u", "-d"}),
+}
+
+
+def selects_lines(name: str, argv: list[str]) -> bool:
+    """Whether the command passes on lines it is piped unchanged (some of them, in some order)."""
+    keeps = LINE_SELECTORS.get(name)
+    if keeps is None:
+        return False
+    opts, _, _ = split_args(SPECS[name], argv[1:])
+    return all(o in keeps or (name in ("head", "tail") and o[1:].isdigit()) for o in opts)
+
+
 def split_args(spec: Spec, args: list[str]) -> tuple[list[str], list[int], bool]:
     """Options seen, indices of operands, and whether an option supplied the leading operand."""
     opts: list[str] = []

@@ -6,7 +6,7 @@ list's repr are not.
 
 A document (docx, xlsx, pptx, pdf: `documents.py`) has no text to quote, only paragraphs and cells,
 and a script prints them in its own layout. A line is the document's own text when it is one of its
-paragraphs or a fragment of them (spacing aside), or a row of its cells in any common layout (tabs,
+paragraphs or a fragment of them (all spacing aside), or a row of its cells in any common layout (tabs,
 commas, `|`, aligned columns, a Python tuple or list): every field is a cell of one and the same row
 (numbers compared by value, `1200` = `1200.0`; empty cells, `None` and `NaN` aside). A lone cell
 counts when it has a letter or at least 4 characters. Cells one space apart (pandas' narrow columns)
@@ -47,13 +47,15 @@ class OwnText:
         for form in (line.strip(), NUMBERED.sub("", line, count=1).strip()):
             if form in self.lines or (_fragment(form) and form in self.text):
                 return True
-            if self.document and form and (_fragment(form) and " ".join(form.split()) in self._flat or self._row(form)):
+            if self.document and form and (_fragment(form) and "".join(form.split()) in self._bare or self._row(form)):
                 return True
         return False
 
     @cached_property
-    def _flat(self) -> str:
-        return " ".join(self.text.split())
+    def _bare(self) -> str:
+        """The text with no spacing at all: converters space paragraphs and cells their own way
+        (docx2txt joins a table row's cells with nothing between them)."""
+        return "".join(self.text.split())
 
     @cached_property
     def _cells(self) -> dict[str, set[int]]:
@@ -133,8 +135,8 @@ def _key(field: str) -> str:
 
 
 def own_lines(excerpt: str, own: OwnText | None) -> tuple[str, str]:
-    """The excerpt split into lines the file holds and lines it does not. A file whose text cannot be
-    read cheaply (a binary a converter showed, over 2 MB) keeps every line."""
+    """The excerpt split into lines the file holds and lines it does not. A text file too big to
+    compare (`own` None: over 2 MB) keeps every line."""
     if own is None:
         return excerpt, ""
     kept, lost = [], []

@@ -12,7 +12,7 @@ import re
 from dataclasses import replace
 
 from tab.capture.command_output import NONE, SHELLS, Stream, command_stream
-from tab.capture.command_table import WRAPPERS, command_name
+from tab.capture.command_table import WRAPPERS, command_name, selects_lines
 from tab.capture.lexer import Command, Pipeline, parse, substitute
 from tab.capture.workspace_files import Workspace
 
@@ -117,7 +117,10 @@ def _pipeline(cmds: list[Command], cwd: str | None, ws: Workspace) -> Stream:
             continue
         name = command_name(argv[0])
         names.add(name)
+        piped = stream
         stream = command_stream(name, argv, cmd, stream, cwd, ws)
+        if stream is piped and stream.verbatim and not selects_lines(name, argv):  # `| sed 's/450/9000/'`, `| tr`
+            stream = replace(stream, verbatim=False)
     if stream is None or cmds[-1].stdout_to_file:
         stream = NONE
     return replace(stream, names=frozenset(names))

@@ -20,7 +20,8 @@ from tab.capture.own_text import OwnText
 GLOB_CHARS = frozenset("*?[")
 # The harness keeps long bash outputs under here (envs/bash_tool.py); they are not workspace files.
 HARNESS_DIR = BOOKKEEPING_DIR  # the harness's own folder in a workspace (envs/workspace.py)
-MAX_TEXT_BYTES = 2 * 1024 * 1024  # larger files are not compared against output
+MAX_TEXT_BYTES = 2 * 1024 * 1024  # larger text files are not compared against output
+MAX_DOCUMENT_BYTES = 32 * 1024 * 1024  # a larger document credits nothing (its text is bounded too: documents.py)
 SCAN_AFTER = 8  # lookups in one folder before it is listed whole
 MAX_DOCUMENTS = 16  # documents whose text is kept between observations
 MAX_KEPT_CHARS = 1 << 20  # text files' own text kept between observations, at most this many characters a workspace
@@ -48,7 +49,7 @@ class Workspace:
         self._kind: dict[str, str] = {}
         self._entries: dict[str, dict[str, str]] = {}  # folder → its names, once listed
         self._asked: dict[str, int] = {}
-        self._own: dict[tuple[str, bool], OwnText | None] = {}
+        self._own: dict[str, OwnText | None] = {}
         self._kept: dict[tuple[str, int, int, int, int], OwnText] = {}  # text files' own text, by file identity
         self._kept_chars = 0
         self._documents: dict[tuple[str, int, int, int, int], str] = {}  # a few documents' text, by file identity
@@ -164,28 +165,29 @@ class Workspace:
         control characters normalized like every observation), for verbatim comparison; else None."""
         return _text(self._bytes(rel))
 
-    def own(self, rel: str, documents: bool = False) -> OwnText | None:
+    def own(self, rel: str) -> OwnText | None:
         """What output lines are checked against (`own_text.py`), read once per observation: a text
-        file's text; with `documents` (a script printed the lines), a document's paragraphs and cells,
-        and nothing for any other binary or a file over the size cap; else None (a binary that a
-        converter showed is kept as shown)."""
-        key = (rel, documents)
-        if key not in self._own:
+        file's text; a document's paragraphs and cells (docx, xlsx, pptx, pdf: up to
+        `MAX_DOCUMENT_BYTES`), whatever printed them (a converter, a script, and whatever the command
+        did around either); "" (nothing credited) for any other binary or a document past its cap. None
+        only for a file over `MAX_TEXT_BYTES` that is not a document: too big to compare, kept as shown."""
+        if rel not in self._own:
             st = lstat_inside(self.root, rel) if rel else None
             ident = (rel, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino) if st and stat.S_ISREG(st.st_mode) else None
             kept = self._kept.get(ident) if ident else None
             if kept is not None:
-                self._own[key] = kept
+                self._own[rel] = kept
                 return kept
             data = self._bytes(rel)
             text = _text(data)
             if text is not None:
-                self._own[key] = self._keep(ident, OwnText(text))
-            elif documents:  # a document too big, or another binary, holds nothing a script printed
-                self._own[key] = OwnText(self._document(rel, data) if data and is_document(rel) else "", document=True)
+                self._own[rel] = self._keep(ident, OwnText(text))
+            elif is_document(rel):
+                self._own[rel] = OwnText(self._document(rel), document=True)
             else:
-                self._own[key] = None
-        return self._own[key]
+                self._own[rel] = None if data is None and st is not None and st.st_size > MAX_TEXT_BYTES \
+                    else OwnText("", document=True)
+        return self._own[rel]
 
     def _keep(self, ident: tuple[str, int, int, int, int] | None, own: OwnText) -> OwnText:
         """A text file's own text, kept for the next observations while the file is the same one (its
@@ -199,22 +201,24 @@ class Workspace:
         self._kept_chars += len(own.text)
         return own
 
-    def _document(self, rel: str, data: bytes) -> str:
+    def _document(self, rel: str) -> str:
         """A document's text, kept for the next observations while the file is the same one (its
         size, times and inode unchanged): agents read the same documents again and again."""
         st = lstat_inside(self.root, rel)
-        if st is None:
-            return document_text(rel, data)
-        key = (rel, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+        key = (rel, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino) if st is not None else None
         if key not in self._documents:
+            data = self._bytes(rel, MAX_DOCUMENT_BYTES)
+            text = document_text(rel, data) if data else ""
+            if key is None:
+                return text
             if len(self._documents) >= MAX_DOCUMENTS:
                 del self._documents[next(iter(self._documents))]
-            self._documents[key] = document_text(rel, data)
+            self._documents[key] = text
         return self._documents[key]
 
-    def _bytes(self, rel: str) -> bytes | None:
-        data = read_regular(self.root, rel, MAX_TEXT_BYTES + 1) if rel else None
-        return None if data is None or len(data) > MAX_TEXT_BYTES else data
+    def _bytes(self, rel: str, cap: int = MAX_TEXT_BYTES) -> bytes | None:
+        data = read_regular(self.root, rel, cap + 1) if rel else None
+        return None if data is None or len(data) > cap else data
 
 
 def _text(data: bytes | None) -> str | None:

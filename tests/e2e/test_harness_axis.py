@@ -3,7 +3,9 @@ records say which harness ran, Table 1 and its paired comparison group by harnes
 the harness × model leaderboard. A sweep of our own loop alone keeps today's job ids and Table 1.
 
 Each harness has its own tool names, so the scripted model's `script_dir` is one folder per harness,
-chosen by interpolation: `model.script_dir=DIR/${agent.harness}`.
+chosen by interpolation: `model.script_dir=DIR/${agent.harness}`. Each script writes the deliverable
+with its own harness's shell tool, so a cell fed another harness's script calls a tool it does not
+have and scores 0.
 
 The sweep over the production harnesses is skipped, saying why, without RUNNINGTAB_AGENTS_PREFIX (an
 npm prefix with both: .ci/agents-up.sh) or without bubblewrap.
@@ -33,23 +35,37 @@ READ = {  # each harness's shell tool, reading the workspace file
     "claude_code": {"name": "Bash", "arguments": {"command": "cat notes.txt"}},
     "codex": {"name": "exec_command", "arguments": {"cmd": "cat notes.txt"}},
 }
+COPY = "mkdir -p output && cat notes.txt > output/number.txt"
+WRITE = {  # each harness's shell tool, writing the deliverable
+    "dci": {"name": "bash", "arguments": {"command": COPY}},
+    "claude_code": {"name": "Bash", "arguments": {"command": COPY}},
+    "codex": {"name": "exec_command", "arguments": {"cmd": COPY}},
+}
 
 
 def _bench(root: Path) -> Path:
     return write_native(root, [{"id": "t", "prompt": "Copy the number.", "workspace": "w", "answer": "3"}], {"w/notes.txt": "3\n"})
 
 
-def _scripts(root: Path, harnesses: list[str]) -> Path:
-    """`root/<harness>/t.jsonl`: read the file, answer; a second answer for the tab's finish check."""
+def _deliverable_bench(root: Path) -> Path:
+    check = {"type": "contains", "file": "output/number.txt", "values": ["3"]}
+    task = {"id": "t", "prompt": "Copy the number to output/number.txt.", "workspace": "w", "output": "output/number.txt",
+            "rubrics": [{"text": "The number is 3", "check": check}]}
+    return write_native(root, [task], {"w/notes.txt": "3\n"})
+
+
+def _scripts(root: Path, harnesses: list[str], turn: dict[str, dict[str, Any]] = READ) -> Path:
+    """`root/<harness>/t.jsonl`: one call of its shell tool, answer; a second answer for the tab's finish check."""
     for h in harnesses:
         (root / h).mkdir(parents=True)
-        write_script(root / h / "t.jsonl", [{"tool_calls": [READ[h]], **TURN}, FINAL, FINAL])
+        write_script(root / h / "t.jsonl", [{"tool_calls": [turn[h]], **TURN}, FINAL, FINAL])
     return root
 
 
-def _sweep(tmp: Path, name: str, *overrides: str) -> Path:
+def _sweep(tmp: Path, name: str, *overrides: str, bench: Path | None = None) -> Path:
+    bench = bench or _bench(tmp / "b")
     cmd = [sys.executable, "-m", "runners.sweep", "tracker=jsonl", f"out={tmp / 'out'}", f"sweep={name}",
-           f"model.cache_dir={tmp / 'cache'}", "benchmark=native", f"benchmark.path={_bench(tmp / 'b')}", "model=scripted",
+           f"model.cache_dir={tmp / 'cache'}", "benchmark=native", f"benchmark.path={bench}", "model=scripted",
            f"model.script_dir={tmp / 'scripts'}/${{agent.harness}}", "grid.method=[dci,runningtab]", *overrides]
     r = subprocess.run(cmd, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO), "WANDB_MODE": "offline"},
                        capture_output=True, text=True, timeout=900)
@@ -68,23 +84,26 @@ def _csv(path: Path) -> list[dict[str, Any]]:
 @pytest.mark.skipif(bwrap_problem() is not None, reason="production harnesses run only inside bubblewrap")
 def test_a_sweep_over_three_harnesses_records_reports_and_ranks_each(tmp_path: Path) -> None:
     harnesses = ["dci", "claude_code", "codex"]
-    _scripts(tmp_path / "scripts", harnesses)
-    sdir = _sweep(tmp_path, "axis", "grid.agent=[dci,claude_code,codex]", "env.sandbox=bwrap")
+    _scripts(tmp_path / "scripts", harnesses, WRITE)
+    sdir = _sweep(tmp_path, "axis", "grid.agent=[dci,claude_code,codex]", "env.sandbox=bwrap", "judge=rule",
+                  bench=_deliverable_bench(tmp_path / "b"))
 
     metas = [json.loads(p.read_text()) for p in sorted(sdir.glob("*/job.json"))]
     assert sorted((m["harness"], m["method"]) for m in metas) == sorted((h, me) for h in harnesses for me in ("dci", "runningtab"))
     assert all(m["config"]["agent"]["harness"] == m["harness"] for m in metas)
+    assert all(m["config"]["model"]["script_dir"] == str(tmp_path / "scripts" / m["harness"]) for m in metas)  # each cell its own
     for m in metas:
         record = sdir / m["job_id"]
         result = json.loads((record / "result.json").read_text())
         assert result["stop_reason"] == "finished", (m["job_id"], result)
-        assert json.loads((record / "scores.json").read_text())["metrics"]["acc0"] == 1.0
+        assert (record / "deliverable" / "output" / "number.txt").read_text() == "3\n", m["job_id"]  # its own shell tool wrote it
+        assert json.loads((record / "scores.json").read_text())["metrics"]["rubric_pass_rate"] == 1.0
         assert (record / "harness.json").exists() == (m["harness"] != "dci")
 
     report = sdir / "report"
     rows = _csv(report / "table1.csv")
     assert [(r["harness"], r["method"]) for r in rows] == [(h, me) for h in ("dci", "claude_code", "codex") for me in ("dci", "runningtab")]
-    assert all(r["acc0"] == "100.0" and r["jobs"] == "1" for r in rows)
+    assert all(r["rubric_pass_rate"] == "100.0" and r["jobs"] == "1" for r in rows)
     paired = _csv(report / "table1_vs_dci.csv")
     assert sorted({(r["harness"], r["method"]) for r in paired}) == [("claude_code", "runningtab"), ("codex", "runningtab"),
                                                                      ("dci", "runningtab")]
@@ -93,7 +112,7 @@ def test_a_sweep_over_three_harnesses_records_reports_and_ranks_each(tmp_path: P
     board = _csv(report / "leaderboard.csv")
     model = metas[0]["model"]
     assert [(r["harness"], r["method"], r["metric"], r[model]) for r in board] == [
-        (h, me, "acc0", "100.0") for h in harnesses for me in ("dci", "runningtab")]
+        (h, me, "rubric_pass_rate", "100.0") for h in harnesses for me in ("dci", "runningtab")]
     assert "Leaderboard: harness × model" in (report / "index.html").read_text()
     assert "Leaderboard" in (report / "leaderboard.md").read_text()
 

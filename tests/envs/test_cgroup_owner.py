@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from envs import cgroup_owner
-from envs.cgroup_owner import pid_namespace, start_time
 from envs.config import EnvConfig
 from envs.limits import Caps, _pids_bases
+from envs.procfs import pid_namespace, start_time
 
 
 def _base() -> str | None:

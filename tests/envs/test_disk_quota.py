@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from envs.config import EnvConfig
-from envs.disk_quota import POLL_MIN_S, DiskQuota, descendants, measure
+from envs.disk_quota import POLL_MIN_S, DiskQuota, measure
 from envs.environment import WorkspaceEnv
+from envs.procfs import descendants
 from envs.protocol import ToolCall
 from envs.sandbox import bwrap_problem
 

@@ -34,7 +34,8 @@ from eval.judges.workspace_bench.judge_view import judge_folder
 from eval.judges.workspace_bench.protocol import task_fields
 from eval.judges.workspace_bench.rubric_judge import ask
 from eval.judges.workspace_bench.verdicts import Verdicts, rubric_scores
-from runners.agent.loop import EpisodeResult, run_episode
+from runners.agent.episode import EpisodeResult
+from runners.agent.loop import run_episode
 from runners.config.runner import AgentConfig
 from runners.core.job_record import JobRecord
 from runners.core.messages import (

@@ -18,6 +18,7 @@ from eval.report.analyses.stats import metric_names
 from eval.report.load import Job, Sweep
 from eval.report.method_names import label
 from eval.report.section import Figure, Section, Skip, Table, pct
+from runners.core.harness_names import is_own_loop
 
 THIRDS = ("light", "middle", "heavy")
 
@@ -40,7 +41,7 @@ def _pairs(sweep: Sweep) -> dict[tuple[str, str], dict[str, list[Job]]]:
     BASE, TREATED = sweep.baseline, sweep.treatment  # noqa: N806
     for j in sweep.jobs:
         if j.method in (BASE, TREATED) and j.scores is not None and not j.errored and j.result is not None:
-            out[(j.benchmark, j.model if j.harness == "dci" else f"{j.harness} · {j.model}")][j.method].append(j)
+            out[(j.benchmark, j.model if is_own_loop(j.harness) else f"{j.harness} · {j.model}")][j.method].append(j)
     return {k: v for k, v in sorted(out.items()) if BASE in v and TREATED in v}
 
 

@@ -148,24 +148,35 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: --seeds must be positive integers separated by commas, not {args.seeds!r}", file=sys.stderr)
         return 2
     groups = cells(load_sweep(args.sweep_dir).jobs)
-    blocks = []
+    blocks, tried = [], {}
     for b, h, mo in sorted({(b, h, mo) for b, h, mo, _ in groups}):
         method, reference = groups.get((b, h, mo, args.method)), groups.get((b, h, mo, args.reference))
         if not method or not reference:
             continue
         for metric in [args.metric] if args.metric else metric_names(method)[:1]:
+            tried[setting_name(b, h, mo)] = metric
             p = pairs_of(method, reference, metric)
             if p is None or len(p.tasks) < 2:
                 continue
             label = f"{setting_name(b, h, mo)}: {args.method} − {args.reference} on {metric}"
             blocks.append(render(label, components(p), args.effect / 100, args.alpha, args.power, seeds))
     if not blocks:
-        found = ", ".join(sorted({me for *_, me in groups})) or "none"
-        print(f"error: {args.sweep_dir} has no 2+ tasks scored by both {args.method} and {args.reference} on the same "
-              f"seeds{f' with metric {args.metric}' if args.metric else ''} (methods with results: {found})", file=sys.stderr)
+        print(f"error: {args.sweep_dir} has no 2+ tasks scored by both {args.method} and {args.reference} on the same seeds "
+              f"{_metrics_said(tried, args.metric, groups)}", file=sys.stderr)
         return 2
     print("\n\n".join(blocks))
     return 0
+
+
+def _metrics_said(tried: dict[str, str], asked: str | None, groups: dict) -> str:
+    """Which metric the search used, where: the one asked for (`--metric`), else each setting's first."""
+    found = ", ".join(sorted({me for *_, me in groups})) or "none"
+    if not tried:
+        return f"(no benchmark × model has results of both; methods with results: {found})"
+    if asked:
+        return f"with metric {asked} (--metric; methods with results: {found})"
+    used = "; ".join(f"{setting}: {metric}" for setting, metric in tried.items())
+    return f"with each benchmark's first metric ({used}; --metric NAME for another; methods with results: {found})"
 
 
 if __name__ == "__main__":

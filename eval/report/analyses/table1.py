@@ -24,6 +24,7 @@ from eval.report.analyses.stats import metric_names, over_seeds, per_seed
 from eval.report.load import Job, Sweep
 from eval.report.method_names import harness_key, label, method_key
 from eval.report.section import Section, Skip, Table, fmt, p_text, pct, signed
+from runners.core.harness_names import is_own_loop
 
 Key = tuple[str, str, str, str]  # benchmark, harness, model, method
 
@@ -52,7 +53,7 @@ def order(k: Key) -> tuple:
 
 def setting_name(benchmark: str, harness: str, model: str) -> str:
     """`benchmark · model`, the harness after the benchmark when it is not our own loop."""
-    return " · ".join([benchmark, *([harness] if harness != "dci" else []), model])
+    return " · ".join([benchmark, *([] if is_own_loop(harness) else [harness]), model])
 
 
 def cell_name(k: Key) -> str:
@@ -62,7 +63,7 @@ def cell_name(k: Key) -> str:
 
 def any_harness(keys: Iterable[Key]) -> bool:
     """Whether a production harness ran (then tables show the harness column)."""
-    return any(k[1] != "dci" for k in keys)
+    return any(not is_own_loop(k[1]) for k in keys)
 
 
 def _per_cell(counts_: dict[Key, int]) -> str:

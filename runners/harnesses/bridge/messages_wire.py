@@ -14,9 +14,18 @@ from collections.abc import Iterator
 from typing import Any
 
 from runners.core.messages import AssistantMessage
-from runners.harnesses.bridge.wire_errors import WireError, as_list, as_str, require
+from runners.harnesses.bridge.wire_parts import (
+    IMAGE_PLACEHOLDER,
+    WireError,
+    as_list,
+    as_str,
+    event,
+    require,
+    text_of,
+)
 
-IMAGE_PLACEHOLDER = "[image omitted: the job's model reads text only]"
+# The endpoint's paths for this API: the conversation, and Claude Code's token count (an estimate).
+PATHS = {"/v1/messages": "answer", "/v1/messages/count_tokens": "count_tokens"}
 
 
 def chat_request(body: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -98,16 +107,7 @@ def _user(content: Any, i: int) -> list[dict[str, Any]]:
 
 
 def _text_of(value: Any, where: str) -> str:
-    if isinstance(value, str):
-        return value
-    parts = []
-    for j, block in enumerate(as_list(value, where)):
-        require(isinstance(block, dict), f"{where}[{j}] must be an object")
-        if block.get("type") == "text":
-            parts.append(as_str(block.get("text"), f"{where}[{j}].text"))
-        elif block.get("type") in ("image", "document"):
-            parts.append(IMAGE_PLACEHOLDER)
-    return "\n".join(parts)
+    return text_of(value, where, ("text",), ("image", "document"))
 
 
 def _input_of(arguments: str) -> dict[str, Any]:
@@ -120,7 +120,7 @@ def _input_of(arguments: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"_raw": arguments}
 
 
-def message(reply: AssistantMessage, model: str) -> dict[str, Any]:
+def reply_body(reply: AssistantMessage, model: str) -> dict[str, Any]:
     """The whole reply as one Messages API response (a request with `stream` false)."""
     content: list[dict[str, Any]] = []
     if reply.content:
@@ -137,24 +137,24 @@ def message(reply: AssistantMessage, model: str) -> dict[str, Any]:
 
 def events(reply: AssistantMessage, model: str) -> Iterator[bytes]:
     """The reply as the server-sent events of a streamed response, one content block at a time."""
-    whole = message(reply, model)
+    whole = reply_body(reply, model)
     start = dict(whole, content=[], stop_reason=None, usage=dict(whole["usage"], output_tokens=0))
-    yield _event("message_start", {"type": "message_start", "message": start})
+    yield event("message_start", {"type": "message_start", "message": start})
     for index, block in enumerate(whole["content"]):
         if block["type"] == "text":
-            yield _event("content_block_start", {"type": "content_block_start", "index": index,
+            yield event("content_block_start", {"type": "content_block_start", "index": index,
                                                  "content_block": {"type": "text", "text": ""}})
             delta = {"type": "text_delta", "text": block["text"]}
         else:
-            yield _event("content_block_start", {"type": "content_block_start", "index": index, "content_block": {
+            yield event("content_block_start", {"type": "content_block_start", "index": index, "content_block": {
                 "type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}})
             delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"], ensure_ascii=False)}
-        yield _event("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
-        yield _event("content_block_stop", {"type": "content_block_stop", "index": index})
-    yield _event("message_delta", {"type": "message_delta",
+        yield event("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
+        yield event("content_block_stop", {"type": "content_block_stop", "index": index})
+    yield event("message_delta", {"type": "message_delta",
                                    "delta": {"stop_reason": whole["stop_reason"], "stop_sequence": None},
                                    "usage": {"output_tokens": reply.usage.output_tokens}})
-    yield _event("message_stop", {"type": "message_stop"})
+    yield event("message_stop", {"type": "message_stop"})
 
 
 def error_body(kind: str, text: str) -> dict[str, Any]:
@@ -162,5 +162,4 @@ def error_body(kind: str, text: str) -> dict[str, Any]:
     return {"type": "error", "error": {"type": kind, "message": text}}
 
 
-def _event(name: str, data: dict[str, Any]) -> bytes:
-    return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
+__all__ = ["IMAGE_PLACEHOLDER", "PATHS", "WireError", "chat_request", "chat_tools", "error_body", "events", "reply_body"]

@@ -8,13 +8,21 @@ models' replies carry none.
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Iterator
 from typing import Any
 
 from runners.core.messages import AssistantMessage
-from runners.harnesses.bridge.wire_errors import WireError, as_list, as_str, require
+from runners.harnesses.bridge.wire_parts import (
+    WireError,
+    as_list,
+    as_str,
+    event,
+    require,
+    text_of,
+)
+
+PATHS = {"/v1/responses": "answer"}  # the endpoint's paths for this API
 
 _ROLES = {"system": "system", "developer": "system", "user": "user", "assistant": "assistant"}
 
@@ -76,19 +84,10 @@ def _append(messages: list[dict[str, Any]], msg: dict[str, Any]) -> None:
 
 
 def _text_of(value: Any, where: str) -> str:
-    if isinstance(value, str):
-        return value
-    parts = []
-    for j, part in enumerate(as_list(value, where)):
-        require(isinstance(part, dict), f"{where}[{j}] must be an object")
-        if part.get("type") in ("input_text", "output_text", "text"):
-            parts.append(as_str(part.get("text"), f"{where}[{j}].text"))
-        elif part.get("type") in ("input_image", "input_file"):
-            parts.append("[image omitted: the job's model reads text only]")
-    return "\n".join(parts)
+    return text_of(value, where, ("input_text", "output_text", "text"), ("input_image", "input_file"))
 
 
-def response(reply: AssistantMessage, model: str, response_id: str | None = None) -> dict[str, Any]:
+def reply_body(reply: AssistantMessage, model: str, response_id: str | None = None) -> dict[str, Any]:
     """The whole reply as one Responses API response object."""
     output: list[dict[str, Any]] = []
     if reply.content:
@@ -110,39 +109,35 @@ def response(reply: AssistantMessage, model: str, response_id: str | None = None
 
 def events(reply: AssistantMessage, model: str) -> Iterator[bytes]:
     """The reply as a Responses event stream: created, each output item added and done, completed."""
-    whole = response(reply, model)
+    whole = reply_body(reply, model)
     seq = iter(range(1 << 30))
-    yield _event("response.created", {"type": "response.created", "sequence_number": next(seq),
+    yield event("response.created", {"type": "response.created", "sequence_number": next(seq),
                                       "response": dict(whole, status="in_progress", output=[])})
     for index, item in enumerate(whole["output"]):
         started = dict(item, status="in_progress")
         if item["type"] == "message":
             started["content"] = []
-        yield _event("response.output_item.added", {"type": "response.output_item.added", "sequence_number": next(seq),
+        yield event("response.output_item.added", {"type": "response.output_item.added", "sequence_number": next(seq),
                                                     "output_index": index, "item": started})
         if item["type"] == "message":
             text = item["content"][0]["text"]
-            yield _event("response.output_text.delta", {"type": "response.output_text.delta", "sequence_number": next(seq),
+            yield event("response.output_text.delta", {"type": "response.output_text.delta", "sequence_number": next(seq),
                                                         "item_id": item["id"], "output_index": index,
                                                         "content_index": 0, "delta": text})
-            yield _event("response.output_text.done", {"type": "response.output_text.done", "sequence_number": next(seq),
+            yield event("response.output_text.done", {"type": "response.output_text.done", "sequence_number": next(seq),
                                                        "item_id": item["id"], "output_index": index,
                                                        "content_index": 0, "text": text})
         else:
-            yield _event("response.function_call_arguments.delta", {
+            yield event("response.function_call_arguments.delta", {
                 "type": "response.function_call_arguments.delta", "sequence_number": next(seq),
                 "item_id": item["id"], "output_index": index, "delta": item["arguments"]})
-        yield _event("response.output_item.done", {"type": "response.output_item.done", "sequence_number": next(seq),
+        yield event("response.output_item.done", {"type": "response.output_item.done", "sequence_number": next(seq),
                                                    "output_index": index, "item": item})
-    yield _event("response.completed", {"type": "response.completed", "sequence_number": next(seq), "response": whole})
+    yield event("response.completed", {"type": "response.completed", "sequence_number": next(seq), "response": whole})
 
 
 def error_body(kind: str, text: str) -> dict[str, Any]:
     return {"error": {"type": kind, "message": text, "code": kind}}
 
 
-def _event(name: str, data: dict[str, Any]) -> bytes:
-    return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
-
-
-__all__ = ["WireError", "chat_request", "chat_tools", "error_body", "events", "response"]
+__all__ = ["PATHS", "WireError", "chat_request", "chat_tools", "error_body", "events", "reply_body"]

@@ -1,5 +1,6 @@
-"""One job's model endpoint for an external harness: the Anthropic Messages API (Claude Code) and the
-OpenAI Responses API (Codex CLI), both streamed, answered by the job's own `Model`.
+"""One job's model endpoint for a production harness: the API its harness speaks (`wire`, a module of
+this package: `messages_wire` for Claude Code, `responses_wire` for Codex CLI), streamed, answered by
+the job's own `Model`. The server serves the paths its wire names and knows no API itself.
 
 So every model call of a production harness goes through the same client as our own harness's: the
 governor, the budget, the call cache, key redaction, deadlines and reply caps apply unchanged, and
@@ -14,7 +15,9 @@ harness, and the job's stop reason is ours, not the harness's.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hmac
+import importlib
 import json
 import secrets
 import time
@@ -31,8 +34,7 @@ from runners.core.messages import (
     ModelError,
     complete_async,
 )
-from runners.harnesses.bridge import messages_wire, responses_wire
-from runners.harnesses.bridge.wire_errors import WireError
+from runners.harnesses.bridge.wire_parts import WireError
 
 MAX_BODY_BYTES = 64 << 20  # a long conversation's request; anything larger is refused, never read whole
 
@@ -41,7 +43,7 @@ MAX_BODY_BYTES = 64 << 20  # a long conversation's request; anything larger is r
 class Exchange:
     """One model call the harness made through the bridge: what the model was sent and what it said."""
 
-    api: str
+    wire: str
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]]
     reply: AssistantMessage
@@ -68,6 +70,7 @@ class ModelBridge:
     call order; `stop` once the model ended the job (its exception)."""
 
     answer: Answer
+    wire: str = "messages_wire"  # the API the harness speaks: a module of runners/harnesses/bridge/
     token: str = field(default_factory=new_token)
     model_name: str = "runningtab-job-model"
     exchanges: list[Exchange] = field(default_factory=list)
@@ -94,9 +97,9 @@ class ModelBridge:
 
     async def _setup(self) -> web.AppRunner:
         app = web.Application(client_max_size=MAX_BODY_BYTES)
-        app.router.add_post("/v1/messages", self._messages)
-        app.router.add_post("/v1/messages/count_tokens", self._count_tokens)
-        app.router.add_post("/v1/responses", self._responses)
+        wire = importlib.import_module(f"runners.harnesses.bridge.{self.wire}")
+        for path, kind in wire.PATHS.items():
+            app.router.add_post(path, functools.partial(self._count_tokens if kind == "count_tokens" else self._serve, wire=wire))
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         return self._runner
@@ -119,18 +122,12 @@ class ModelBridge:
             raise WireError("the request body must be a JSON object")
         return body
 
-    async def _messages(self, request: web.Request) -> web.StreamResponse:
-        return await self._serve(request, "messages", messages_wire)
-
-    async def _responses(self, request: web.Request) -> web.StreamResponse:
-        return await self._serve(request, "responses", responses_wire)
-
-    async def _count_tokens(self, request: web.Request) -> web.Response:
+    async def _count_tokens(self, request: web.Request, wire: Any) -> web.Response:
         if not self._authorized(request):
-            return web.json_response(messages_wire.error_body("authentication_error", "invalid job token"), status=401)
+            return web.json_response(wire.error_body("authentication_error", "invalid job token"), status=401)
         return web.json_response({"input_tokens": max(1, request.content_length or 0) // 4})
 
-    async def _serve(self, request: web.Request, api: str, wire: Any) -> web.StreamResponse:
+    async def _serve(self, request: web.Request, wire: Any) -> web.StreamResponse:
         if not self._authorized(request):
             return web.json_response(wire.error_body("authentication_error", "invalid job token"), status=401)
         if self.stop is not None:
@@ -150,10 +147,9 @@ class ModelBridge:
             except ModelError as e:
                 self.stop = e
                 return web.json_response(wire.error_body("invalid_request_error", f"the job's model stopped: {e}"), status=400)
-        self.exchanges.append(Exchange(api, messages, tools, reply, time.monotonic() - start))
+        self.exchanges.append(Exchange(self.wire, messages, tools, reply, time.monotonic() - start))
         if not body.get("stream"):
-            whole = wire.message(reply, self.model_name) if api == "messages" else wire.response(reply, self.model_name)
-            return web.json_response(whole)
+            return web.json_response(wire.reply_body(reply, self.model_name))
         out = web.StreamResponse(headers={"content-type": "text/event-stream", "cache-control": "no-cache"})
         await out.prepare(request)
         for event in wire.events(reply, self.model_name):

@@ -235,6 +235,18 @@ def test_power_cli_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert math.isfinite(power.t_quantile(0.975, 1))
 
 
+def test_power_names_the_metric_it_searched(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 50 item 9: "no 2+ tasks scored by both" did not say on which metric it looked."""
+    one_task = tmp_path / "one"
+    for method in ("dci", "runningtab"):
+        write_job(one_task, "wb", "t1", method, "m1", 0, rubric_scores(["a"], "1"))
+    assert power.main([str(one_task), "--effect", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "with each benchmark's first metric (wb · m1: rubric_pass_rate; --metric NAME for another" in err, err
+    assert power.main([str(one_task), "--effect", "2", "--metric", "tcr_at_70"]) == 2
+    assert "with metric tcr_at_70 (--metric" in capsys.readouterr().err
+
+
 
 def test_errored_jobs_are_in_no_analysis(tmp_path: Path) -> None:
     """Every analysis, not only Table 1, leaves an errored record out; the header says how many."""

@@ -57,6 +57,19 @@ def test_native_errors_say_what_is_wrong(tmp_path: Path, line, message: str) -> 
         load_native(root)
 
 
+def test_every_bad_line_of_a_task_file_is_named_at_once(tmp_path: Path) -> None:
+    """Three mistakes in tasks.jsonl are three lines of one error (it named the first alone: one per run)."""
+    good = {"id": "a", "prompt": "p", "workspace": "w", "answer": "1"}
+    lines = [json.dumps(good), "{bad", json.dumps({**good, "id": "b", "workspace": "nope"}), json.dumps(good),
+             json.dumps({**good, "id": "c"})]
+    root = write_native(tmp_path / "b", [], {"w/a.txt": "x"})
+    (root / "tasks.jsonl").write_text("\n".join(lines) + "\n")
+    with pytest.raises(NativeFormatError) as e:
+        load_native(root)
+    assert [p.split(": ", 1)[0].rsplit(":", 1)[1] for p in e.value.problems] == ["2", "3", "4"], e.value.problems
+    assert "duplicate task id 'a' (first on line 1)" in e.value.problems[2] and "nope" in e.value.problems[1]
+
+
 def test_native_missing_folder_and_duplicates(tmp_path: Path) -> None:
     with pytest.raises(NativeFormatError, match="no tasks.jsonl"):
         load_native(tmp_path)

@@ -21,7 +21,7 @@ from envs.protocol import ToolCall
 from runners.core.messages import AssistantMessage, BudgetExceeded, Usage
 from runners.harnesses.bridge import messages_wire, responses_wire
 from runners.harnesses.bridge.server import ModelBridge, plain
-from runners.harnesses.bridge.wire_errors import WireError
+from runners.harnesses.bridge.wire_parts import WireError
 from runners.models.scripted import ScriptedModel, ScriptedModelConfig
 
 REPLY = AssistantMessage(
@@ -95,7 +95,7 @@ def test_the_messages_event_stream_rebuilds_the_reply() -> None:
 
 def test_arguments_that_are_not_an_object_reach_the_harness_whole() -> None:
     bad = AssistantMessage(content=None, tool_calls=[ToolCall(id="c", name="Bash", arguments='{"command": oops')])
-    assert messages_wire.message(bad, "m")["content"][0]["input"] == {"_raw": '{"command": oops'}
+    assert messages_wire.reply_body(bad, "m")["content"][0]["input"] == {"_raw": '{"command": oops'}
 
 
 def test_a_responses_request_becomes_chat_messages_in_order() -> None:
@@ -150,7 +150,7 @@ async def _post(url: str, path: str, token: str, body: Any) -> tuple[int, Any]:
     async with aiohttp.ClientSession() as s:
         data = body if isinstance(body, bytes) else json.dumps(body).encode()
         async with s.post(url + path, data=data, headers={"x-api-key": token}) as r:
-            return r.status, await r.json()
+            return r.status, (await r.json() if r.content_type == "application/json" else await r.text())
 
 
 def test_the_endpoint_answers_only_its_job_and_keeps_the_models_stop() -> None:
@@ -167,8 +167,9 @@ def test_the_endpoint_answers_only_its_job_and_keeps_the_models_stop() -> None:
             status, reply = await _post(url, "/v1/messages", bridge.token, body)
             assert status == 400 and "budget" in reply["error"]["message"]
             assert isinstance(bridge.stop, BudgetExceeded)
-            assert (await _post(url, "/v1/responses", bridge.token, {"input": "hi"}))[0] == 400  # the job has ended
-            assert model.calls == 2 and len(bridge.exchanges) == 1
+            assert (await _post(url, "/v1/messages", bridge.token, body))[0] == 400  # the job has ended
+            assert (await _post(url, "/v1/responses", bridge.token, {"input": "hi"}))[0] == 404  # not its harness's API
+            assert model.calls == 2 and len(bridge.exchanges) == 1 and bridge.exchanges[0].wire == "messages_wire"
         finally:
             await bridge.close()
 
@@ -244,7 +245,7 @@ def test_codex_drives_the_scripted_model_through_the_bridge(tmp_path: Path) -> N
     home.mkdir()
 
     async def run() -> str:
-        bridge = ModelBridge(plain(ScriptedModel(ScriptedModelConfig(name="s", script=script))))
+        bridge = ModelBridge(plain(ScriptedModel(ScriptedModelConfig(name="s", script=script))), wire="responses_wire")
         url = await bridge.start()
         (home / "config.toml").write_text(
             f'model = "job"\nmodel_provider = "runningtab"\n[model_providers.runningtab]\nname = "runningtab"\n'
@@ -282,3 +283,66 @@ def test_the_preflight_names_what_a_harness_needs(tmp_path: Path, monkeypatch: p
     with pytest.raises(ConfigError, match=r"holds no node_modules/\.bin/codex"):
         check_config(compose_root(["agent.harness=codex"]))
     check_config(compose_root(["agent.harness=codex"]), here=False)  # a Slurm submission: checked on the node
+
+
+# --- the Chat Completions wire (a harness that speaks our models' own API) ---------------------------
+
+
+def test_a_chat_completions_request_passes_through_checked() -> None:
+    from runners.harnesses.bridge import chat_wire
+
+    body = {"messages": [{"role": "developer", "content": "Be brief."},
+                         {"role": "user", "content": [{"type": "text", "text": "Budget?"}, {"type": "image_url", "image_url": {}}]},
+                         {"role": "assistant", "content": None, "tool_calls": [
+                             {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": '{"command": "cat notes.txt"}'}}]},
+                         {"role": "tool", "tool_call_id": "c1", "content": "4200"}],
+            "tools": [{"type": "function", "function": {"name": "bash", "parameters": {"type": "object"}}}]}
+    messages, tools = chat_wire.chat_request(body)
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool"]
+    assert messages[1]["content"] == f"Budget?\n{messages_wire.IMAGE_PLACEHOLDER}" and messages[3]["tool_call_id"] == "c1"
+    assert messages[2]["tool_calls"][0]["function"]["arguments"] == '{"command": "cat notes.txt"}'
+    assert [t["function"]["name"] for t in tools] == ["bash"]
+    for bad in ({"messages": [{"role": "robot", "content": "x"}]}, {"messages": [{"role": "tool", "content": "x"}]},
+                {"messages": [], "tools": [{"type": "web_search"}]}):
+        with pytest.raises(WireError):
+            chat_wire.chat_request(bad)
+
+
+def test_our_own_openai_compatible_client_talks_to_the_chat_completions_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The endpoint of a harness that speaks Chat Completions answers our own client of that API,
+    tool calls and usage included, streamed or not."""
+    import threading
+
+    from runners.harnesses.bridge import chat_wire
+    from runners.models import build_model
+    from runners.models.config import ApiModelConfig
+
+    loop = asyncio.new_event_loop()
+    threading.Thread(target=loop.run_forever, daemon=True).start()
+    bridge = ModelBridge(plain(_Replies([REPLY, AssistantMessage(content="Done.", usage=Usage(input_tokens=7, output_tokens=2))])),
+                         wire="chat_wire")
+    url = asyncio.run_coroutine_threadsafe(bridge.start(), loop).result(10)
+    monkeypatch.setenv("RT_TEST_JOB_TOKEN", bridge.token)
+    try:
+        client = build_model(ApiModelConfig(kind="openai", name="job", base_url=f"{url}/v1", api_key_env="RT_TEST_JOB_TOKEN",
+                                            max_retries=0))
+        first = client.complete([{"role": "user", "content": "Budget?"}], [])
+        assert first.content == "Reading the notes." and [(c.id, c.name) for c in first.tool_calls] == [("call_1", "Bash")]
+        assert json.loads(first.tool_calls[0].arguments) == {"command": "cat notes.txt"} and first.usage.input_tokens == 120
+        second = client.complete([{"role": "user", "content": "Budget?"}], [])
+        assert second.content == "Done." and not second.tool_calls
+        chunks = b"".join(chat_wire.events(REPLY, "m")).decode().strip().split("\n\n")
+        assert chunks[-1] == "data: [DONE]" and json.loads(chunks[-2][6:])["choices"][0]["finish_reason"] == "tool_calls"
+    finally:
+        asyncio.run_coroutine_threadsafe(bridge.close(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+
+
+class _Replies:
+    name = "replies"
+
+    def __init__(self, replies: list[AssistantMessage]) -> None:
+        self.replies = list(replies)
+
+    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantMessage:
+        return self.replies.pop(0)

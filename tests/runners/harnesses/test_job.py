@@ -57,7 +57,7 @@ def _claude(with_tab: bool) -> list[dict[str, Any]]:
 def _codex() -> list[dict[str, Any]]:
     return [
         {"content": "Looking around.", "tool_calls": [{"name": "exec_command", "arguments": {"cmd": "cat policies/travel.md"}}]},
-        {"tool_calls": [{"name": "exec_command", "arguments": {"cmd": WRITE}}]},
+        {"tool_calls": [{"name": "exec_command", "arguments": {"cmd": f"{WRITE}; find \"$HOME\" -name '*.jsonl' | wc -l > output/sessions.txt"}}]},
         {"content": "Done."},
     ]
 
@@ -100,6 +100,7 @@ def test_claude_code_with_the_tab_records_a_paper_episode(bench: Path, tmp_path:
     assert "[tab]" in read["appendix"] and "450 yuan" in read["content"]
     harness = record.plugin("harness")
     assert harness["exit_code"] == 0 and harness["model_calls"] == 4  # 7 model calls: the tab's 2 and the finish check's never reached the harness
+    assert harness["refused"] == []  # each of its requests continued the conversation the endpoint held
 
 
 def test_claude_code_without_the_tab_gets_no_tab(bench: Path, tmp_path: Path) -> None:
@@ -117,7 +118,8 @@ def test_codex_runs_the_job_in_the_sandbox(bench: Path, tmp_path: Path) -> None:
     assert (record.deliverable_dir / "output" / "guide.md").read_text().strip().endswith("hotels.")
     tab = record.plugin("tab")
     assert [e["path"] for e in tab["read_log"]][:1] == ["policies/travel.md"]
-    assert record.result.turns == 3
+    assert record.result.turns == 3 and record.plugin("harness")["refused"] == []
+    assert (record.deliverable_dir / "output" / "sessions.txt").read_text().strip() == "0"  # --ephemeral: no session file
 
 
 def test_the_harness_reaches_nothing_but_its_endpoint_and_never_shows_its_token(bench: Path, tmp_path: Path) -> None:
@@ -134,6 +136,7 @@ def test_the_harness_reaches_nothing_but_its_endpoint_and_never_shows_its_token(
     port = server.server_address[1]
     probe = (f"mkdir -p output; curl -s -m 3 http://127.0.0.1:{port}/ > output/net.txt; echo net=$? >> output/net.txt; "
              f"cat {secret} > output/secret.txt 2>&1; echo cat=$? >> output/secret.txt; "
+             "find \"$HOME\" -name '*.jsonl' 2>/dev/null | wc -l > output/sessions.txt; "
              "env | grep -i -E 'token|api_key'")
     try:
         record = _run(bench, tmp_path / "out", "claude_code", "dci", [
@@ -146,6 +149,7 @@ def test_the_harness_reaches_nothing_but_its_endpoint_and_never_shows_its_token(
     out = record.deliverable_dir / "output"
     assert "net=7" in (out / "net.txt").read_text()  # curl: could not connect (the sandbox has no such address)
     assert "HOST-SECRET" not in (out / "secret.txt").read_text() and "cat=1" in (out / "secret.txt").read_text()
+    assert (out / "sessions.txt").read_text().strip() == "0"  # no session file of the harness's, with its call ids, to read
     shown = next(m for m in record.trajectory() if m["role"] == "tool")["content"]
     assert "ANTHROPIC_API_KEY=[job token]" in shown and "rt-job-" not in shown
     assert "rt-job-" not in (record.dir / "harness.json").read_text()

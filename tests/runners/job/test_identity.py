@@ -96,3 +96,13 @@ def test_runners_job_and_the_sweep_give_the_same_job_the_same_id(tmp_path: Path)
     bench = write_native(tmp_path / "b", [TASK], {"w/data.csv": "a\n1\n"})
     base = ["benchmark=native", f"benchmark.path={bench}", "method=dci", "model=scripted", "model.script=x.jsonl"]
     assert job_id(compose_root([*base, f"task={TASK['id']}"]), TASK["id"]) == job_id(compose_root(base), TASK["id"])
+
+
+def test_a_production_harness_job_says_its_harness_in_its_folder_name(tmp_path: Path) -> None:
+    """Issue 49: `native__stock-table__dci__scripted__s0__…` was a Codex job. Our own loop's ids are unchanged."""
+    bench = write_native(tmp_path / "b", [TASK], {"w/data.csv": "a\n1\n"})
+    ids = {h: _id(bench, f"agent={h}") for h in ("dci", "codex", "claude_code")}
+    assert ids["dci"].split("__")[:5] == ["native", "t", "dci", "scripted", "s0"]
+    assert ids["codex"].split("__")[:6] == ["native", "t", "codex", "dci", "scripted", "s0"]
+    assert ids["claude_code"].split("__")[:6] == ["native", "t", "claude_code", "dci", "scripted", "s0"]
+    assert len({i.rsplit("__", 1)[1] for i in ids.values()}) == 3  # the hash covers the harness as before

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from runners.agent.loop import EpisodeResult
+from runners.agent.episode import EpisodeResult
 from runners.core.record_types import Result
 
 # What the job, not its episode, writes into result.json: which attempt, what the workspace and the

@@ -12,7 +12,7 @@ import pytest
 
 from envs.context import ContextView
 from envs.harness_texts import CONTEXT_PLACEHOLDER
-from runners.agent.loop import _model_fields
+from runners.agent.episode import model_fields as _model_fields
 from runners.models import call_cache
 from runners.models.call_cache import CallKeys, agent_identity
 from runners.models.config import ApiModelConfig

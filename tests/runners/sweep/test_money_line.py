@@ -27,3 +27,16 @@ def test_the_line_tells_what_was_paid_from_what_the_trajectories_cost(tmp_path: 
 
 def test_nothing_priced_says_nothing(tmp_path: Path) -> None:
     assert money_line(tmp_path, [result(tmp_path, "free", 0.0, 0.0)], None) is None
+
+
+def test_the_records_paid_is_read_alike_by_the_line_and_the_budget(tmp_path: Path) -> None:
+    """Issue 49: the money line left out what a job's earlier errored attempts paid, which the budget
+    counts (`runners/sweep/budget.py`): one reader (`Result.paid`) for both."""
+    from runners.sweep.budget import _paid
+
+    job = result(tmp_path, "retried", 1.0, 1.0)
+    doc = json.loads((tmp_path / job / "result.json").read_text())
+    doc["earlier_errors"] = [{"attempt": 1, "stop_reason": "model_error", "error": "503", "spend": 0.75}]
+    (tmp_path / job / "result.json").write_text(json.dumps(doc))
+    assert _paid(tmp_path / job) == 1.75
+    assert money_line(tmp_path, [job], None).startswith("spent $1.75 ")

@@ -117,13 +117,13 @@ def test_a_signalled_driver_stops_cleanly_and_its_command_resumes(tmp_path: Path
     [status] = [line for line in err.splitlines() if line.startswith("sweep interrupted by")]
     name = signal.Signals(sig).name
     assert status.startswith(f"sweep interrupted by {name}: ") and " of 6 jobs complete" in status, status
-    assert " in flight stopped (they run again)" in status and "resume with: python -m runners.sweep " in status
+    assert " in flight stopped (they run again)" in status and f"resume with: {sys.executable} -m runners.sweep " in status  # as typed
     assert wait_gone(marker) == []  # actors, Ray's own processes (its agents too) and the model server
     done = len(Ledger(sdir).entries())
     assert 2 <= done < 6
 
     resume = shlex.split(status.split("resume with: ", 1)[1])
-    assert resume[:3] == ["python", "-m", "runners.sweep"]
+    assert resume[:3] == [sys.executable, "-m", "runners.sweep"]
     assert resume[3:] == args  # what was typed, in its order; not the root's `method=dci` the command line added (issue 38)
     again = subprocess.run([sys.executable, *resume[1:]], cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr[-3000:]

@@ -15,7 +15,7 @@ from eval.benchmarks.builtin.office import write_docx, write_pdf, write_pptx, wr
 from eval.benchmarks.builtin.solution import READER
 from tab.capture.file_reads import FileReads
 from tab.capture.observe import Captured
-from tests.tab.test_support import check_entry, snapshot, write_files
+from tests.tab.test_support import check_entry, missing_tools, snapshot, write_files
 
 PY = sys.executable  # the real readers (openpyxl, python-docx, pypdf, pandas) are in the project's venv
 DOCX, XLSX, PPTX, PDF = "policies/travel.docx", "finance/budget.xlsx", "decks/review.pptx", "reports/q1.pdf"
@@ -203,3 +203,40 @@ def test_rows_with_dates_and_narrow_columns_are_the_sheets_own(ws: Path) -> None
     later = ("import openpyxl, sys, datetime\nfor r in list(openpyxl.load_workbook(sys.argv[1]).active.iter_rows(values_only=True))[1:]:\n"
              "    print(r[0], r[2] + datetime.timedelta(days=30), sep='  ')")
     assert run(ws, f"{PY} - finance/actuals.xlsx <<'EOF'\n{later}\nEOF").reads == []
+
+
+CONVERTED = {  # what a command around a converter may make of its output, and what the document holds
+    "sed rewrites a figure": (f"docx2txt {DOCX} - | sed 's/450/9000/'", "Hotel limit is 9000 yuan per night."),
+    "a sum echoed beside it": (f"docx2txt {DOCX} - ; echo $((1200+3400))", "4600"),
+    "awk adds a word": (f"pdftotext {PDF} - | awk '{{print $0, \"FORGED\"}}'", "Operations report Q1 FORGED"),
+    "a line printed after it": (f"pdftotext {PDF} - && echo 'Uptime 12.5'", "Uptime 12.5"),
+    "tr upper-cases it": (f"docx2txt {DOCX} - | tr a-z A-Z", "HOTEL LIMIT IS 450 YUAN PER NIGHT."),
+}
+
+
+@pytest.mark.parametrize("case", list(CONVERTED))
+def test_every_line_credited_to_a_converted_document_is_the_documents_own(ws: Path, case: str) -> None:
+    """docs/tab.md's rule holds whatever the command does around a converter: a line the document
+    does not hold is never credited to it (issue 49: `| sed` and an `echo $((…))` were)."""
+    command, made = CONVERTED[case]
+    missing = missing_tools(command)
+    if missing:
+        pytest.skip(f"not installed: {missing}")
+    got = run(ws, command)
+    assert all(made not in excerpt for _, excerpt in got.reads), got.reads
+    assert made in got.unattributed
+
+
+@pytest.mark.parametrize("command, path, held", [
+    (f"docx2txt {DOCX} -", DOCX, "Hotel limit is 450 yuan per night."),
+    (f"docx2txt {DOCX} - | grep -i hotel", DOCX, "Hotel limit is 450 yuan per night."),
+    (f"pdftotext -layout {PDF} - | head -n 20", PDF, "Customer satisfaction reached 91 percent this quarter."),
+])
+def test_a_converters_own_lines_are_still_credited(ws: Path, command: str, path: str, held: str) -> None:
+    """A converter's output alone, passed on by commands that keep lines unchanged, is the document's
+    text by construction: kept whole (a real PDF's reader text holds far fewer of its lines)."""
+    missing = missing_tools(command)
+    if missing:
+        pytest.skip(f"not installed: {missing}")
+    got = run(ws, command)
+    assert held in dict(got.reads)[path] and got.unattributed.strip("\f\n") == ""

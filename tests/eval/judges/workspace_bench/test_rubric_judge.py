@@ -269,3 +269,23 @@ def test_the_judge_cache_takes_text_that_is_not_utf8(tmp_path: Path) -> None:
     plain = [{"role": "user", "content": "café"}]
     blob = json.dumps({"model": {"name": "m"}, "messages": plain}, sort_keys=True, ensure_ascii=False)
     assert llm.key(plain) == hashlib.sha256(blob.encode()).hexdigest()
+
+
+def test_a_judges_calls_are_cached_beside_the_records_it_scores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 49: the judges' call cache lived in the checkout (`<repo>/.cache/judge`), not beside the
+    records as the model-call cache does (`<out>/.cache/calls`)."""
+    from eval.config import BenchmarkConfig
+    from eval.score.records import score_job
+
+    job = make_job(tmp_path / "out" / "sweep" / "wb-7__job", {"output.md": "# Travel guide\n"}, final_answer="Done.")
+    made: list[Path] = []
+    real = __import__("eval.judges.client", fromlist=["CachedLLM"]).CachedLLM.__init__
+
+    def spy(self, model, identity, cache_dir, serial=True):  # type: ignore[no-untyped-def]
+        made.append(Path(cache_dir))
+        real(self, model, identity, cache_dir, serial)
+
+    monkeypatch.setattr("eval.judges.client.CachedLLM.__init__", spy)
+    score_job(job, JudgeConfig(name="llm_rubric"), task=TASK, model=FakeModel(_verdicts(True, False, True)),
+              benchmark=BenchmarkConfig(name="workspace_bench"))
+    assert made == [tmp_path / "out" / ".cache" / "judge"]

@@ -1,4 +1,4 @@
-"""The task's service started beside a production harness (runners/harnesses/run.py): the harness
+"""The task's service started beside a program the environment runs (envs/program.py: a production harness): the harness
 runs only once the service listens; a service that does not listen ends the script with the
 environment's error, so a dead server is never scored as the agent's (the shell session's rule)."""
 
@@ -9,13 +9,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from envs.program import SERVICE_DOWN_EXIT, service_start
 from envs.sandbox_extras import Service
-from runners.harnesses.run import SERVICE_DOWN_EXIT, _service_start
 
 
 def _script(service: Service, tmp_path: Path) -> str:
     """The script's start, its log in the test's folder (inside the sandbox it is the agent's /tmp)."""
-    start = _service_start(service, str(tmp_path)).replace("/tmp/.runningtab-service.log", str(tmp_path / "service.log"))
+    start = service_start(service, str(tmp_path)).replace("/tmp/.runningtab-service.log", str(tmp_path / "service.log"))
     return start + "echo harness-started\n"
 
 
