@@ -72,7 +72,7 @@ class BashTool:
         self._interrupted = False
         # Measures the workspace and the shell's /tmp now (the baseline), then watches every call.
         self.quota = DiskQuota(cfg.disk_quota_bytes, [workspace, shell.tmp], self._pids, outside=shell.mode == "none",
-                               holders=self._sandboxed if shell.mode == "bwrap" else None)
+                               holders=self._sandboxed if shell.mode == "bwrap" else None, release=shell.release)
 
     def _pids(self) -> list[int]:
         """Every process of the agent's shell: its cgroup's, else those below the sandbox or command."""
@@ -121,6 +121,10 @@ class BashTool:
             self.shell.caps.note("tool_timeout_clamped")
         self.calls += 1
         pristine, self.pristine = self.pristine, False
+        if pristine and not self._service_ready():  # the runner's own evidence, before anything of the agent's ran
+            service = self.shell.session.service
+            notice = harness_texts.BASH_SERVICE_FAILED.format(name=service.name, port=service.port, seconds=f"{service.start_s:g}")
+            return ToolResult(notice, is_error=True, meta={"exit_code": None, "timed_out": False}, stop="env_error")
         name = f"{self.calls}.txt"
         out_path = os.path.join(self.shell.outputs, name)
         room = max(self.cfg.saved_output_max_bytes - self.saved_bytes, 0)
@@ -157,15 +161,18 @@ class BashTool:
         if self.quota.exceeded is not None:
             return self.quota_result(text, meta)
         service = self._service_down()
-        if service is not None and pristine:  # started before anything of the agent's ran: ours
-            notice = harness_texts.BASH_SERVICE_FAILED.format(name=service.name, port=service.port, seconds=f"{service.start_s:g}")
-            return ToolResult(f"{text}\n\n{notice}", is_error=True, meta=meta, stop="env_error")
         if service is not None:  # the agent may have stopped it
             text += "\n\n" + harness_texts.BASH_SERVICE_DOWN.format(name=service.name, port=service.port)
         return ToolResult(text, is_error=is_error, meta=meta)
 
+    def _service_ready(self) -> bool:
+        """Whether the task's service (if any) listens once the sandbox has started, by the runner's
+        own wait: nothing of the agent's has run yet, so a service down is the environment's failure."""
+        session = self.shell.session
+        return session is None or session.service is None or session.service_ready()
+
     def _service_down(self) -> Service | None:
-        """The task's service when it was not listening as this call began (else None)."""
+        """The task's service when the supervisor found it not listening as this call began (else None)."""
         session = self.shell.session
         return session.service if session is not None and session.service_listening is False else None
 
@@ -207,7 +214,7 @@ class BashTool:
         try:
             proc = subprocess.Popen(
                 self.shell.argv(script), cwd=self.workspace, env=self.shell.env, stdin=subprocess.DEVNULL,
-                stdout=w, stderr=w, start_new_session=True, close_fds=True, pass_fds=(script,),
+                stdout=w, stderr=w, start_new_session=True, close_fds=True, pass_fds=(script, *self.shell.pass_fds),
             )
         except BaseException:
             os.close(r)

@@ -6,7 +6,9 @@ file system's mount options, size-limited mounts need root and RAM or an image p
 watchdog measures instead: one thread per process polls every environment whose command is running
 (`DiskQuota.start` .. `stop`), first one poll interval after the command began (the last call's
 measure saw what was there before it), and a last measure follows each call. Over quota, every process of
-the environment is killed at once; the call's result says so and the episode ends (`disk_quota`).
+the environment is killed at once, what it holds beyond its deliverable is freed (its /tmp, HOME and
+the saved outputs: the record must still fit on the disk it may have filled), the call's result says
+so and the episode ends (`disk_quota`).
 
 What is measured: the blocks the agent's writable folders hold (the workspace, its /tmp and HOME),
 each file, folder or link counted at least `MIN_ENTRY` bytes (an inode: many empty files count),
@@ -56,12 +58,14 @@ class DiskQuota:
     by the bash tool); `outside`: also count files open for writing outside `roots` (no bubblewrap)."""
 
     def __init__(self, limit: int, roots: list[str], pids: Callable[[], list[int]], outside: bool = False,
-                 holders: Callable[[], list[int]] | None = None) -> None:
-        """Measures the baseline: make it when the workspace is ready and before the agent runs."""
+                 holders: Callable[[], list[int]] | None = None, release: Callable[[], None] | None = None) -> None:
+        """Measures the baseline: make it when the workspace is ready and before the agent runs.
+        `release` frees what the agent holds beyond its deliverable once its processes are killed."""
         self.limit = limit
         self.roots = [os.path.realpath(r) for r in roots]
         self._pids = pids
         self.holders = holders or pids
+        self._release = release
         self._outside_too = outside
         self._outside: dict[tuple[int, int], str] = {}
         self._lock = threading.Lock()
@@ -96,6 +100,8 @@ class DiskQuota:
                 self.exceeded = f"its usage could not be measured ({e})"
             if self.exceeded is not None:
                 kill(self._pids)
+                if self._release is not None:  # the disk it filled must still take the job's record
+                    self._release()
             return self.exceeded is not None
 
     def _open_files(self, links: set[tuple[int, int]]) -> int:

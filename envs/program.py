@@ -64,7 +64,7 @@ async def run_program(
     fd = command_fd(service_start(service, env.agent_root) + script)
     try:
         proc = await asyncio.create_subprocess_exec(
-            *env.shell.argv(fd), pass_fds=(fd,), env=env.shell.env, cwd=env.root,
+            *env.shell.argv(fd), pass_fds=(fd, *env.shell.pass_fds), env=env.shell.env, cwd=env.root,
             stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
             start_new_session=True)
     finally:

@@ -6,7 +6,9 @@ the job's shell session without bubblewrap (envs/shell_session.py speaks to it a
 supervisor): it reads command numbers on stdin, runs `COMMANDS/<n>` as its child exactly as the
 supervisor does (`bash -c 'eval "$(</dev/fd/9)"'`, stdin /dev/null, output on its own stderr, the
 workspace as cwd), kills what the command left and writes the exit code on stdout; EOF on stdin
-or SIGTERM kills everything it started and ends it. One Python start per job, not per call.
+or SIGTERM kills everything it started and ends it. One Python start per job, not per call. The
+session is not dumpable, so that a runner that is not root keeps the agent out of its pipes (the
+agent, of the runner's uid, can still kill it: that mode isolates nothing).
 
 Standalone (no project imports). It makes itself
 a child subreaper, so descendants whose parents exit (`setsid cmd &`, `nohup cmd &`, double forks)
@@ -27,19 +29,24 @@ import sys
 import time
 
 PR_SET_CHILD_SUBREAPER = 36
+PR_SET_DUMPABLE = 4
 GRACE_S = 0.2  # background children may finish writing their output this long
 
 
-def set_subreaper() -> None:
+def prctl(option: int, value: int) -> None:
     try:
         import _ctypes
 
-        prctl = _ctypes.dlsym(_ctypes.dlopen(None, os.RTLD_NOW), "prctl")
-        _ctypes.call_function(prctl, (PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
+        fn = _ctypes.dlsym(_ctypes.dlopen(None, os.RTLD_NOW), "prctl")
+        _ctypes.call_function(fn, (option, value, 0, 0, 0))
     except (ImportError, AttributeError, OSError):
         import ctypes
 
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
+
+
+def set_subreaper() -> None:
+    prctl(PR_SET_CHILD_SUBREAPER, 1)
 
 
 def children(pid: int) -> list[int]:
@@ -171,6 +178,9 @@ def run_one(dir_fd: int, name: str, workspace: str, out: int, null: int) -> int:
 
 def session(commands: str, workspace: str) -> int:
     set_subreaper()
+    # Not dumpable: a process of the runner's uid without CAP_SYS_PTRACE (the agent's, when the runner
+    # is not root) can then neither open /proc/<pid>/fd/* (the session's pipes) nor trace this one.
+    prctl(PR_SET_DUMPABLE, 0)
     _signal.signal(_signal.SIGTERM, lambda *_: (kill_all(), os._exit(128 + _signal.SIGTERM)))
     out = os.dup(2)  # the output pipe; the reaper's own errors go nowhere
     null = os.open("/dev/null", os.O_RDWR)

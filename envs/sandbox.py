@@ -11,6 +11,7 @@ never argv (no kernel argument limit), and `envs/limits.py` caps memory, process
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import logging
 import os
@@ -22,12 +23,13 @@ import tempfile
 import weakref
 from pathlib import Path
 
+from envs import seccomp
 from envs.config import SECRET_NAME, EnvConfig
 from envs.limits import Caps
 from envs.paths import PathView
 from envs.safeio import remove_tree
 from envs.sandbox_extras import SandboxExtras
-from envs.shell_session import ShellSession
+from envs.shell_session import ShellSession, supervisor_argv
 
 log = logging.getLogger(__name__)
 
@@ -100,20 +102,24 @@ def agent_env(cfg: EnvConfig, home: str, tmpdir: str) -> dict[str, str]:
 
 # Where the runner's saved bash outputs appear inside the sandbox (read-only).
 AGENT_OUTPUTS = "/runningtab/bash-output"
+SUPERVISOR_SHELL = "/runningtab/sh"  # the session supervisor's shell, an execute-only copy of /bin/sh
 
 
 def bwrap_argv(
     workspace: str, scratch: str, ro_paths: list[str], agent_root: str | None = None, read_only: bool = False,
-    extras: SandboxExtras = NO_EXTRAS, shm_bytes: int = SHM_BYTES,
+    extras: SandboxExtras = NO_EXTRAS, shm_bytes: int = SHM_BYTES, seccomp_fd: int | None = None,
 ) -> list[str]:
     """The bubblewrap command line up to the command to run inside the sandbox; the workspace is
     bound at `agent_root` (and the saved outputs at AGENT_OUTPUTS), or at its host path when None;
     `read_only`: the workspace bound read-only, for a judge that inspects what an agent left; the
     task's `extras`: its workspace folders at their paths, its host names in /etc/hosts, its service's code.
     /dev is read-only but for its devices and /dev/shm, a tmpfs of at most `shm_bytes` (the disk
-    quota: bubblewrap's /dev is a tmpfs of half the host's memory that no other cap bounds)."""
+    quota: bubblewrap's /dev is a tmpfs of half the host's memory that no other cap bounds).
+    `seccomp_fd`: the filter that refuses space allocated without writing (envs/seccomp.py)."""
     argv = [shutil.which("bwrap") or "bwrap", "--unshare-all", "--die-with-parent", "--cap-drop", "ALL", "--hostname", "sandbox",
             "--ro-bind", "/usr", "/usr"]
+    if seccomp_fd is not None:
+        argv += ["--seccomp", str(seccomp_fd)]
     for name in ROOT_LINKS:
         host = f"/{name}"
         if os.path.islink(host):
@@ -206,17 +212,24 @@ def bwrap_problem() -> str | None:
     if shutil.which("bwrap") is None:
         return "bwrap is not on PATH (install the Debian/Ubuntu package 'bubblewrap')"
     scratch = make_scratch()
+    fd = seccomp.filter_fd()
+    shell = _shell_fd()
     try:
         ws = os.path.join(scratch, "probe-workspace")
         os.mkdir(ws)
-        argv = [*bwrap_argv(ws, scratch, python_prefixes("")), "true"]
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=30, env={"PATH": "/usr/bin:/bin"})
+        # as a session starts (its supervisor's shell copied in: bubblewrap 0.5 or newer), running `true`
+        argv = [*session_launcher(bwrap_argv(ws, scratch, python_prefixes(""), seccomp_fd=fd), shell), SUPERVISOR_SHELL, "-c", "true"]
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=30, env={"PATH": "/usr/bin:/bin"},
+                              pass_fds=(shell,) if fd is None else (fd, shell))
         if proc.returncode != 0:
             return f"a trial bwrap sandbox failed (exit {proc.returncode}): {proc.stderr.strip()[:500]}"
         return None
     except (OSError, subprocess.TimeoutExpired) as e:
         return f"a trial bwrap sandbox failed: {e}"
     finally:
+        for descriptor in (fd, shell):
+            if descriptor is not None:
+                os.close(descriptor)
         remove_tree(scratch)
 
 
@@ -273,6 +286,8 @@ class Shell:
         self.caps = Caps(cfg)
         self._binds: list[str] = []
         self.session: ShellSession | None = None
+        self._filter: int | None = None
+        self._shell: int | None = None
         seen_at = agent_root(cfg, workspace)
         fixed = seen_at if seen_at != workspace else None  # bound elsewhere in the sandbox
         self.view = PathView(workspace, seen_at, self.outputs, AGENT_OUTPUTS if fixed else self.outputs)
@@ -281,31 +296,62 @@ class Shell:
             ro = [p for p in [*python_prefixes(cfg.agent_python), *cfg.extra_ro_binds] if os.path.exists(p)]
             self._binds = [rel for rel, _ in extras.binds]
             real_folders(workspace, self._binds)
-            self._launcher = bwrap_argv(workspace, self.scratch, ro, fixed, read_only, extras, cfg.disk_quota_bytes)
+            self._filter = seccomp.filter_fd()
+            self._launcher = bwrap_argv(workspace, self.scratch, ro, fixed, read_only, extras, cfg.disk_quota_bytes, self._filter)
             make_mount_points(self._launcher, self.tmp)
             if cfg.shell_session:
-                launcher = [*self._launcher[:1], "--as-pid-1", *self._launcher[1:]]
-                self.session = ShellSession([*self.caps.prefix(), *launcher], self.env, workspace,
-                                            commands_dir(self.scratch), extras.service,
-                                            before_start=lambda: real_folders(workspace, self._binds), seen_at=seen_at)
+                self._shell = _shell_fd()
+                launcher = session_launcher(self._launcher, self._shell)
+                fds = (*self.pass_fds, self._shell)
+                self.session = ShellSession([*self.caps.prefix(), *launcher], self.env, workspace, commands_dir(self.scratch),
+                                            supervisor_argv(SUPERVISOR_SHELL, commands_dir(self.scratch)), extras.service,
+                                            seen_at=seen_at, before_start=functools.partial(_prepare, workspace, self._binds, fds),
+                                            pass_fds=fds)
         else:
             self.env = agent_env(cfg, f"{self.scratch}/tmp/home", f"{self.scratch}/tmp")
             self._launcher = [sys.executable, "-I", "-S", str(Path(__file__).with_name("reaper.py"))]
             if cfg.shell_session:
                 scripts = commands_dir(self.scratch)
                 self.session = ShellSession(self.caps.prefix(), self.env, workspace, scripts,
-                                            supervisor=[*self._launcher, "--session", scripts, workspace],
-                                            terminate_s=REAPER_TERM_S)
-        self._cleanup = weakref.finalize(self, _cleanup, self.scratch, self.outputs_fd, self.caps, self.session)
+                                            [*self._launcher, "--session", scripts, workspace], terminate_s=REAPER_TERM_S)
+        self._cleanup = weakref.finalize(self, _cleanup, self.scratch, self.caps, self.session,
+                                         (self.outputs_fd, self._filter, self._shell))
+
+    @property
+    def pass_fds(self) -> tuple[int, ...]:
+        """Descriptors every launch of this shell must pass on (the seccomp filter's)."""
+        return () if self._filter is None else (self._filter,)
 
     def argv(self, command_fd: int) -> list[str]:
-        """The command line running the command that descriptor `command_fd` holds."""
+        """The command line running the command that descriptor `command_fd` holds; launch it at once,
+        passing `command_fd` and `pass_fds`."""
         if self.mode == "bwrap":
-            real_folders(self.workspace, self._binds)
+            _prepare(self.workspace, self._binds, self.pass_fds)
         return [*self.caps.prefix(), *self._launcher, *run_from_fd(command_fd)]
+
+    def release(self) -> None:
+        """Free what the agent holds outside its workspace (its /tmp and HOME, the saved outputs), once
+        its processes are killed at its disk quota: none of it is its deliverable or its record, and
+        the record must still be written on the disk it may have filled. No later call runs."""
+        for name in os.listdir(self.tmp):
+            remove_tree(os.path.join(self.tmp, name))
+        for name in os.listdir(self.outputs_fd):
+            try:
+                os.unlink(name, dir_fd=self.outputs_fd)
+            except OSError:
+                pass
 
     def close(self) -> None:
         self._cleanup()
+
+
+def _prepare(workspace: str, binds: list[str], fds: tuple[int, ...]) -> None:
+    """Before a sandbox starts (nothing of the agent's runs then): its bound folders made real
+    again, the descriptors it reads (the filter, the supervisor's shell) rewound: bubblewrap reads
+    them from their offset."""
+    real_folders(workspace, binds)
+    for fd in fds:
+        os.lseek(fd, 0, os.SEEK_SET)
 
 
 def real_folders(workspace: str, rels: list[str]) -> None:
@@ -343,12 +389,40 @@ def _usable(extras: SandboxExtras, mode: str, session: bool) -> SandboxExtras:
     return extras
 
 
-def _cleanup(scratch: str, fd: int, caps: Caps, session: ShellSession | None) -> None:
+def session_launcher(launcher: list[str], shell_fd: int) -> list[str]:
+    """A session's bubblewrap command line: its supervisor as the sandbox's PID 1, and the supervisor's
+    shell, read from `shell_fd`, copied in at SUPERVISOR_SHELL, execute-only (see `_shell_copy`)."""
+    return [launcher[0], "--as-pid-1", "--perms", "0111", "--file", str(shell_fd), SUPERVISOR_SHELL, *launcher[1:]]
+
+
+def _shell_fd() -> int:
+    """A descriptor of the shell's copy with an offset of its own (bubblewrap reads it from there)."""
+    return os.open(f"/proc/self/fd/{_shell_copy()}", os.O_RDONLY | os.O_CLOEXEC)
+
+
+@functools.cache
+def _shell_copy() -> int:
+    """A memfd holding the system's /bin/sh (sealed, one per process): bubblewrap copies it into each
+    session's sandbox, execute-only, as the supervisor's shell. The kernel makes a process that runs a
+    program it may not read not dumpable, and the sandbox's uid may not read that copy (it has no
+    capability to override permissions), so nothing in the sandbox can open the supervisor's
+    /proc/1/fd/*, trace it or read its memory: a shell cannot make itself not dumpable otherwise."""
+    with open(os.path.realpath("/bin/sh"), "rb") as f:
+        data = f.read()
+    fd = os.memfd_create("runningtab-supervisor-sh", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    os.write(fd, data)
+    fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE)
+    return fd
+
+
+def _cleanup(scratch: str, caps: Caps, session: ShellSession | None, fds: tuple[int | None, ...]) -> None:
     if session is not None:
         session.close()
     caps.close()
-    try:
-        os.close(fd)
-    except OSError:
-        pass
+    for fd in fds:
+        try:
+            if fd is not None:
+                os.close(fd)
+        except OSError:
+            pass
     remove_tree(scratch)

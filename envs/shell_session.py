@@ -2,16 +2,22 @@
 
 Creating a sandbox (user, pid, net, ipc and mount namespaces, ~20 bind mounts) costs ~12 ms of
 kernel CPU; per call, that caps a 2-core machine at ~130 sandboxed calls/s. A session creates it
-once per job. Inside, a small bash supervisor reads a command number from its stdin, runs
+once per job. Inside, a small POSIX sh supervisor reads a command number from its stdin, runs
 `commands/<n>` (written by the runner into a folder the sandbox sees read-only) exactly as a
 one-off sandbox would (`bash -c 'eval "$(</dev/fd/9)"'`, stdin /dev/null, output to the session's
 pipe), waits for it, kills every other process of the sandbox (what the command left behind), and
 writes the exit code on its status pipe. A call past its timeout, or interrupted, ends the whole
-sandbox; the next call starts a new one. The supervisor is the sandbox's PID 1 (bubblewrap's
-`--as-pid-1`), which its commands cannot signal; it shares their uid, so a command could still
-disturb it, which only costs that command its own results (the runner reads nothing else). A task's
-service (a benchmark's server, envs/sandbox_extras.py) runs beside the commands, spared by the
-killing and started again when a command killed it.
+sandbox; the next call starts a new one.
+
+Nothing the agent runs may reach the supervisor's pipes (a forged status line shifted every later
+exit code, issue 48). The supervisor is the sandbox's PID 1 (`--as-pid-1`), which no signal from
+inside reaches, and it is not dumpable: its shell is a copy bubblewrap makes in the sandbox,
+execute-only (`SUPERVISOR_SHELL`), and the kernel makes a process that runs a program it may not
+read not dumpable, so that opening its /proc/1/fd/*, tracing it or reading its memory takes
+CAP_SYS_PTRACE, which no process of the sandbox has. The programs it runs get none of its pipes.
+A task's service (a benchmark's server, envs/sandbox_extras.py) runs beside the commands, spared by
+the killing and started again when a command killed it; whether it listens before the job's first
+command is the runner's own reading of the sandbox's TCP table from outside (`service_ready`).
 
 Without bubblewrap the same session runs with `envs/reaper.py --session` as its supervisor (the
 `supervisor` argument): the same protocol, a subreaper instead of a PID namespace, so a command's
@@ -50,15 +56,21 @@ state() {
 
 # The supervisor (POSIX sh, the sandbox's PID 1 so that commands cannot kill it): fd 0 command
 # numbers, fd 1 its status pipe, fd 2 the output pipe, $1 the commands folder. With a service
-# ($2 its script in that folder, $3 its port, $4 how many 50 ms waits for it to listen) it runs
-# under bash, which can `disown` the service so that `wait` never waits for it; the service is
-# never reaped, and started again before a command when it has died. Each command's status line is
-# its exit code, and with a service whether it was listening when the command began (1 or 0).
+# ($2 its script in that folder, $3 its port, $4 how many 50 ms waits for it to listen) it starts
+# it from a subshell that exits at once, so that the service is not one of its jobs (`wait` never
+# waits for it) and its pid comes back on the subshell's output; the service is spared by the
+# reaping, and started again before a command when it has died. Each command's status line is its
+# exit code, and with a service whether it was listening when the command began (1 or 0). Every
+# program it runs gets /dev/null or the output pipe in place of its stdin and stdout: none of them
+# holds the command or status pipe. It ignores SIGINT and SIGQUIT, the two signals sh catches (a
+# `kill -INT 1` cut its `wait` short: that call's exit code read 130); its commands, run in the
+# background, have both ignored anyway (as POSIX has a shell without job control do).
 SUPERVISOR = PROC_STATE + r"""
 dir=$1 svc=$2 port=$3 tries=$4 spid= ok=
 exec 4>&2 2>/dev/null
+trap '' INT QUIT
 [ -z "$svc" ] || hex=$(printf ':%04X [0-9A-F]*:0000 0A' "$port")
-listening() { grep -q "$hex" /proc/net/tcp /proc/net/tcp6; }
+listening() { grep -q "$hex" /proc/net/tcp /proc/net/tcp6 </dev/null >/dev/null 4>&-; }
 up() {
   [ -n "$spid" ] || return 1
   state "$spid"
@@ -66,11 +78,9 @@ up() {
 }
 serve() {
   if ! up; then
-    /bin/sh "$dir/$svc" </dev/null >/dev/null 2>&1 4>&- &
-    spid=$!
-    disown "$spid"
+    spid=$(/bin/sh "$dir/$svc" </dev/null >/dev/null 2>&1 4>&- & echo $!)
     i=0
-    while [ $i -lt "$tries" ] && up && ! listening; do sleep 0.05; i=$((i+1)); done
+    while [ $i -lt "$tries" ] && up && ! listening; do sleep 0.05 </dev/null >/dev/null 4>&-; i=$((i+1)); done
   fi
   if listening; then ok=1; else ok=0; fi
 }
@@ -89,6 +99,7 @@ reap() {
     [ $live = 0 ] && return
   done
 }
+[ -z "$svc" ] || serve
 while IFS= read -r n; do
   [ -n "$svc" ] && serve
   /bin/bash -c 'eval "$(</dev/fd/9)" 9<&-' 9<"$dir/$n" </dev/null >&4 2>&4 4>&- &
@@ -113,27 +124,28 @@ class ShellSession:
     """The long-lived sandbox (or reaper) of one workspace's shell; `run_in_session` is one bash call in it."""
 
     def __init__(
-        self, argv_prefix: list[str], env: dict[str, str], workspace: str, commands_dir: str, service: Service | None = None,
-        before_start: Callable[[], None] | None = None, seen_at: str | None = None,
-        supervisor: list[str] | None = None, terminate_s: float = 0.0,
+        self, argv_prefix: list[str], env: dict[str, str], workspace: str, commands_dir: str, supervisor: list[str],
+        service: Service | None = None, before_start: Callable[[], None] | None = None, seen_at: str | None = None,
+        terminate_s: float = 0.0, pass_fds: tuple[int, ...] = (),
     ) -> None:
         """`workspace`: the host folder; `seen_at`: where the sandbox shows it (its service's paths),
-        default the same. `supervisor`: its argv after the prefix (default the `sh` one above);
-        `terminate_s`: how long `kill` lets it end its commands on SIGTERM before SIGKILL (0: at once)."""
+        default the same. `supervisor`: its argv after the prefix (`supervisor_argv`, or envs/reaper.py's
+        without bubblewrap; the service's script, port and tries are added); `terminate_s`: how long
+        `kill` lets it end its commands on SIGTERM before SIGKILL (0: at once); `pass_fds`: descriptors
+        the launcher inherits (`before_start` runs before each start, e.g. to rewind them)."""
         self._prefix, self._env, self._workspace = argv_prefix, env, workspace
-        self._supervisor, self._terminate_s = supervisor, terminate_s
+        self._supervisor, self._terminate_s, self._pass_fds = list(supervisor), terminate_s, pass_fds
         self._before_start = before_start
         self.commands_dir = commands_dir
         self.service = service
-        self._service: list[str] = []
         if service is not None:
             with open(os.path.join(commands_dir, SERVICE_FILE), "w", encoding="utf-8") as f:
                 f.write(service.command(seen_at or workspace) + "\n")
-            self._service = [SERVICE_FILE, str(service.port), str(max(int(service.start_s / POLL_S), 1))]
+            self._supervisor += [SERVICE_FILE, str(service.port), str(max(int(service.start_s / POLL_S), 1))]
         self._dir_fd = os.open(commands_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         self._count = 0
         self._name = ""
-        self.service_listening: bool | None = None  # at the last command's start (None: no service)
+        self.service_listening: bool | None = None  # at the last command's start, as the supervisor saw it (None: no service)
         self.proc: subprocess.Popen | None = None
 
     def _start(self) -> None:
@@ -143,18 +155,27 @@ class ShellSession:
         self._out, out_w = os.pipe()
         self._status, st_w = os.pipe()
         try:
-            shell = "/bin/bash" if self._service else "/bin/sh"
-            supervisor = self._supervisor or [shell, "-c", SUPERVISOR, "supervisor", self.commands_dir, *self._service]
             self.proc = subprocess.Popen(
-                [*self._prefix, *supervisor],
+                [*self._prefix, *self._supervisor],
                 cwd=self._workspace, env=self._env, stdin=ctl_r, stdout=st_w, stderr=out_w,
-                start_new_session=True, close_fds=True,
+                start_new_session=True, close_fds=True, pass_fds=self._pass_fds,
             )
         finally:
             for fd in (ctl_r, out_w, st_w):
                 os.close(fd)
         os.set_blocking(self._out, False)
         self._pending = b""
+
+    def service_ready(self) -> bool:
+        """Start the sandbox (when it is not running) and wait, up to the service's `start_s`, until
+        its service listens: read by the runner from the sandbox's network table (the kernel's, seen
+        from outside through a process of the sandbox), so that nothing the agent runs can answer for
+        it. Before the job's first command this is the evidence that the environment failed."""
+        assert self.service is not None
+        if self.proc is None or self.proc.poll() is not None:
+            self.stop()
+            self._start()
+        return wait_listening(self.proc, self.service.port, self.service.start_s)
 
     def send(self, command: str) -> int:
         """Hand the supervisor one command; returns the descriptor its output arrives on."""
@@ -243,6 +264,52 @@ class ShellSession:
             os.close(self._dir_fd)
         except OSError:
             pass
+
+
+def wait_listening(launcher: subprocess.Popen, port: int, seconds: float) -> bool:
+    """Whether TCP `port` listens in the network namespace of the sandbox `launcher` started (its
+    first child is in it), polled every POLL_S for up to `seconds`; False once the sandbox ended."""
+    deadline = time.monotonic() + seconds
+    while True:
+        inside = _first_child(launcher.pid)
+        if inside is not None and _listening(f"/proc/{inside}/net", port):
+            return True
+        if launcher.poll() is not None or time.monotonic() >= deadline:
+            return False
+        time.sleep(POLL_S)
+
+
+def _first_child(pid: int) -> int | None:
+    """The launcher's first child once it is in a network namespace other than the runner's (the sandbox's)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", "rb") as f:
+            kids = f.read().split()
+        if kids and os.readlink(f"/proc/{int(kids[0])}/ns/net") != os.readlink("/proc/self/ns/net"):
+            return int(kids[0])
+    except OSError:
+        pass
+    return None
+
+
+def _listening(net: str, port: int) -> bool:
+    """Whether a socket listens on TCP `port` in the network namespace whose tables are in `net`."""
+    want = f":{port:04X}".encode()
+    for table in ("tcp", "tcp6"):
+        try:
+            with open(f"{net}/{table}", "rb") as f:
+                lines = f.read().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if len(fields) > 3 and fields[1].endswith(want) and fields[3] == b"0A":
+                return True
+    return False
+
+
+def supervisor_argv(shell: str, commands_dir: str) -> list[str]:
+    """The sandbox's supervisor: SUPERVISOR run by `shell` (the execute-only copy) over `commands_dir`."""
+    return [shell, "-c", SUPERVISOR, "supervisor", commands_dir]
 
 
 def drain(fd: int, add: Callable[[bytes], None], until: float) -> None:
