@@ -43,8 +43,9 @@ harbor-venv:
 	@if [ -n "$(HARBOR_PYTHON)" ]; then $(MAKE) --no-print-directory $(HARBOR_STAMP); \
 	else echo "note: no Python >= 3.12 found: the Harbor validation tests will skip (Harbor needs it)"; fi
 
+# The embedded model's sweep (experiment=demo), the tab at work (experiment=demo_tour), then what to look at and do next.
 demo: $(STAMP)
-	$(PY) -m runners.sweep experiment=demo
+	$(PY) -m runners.sweep.demo
 
 test: $(STAMP) harbor-venv
 	$(PY) -m ruff check .

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 # verb: (the module `python -m` runs, what it does in one line). Read statically by tests/test_docs.py.
 VERBS = {
+    "demo": ("runners.sweep.demo", "the first ten minutes: the embedded model's sweep, the tab at work, what to look at next"),
     "sweep": ("runners.sweep", "a sweep: the grid's jobs on Ray actors, judged, tracked, reported; resumes where it stopped"),
     "plan": ("runners.plan", "a sweep's jobs, expected cost and wall time before it starts (its command line); runs nothing"),
     "job": ("runners.job", "one job in-process, no Ray (debugging); prints the job's directory"),

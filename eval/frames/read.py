@@ -83,7 +83,7 @@ def read_local(sweep_dir: Path, max_file_bytes: int = MAX_FILE_BYTES) -> Sweep:
     if not sweep_dir.is_dir() or sweep_dir.is_symlink():
         raise FileNotFoundError(f"{sweep_dir} is not a sweep folder (give outputs/<sweep>, or s3://bucket/prefix/<sweep>)")
     jobs: list[Job] = []
-    broken: list[str] = []
+    broken: dict[str, str] = {}
     configs: dict[str, dict] = {}
     for d in job_dirs(sweep_dir):
         why = unreadable(d, max_file_bytes)
@@ -94,7 +94,7 @@ def read_local(sweep_dir: Path, max_file_bytes: int = MAX_FILE_BYTES) -> Sweep:
         except RecordError as e:
             why = str(e)
         log.warning("%s: %s; skipped", d, why)
-        broken.append(d.name)
+        broken[d.name] = why
     if not regular(sweep_dir, SETTINGS, max_file_bytes):  # the report's baseline and treatment: their defaults
         return Sweep(sweep_dir, jobs, broken)
     return Sweep(sweep_dir, jobs, broken, *roles(sweep_dir, None, None))

@@ -30,6 +30,7 @@ from eval.harbor import harbor_texts
 from eval.harbor.rewards import rewards
 from eval.harbor.spec import Spec, read_spec
 from eval.harbor.whole import whole_folder
+from runners.core.document_checks import check_tab
 from runners.core.job_record import (
     deliverable_dir,
     write_deliverable,
@@ -38,7 +39,7 @@ from runners.core.job_record import (
     write_result,
     write_view,
 )
-from runners.core.record_files import SCORES, TAB, write_json
+from runners.core.record_files import SCORES, TAB, parse_json, write_json
 from runners.core.record_types import JobMeta, Result
 
 log = logging.getLogger(__name__)
@@ -55,7 +56,7 @@ def job_config(spec: Spec) -> dict:
 
 
 def read_tab(record: Path | None) -> dict | None:
-    """The tab's record the MCP server kept, or None (no tab, none written, or not a JSON object)."""
+    """The tab's record the MCP server kept, or None (no tab, none written, or not a tab's record)."""
     if record is None:
         return None
     try:
@@ -66,11 +67,10 @@ def read_tab(record: Path | None) -> dict | None:
     if data is None:
         return None
     try:
-        doc = json.loads(data)
-    except ValueError:
-        log.warning("tab.json is not JSON: left out")
+        return check_tab(parse_json(data))  # the record's one reader of tab.json
+    except ValueError as e:  # not JSON, nested too deep, or of another shape (a RecordError)
+        log.warning("tab.json left out: %s", e)
         return None
-    return doc if isinstance(doc, dict) else None
 
 
 def write_record(spec: Spec, workspace: Path, record: Path | None, job_dir: Path) -> None:

@@ -101,8 +101,9 @@ def _setting(text: str) -> tuple[str, Any]:
 
 
 def replay_sweep(sweep: Path, base: TabConfig | None, overrides: dict[str, Any], only: str | None, limit: int | None) -> dict[str, Any]:
-    """Every job's replay and differences, and Table 3's rows before and after."""
-    jobs, skipped = [], defaultdict(int)
+    """Every job's replay and differences, Table 3's rows before and after, and the jobs that could
+    not be replayed with why (`not_replayed`: a record of another shape is named, never a traceback)."""
+    jobs, skipped, not_replayed = [], defaultdict(int), {}
     before: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
     after: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
     benchmarks: dict[str, Any] = {}
@@ -131,13 +132,15 @@ def replay_sweep(sweep: Path, base: TabConfig | None, overrides: dict[str, Any],
         except (RecordError, OSError, ValueError, KeyError) as e:
             log.warning("%s: not replayed (%s: %s)", job_dir.name, type(e).__name__, e)
             skipped[f"that could not be replayed ({type(e).__name__})"] += 1
+            not_replayed[job_dir.name] = f"{type(e).__name__}: {e}"
             continue
         group = (meta.benchmark, meta.method, meta.model)
         if recorded is not None:
             before[group].append(summarize(recorded))
         after[group].append(summarize(replayed))
         jobs.append({"job_id": meta.job_id, "recorded_tab": recorded is not None, **compare(recorded, replayed)})
-    return {"jobs": jobs, "skipped": dict(skipped), "table3_before": rows_of(before), "table3_after": rows_of(after)}
+    return {"jobs": jobs, "skipped": dict(skipped), "not_replayed": not_replayed, "table3_before": rows_of(before),
+            "table3_after": rows_of(after)}
 
 
 def summary(sweep: Path, label: str, report: dict[str, Any]) -> str:
@@ -152,6 +155,7 @@ def summary(sweep: Path, label: str, report: dict[str, Any]) -> str:
              f"- recorded resolutions that would now be refused: {t['now_refused']}; refused then, accepted now: {t['now_accepted']}",
              f"- review hits (a requirement shown beside a read-log line, per review): before {t['review_hits_before']}/"
              f"{t['review_slots_before']}, after {t['review_hits_after']}/{t['review_slots_after']}", ""]
+    lines += [f"- not replayed: {job} ({why})" for job, why in list(report["not_replayed"].items())[:SHOW_CHANGED]]
     lines.append(changes(jobs))
     for j in jobs:
         if j["now_refused"]:

@@ -23,7 +23,15 @@ from typing import Any
 from eval.judges.extract.session import deliverable_texts
 from runners.core.harness_names import is_own_loop
 from runners.core.job_record import JobRecord, is_job_dir
-from runners.core.record_files import TAB
+from runners.core.record_files import (
+    EXTRACTED,
+    SCORES,
+    SHOWN,
+    TAB,
+    TRAJECTORY,
+    VIEW,
+    parse_json,
+)
 from runners.core.record_types import (
     JobMeta,
     RecordError,
@@ -40,16 +48,6 @@ log = logging.getLogger(__name__)
 TAB_CACHE = 256  # tabs kept in memory: an analysis reads a job's tab several times in a row
 
 
-def _readable(read: Callable[[], Any], default: Any = None) -> Any:
-    """What `read` returns, or `default` when the record's file cannot be read (logged: one broken
-    file must not stop the report)."""
-    try:
-        return read()
-    except RecordError as e:
-        log.warning("%s", e)
-        return default
-
-
 @dataclass
 class Job:
     """One job record. `result`/`scores` are None when the job did not finish or was not scored."""
@@ -60,6 +58,20 @@ class Job:
     scores: Scores | None
     _derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # see `derived`
     _held: dict[str, Any] | None = field(default=None, repr=False, compare=False)  # see `reading`
+    # the record's documents found unreadable so far (name -> why): each is left out of what reads it
+    unreadable: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+
+    def document(self, name: str, read: Callable[[], Any], default: Any = None) -> Any:
+        """What `read` returns, or `default` when the record's document `name` cannot be read (of
+        another shape, torn, too deep): one broken document must not stop a reader, and the job
+        names it (`unreadable`, the report's header notes), warned once."""
+        try:
+            return read()
+        except RecordError as e:
+            if name not in self.unreadable:
+                log.warning("%s: %s; left out", self.dir.name, e)
+            self.unreadable[name] = str(e)
+            return default
 
     @property
     def job_id(self) -> str:
@@ -121,7 +133,7 @@ class Job:
     def tab(self) -> dict[str, Any] | None:
         """From a small cache of recently read tabs (all 20,000 would be hundreds of MB); within
         `reading`, looked up once (a page asks for it several times)."""
-        return self.held("tab", lambda: _TABS.get(self.dir / TAB))
+        return self.held("tab", lambda: self.document(TAB, lambda: _TABS.get(self.dir / TAB)))
 
     @property
     def shown(self) -> list[dict[str, Any]] | None:
@@ -129,20 +141,27 @@ class Job:
         Read on every use (but within `reading`): analyses keep what they derive from it."""
 
         def read() -> list[dict[str, Any]] | None:
-            doc = _readable(lambda: JobRecord(self.dir).plugin(SHOWN_LOG), None)
-            return None if doc is None else list(doc.get("excerpts", []))
+            doc = self.document(SHOWN, lambda: JobRecord(self.dir).plugin(SHOWN_LOG))
+            return None if doc is None else list(doc["excerpts"])
 
         return self.held("shown", read)
 
     @property
     def view(self) -> dict[str, Any]:
         """Read on every use (but within `reading`): trajectories run to megabytes."""
-        return self.held("view", lambda: _readable(lambda: JobRecord(self.dir).view, {}))
+        return self.held("view", lambda: self.document(VIEW, lambda: JobRecord(self.dir).view, {}))
 
     @property
     def trajectory(self) -> list[dict[str, Any]]:
         """Read on every use (but within `reading`; see `view`)."""
-        return self.held("trajectory", lambda: JobRecord(self.dir).trajectory())
+        return self.held("trajectory", self._trajectory)
+
+    def _trajectory(self) -> list[dict[str, Any]]:
+        record = JobRecord(self.dir)
+        messages = record.trajectory()
+        if record.skipped_lines:
+            self.unreadable[TRAJECTORY] = f"{len(record.skipped_lines)} line(s) skipped, e.g. {record.skipped_lines[0]}"
+        return messages
 
     @property
     def chars_read(self) -> int | None:
@@ -193,7 +212,7 @@ class Job:
 
     def deliverable_texts(self) -> list[str]:
         """Each deliverable file's text as the judges read it (never parsed here: eval/judges/extract/session.py)."""
-        return self.held("deliverable_texts", lambda: deliverable_texts(JobRecord(self.dir)))
+        return self.held("deliverable_texts", lambda: self.document(EXTRACTED, lambda: deliverable_texts(JobRecord(self.dir)), []))
 
     def deliverable_files(self) -> list[Path]:
         def read() -> list[Path]:
@@ -207,7 +226,7 @@ class Job:
 class Sweep:
     dir: Path
     jobs: list[Job]
-    broken: list[str] = field(default_factory=list)  # job dirs whose job.json could not be read
+    broken: dict[str, str] = field(default_factory=dict)  # job dirs skipped (job.json or result.json unreadable) -> why
     baseline: str = "dci"  # what every comparison is against (the sweep's `report.baseline`)
     treatment: str = "runningtab"  # the method whose ablations Table 4 compares (`report.treatment`)
 
@@ -215,10 +234,23 @@ class Sweep:
     def name(self) -> str:
         return self.dir.name
 
-    @cached_property
+    @property
     def notes(self) -> list[str]:
-        """`header_notes`."""
+        """`header_notes`: the records' (worked out once) and the documents found unreadable so far."""
+        unreadable = self.unreadable()
+        shown = "; ".join(unreadable[:10]) + (f"; and {len(unreadable) - 10} more" if len(unreadable) > 10 else "")
+        return self._record_notes + ([f"Unreadable record documents (each left out of what reads it, the rest of its job "
+                                      f"used): {shown}"] if unreadable else [])
+
+    @cached_property
+    def _record_notes(self) -> list[str]:
         return _notes(self)
+
+    def unreadable(self) -> list[str]:
+        """`<job id>: <document> (why)` for each document of a kept job found unreadable so far (the
+        documents read on use: the tab, the shown log, the trajectory, the evaluator view,
+        extracted.json; and scores.json, which leaves its job unscored)."""
+        return [f"{j.job_id}: {name} ({why})" for j in self.jobs for name, why in j.unreadable.items()]
 
     def scored(self) -> list[Job]:
         """Jobs that are results: scored, and not errored (an errored record is retried, not a result)."""
@@ -237,9 +269,9 @@ class Sweep:
             with open(path, encoding="utf-8", errors="replace") as f:  # a line that is not UTF-8 is not JSON either: skipped
                 for line in f:
                     try:
-                        entry = json.loads(line)
+                        entry = parse_json(line)
                         latest[str(entry["job_id"])] = (entry.get("status"), entry.get("error") or entry.get("stop_reason"))
-                    except (json.JSONDecodeError, KeyError, TypeError, AttributeError):
+                    except (ValueError, KeyError, TypeError, AttributeError):
                         continue
         return {j: f"{status}: {why}" for j, (status, why) in latest.items() if status != "ok"}
 
@@ -258,7 +290,8 @@ def shared_config(configs: dict[str, dict[str, Any]], config: dict[str, Any]) ->
 
 
 class _TabCache:
-    """The last `TAB_CACHE` tabs read, by path; a tab rewritten since (re-scoring) is read again."""
+    """The last `TAB_CACHE` tabs read, by path; a tab rewritten since (re-scoring) is read again. A
+    tab that cannot be read is kept as its RecordError, raised again on each hit."""
 
     def __init__(self, size: int) -> None:
         self.size = size
@@ -273,11 +306,17 @@ class _TabCache:
         hit = self._tabs.get(path)
         if hit is not None and hit[0] == stamp:
             self._tabs.move_to_end(path)
-            return hit[1]
-        tab = _readable(lambda: JobRecord(path.parent).plugin(path.stem)) if stamp is not None else None
-        self._tabs[path] = (stamp, tab)
-        while len(self._tabs) > self.size:
-            self._tabs.popitem(last=False)
+            tab = hit[1]
+        else:
+            try:
+                tab = JobRecord(path.parent).plugin(path.stem) if stamp is not None else None
+            except RecordError as e:
+                tab = e
+            self._tabs[path] = (stamp, tab)
+            while len(self._tabs) > self.size:
+                self._tabs.popitem(last=False)
+        if isinstance(tab, RecordError):
+            raise tab
         return tab
 
 
@@ -293,7 +332,8 @@ def header_notes(sweep: Sweep) -> list[str]:
 def _notes(sweep: Sweep) -> list[str]:
     notes = []
     if sweep.broken:
-        notes.append(f"Unreadable job records (skipped): {', '.join(sweep.broken)}")
+        shown = "; ".join(f"{d} ({why})" for d, why in list(sweep.broken.items())[:10])
+        notes.append(f"{len(sweep.broken)} unreadable job record(s), skipped: {shown}")
     unfinished = [j.job_id for j in sweep.jobs if j.result is None]
     if unfinished:
         notes.append(f"{len(unfinished)} job(s) without result.json (unfinished): {', '.join(unfinished[:10])}")
@@ -311,13 +351,14 @@ def _notes(sweep: Sweep) -> list[str]:
 def roles(sweep_dir: Path, baseline: str | None, treatment: str | None) -> tuple[str, str]:
     """The baseline and treatment: given, else the sweep's `report:` settings (sweep.yaml), else DCI
     and RunningTab."""
-    saved: dict[str, Any] = {}
+    saved: Any = {}
     try:
         import yaml
 
-        saved = (yaml.safe_load((sweep_dir / "sweep.yaml").read_text()) or {}).get("report") or {}
-    except (OSError, ValueError, AttributeError, ImportError):
+        saved = (yaml.safe_load((sweep_dir / "sweep.yaml").read_text()) or {}).get("report")
+    except (OSError, ValueError, AttributeError, ImportError, RecursionError):
         pass
+    saved = {k: v for k, v in saved.items() if isinstance(v, str) and v} if isinstance(saved, dict) else {}
     return baseline or saved.get("baseline") or "dci", treatment or saved.get("treatment") or "runningtab"
 
 
@@ -326,14 +367,14 @@ def load_sweep(sweep_dir: Path, baseline: str | None = None, treatment: str | No
     sweep_dir = Path(sweep_dir)
     if not sweep_dir.is_dir():
         raise FileNotFoundError(f"sweep directory {sweep_dir} does not exist (give outputs/<sweep>)")
-    jobs, broken = [], []
+    jobs, broken = [], {}
     configs: dict[str, dict[str, Any]] = {}  # one dict per distinct config, shared by its jobs
     for d in job_dirs(sweep_dir):
         try:
             jobs.append(read_job(d, configs))
         except RecordError as e:
-            log.warning("%s; skipped", e)
-            broken.append(d.name)
+            log.warning("%s: %s; skipped", d.name, e)
+            broken[d.name] = str(e)
     return Sweep(sweep_dir, jobs, broken, *roles(sweep_dir, baseline, treatment))
 
 
@@ -343,9 +384,11 @@ def job_dirs(sweep_dir: Path) -> list[Path]:
 
 
 def read_job(d: Path, configs: dict[str, dict[str, Any]]) -> Job:
-    """One job from its record; RecordError when its job.json cannot be read. `configs` collects
-    the one shared dict of each distinct config."""
+    """One job from its record; RecordError when its job.json or result.json cannot be read (what
+    ran and how it ended: without either there is no job to count). scores.json that cannot be read
+    leaves the job unscored, and named. `configs` collects the one shared dict of each distinct config."""
     record = JobRecord(d)
     meta = record.meta
-    return Job(d, dataclasses.replace(meta, config=shared_config(configs, meta.config)),
-               _readable(lambda: record.result) if record.finished else None, _readable(lambda: record.scores))
+    job = Job(d, dataclasses.replace(meta, config=shared_config(configs, meta.config)), record.result if record.finished else None, None)
+    job.scores = job.document(SCORES, lambda: record.scores)
+    return job

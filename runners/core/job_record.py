@@ -23,6 +23,12 @@ from typing import Any
 from envs.deliverable import Delivery, Diff, copy_deliverable
 from envs.names import json_bytes
 from envs.safeio import make_dirs, open_append, walk_regular
+from runners.core.document_checks import (
+    check_extracted,
+    check_message,
+    check_plugin,
+    check_view,
+)
 from runners.core.record_files import (
     DELIVERABLE,
     EXTRACTED,
@@ -32,6 +38,8 @@ from runners.core.record_files import (
     SCORES,
     TRAJECTORY,
     VIEW,
+    bounded,
+    parse_json,
     plugin_file,
     read_json,
     write_json,
@@ -83,11 +91,15 @@ def read_scores_of(job_dir: Path) -> Scores | None:
 
 def read_result(job_dir: Path) -> Result | None:
     """The job's result, or None when it has none (unfinished) or it is torn. A result this version
-    cannot read (a newer schema) raises RecordError: resume must not clear what it cannot read."""
+    cannot read (a newer schema, another shape) raises RecordError: resume must not clear what it
+    cannot read."""
+    path = Path(job_dir) / RESULT
     try:
-        doc = read_json(Path(job_dir) / RESULT)
+        doc = read_json(path)
     except (OSError, json.JSONDecodeError):
         return None
+    except ValueError as e:
+        raise RecordError(f"{path} cannot be read: {e}") from None
     return Result.from_json(doc, Path(job_dir).name)
 
 
@@ -102,6 +114,7 @@ class JobRecord:
         self.dir = Path(job_dir)
         if not self.dir.is_dir():
             raise RecordError(f"job directory {self.dir} does not exist")
+        self.skipped_lines: list[str] = []  # the last `trajectory()`'s lines that are not messages, and why
 
     @cached_property
     def meta(self) -> JobMeta:
@@ -132,34 +145,39 @@ class JobRecord:
 
     @property
     def extracted(self) -> dict[str, Any] | None:
-        """The deliverable's text as the judges read it (`extracted.json`), None for a record without it."""
+        """The deliverable's text as the judges read it (`extracted.json`), None for a record without
+        it; RecordError for one of another shape (`document_checks`), as for every document below."""
         path = self.dir / EXTRACTED
-        return _document(path) if path.is_file() else None
+        return check_extracted(_document(path)) if path.is_file() else None
 
     def plugin(self, name: str) -> dict[str, Any] | None:
         """A method plugin's record (`tab` for the tab), None when the job had no such plugin."""
         path = self.dir / plugin_file(name)
-        return _document(path) if path.is_file() else None
+        return check_plugin(name, _document(path)) if path.is_file() else None
 
     @property
     def view(self) -> dict[str, Any]:
         """The evaluator view ({} when the job wrote none). Read on every use: it runs to megabytes."""
         path = self.dir / VIEW
-        return _document(path) if path.is_file() else {}
+        return check_view(_document(path)) if path.is_file() else {}
 
     def trajectory(self) -> list[dict[str, Any]]:
-        """Every message, in order; a torn line (a killed job's last write) is skipped."""
+        """Every message, in order. A line that is not one (a killed job's torn last write, or a line
+        of another shape) is skipped, and why is kept in `skipped_lines` (one warning a file)."""
         path = self.dir / TRAJECTORY
+        self.skipped_lines = []
         if not path.is_file():
             return []
         out = []
-        with open(path, encoding="utf-8") as f:
-            for line in f:
+        with open(path, encoding="utf-8", errors="replace") as f:  # a byte that is not UTF-8: that line is not JSON
+            for n, line in enumerate(f, 1):
                 if line.strip():
                     try:
-                        out.append(json.loads(line))
-                    except json.JSONDecodeError:
-                        log.warning("%s: skipping a broken trajectory line", path)
+                        out.append(check_message(parse_json(line), f"line {n}"))
+                    except ValueError as e:  # RecordError, JSONDecodeError, too deep
+                        self.skipped_lines.append(f"line {n}: {e}")
+        if self.skipped_lines:
+            log.warning("%s: %d line(s) skipped (%s)", path, len(self.skipped_lines), self.skipped_lines[0])
         return out
 
     @property
@@ -179,8 +197,10 @@ class JobRecord:
 
 
 def _write(path: Path, doc: Any) -> None:
+    """Every document of the record is written here (and the trajectory's lines by `Trajectory`),
+    `bounded`: a record is always one its readers read back."""
     with _writing(path):
-        write_json(path, doc)
+        write_json(path, bounded(doc))
 
 
 def write_meta(job_dir: Path, meta: JobMeta) -> None:
@@ -201,7 +221,7 @@ def write_scores(job_dir: Path, scores: dict[str, Any]) -> dict[str, Any]:
 
 def write_extracted(job_dir: Path, doc: dict[str, Any]) -> None:
     """Before the scores: a scored record always has the text its judges read."""
-    write_json(job_dir / EXTRACTED, doc)
+    write_json(job_dir / EXTRACTED, bounded(doc))
 
 
 def write_view(job_dir: Path, view: dict[str, Any]) -> None:
@@ -239,7 +259,7 @@ class Trajectory:
     def __call__(self, message: dict[str, Any]) -> None:
         """One write a message (the file is opened to append); where the line began is asked of the
         file only when a write fails, not before each one (a second system call a message)."""
-        line = json_bytes(message) + b"\n"
+        line = json_bytes(bounded(message)) + b"\n"
         fd = self._f.fileno()
         view = memoryview(line)
         with _writing(self.path):

@@ -13,16 +13,28 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, NotRequired, TypedDict
 
+from runners.core.field_checks import (
+    AMOUNT,
+    BOOL,
+    COUNT,
+    INT,
+    OBJECT,
+    OBJECTS,
+    STR,
+    STRS,
+    Check,
+    check_fields,
+    optional,
+)
+from runners.core.field_checks import (
+    RecordError as RecordError,  # raised by every reader of the record, imported from here as before
+)
 from runners.core.harness_names import OWN_LOOP, is_own_loop
 from runners.core.record_files import JOB, RESULT, SCHEMA_VERSION, SCORES
 from tab.config import TabConfig
 
 # not results: retried on resume, left out of every table (a budget stop: when the budget is raised)
 ERROR_STOPS = ("env_error", "model_error", "budget")
-
-
-class RecordError(ValueError):
-    """A job directory lacks what the reader needs, or holds a document it cannot read."""
 
 
 def _version(doc: dict[str, Any], what: str) -> int:
@@ -64,16 +76,15 @@ class JobMeta:
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> JobMeta:
+        """Every field checked (`JOB_FIELDS`): a record of another shape is a RecordError naming the field."""
         version = _version(doc, JOB)
-        try:
-            fields = known_fields(cls, doc)
-            if "harness" not in fields:  # a record from before the field: its config says, else our own loop ran
-                agent = (doc.get("config") or {}).get("agent")
-                fields["harness"] = str(agent.get("harness") or OWN_LOOP) if isinstance(agent, dict) else OWN_LOOP
-            meta = cls(**fields | {"schema_version": version})
-            return dataclasses.replace(meta, job_id=str(meta.job_id), seed=int(meta.seed), config=dict(meta.config or {}))
-        except (TypeError, ValueError) as e:
-            raise RecordError(f"{JOB} is not a job record: {e}") from None
+        fields = known_fields(cls, check_fields(doc, JOB, JOB_FIELDS, required=JOB_REQUIRED))
+        fields["config"] = fields.get("config") or {}
+        if "harness" not in fields:  # a record from before the field: its config says, else our own loop ran
+            agent = fields["config"].get("agent")
+            harness = agent.get("harness") if isinstance(agent, dict) else None
+            fields["harness"] = harness if isinstance(harness, str) and harness else OWN_LOOP
+        return cls(**fields | {"schema_version": version})
 
     def to_json(self) -> dict[str, Any]:
         """Its fields as they are (every one is JSON already; `config` is a plain dict, written at
@@ -83,6 +94,13 @@ class JobMeta:
     @property
     def tab_config(self) -> TabConfig | None:
         return tab_config_of(self.config)
+
+
+JOB_REQUIRED = ("job_id", "benchmark", "task_id", "method", "model", "seed")
+JOB_FIELDS: dict[str, Check] = {
+    "job_id": STR, "benchmark": STR, "task_id": STR, "method": STR, "model": STR, "seed": INT,
+    "config": optional(OBJECT), "sandbox": optional(STR), "harness": STR, "schema_version": optional(INT),
+}
 
 
 def tab_config_of(config: dict[str, Any]) -> TabConfig | None:
@@ -138,13 +156,12 @@ class Result:
 
     @classmethod
     def from_json(cls, doc: dict[str, Any], job_id: str = "") -> Result:
-        """`job_id`: the record's directory name, for a hand-written result that leaves it out."""
+        """`job_id`: the record's directory name, for a hand-written result that leaves it out. Every
+        field is checked (`RESULT_FIELDS`); a null is the field's default."""
         version = _version(doc, RESULT)
         fields = {"job_id": job_id} | {k: v for k, v in known_fields(cls, doc).items() if v is not None or k in _NULLABLE}
-        try:
-            return cls(**fields | {"schema_version": version})
-        except TypeError as e:
-            raise RecordError(f"{RESULT} is not a job result: {e}") from None
+        check_fields(fields, RESULT, RESULT_FIELDS, required=("stop_reason",))
+        return cls(**fields | {"schema_version": version})
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self) | {"errored": self.errored, "schema_version": SCHEMA_VERSION}
@@ -159,6 +176,14 @@ class Result:
         """What a later attempt keeps of this one in `earlier_errors`."""
         return {"attempt": self.attempt, "stop_reason": self.stop_reason, "error": self.error, "turns": self.turns,
                 "wall_s": self.wall_s, "spend": self.spend}
+
+
+RESULT_FIELDS: dict[str, Check] = {
+    "job_id": STR, "stop_reason": STR, "attempt": COUNT, "turns": optional(COUNT), "tokens_in": COUNT, "tokens_out": COUNT,
+    "cost": AMOUNT, "chars_read": COUNT, "final_answer": STR, "wall_s": AMOUNT, "error": optional(STR), "earlier_errors": OBJECTS,
+    "sandbox": optional(STR), "limits_hit": optional(STRS), "deliverable": STRS, "deleted": STRS, "left_out": STRS,
+    "left_out_rest": BOOL, "spend": AMOUNT, "cached_calls": COUNT, "budget_usd": optional(AMOUNT), "schema_version": optional(INT),
+}
 
 
 class Scores(TypedDict):

@@ -120,11 +120,10 @@ def _turn(obj: Any, index: int) -> AssistantMessage:
     if not isinstance(usage, dict):
         raise ScriptError("'usage' must be an object")
     _only(usage, _USAGE_KEYS, "usage")
-    return AssistantMessage(
-        content=content,
-        tool_calls=[_call(c, index, i) for i, c in enumerate(calls)],
-        usage=Usage(int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0)), float(usage.get("cost", 0.0))),
-    )
+    counted = Usage(int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0)), float(usage.get("cost", 0.0)))
+    if min(counted.input_tokens, counted.output_tokens) < 0 or not 0 <= counted.cost < float("inf"):
+        raise ScriptError("'usage' counts tokens and USD: give numbers >= 0")  # else the record it makes is unreadable
+    return AssistantMessage(content=content, tool_calls=[_call(c, index, i) for i, c in enumerate(calls)], usage=counted)
 
 
 def _call(obj: Any, turn: int, i: int) -> ToolCall:

@@ -113,9 +113,9 @@ def _usage(data: dict[str, Any], cfg: ApiModelConfig) -> Usage:
     OpenAI and Gemini report them (`prompt_tokens_details.cached_tokens`) or DeepSeek does
     (`prompt_cache_hit_tokens`)."""
     u = data.get("usage") or {}
-    tin, tout = int(u.get("prompt_tokens") or 0), int(u.get("completion_tokens") or 0)
+    tin, tout = max(0, int(u.get("prompt_tokens") or 0)), max(0, int(u.get("completion_tokens") or 0))  # a count, whatever was sent
     details = u.get("prompt_tokens_details")
-    cached = int((details.get("cached_tokens") if isinstance(details, dict) else None) or u.get("prompt_cache_hit_tokens") or 0)
+    cached = max(0, int((details.get("cached_tokens") if isinstance(details, dict) else None) or u.get("prompt_cache_hit_tokens") or 0))
     try:
         cost = price_of(cfg).cost(tin, cached, tout)
     except PricingError as e:  # checked before the run (runners/preflight/config_checks.py); an edit since must not lose the reply

@@ -19,6 +19,7 @@ from envs.config import CONTEXT_LEVELS
 from runners.config.schema import CONF_DIR, ConfigError, RootConfig
 from runners.core.task import Task
 from runners.models.config import ModelConfig
+from runners.preflight.record_paths import check_records_place, check_sweep_name
 from runners.preflight.refusals import ConfigErrors, Refusals
 
 __all__ = ["ConfigError", "benchmark_tasks", "check_config", "check_configs", "check_sweep"]
@@ -47,12 +48,14 @@ def benchmark_tasks(cfg: RootConfig) -> list[Task]:
 
     _check_data(cfg, set())  # prepared data that does not match its manifest is not loaded (one refusal, not two)
     try:
-        return load_benchmark(cfg.benchmark).tasks()
+        tasks = load_benchmark(cfg.benchmark).tasks()
     except NativeFormatError as e:  # every bad line of the task file, each its own refusal
         raise ConfigErrors([f"benchmark={cfg.benchmark.name}: {p}" for p in e.problems]) from e
     except (BenchmarkError, FileNotFoundError) as e:
         hint = _prepare_hint(cfg)
         raise ConfigError(f"benchmark={cfg.benchmark.name}: {hint} (its loader: {e})" if hint else f"benchmark={cfg.benchmark.name}: {e}") from e
+    check_records_place(cfg, tasks)  # every entry point loads its tasks here: no record goes where a later job's workspace copies it
+    return tasks
 
 
 def _prepare_hint(cfg: RootConfig) -> str:
@@ -91,6 +94,7 @@ def check_config(cfg: RootConfig, here: bool = True, data_checked: set[tuple[str
     refusals.run(_check_call_cache, cfg.model)
     refusals.run(_check_budget, cfg)
     refusals.run(_check_names, cfg)
+    refusals.run(check_sweep_name, cfg)
     refusals.run(_check_judge_key, cfg)
     refusals.run(_check_data, cfg, set() if data_checked is None else data_checked)
     refusals.raise_any()

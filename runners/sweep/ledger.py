@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from envs.safeio import open_append
+from runners.core.record_files import parse_json
 from runners.job.resume import Logged
 
 log = logging.getLogger(__name__)
@@ -73,8 +74,8 @@ class Ledger:
 def _entry(raw: bytes) -> dict[str, Any] | None:
     """One line as a ledger entry, or None when it is not one (its `record_attempt` made an int ≥ 1)."""
     try:
-        entry = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+        entry = parse_json(raw.decode("utf-8"))  # a line nested too deep is not an entry either
+    except ValueError:  # UnicodeDecodeError among them
         return None
     if not isinstance(entry, dict) or not isinstance(entry.get("job_id"), str):
         return None

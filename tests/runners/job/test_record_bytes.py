@@ -18,7 +18,7 @@ from runners.job.identity import job_id
 from runners.job.run import run_job
 from tests.conftest import compose_root, write_script
 
-LEFT_OUT = ("grid", "storage", "tracker", "cluster", "report", "data", "out", "sweep")
+LEFT_OUT = ("grid", "storage", "tracker", "cluster", "report", "data", "plan", "out", "sweep")
 
 
 def asdict_config(cfg: RootConfig) -> dict[str, Any]:

@@ -72,6 +72,13 @@ def test_content_usage_cost_and_request_body(stub):
     assert "top_p" not in body  # unset fields are not sent
 
 
+def test_a_negative_token_count_from_the_server_counts_zero(stub):
+    """A count the record's reader refuses (result.json `tokens_in` >= 0) never reaches the record."""
+    stub.push(Reply(body=completion("hello", usage=(-1000, -5))))
+    reply = make(stub, price_in_per_mtok=2.0, price_out_per_mtok=10.0).complete(MESSAGES, TOOLS)
+    assert (reply.usage.input_tokens, reply.usage.output_tokens, reply.usage.cost) == (0, 0, 0.0)
+
+
 def test_no_tools_sends_no_tool_fields(stub):
     stub.push(Reply(body=completion("plain")))
     make(stub).complete(MESSAGES, [])

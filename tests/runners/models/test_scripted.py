@@ -55,6 +55,8 @@ def test_ids_are_deterministic_across_instances(tmp_path):
     ('{"tool_calls": [{"arguments": {}}]}', "needs a 'name'"),
     ('{"tool_calls": {"name": "bash"}}', "must be a list"),
     ('{"content": 5}', "'content' must be a string"),
+    ('{"content": "x", "usage": {"input_tokens": -5}}', "give numbers >= 0"),  # its record would be unreadable
+    ('{"content": "x", "usage": {"cost": NaN}}', "give numbers >= 0"),
 ])
 def test_bad_line_names_file_and_line(tmp_path, line, message):
     path = write(tmp_path, [json.dumps({"content": "fine"}), line])

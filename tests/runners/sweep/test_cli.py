@@ -64,10 +64,11 @@ def test_sweep_given_no_axis_runs_the_root_configs_groups() -> None:
         assert getattr(compose_root([f"{axis}={name}"]), axis) == getattr(root, axis), axis
 
 
-def test_make_demo_names_the_demo() -> None:
+def test_make_demo_runs_the_demo() -> None:
+    """`make demo` is `runningtab demo` (runners/sweep/demo.py: experiment=demo, then the tab at work)."""
     r = subprocess.run(["make", "-n", "demo"], cwd=REPO, capture_output=True, text=True, timeout=60)
-    sweep = [line for line in r.stdout.splitlines() if "runners.sweep" in line]
-    assert sweep and all("experiment=demo" in line.split() for line in sweep), r.stdout
+    sweep = [line for line in r.stdout.splitlines() if "runners." in line]
+    assert sweep and all(line.split()[-2:] == ["-m", "runners.sweep.demo"] for line in sweep), r.stdout
 
 
 @pytest.mark.parametrize("module", ENTRY_POINTS)
