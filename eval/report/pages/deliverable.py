@@ -19,7 +19,6 @@ from eval.judges.extract.session import shown as extracted_path
 from eval.report.load import Job
 from runners.core.job_record import JobRecord
 from runners.core.record_files import DELIVERABLE, EXTRACTED
-from runners.core.record_types import RecordError
 
 FILE_CHARS = 20_000  # of one file's text on the page; the link has the whole file
 PAGE_CHARS = 200_000  # of all files' text on one page
@@ -30,13 +29,10 @@ def _texts(job: Job) -> tuple[dict[str, dict[str, Any]], str]:
     """Each file's `extracted.json` entry by its path, and why there are none (blank when there are)."""
     if job.scores is None and not (job.dir / EXTRACTED).is_file():
         return {}, "not scored: the judges have not read these files"
-    try:
-        doc = job.held("extracted", lambda: deliverable_doc(JobRecord(job.dir)))
-    except RecordError as e:
-        return {}, f"what the judges read cannot be shown ({e})"
-    files = doc.get("files") if isinstance(doc, dict) else None
-    entries = {str(f["path"]): f for f in files or [] if isinstance(f, dict) and isinstance(f.get("path"), str)}
-    return entries, ""
+    doc = job.held(EXTRACTED, lambda: job.document(EXTRACTED, lambda: deliverable_doc(JobRecord(job.dir))))
+    if doc is None:  # its reader refused it (checked field by field: runners/core/document_checks.py)
+        return {}, f"what the judges read cannot be shown ({job.unreadable[EXTRACTED]})"
+    return {f["path"]: f for f in doc.get("files") or []}, ""
 
 
 def _file_text(entry: dict[str, Any] | None, room: int) -> str:

@@ -101,6 +101,7 @@ def test_a_broken_extracted_json_costs_only_the_texts(tmp_path: Path) -> None:
     (job,) = load_sweep(sdir).jobs
     section = _section(job_html(job))
     assert "what the judges read cannot be shown" in section and "a.md</a>" in section and "Done." in section
-    (d / "extracted.json").write_text(json.dumps({"files": "nonsense"}))
+    (d / "extracted.json").write_text(json.dumps({"files": [{"path": "a.md", "text": ["not", "text"]}]}))
     (job,) = load_sweep(sdir).jobs
-    assert "not in what the judges read" in _section(job_html(job))
+    section = _section(job_html(job))
+    assert "what the judges read cannot be shown" in section and "a.md</a>" in section and job.unreadable  # named, not shown
