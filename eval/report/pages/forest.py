@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass
 
 from eval.judges.metrics import METRICS
+from eval.report.analyses.accounting import Accounting
 from eval.report.analyses.leaderboard import headline_of
 from eval.report.analyses.table1 import setting_name
 from eval.report.section import Table, p_text, signed
@@ -31,6 +32,7 @@ MAX_LABEL = 330  # px: a label column's cap (longer labels end in "…")
 MIN_RANGE = 10.0  # points: the axis spans at least ±this
 AXIS_BELOW = 40  # rows from which the axis is drawn below the rows too
 COLORS = {"gain": "#2166ac", "loss": "#b2182b", "unsure": "#6b6b6b"}  # interval above 0, below 0, across 0
+SHORT = "#a6530a"  # a row's results / planned when some planned jobs are not results
 
 
 @dataclass(frozen=True)
@@ -112,10 +114,17 @@ def axis_span(rows: list[ForestRow]) -> float:
     return math.ceil(far / step - 1e-9) * step
 
 
-def forest_svg(rows: list[ForestRow], reference: str, name: str, counts: dict[tuple[str, str, str, str], str] | None = None) -> str:
+def counts_tip(acc: Accounting) -> str:
+    """`8 of 10 planned jobs are results; 2 are not: 1 errored, 1 unfinished`: a row's accounting said whole."""
+    said = f"{acc.results} of {acc.planned} planned job{'s' * (acc.planned != 1)} {'is a result' if acc.planned == 1 else 'are results'}"
+    kinds = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in acc.kinds().items() if n)
+    return f"{said}; {acc.not_results} {'is' if acc.not_results == 1 else 'are'} not: {kinds}" if kinds else said
+
+
+def forest_svg(rows: list[ForestRow], reference: str, name: str, counts: dict[tuple[str, str, str, str], Accounting] | None = None) -> str:
     """The figure; `name` makes its ids its own (a page holds several). `counts`, by Table 1 row
-    (`ForestRow.key`): text shown in a last column (the row's results / planned, when the accounting
-    gives them)."""
+    (`ForestRow.key`, `accounting.by_row`): a last column of the row's results / planned, in
+    SHORT's colour when some planned jobs are not results, their kinds in the row's tooltip."""
     span = axis_span(rows)
     step = _step(span)
     texts = {
@@ -134,8 +143,9 @@ def forest_svg(rows: list[ForestRow], reference: str, name: str, counts: dict[tu
     stats = [f"{signed(r.diff)} [{signed(r.low)}, {signed(r.high)}]" for r in rows]
     right = {"ci": ("Δ [95% CI]", stats), "p": ("p", [p_text(r.p) for r in rows]),
              "pairs": ("pairs · tasks", [f"{r.pairs} · {r.tasks}" for r in rows])}
+    accs = [counts.get(r.key) if counts is not None else None for r in rows]
     if counts is not None:
-        right["counts"] = ("results / planned", [counts.get(r.key, "") for r in rows])
+        right["counts"] = ("results / planned", [f"{a.results} / {a.planned}" if a else "" for a in accs])
     for k, (head, vals) in right.items():
         cols[k] = x
         widths[k] = max(text_width(t) for t in [head, *vals])
@@ -173,10 +183,13 @@ def forest_svg(rows: list[ForestRow], reference: str, name: str, counts: dict[tu
         mid = y + ROW / 2
         first = r.setting != prev
         prev = r.setting
-        tip = (f"{r.setting} · {r.method}: {r.metric} Δ {stat} points, p {p_text(r.p)}, {r.pairs} pairs over {r.tasks} tasks")
+        acc = accs[i]
+        tip = (f"{r.setting} · {r.method}: {r.metric} Δ {stat} points, p {p_text(r.p)}, {r.pairs} pairs over {r.tasks} tasks"
+               + (f"; {counts_tip(acc)}" if acc else ""))
+        tally = (f' data-planned="{acc.planned}" data-results="{acc.results}" data-short="{html.escape(acc.text())}"' if acc else "")
         out.append(f'<g class="frow" data-setting="{html.escape(r.setting)}" data-method="{html.escape(r.method)}" '
                    f'data-metric="{html.escape(r.metric)}" data-kind="{r.kind}" data-diff="{r.diff!r}" data-low="{r.low!r}" '
-                   f'data-high="{r.high!r}" data-p="{r.p!r}"><title>{html.escape(tip)}</title>')
+                   f'data-high="{r.high!r}" data-p="{r.p!r}"{tally}><title>{html.escape(tip)}</title>')
         if first and i:
             out.append(f'<line x1="4" x2="{width - 4:.0f}" y1="{y:.1f}" y2="{y:.1f}" stroke="#bbb"/>')
         base = f'y="{mid + FONT / 3:.1f}"'
@@ -185,7 +198,9 @@ def forest_svg(rows: list[ForestRow], reference: str, name: str, counts: dict[tu
         for k, text in labels.items():
             if text:
                 shown = _fit(text, widths[k]) if k in texts else text
-                out.append(f'<text class="lab" data-col="{k}" x="{cols[k]:.1f}" {base} clip-path="url(#{name}-{k})">{html.escape(shown)}</text>')
+                short = f' fill="{SHORT}" font-weight="bold"' if k == "counts" and acc and acc.not_results else ""
+                out.append(f'<text class="lab" data-col="{k}" x="{cols[k]:.1f}" {base} clip-path="url(#{name}-{k})"{short}>'
+                           f"{html.escape(shown)}</text>")
         color = COLORS[r.kind]
         lo, hi, d = px(r.low), px(r.high), px(r.diff)
         out.append(f'<line class="ci" x1="{lo:.1f}" x2="{hi:.1f}" y1="{mid:.1f}" y2="{mid:.1f}" stroke="{color}" stroke-width="2"/>')

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import html
 
+from eval.report.analyses.accounting import Accounting, Key, by_row
 from eval.report.analyses.leaderboard import leaderboard
 from eval.report.analyses.per_task import grids
 from eval.report.analyses.table1 import cells, setting_name
 from eval.report.load import Sweep
 from eval.report.method_names import label
-from eval.report.pages.forest import COLORS, forest_rows, forest_svg, headline_first
+from eval.report.pages.forest import COLORS, SHORT, ForestRow, counts_tip, forest_rows, forest_svg, headline_first
 from eval.report.pages.heatmap import leaderboard_heatmap, per_task_heatmap
 from eval.report.section import Section, Table
 
@@ -45,24 +46,47 @@ def _forest(sweep: Sweep, sections: list[Section]) -> str:
     ref = sweep.baseline
     table1 = _section(sections, "table1")
     paired = _table(table1, f"table1_vs_{ref}")
+    counts = by_row(sweep)
     if paired is None:
         why = next((n for n in (table1.notes if table1 else []) if n.startswith("paired comparison skipped")), None)
         if table1 is not None and table1.skipped:
             why = f"no results yet ({table1.skipped})"
-        return f'<h2>At a glance</h2><p class="skip">No paired comparison to draw: {html.escape(why or "no method ran beside " + label(ref))}.</p>'
+        return (f'<h2>At a glance</h2><p class="skip">No paired comparison to draw: {html.escape(why or "no method ran beside " + label(ref))}.</p>'
+                + _unpaired(counts, [], ref))
     rows = forest_rows(paired)
     if not rows:
-        return f'<h2>At a glance</h2><p class="skip">No paired comparison to draw: no (task, seed) that a method and {html.escape(label(ref))} both scored.</p>'
+        return (f'<h2>At a glance</h2><p class="skip">No paired comparison to draw: no (task, seed) that a method and {html.escape(label(ref))} both scored.</p>'
+                + _unpaired(counts, [], ref))
     head, other = headline_first(rows)
+    short = any(counts[r.key].not_results for r in rows if r.key in counts)
     out = [f"<h2>At a glance: the paired gain over {html.escape(label(ref))} on each benchmark's headline metric</h2>",
-           f'<div class="wide" id="forest-headline">{forest_svg(head, label(ref), "forest-headline")}</div>',
+           f'<div class="wide" id="forest-headline">{forest_svg(head, label(ref), "forest-headline", counts)}</div>',
            f'<p class="note">{_legend()}. Each row: the method minus {html.escape(label(ref))} on the (task, seed) pairs both '
            f'scored within one benchmark, harness and model, with its 95% interval and p, as in the '
-           f'<a href="#{html.escape(paired.name)}">paired table</a> below.</p>']
+           f'<a href="#{html.escape(paired.name)}">paired table</a> below; then how many of the method\'s planned jobs '
+           f'are results{_short_legend() if short else ""}.</p>', _unpaired(counts, rows, ref)]
     if other:
         out.append(f'<details id="forest-other"><summary>The other metrics ({len(other)} row{"s" * (len(other) != 1)})</summary>'
-                   f'<div class="wide">{forest_svg(other, label(ref), "forest-other")}</div></details>')
+                   f'<div class="wide">{forest_svg(other, label(ref), "forest-other", counts)}</div></details>')
     return "".join(out)
+
+
+def _short_legend() -> str:
+    return (f' (<span style="color:{SHORT};font-weight:bold">in this colour</span> when some are not: errored, unscored, '
+            "unfinished or not started, by kind in the row's tooltip and in <a href=\"#table1\">Table 1</a>)")
+
+
+def _unpaired(counts: dict[Key, Accounting], rows: list[ForestRow], ref: str) -> str:
+    """The methods with planned jobs but no row: not one (task, seed) both they and the baseline
+    scored, so nothing to draw; each named with where its jobs went, never dropped unsaid."""
+    drawn = {r.key for r in rows}
+    missing = [(k, a) for k, a in sorted(counts.items()) if k[3] != ref and k not in drawn]
+    if not missing:
+        return ""
+    items = "".join(f"<li>{html.escape(setting_name(b, h, mo))} · {html.escape(me)}: {html.escape(counts_tip(a))}</li>"
+                    for (b, h, mo, me), a in missing)
+    return (f'<div class="note" id="forest-unpaired">No row (no (task, seed) that the method and {html.escape(label(ref))} '
+            f"both have as a result):<ul>{items}</ul></div>")
 
 
 def _heatmap(sweep: Sweep) -> str:

@@ -15,13 +15,14 @@ from pathlib import Path
 import pytest
 
 from eval.report import write_report
-from eval.report.pages.forest import ForestRow, axis_span, forest_svg, text_width
+from eval.report.pages.forest import SHORT, ForestRow, axis_span, forest_svg, text_width
+from runners.core.job_status import Planned, write_plan
 from tests.eval.report.test_harness import PATTERNS, _sweep
 from tests.helpers.report_sweeps import PATTERNS as PATTERNS_A
 from tests.helpers.report_sweeps import build_sweep_a, rubric_scores, write_job
 
 ROW = re.compile(r'<g class="frow" data-setting="([^"]*)" data-method="([^"]*)" data-metric="([^"]*)" data-kind="(\w+)" '
-                 r'data-diff="([^"]*)" data-low="([^"]*)" data-high="([^"]*)" data-p="([^"]*)">')
+                 r'data-diff="([^"]*)" data-low="([^"]*)" data-high="([^"]*)" data-p="([^"]*)"[^>]*>')
 
 
 def _csv(report: Path, name: str) -> list[dict[str, str]]:
@@ -129,6 +130,41 @@ def test_a_job_without_a_result_is_grey_and_out_of_the_gain(tmp_path: Path) -> N
     assert ">+50.0</td>" in row  # seed 0 alone (100 − 50), not the mean with the errored job's 0
     assert '<a class="na" href="compare/wb__t1__runningtab__m1__s1__vs__dci.html" title="seed 1: errored' in row
     assert ">err</a>" in row
+
+
+def test_each_row_says_how_many_of_its_planned_jobs_are_results(tmp_path: Path) -> None:
+    """Beside each forest row: results / planned from the accounting (issue 48), the not-results' kinds
+    in its tooltip; a method with no pair at all is named under the figure with where its jobs went."""
+    sdir = tmp_path / "s"
+    for task in ("t1", "t2", "t3"):
+        for seed in (0, 1):
+            write_job(sdir, "wb", task, "dci", "m1", seed, rubric_scores(list("abcd"), "1100"))
+            write_job(sdir, "wb", task, "runningtab", "m1", seed, rubric_scores(list("abcd"), "1110"))
+            todo = write_job(sdir, "wb", task, "todo", "m1", seed, rubric_scores(list("abcd"), "1000"))
+            (todo / "result.json").write_text(json.dumps(json.loads((todo / "result.json").read_text()) | {"stop_reason": "env_error",
+                                                                                                         "errored": True}))
+    rt = {task: sdir / f"wb__{task}__runningtab__m1__s1" for task in ("t1", "t2")}
+    result = json.loads((rt["t1"] / "result.json").read_text()) | {"stop_reason": "model_error", "errored": True}
+    (rt["t1"] / "result.json").write_text(json.dumps(result))  # errored: not a result
+    (rt["t2"] / "result.json").unlink()  # unfinished
+    write_plan(sdir, [Planned("wb__t4__runningtab__m1__s0", "wb", "dci", "m1", "runningtab", "t4", 0)])  # never started
+    index = (write_report(sdir) / "index.html").read_text()
+    forest = _part(index, 'id="forest-headline"', "</svg>")
+    (row,) = re.findall(r'<g class="frow" data-setting="wb · m1" data-method="runningtab"[^>]*>.*?</g>', forest)
+    assert 'data-planned="7" data-results="4" data-short="3: 1 errored, 1 unfinished, 1 not started"' in row
+    assert "4 of 7 planned jobs are results; 3 are not: 1 errored, 1 unfinished, 1 not started</title>" in row
+    assert re.search(rf'<text class="lab" data-col="counts"[^>]* fill="{SHORT}" font-weight="bold">4 / 7</text>', row)
+    assert "results / planned</text>" in forest and "in this colour</span> when some are not" in index
+    unpaired = _part(index, 'id="forest-unpaired"', "</div>")
+    assert "wb · m1 · todo: 0 of 6 planned jobs are results; 6 are not: 6 errored" in unpaired
+    assert "runningtab" not in unpaired
+
+
+def test_a_row_whose_planned_jobs_are_all_results_is_plain(sweep_a: Path) -> None:
+    forest = _part((sweep_a / "index.html").read_text(), 'id="forest-headline"', "</svg>")
+    counts = re.findall(r'<text class="lab" data-col="counts"([^>]*)>(\d+) / (\d+)</text>', forest)
+    assert len(counts) == len(_forest(forest, "forest-headline")) == 4
+    assert all(attrs.count("fill") == 0 and results == planned for attrs, results, planned in counts)
 
 
 def test_no_baseline_says_why_and_names_are_escaped(tmp_path: Path) -> None:
