@@ -9,7 +9,8 @@ Records are fabricated as bench/bench_scale.py fabricates them (every file a fin
 job.json, result.json, scores.json, trajectory.jsonl, evaluator_view.json, the deliverable and
 extracted.json), with scores drawn from a known design: each task has its own difficulty, each
 method, harness and model its own effect (RunningTab +12 points, Self-Tracking +5, Self-Refine +3,
-TODO +2; Codex +10 under every method), each task's gain its own spread. `fabricate` is also what
+TODO +2; Codex +10 under every method), each task's gain its own spread; a share of the jobs (1% by
+default, `--failing`) is not results, errored or unfinished, as in a real sweep. `fabricate` is also what
 the report's browser tests (tests/eval/report/test_first_screen.py) run on.
 """
 
@@ -79,11 +80,15 @@ def _scores(kind: str, rng: random.Random, p: float, n: int) -> dict[str, Any]:
     return {"judge": "rule", "metrics": {"pass_rate": share, "rubric_pass_rate": share, "tcr70": float(share >= 0.7)}, "items": items}
 
 
-def _record(d: Path, meta: dict[str, Any], scores: dict[str, Any], answer: str, text: str, whole: bool) -> None:
-    """One finished job's record (`whole=False`: job.json, scores.json and result.json only); result.json last."""
+def _record(d: Path, meta: dict[str, Any], scores: dict[str, Any], answer: str, text: str, whole: bool, fate: str = "result") -> None:
+    """One job's record (`whole=False`: job.json, scores.json and result.json only); result.json last.
+    `fate`: `result`, `errored` (a model_error after its retries, no scores) or `unfinished` (no result.json)."""
     d.mkdir(parents=True)
     (d / "job.json").write_text(json.dumps(meta))
-    (d / "scores.json").write_text(json.dumps(scores))
+    if fate == "unfinished":
+        return
+    if fate == "result":
+        (d / "scores.json").write_text(json.dumps(scores))
     if whole:
         traj = [{"role": "system", "content": "You work over the organization's files.", "turn": 0},
                 {"role": "user", "content": f"Do task {meta['task_id']}.", "turn": 0},
@@ -97,13 +102,18 @@ def _record(d: Path, meta: dict[str, Any], scores: dict[str, Any], answer: str, 
     result = {"job_id": meta["job_id"], "stop_reason": "finished", "turns": 1, "tokens_in": 1200, "tokens_out": 300, "cost": 0.001,
               "chars_read": 5000, "final_answer": answer, "wall_s": 1.0, "error": None, "sandbox": "bwrap",
               "deliverable": ["output/report.md"] if whole else [], "deleted": []}
+    if fate == "errored":
+        result |= {"stop_reason": "model_error", "errored": True, "error": "the model's server answered 503 after 3 retries"}
     (d / "result.json").write_text(json.dumps(result))
 
 
-def fabricate(sdir: Path, blocks: list[Block], seed: int = 0, whole: bool = True) -> Path:
+def fabricate(sdir: Path, blocks: list[Block], seed: int = 0, whole: bool = True, failing: float = 0.0) -> Path:
     """A finished sweep of `blocks` in `sdir` (see the module doc); returns `sdir`. `whole=False`:
-    only job.json, result.json and scores.json (what the tables and the first screen read)."""
-    rng = random.Random(seed)
+    only job.json, result.json and scores.json (what the tables and the first screen read).
+    `failing`: the share of jobs that are not results, errored and unfinished in turn (drawn apart
+    from the scores: the same seed gives the same scores at any share)."""
+    rng, fates = random.Random(seed), random.Random(seed + 1)
+    failed = 0
     sdir.mkdir(parents=True, exist_ok=True)
     for b in blocks:
         kind = KIND.get(b.benchmark, "rubric")
@@ -123,8 +133,11 @@ def fabricate(sdir: Path, blocks: list[Block], seed: int = 0, whole: bool = True
                             meta = {"job_id": jid, "benchmark": b.benchmark, "task_id": task, "method": method, "model": model,
                                     "seed": s, "harness": harness, "config": config}
                             text = f"# Report for {task}\n\n" + "".join(f"- fact {i + 1}: {rng.randint(10, 99_000):,}\n" for i in range(n))
+                            fate = "result"
+                            if failing and fates.random() < failing:
+                                fate, failed = ("errored", "unfinished")[failed % 2], failed + 1
                             _record(sdir / jid, meta, _scores(kind, rng, min(0.98, max(0.02, p)), n), "Written to output/report.md.", text,
-                                    whole)
+                                    whole, fate)
     return sdir
 
 
@@ -168,15 +181,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--shape", choices=sorted(SHAPES), default="harnesses")
     ap.add_argument("--out", type=Path, required=True, help="the sweep goes to OUT/<shape> (replaced)")
+    ap.add_argument("--failing", type=float, default=0.01, help="the share of jobs that are not results (errored, unfinished)")
     ap.add_argument("--screenshots", type=Path, help="write report_<shape>.png (the first screen), report_<shape>_per_task.png "
                     "and report_<shape>_job.png (a RunningTab job's Deliverable section) here")
     args = ap.parse_args()
     sdir = args.out.resolve() / args.shape
     shutil.rmtree(sdir, ignore_errors=True)
     t0 = time.perf_counter()
-    fabricate(sdir, SHAPES[args.shape])
+    fabricate(sdir, SHAPES[args.shape], failing=args.failing)
     jobs = sum(b.jobs for b in SHAPES[args.shape])
-    print(f"fabricated {jobs:,} records in {time.perf_counter() - t0:.1f} s")
+    print(f"fabricated {jobs:,} records ({args.failing:.0%} not results) in {time.perf_counter() - t0:.1f} s")
     t0 = time.perf_counter()
     report = write_report(sdir)
     index = report / "index.html"
@@ -184,7 +198,7 @@ def main() -> None:
     if args.screenshots:
         shots = [screenshot(index, args.screenshots / f"report_{args.shape}.png"),
                  screenshot(index, args.screenshots / f"report_{args.shape}_per_task.png", "per-task")]
-        job = next(p for p in sorted((report / "jobs").iterdir()) if "__runningtab__" in p.name)
+        job = next(p for p in sorted((report / "jobs").iterdir()) if "__runningtab__" in p.name and (sdir / p.stem / "scores.json").is_file())
         shots.append(screenshot(job, args.screenshots / f"report_{args.shape}_job.png", "deliverable"))
         print("screenshots: " + ", ".join(str(p) for p in shots))
 

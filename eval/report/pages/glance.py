@@ -22,7 +22,15 @@ from eval.report.analyses.per_task import grids
 from eval.report.analyses.table1 import cells, setting_name
 from eval.report.load import Sweep
 from eval.report.method_names import label
-from eval.report.pages.forest import COLORS, SHORT, ForestRow, counts_tip, forest_rows, forest_svg, headline_first
+from eval.report.pages.forest import (
+    COLORS,
+    SHORT,
+    ForestRow,
+    counts_tip,
+    forest_rows,
+    forest_svg,
+    headline_first,
+)
 from eval.report.pages.heatmap import leaderboard_heatmap, per_task_heatmap
 from eval.report.section import Section, Table
 

@@ -37,7 +37,7 @@ document.getElementById("f").addEventListener("load", function () {
   d.querySelectorAll("details").forEach(function (x) { x.open = true; });
   d.querySelectorAll("svg.forest").forEach(function (svg) {
     const id = svg.parentElement.id || svg.parentElement.parentElement.id;
-    const out = {rows: 0, drawn: box(svg), cut: [], small: [], overlaps: [], intervals: [], kinds: []};
+    const out = {rows: 0, drawn: box(svg), cut: [], small: [], overlaps: [], intervals: [], kinds: [], counts: {}};
     const clips = {};
     svg.querySelectorAll("clipPath").forEach(function (c) {
       const r = c.querySelector("rect"); clips[c.id] = [Number(r.getAttribute("x")), Number(r.getAttribute("width"))];
@@ -52,6 +52,8 @@ document.getElementById("f").addEventListener("load", function () {
     let prevBottom = -1;
     svg.querySelectorAll("g.frow").forEach(function (g, i) {
       out.rows++; out.kinds.push(g.dataset.kind);
+      const n = g.querySelector('text.lab[data-col="counts"]');
+      if (n) out.counts[n.textContent] = (out.counts[n.textContent] || 0) + 1;
       const texts = Array.prototype.slice.call(g.querySelectorAll("text.lab"));
       const boxes = texts.map(function (t) {
         const ref = /url\(#(.*)\)/.exec(t.getAttribute("clip-path"))[1], col = clips[ref];
@@ -140,6 +142,7 @@ def test_one_cell_index_and_job_page(tmp_path: Path) -> None:
     report = write_report(sdir)
     got = measure(report / "index.html", tmp_path)
     _check_forest(got["forests"]["forest-headline"], 1)
+    assert got["forests"]["forest-headline"]["counts"] == {"1 / 1": 1}
     assert got["forests"]["forest-other"]["rows"] == 1  # tcr70
     assert got["heat"]["rows"] == 2 and got["heat"]["blank"] == 0 and got["heat"]["cut"] == 0
     (grid,) = got["tasks"]
@@ -166,6 +169,7 @@ def test_a_thousand_rows(tmp_path: Path) -> None:
     models = [f"model-{i:03d}" for i in range(500)]
     sdir = fabricate(tmp_path / "big", [Block("xbench", 1, ["dci", "runningtab", "todo"], models),
                                          Block("ybench", 1000, ["dci", "runningtab"], ["model-000"])], whole=False)
+    (sdir / "ybench__ybe-0007__runningtab__model-000__s0" / "result.json").unlink()  # unfinished: 999 of 1,000 are results
     sweep = load_sweep(sdir)
     for sub, names in (("jobs", [f"{j.job_id}.html" for j in sweep.jobs]), ("compare", [compare_name(a, b) for a, b in pairs(sweep)])):
         (sdir / "report" / sub).mkdir(parents=True)
@@ -174,6 +178,7 @@ def test_a_thousand_rows(tmp_path: Path) -> None:
     report = write_report(sdir)
     got = measure(report / "index.html", tmp_path)
     _check_forest(got["forests"]["forest-headline"], 1001)  # xbench's 1,000 and ybench's one
+    assert got["forests"]["forest-headline"]["counts"] == {"1 / 1": 1000, "999 / 1000": 1}  # each fits its column (_check_forest)
     assert got["forests"]["forest-other"]["rows"] == 1001
     assert got["heat"]["rows"] == 5 and got["heat"]["cut"] == 0  # xbench's three methods, ybench's two
     big = [g for g in got["tasks"] if g["benchmark"] == "ybench"]
