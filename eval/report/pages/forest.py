@@ -32,7 +32,7 @@ MAX_LABEL = 330  # px: a label column's cap (longer labels end in "…")
 MIN_RANGE = 10.0  # points: the axis spans at least ±this
 AXIS_BELOW = 40  # rows from which the axis is drawn below the rows too
 COLORS = {"gain": "#2166ac", "loss": "#b2182b", "unsure": "#6b6b6b"}  # interval above 0, below 0, across 0
-SHORT = "#a6530a"  # a row's results / planned when some planned jobs are not results
+SHORT = "#8a5a00"  # a row's results / planned when some planned jobs are not results (the report's `.skip` colour)
 
 
 @dataclass(frozen=True)
@@ -121,10 +121,12 @@ def counts_tip(acc: Accounting) -> str:
     return f"{said}; {acc.not_results} {'is' if acc.not_results == 1 else 'are'} not: {kinds}" if kinds else said
 
 
-def forest_svg(rows: list[ForestRow], reference: str, name: str, counts: dict[tuple[str, str, str, str], Accounting] | None = None) -> str:
+def forest_svg(rows: list[ForestRow], reference: str, name: str, counts: dict[tuple[str, str, str, str], Accounting] | None = None,
+               baseline: str = "") -> str:
     """The figure; `name` makes its ids its own (a page holds several). `counts`, by Table 1 row
     (`ForestRow.key`, `accounting.by_row`): a last column of the row's results / planned, in
-    SHORT's colour when some planned jobs are not results, their kinds in the row's tooltip."""
+    SHORT's colour when some planned jobs are not results, their kinds in the row's tooltip, with
+    the `baseline` method's (a pair needs both sides)."""
     span = axis_span(rows)
     step = _step(span)
     texts = {
@@ -184,22 +186,23 @@ def forest_svg(rows: list[ForestRow], reference: str, name: str, counts: dict[tu
         first = r.setting != prev
         prev = r.setting
         acc = accs[i]
+        base = counts.get((r.benchmark, r.harness, r.model, baseline)) if counts is not None else None
         tip = (f"{r.setting} · {r.method}: {r.metric} Δ {stat} points, p {p_text(r.p)}, {r.pairs} pairs over {r.tasks} tasks"
-               + (f"; {counts_tip(acc)}" if acc else ""))
+               + (f"; {r.method}: {counts_tip(acc)}" if acc else "") + (f"; {reference}: {counts_tip(base)}" if base else ""))
         tally = (f' data-planned="{acc.planned}" data-results="{acc.results}" data-short="{html.escape(acc.text())}"' if acc else "")
         out.append(f'<g class="frow" data-setting="{html.escape(r.setting)}" data-method="{html.escape(r.method)}" '
                    f'data-metric="{html.escape(r.metric)}" data-kind="{r.kind}" data-diff="{r.diff!r}" data-low="{r.low!r}" '
                    f'data-high="{r.high!r}" data-p="{r.p!r}"{tally}><title>{html.escape(tip)}</title>')
         if first and i:
             out.append(f'<line x1="4" x2="{width - 4:.0f}" y1="{y:.1f}" y2="{y:.1f}" stroke="#bbb"/>')
-        base = f'y="{mid + FONT / 3:.1f}"'
+        at = f'y="{mid + FONT / 3:.1f}"'
         labels = {"setting": r.setting if first else "", "method": r.method, "metric": r.metric}
         labels |= {k: v[1][i] for k, v in right.items()}
         for k, text in labels.items():
             if text:
                 shown = _fit(text, widths[k]) if k in texts else text
                 short = f' fill="{SHORT}" font-weight="bold"' if k == "counts" and acc and acc.not_results else ""
-                out.append(f'<text class="lab" data-col="{k}" x="{cols[k]:.1f}" {base} clip-path="url(#{name}-{k})"{short}>'
+                out.append(f'<text class="lab" data-col="{k}" x="{cols[k]:.1f}" {at} clip-path="url(#{name}-{k})"{short}>'
                            f"{html.escape(shown)}</text>")
         color = COLORS[r.kind]
         lo, hi, d = px(r.low), px(r.high), px(r.diff)

@@ -68,14 +68,14 @@ def _forest(sweep: Sweep, sections: list[Section]) -> str:
     head, other = headline_first(rows)
     short = any(counts[r.key].not_results for r in rows if r.key in counts)
     out = [f"<h2>At a glance: the paired gain over {html.escape(label(ref))} on each benchmark's headline metric</h2>",
-           f'<div class="wide" id="forest-headline">{forest_svg(head, label(ref), "forest-headline", counts)}</div>',
+           f'<div class="wide" id="forest-headline">{forest_svg(head, label(ref), "forest-headline", counts, ref)}</div>',
            f'<p class="note">{_legend()}. Each row: the method minus {html.escape(label(ref))} on the (task, seed) pairs both '
            f'scored within one benchmark, harness and model, with its 95% interval and p, as in the '
            f'<a href="#{html.escape(paired.name)}">paired table</a> below; then how many of the method\'s planned jobs '
            f'are results{_short_legend() if short else ""}.</p>', _unpaired(counts, rows, ref)]
     if other:
         out.append(f'<details id="forest-other"><summary>The other metrics ({len(other)} row{"s" * (len(other) != 1)})</summary>'
-                   f'<div class="wide">{forest_svg(other, label(ref), "forest-other", counts)}</div></details>')
+                   f'<div class="wide">{forest_svg(other, label(ref), "forest-other", counts, ref)}</div></details>')
     return "".join(out)
 
 

@@ -152,7 +152,8 @@ def test_each_row_says_how_many_of_its_planned_jobs_are_results(tmp_path: Path) 
     forest = _part(index, 'id="forest-headline"', "</svg>")
     (row,) = re.findall(r'<g class="frow" data-setting="wb · m1" data-method="runningtab"[^>]*>.*?</g>', forest)
     assert 'data-planned="7" data-results="4" data-short="3: 1 errored, 1 unfinished, 1 not started"' in row
-    assert "4 of 7 planned jobs are results; 3 are not: 1 errored, 1 unfinished, 1 not started</title>" in row
+    assert ("runningtab: 4 of 7 planned jobs are results; 3 are not: 1 errored, 1 unfinished, 1 not started; "
+            "DCI: 6 of 6 planned jobs are results</title>") in row
     assert re.search(rf'<text class="lab" data-col="counts"[^>]* fill="{SHORT}" font-weight="bold">4 / 7</text>', row)
     assert "results / planned</text>" in forest and "in this colour</span> when some are not" in index
     unpaired = _part(index, 'id="forest-unpaired"', "</div>")
