@@ -22,7 +22,7 @@ from eval.report.section import Table, p_text, signed
 
 FONT = 12  # px, every text of the figure
 ROW = 18  # px per row
-PLOT = 380  # px, the plot area's width
+PLOT = 320  # px, the plot area's width: the paper's grid with its counts fits a 1400 px window
 GAP = 14  # px between columns
 # A character's width in em, an upper bound by class (DejaVu Sans, among the widest sans fonts; the
 # browser test measures the real widths): narrow, wide, other capitals, the rest.
