@@ -154,7 +154,7 @@ document.getElementById("f").addEventListener("load", function () {
 def screenshot(page: Path, png: Path, anchor: str = "", width: int = 1400, height: int = 900) -> Path:
     """The page as headless Chromium draws it in a window of that size, scrolled to the element
     `anchor` (the page is framed and its frame scrolled: a headless screenshot of a page scrolled
-    to its #fragment comes out blank), as a PNG of at most 128 colours (at 64 the legend's red came out brown)."""
+    to its #fragment comes out blank), as a PNG of at most 128 colours (octree: median cut merged the legend's one red square into the brown)."""
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
         raise SystemExit("headless Chromium is not installed (Debian: apt-get install -y chromium)")
@@ -171,7 +171,7 @@ def screenshot(page: Path, png: Path, anchor: str = "", width: int = 1400, heigh
         shutil.rmtree(work, ignore_errors=True)
     from PIL import Image
 
-    Image.open(png).convert("RGB").quantize(128).save(png, optimize=True)
+    Image.open(png).convert("RGB").quantize(128, method=Image.Quantize.FASTOCTREE).save(png, optimize=True)
     return png
 
 
