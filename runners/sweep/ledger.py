@@ -67,7 +67,9 @@ class Ledger:
         for e in self.iter_entries():
             if e.get("status") in RECORD_STATUSES:
                 at = e.get("time")
-                out[e["job_id"]] = Logged(str(e["status"]), e["record_attempt"], at if isinstance(at, float | int) else None)
+                stop = e.get("stop_reason")
+                out[e["job_id"]] = Logged(str(e["status"]), e["record_attempt"], at if isinstance(at, float | int) else None,
+                                          stop if isinstance(stop, str) else None)
         return out
 
 

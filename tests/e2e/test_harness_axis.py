@@ -103,7 +103,7 @@ def test_a_sweep_over_three_harnesses_records_reports_and_ranks_each(tmp_path: P
     report = sdir / "report"
     rows = _csv(report / "table1.csv")
     assert [(r["harness"], r["method"]) for r in rows] == [(h, me) for h in ("dci", "claude_code", "codex") for me in ("dci", "runningtab")]
-    assert all(r["rubric_pass_rate"] == "100.0" and r["jobs"] == "1" for r in rows)
+    assert all(r["rubric_pass_rate"] == "100.0" and r["planned"] == r["results"] == "1" for r in rows)
     paired = _csv(report / "table1_vs_dci.csv")
     assert sorted({(r["harness"], r["method"]) for r in paired}) == [("claude_code", "runningtab"), ("codex", "runningtab"),
                                                                      ("dci", "runningtab")]
@@ -121,15 +121,17 @@ def test_a_sweep_over_three_harnesses_records_reports_and_ranks_each(tmp_path: P
                                    for h in harnesses for me in ("dci", "runningtab"))
 
 
-# What today's code (before the harness axis) gives this dci-only sweep: its ids and its Table 1.
+# What today's code (before the harness axis) gives this dci-only sweep: its ids and its Table 1 (issue 48
+# added each row's planned jobs and not-results).
 PINNED_IDS = ["native__t__dci__scripted__s0__e1c167f618", "native__t__runningtab__scripted__s0__f41fabc1e0"]
 PINNED_TABLE1 = "\n".join([
-    "### Table 1: main results (%, mean ± std over seeds; the best per benchmark and model in bold, none on a tie; cost and tokens of the cell's jobs)",
+    "### Table 1: main results (%, mean ± std over seeds of the results; planned jobs, results and not results; the best per "
+    "benchmark and model in bold, none on a tie; cost and tokens of the cell's jobs)",
     "",
-    "| benchmark | model | method | seeds | jobs | acc0 | acc1 | cost (USD) | tokens/job |",
-    "|---|---|---|---|---|---|---|---|---|",
-    "| native | scripted | dci | 1 | 1 | 100.00 ± 0.00 | 100.00 ± 0.00 | $0.5000 | 220 |",
-    "| native | scripted | runningtab | 1 | 1 | 100.00 ± 0.00 | 100.00 ± 0.00 | $0.7500 | 330 |",
+    "| benchmark | model | method | seeds | planned | results | not results | acc0 | acc1 | cost (USD) | tokens/job |",
+    "|---|---|---|---|---|---|---|---|---|---|---|",
+    "| native | scripted | dci | 1 | 1 | 1 | 0 | 100.00 ± 0.00 | 100.00 ± 0.00 | $0.5000 | 220 |",
+    "| native | scripted | runningtab | 1 | 1 | 1 | 0 | 100.00 ± 0.00 | 100.00 ± 0.00 | $0.7500 | 330 |",
     "",
     "- cost (USD): what the cell's scored jobs' replies cost at the model's prices, replies from the model-call cache included "
     "(the same on every re-run); what the sweep paid providers is `spent` (spend.json and the sweep's last lines), where cached "

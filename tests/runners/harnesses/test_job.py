@@ -225,3 +225,17 @@ def test_the_finish_check_stops_claude_code_once_while_a_requirement_is_open(ben
     assert [e["case"] for e in events] == ["open"]
     assert record.result.final_answer == "Final."
     assert record.plugin("harness")["model_calls"] == 3
+
+
+@pytest.mark.parametrize("harness", ["claude_code", "codex"])
+def test_a_harness_killed_by_the_agents_command_is_a_result(bench: Path, tmp_path: Path, harness: str) -> None:
+    """Issue 48 (2): a command that SIGKILLs the harness is the agent's doing once its first command
+    ran: a result (`harness_exit`), scored on what it left, never `env_error` (errored, left out,
+    retried on resume, where it did it again). Before: env_error."""
+    kill = "mkdir -p output && echo partial > output/guide.md && kill -9 $(pgrep -f -o 'claude|codex')"
+    call = {"name": "Bash", "arguments": {"command": kill}} if harness == "claude_code" else {"name": "exec_command", "arguments": {"cmd": kill}}
+    record = _run(bench, tmp_path, harness, "dci", [{"tool_calls": [call]}, {"content": "Done."}])
+    result = record.result
+    assert (result.stop_reason, result.errored) == ("harness_exit", False), (result.stop_reason, result.error)
+    assert "after the agent's first command" in (result.error or "") and record.plugin("harness")["exit_code"] != 0
+    assert (record.deliverable_dir / "output" / "guide.md").read_text() == "partial\n"  # what it left is the deliverable
