@@ -26,7 +26,7 @@ class AgentConfig:
     # where per-job workspaces are materialized (None: the system temp dir)
     work_dir: str | None = setting(Enters.NOTHING, default=None, path=PATH)
     # who runs the episode: `dci`, our own loop (SPEC section 2), or a production harness run in the
-    # job's sandbox against the job's model (`claude_code`, `codex`: runners/harnesses/, docs/harnesses.md)
+    # job's sandbox against the job's model (a module of runners/harnesses/agents/: docs/harnesses.md)
     harness: str = setting(_AGENT, default=OWN_LOOP)
 
 
