@@ -2,7 +2,9 @@
 
 Removed: calls to the tab operations (an assistant message left with neither calls nor text goes
 too), their results, the status lines appended to tool results, the finish check (an environment
-message, not the agent's doing), the tab's block in the system prompt and its tools in the tool list.
+message, not the agent's doing; under a harness that stops by a call of its own, such as
+mini-swe-agent's submit command, the check answers that call, and both go), the tab's block in the
+system prompt and its tools in the tool list.
 Everything else is kept as it was.
 """
 
@@ -21,13 +23,14 @@ def evaluator_view(
     system_block: str = "",
 ) -> list[dict[str, Any]]:
     stops = set(stop_messages)
+    checked = {m.get("tool_call_id") for m in messages if m.get("role") == "tool" and m.get("content") in stops}
     removed: set[str] = set()
     out: list[dict[str, Any]] = []
     for msg in messages:
         role = msg.get("role")
         if role == "assistant" and msg.get("tool_calls"):
             calls = msg["tool_calls"]
-            keep = [c for c in calls if c.get("function", {}).get("name") not in TOOL_NAMES]
+            keep = [c for c in calls if c.get("function", {}).get("name") not in TOOL_NAMES and c.get("id") not in checked]
             if len(keep) != len(calls):
                 removed.update(c.get("id") for c in calls if c not in keep)
                 msg = {k: v for k, v in msg.items() if k != "tool_calls"}

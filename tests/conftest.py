@@ -73,7 +73,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """A `slow` test may start sweeps: they join the session's one local Ray (tests/helpers/shared_ray.py)."""
+    """A test marked `absent` (a program it needs is not here where it is required: CI's production
+    harnesses, tests/helpers/harness_jobs.installed) fails saying what is missing, before it starts
+    anything. A `slow` test may start sweeps: they join the session's one local Ray (tests/helpers/shared_ray.py)."""
+    absent = item.get_closest_marker("absent")
+    if absent is not None:
+        pytest.fail(f"required but absent: {absent.args[0]}", pytrace=False)
     if item.get_closest_marker("slow") is not None and "own_ray" not in getattr(item, "fixturenames", ()):
         shared_ray.ensure()
 

@@ -10,16 +10,12 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from runners.core.job_status import STATUSES as JOB_STATUSES
 from runners.core.messages import AssistantMessage, Usage
 from runners.core.record_types import JobMeta, Result, Scores
 
-# status: what a job's record says of it (docs/concepts: errored, failed, unscored)
-STATUSES = {
-    "scored": "finished and scored: a result, in every table",
-    "unscored": "finished, not scored (no scores.json: its judge failed or has not run): re-score with python -m eval.score",
-    "errored": "an environment or model error (or a budget stop) after its retries: not a result, left out of every table",
-    "unfinished": "no result.json: the job has not finished (a resume runs it)",
-}
+# status: what a job's record says of it (docs/concepts: errored, failed, unscored): the one classification
+STATUSES = JOB_STATUSES
 # a job whose latest ledger entry (jobs.jsonl) is not ok has that entry's text in `failed_attempt`
 AXES = ("benchmark", "harness", "method", "model", "seed", "task_id")  # what a job's cell and task are
 

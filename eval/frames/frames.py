@@ -1,5 +1,6 @@
-"""The four frames of a sweep: jobs, items (rubrics, checkpoints, answers), turns (model calls) and
-tab events. Each row starts with the job's id and axes (`columns.AXES`), so frames join on `job_id`.
+"""The frames of a sweep: jobs, items (rubrics, checkpoints, answers), turns (model calls), tab
+events, and the accounting of Table 1's rows (planned, results, not results by kind). Each job row
+starts with the job's id and axes (`columns.AXES`), so frames join on `job_id`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from eval.frames.columns import (
 )
 from eval.frames.read import ledger_readable, read_sweep
 from eval.judges.metrics import METRICS, rubric_parts
+from eval.report.analyses import accounting
 from eval.report.load import Job, Sweep
 
 if TYPE_CHECKING:
@@ -45,19 +47,27 @@ def _axes(job: Job) -> dict[str, Any]:
 
 
 def status(job: Job) -> str:
-    """`columns.STATUSES`: what the record says of the job."""
-    if job.result is None:
-        return "unfinished"
-    if job.errored:
-        return "errored"
-    return "scored" if job.scores is not None else "unscored"
+    """`columns.STATUSES`: what the record says of the job (the report's own accounting)."""
+    return accounting.status(job)
+
+
+def accounting_df(sweep: SweepLike) -> pd.DataFrame:
+    """One row per Table 1 row (benchmark, harness, model, method): `planned`, `results` and each kind
+    of not-result (`errored`, `unscored`, `unfinished`, `not_started`), as Table 1 shows them."""
+    sweep = _sweep(sweep)
+    kinds = list(accounting.NOT_RESULTS)
+    rows = [{"benchmark": b, "harness": h, "model": mo, "method": me, "planned": acc.planned, "results": acc.results,
+             **acc.kinds()} for (b, h, mo, me), acc in sorted(accounting.by_row(sweep).items())]
+    return _frame(rows, ["benchmark", "harness", "model", "method", "planned", "results", *kinds])
 
 
 def jobs_df(sweep: SweepLike) -> pd.DataFrame:
-    """One row per job: `job.json`'s fields (`JobMeta`), `result.json`'s (`Result`, empty when
+    """One row per planned job: `job.json`'s fields (`JobMeta`), `result.json`'s (`Result`, empty when
     unfinished), `status`, the ledger's `failed_attempt`, the judge and each metric of
     `scores.json`, and each pooled rate's numerator and denominator (`rubric_pass_rate_num`,
-    `_den`: sums over jobs give the report's pooled rate)."""
+    `_den`: sums over jobs give the report's pooled rate). A job of the sweep's plan that has no
+    readable record has its id and axes only, `status` `not_started` (or `unfinished`: its record
+    was skipped as unreadable)."""
     sweep = _sweep(sweep)
     failed = sweep.failed_attempts() if ledger_readable(sweep) else {}
     metric_cols = [c for m in METRICS for c in (m, *(f"{m}_{p}" for p in ("num", "den") if m == "rubric_pass_rate"))]
@@ -76,6 +86,12 @@ def jobs_df(sweep: SweepLike) -> pd.DataFrame:
             for m, (num, den) in rubric_parts({**job.scores, "items": _items(job)}).items():
                 row |= {f"{m}_num": num, f"{m}_den": den}
         rows.append(row)
+    recorded = {job.job_id for job in sweep.jobs}
+    for planned in sweep.planned:
+        if planned.job_id not in recorded:
+            recorded.add(planned.job_id)
+            rows.append({"job_id": planned.job_id, **{a: getattr(planned, a) for a in AXES},
+                         "status": accounting.unrecorded(sweep, planned.job_id)})
     return _frame(rows, columns)
 
 
@@ -143,4 +159,4 @@ def tab_df(sweep: SweepLike) -> pd.DataFrame:
     return _frame(rows, ["job_id", *AXES, "event", "turn", "kind", "stage"])
 
 
-__all__ = ["items_df", "jobs_df", "status", "tab_df", "turns_df"]
+__all__ = ["accounting_df", "items_df", "jobs_df", "status", "tab_df", "turns_df"]

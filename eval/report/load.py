@@ -23,6 +23,7 @@ from typing import Any
 from eval.judges.extract.session import deliverable_texts
 from runners.core.harness_names import is_own_loop
 from runners.core.job_record import JobRecord, record_ids, record_mtime
+from runners.core.job_status import Planned, read_plan
 from runners.core.record_files import (
     DELIVERABLE,
     EXTRACTED,
@@ -245,6 +246,11 @@ class Sweep:
     @cached_property
     def _record_notes(self) -> list[str]:
         return _notes(self)
+
+    @cached_property
+    def planned(self) -> list[Planned]:
+        """The jobs the sweep's last driver planned (`plan.jsonl`; empty for a sweep from before it)."""
+        return read_plan(self.dir)
 
     def unreadable(self) -> list[str]:
         """`<job id>: <document> (why)` for each document of a kept job found unreadable so far (the

@@ -2,9 +2,11 @@
 
 The evaluator reads files the agent made, so it gets the caps the agent's own shell had
 (`envs.limits.Caps` from the job's recorded `env` settings: memory, file size, processes) plus a
-CPU-time cap and the wall-clock timeout (`judge.evaluator_timeout_s`). Its progress lines come
-over a pipe only `run_evaluator.py` holds (programs it starts do not inherit it), so nothing the
-agent wrote and the evaluator runs can forge them.
+CPU-time cap and the wall-clock timeout (`judge.evaluator_timeout_s`). Its progress lines and its
+result come over two pipes only `run_evaluator.py` (and, for the files it serves, the file server)
+holds: programs they start do not inherit them, and neither process is dumpable, so no program the
+evaluator runs (the agent's code, in the sde tasks) can open them through /proc and forge a line or
+the result. The result never comes from a file such a program could overwrite.
 """
 
 from __future__ import annotations
@@ -48,19 +50,24 @@ def run(image: dict[str, Path], socket_dir: Path, log: Path, env: EnvConfig, tim
     """Run the evaluator, its output to `log` (a host file, capped by the file-size limit);
     `in_flight()` says whether a judge-model call is under way (asked when it ends)."""
     read_fd, write_fd = os.pipe()
+    result_read, result_write = os.pipe()
     caps = Caps(env, cpu_seconds=int(timeout_s) + 1)
     chunks: list[bytes] = []
-    reader = threading.Thread(target=_drain, args=(read_fd, chunks), daemon=True)
+    result: list[bytes] = []
+    readers = [threading.Thread(target=_drain, args=(read_fd, chunks, MAX_PROGRESS_BYTES), daemon=True),
+               threading.Thread(target=_drain, args=(result_read, result, MAX_RESULT_BYTES + 1), daemon=True)]
     hosts = log.with_name("hosts")
     hosts.write_text(HOSTS)
     try:
         argv = [*caps.prefix(), *bwrap_argv(image, socket_dir, hosts, COMMAND)]
         with open(log, "wb") as out:
-            proc = subprocess.Popen(argv, env={**sandbox_env(), "RT_TAC_PROGRESS_FD": str(write_fd)}, pass_fds=(write_fd,),
-                                    stdin=subprocess.DEVNULL, stdout=out, stderr=out)
-        os.close(write_fd)
-        write_fd = -1
-        reader.start()
+            proc = subprocess.Popen(argv, env={**sandbox_env(), "RT_TAC_PROGRESS_FD": str(write_fd), "RT_TAC_RESULT_FD": str(result_write)},
+                                    pass_fds=(write_fd, result_write), stdin=subprocess.DEVNULL, stdout=out, stderr=out)
+        for fd in (write_fd, result_write):
+            os.close(fd)
+        write_fd = result_write = -1
+        for reader in readers:
+            reader.start()
         timed_out = False
         try:
             proc.wait(timeout=timeout_s)
@@ -71,12 +78,14 @@ def run(image: dict[str, Path], socket_dir: Path, log: Path, env: EnvConfig, tim
             proc.kill()
             proc.wait()
     finally:
-        if write_fd >= 0:
-            os.close(write_fd)
+        for fd in (write_fd, result_write):
+            if fd >= 0:
+                os.close(fd)
         caps.close()  # kills whatever the evaluator left behind
-    reader.join(timeout=5)
+    for reader in readers:
+        reader.join(timeout=5)
     end = Ended(proc.returncode, timed_out, _tail(log), busy)
-    return Run(end, Progress.parse(b"".join(chunks).decode("utf-8", errors="replace")), _result(image["outputs"] / "result.json"))
+    return Run(end, Progress.parse(b"".join(chunks).decode("utf-8", errors="replace")), _result(b"".join(result)))
 
 
 def _tail(log: Path, size: int = 20000) -> str:
@@ -85,23 +94,21 @@ def _tail(log: Path, size: int = 20000) -> str:
         return f.read(size).decode("utf-8", errors="replace")
 
 
-def _drain(fd: int, chunks: list[bytes]) -> None:
+def _drain(fd: int, chunks: list[bytes], cap: int) -> None:
+    """Everything the pipe says, the first `cap` bytes kept (the writer never blocks on a full pipe)."""
     got = 0
     try:
         while data := os.read(fd, 65536):
-            if got < MAX_PROGRESS_BYTES:
-                chunks.append(data[: MAX_PROGRESS_BYTES - got])
+            if got < cap:
+                chunks.append(data[: cap - got])
             got += len(data)
     finally:
         os.close(fd)
 
 
-def _result(path: Path) -> dict[str, Any] | None:
-    """The result the evaluator wrote (a regular file, bounded), or None."""
-    from envs.safeio import read_regular
-
-    data = read_regular(path.parent, path.name, MAX_RESULT_BYTES + 1)
-    if data is None or len(data) > MAX_RESULT_BYTES:
+def _result(data: bytes) -> dict[str, Any] | None:
+    """The result the evaluator sent on its result pipe (bounded), or None."""
+    if not data or len(data) > MAX_RESULT_BYTES:
         return None
     try:
         doc = json.loads(data)

@@ -1,21 +1,31 @@
-"""How one run of a TheAgentCompany evaluator ended, and what that means for the job's score.
+"""How one run of a TheAgentCompany evaluator ended, and whose doing that is.
 
-An evaluator that hits one of its limits (wall-clock timeout, CPU time, memory, file size,
-processes) after reading a file the agent made failed *on the agent's files*: a 1.6 KB xlsx that
-claims a million rows is the agent's deliverable, so the checkpoints the evaluator had not
-finished score 0 and the job is scored (`evaluator_failure` in scores.json says so). Anything
-else that stops it (the sandbox does not start, the evaluator cannot be imported or raises, a
-limit hit before it read any agent-made file, or while a judge-model call was in flight) is an
-infrastructure failure: the job stays unscored and can be re-scored.
+The rule (docs/concepts.md, "Errored, failed, unscored"): an evaluator that fails after it opened
+(or its file server served) a path that is not one of the task's own files left unchanged, that is
+a path the agent made, changed or removed, or one it never made, failed on what the agent left: a
+result. The checkpoints it finished keep their points, the others score 0, and `evaluator_failure`
+in scores.json names the outcome (`timeout`, `cpu_time`, `memory`, `file_size`, `processes`: a
+limit; `raised`: an exception, `error` its type; `exited`: another non-zero exit; `no_result`). A
+1.6 KB xlsx that claims a million rows, a `link.txt` that is not UTF-8, a file swapped for a
+folder, a deliverable never made: all the agent's.
 
-Which checkpoints were done, the scoring strategy and the files read come from the progress
-lines `run_evaluator.py` writes (see there).
+The failure is the host's (the job stays unscored, re-scorable) on evidence the agent cannot write:
+the evaluator never started (its sandbox, its file server or its import failed, before anything of
+the agent's was read), it opened nothing of the agent's (a broken evaluator, a file of the task's
+own), a limit stopped it while a judge-model call was in flight, or a judge-model call had failed
+(the provider's error). The evidence comes from the evaluator's own process and the judge's proxy,
+never from what the agent wrote.
+
+Which checkpoints were done, the scoring strategy, the files read, whether it was handed the
+trajectory and the type of what it raised come from the progress lines `run_evaluator.py` writes
+on a pipe no program it starts inherits (see there).
 """
 
 from __future__ import annotations
 
 import json
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +50,8 @@ class Progress:
     # (compat/absent.py says which checkpoint); it scored 0 for it
     absent: list[tuple[int, str]] = field(default_factory=list)
     withheld: dict[int, int] = field(default_factory=dict)  # checkpoint index -> the points its evaluator gave it
+    handed: bool = False  # grade_checkpoints was given the trajectory
+    raised: str = ""  # the type of the exception the evaluator ended on
 
     @classmethod
     def parse(cls, text: str) -> Progress:
@@ -61,6 +73,10 @@ class Progress:
                 p.strategy = item["strategy"][:100]
             if isinstance(item.get("open"), str):
                 p.opened.append(item["open"][:4096])
+            if item.get("handed") == "trajectory":
+                p.handed = True
+            if isinstance(item.get("raised"), str):
+                p.raised = item["raised"][:100]
             services = item.get("unreachable")
             if p.checkpoints and isinstance(services, list) and len(p.absent) < MAX_PROGRESS_LINES:
                 index = len(p.checkpoints) - 1  # the checkpoint just reported
@@ -102,39 +118,53 @@ def limit_hit(end: Ended) -> str | None:
 IN_WORKSPACE = (("/workspace/", ""), ("/data/", ".image/data/"), ("/srv/owncloud/", ".image/owncloud/"))
 
 
-def agent_files_read(progress: Progress, agent_files: set[str]) -> list[str]:
-    """The agent-made files (workspace-relative) the evaluator opened or was served, in order."""
+def agent_files_read(progress: Progress, unchanged: Callable[[str], bool]) -> list[str]:
+    """The paths (workspace-relative) the evaluator opened or was served that are not original files
+    left unchanged (`unchanged(rel)`): made, changed or removed by the agent, or never made. In order."""
     out = []
     for path in progress.opened:
         for prefix, rel_prefix in IN_WORKSPACE:
             if path.startswith(prefix):
                 rel = rel_prefix + path[len(prefix) :]
-                if rel in agent_files and rel not in out:
+                if not unchanged(rel) and rel not in out:
                     out.append(rel)
                 break
     return out
 
 
-def failure_on_agent_files(end: Ended, progress: Progress, agent_files: set[str]) -> dict[str, Any] | None:
-    """`evaluator_failure` for scores.json when the evaluator failed on the agent's files; None when
-    it is an infrastructure failure (the caller then leaves the job unscored)."""
-    limit = limit_hit(end)
-    read = agent_files_read(progress, agent_files)
-    if limit is None or not progress.started or end.llm_in_flight or not read:
-        return None
-    return {"limit": limit, "agent_files_read": read[:20], "checkpoints_done": len(progress.checkpoints)}
-
-
-def why_infrastructure(end: Ended, progress: Progress) -> str:
-    """One line on why an evaluator run that failed is not the agent's doing."""
+def host_failure(end: Ended, progress: Progress, read: list[str], llm_errors: int) -> str | None:
+    """Why a failed evaluator run is the host's (one line), or None when it is the agent's: a result.
+    `read`: `agent_files_read`. The trajectory it was handed is not counted: every evaluator gets it,
+    a broken one too."""
     limit = limit_hit(end)
     if not progress.started:
-        return "the evaluator did not start (sandbox or import failure)"
+        return "the evaluator did not start (its sandbox, file server or import failed), before it read anything of the agent's"
     if limit and end.llm_in_flight:
         return f"it hit its {limit} limit while waiting for the judge model"
+    if llm_errors:
+        return f"{llm_errors} judge-model call(s) failed before it ended"
+    if not read:
+        return (f"{limit + ' limit' if limit else 'exit ' + str(end.returncode)} before it opened anything the agent made, "
+                "changed, removed or never made")
+    return None
+
+
+def evaluator_failure(end: Ended, progress: Progress, read: list[str], has_result: bool) -> dict[str, Any]:
+    """`evaluator_failure` for scores.json: the outcome named, what of the agent's it read, how far it got."""
+    limit = limit_hit(end)
     if limit:
-        return f"it hit its {limit} limit before reading any file the agent made"
-    return f"exit {end.returncode}"
+        outcome, error = limit, progress.raised or None
+    elif progress.raised:
+        outcome, error = "raised", progress.raised
+    elif end.returncode:
+        outcome, error = "exited", f"exit code {end.returncode}"
+    else:
+        outcome, error = "no_result", None if has_result else "it wrote no result"
+    doc: dict[str, Any] = {"outcome": outcome, "error": error, "handed_trajectory": progress.handed,
+                           "agent_files_read": read[:20], "checkpoints_done": len(progress.checkpoints)}
+    if limit:
+        doc["limit"] = limit  # the field records before the outcome had
+    return doc
 
 
 def unfinished_result(progress: Progress, md_points: list[int]) -> dict[str, Any]:

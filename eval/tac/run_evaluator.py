@@ -3,7 +3,11 @@
     python -I -B run_evaluator.py EVALUATOR_PY TRAJECTORY_FILE RESULT_JSON
 
 Mirrors the benchmark's own `eval.py`: load the evaluator, call `grade_checkpoints` with the
-trajectory text, require a `Result` with at least one checkpoint, dump `result.to_dict()`.
+trajectory text, require a `Result` with at least one checkpoint, dump `result.to_dict()`: on the
+descriptor named by `RT_TAC_RESULT_FD` when there is one (the judge's pipe), else to RESULT_JSON.
+Before anything else the process makes itself not dumpable (`not_dumpable`): a program the
+evaluator starts (the agent's code) runs as the same user and could otherwise open this process's
+pipes through /proc/<pid>/fd and forge its progress or its result.
 It runs isolated (`-I`), with the working folder /workspace, which the agent wrote: its own
 `sys.path` gets /utils (the helper modules `common`, `scoring`, `config` and the evaluator) put
 there explicitly, never the working folder, and every Python it starts is isolated too (the file
@@ -11,10 +15,12 @@ server, by `isolated`; the evaluator's own programs, by PYTHONSAFEPATH in eval/t
 
 It first starts the company's file server (`start_file_server`). While it runs it reports its progress, one JSON object a line, on the descriptor named by
 `RT_TAC_PROGRESS_FD` (a pipe the judge reads; closed to every program the evaluator starts):
-`{"started": true}` once the evaluator is loaded, `{"checkpoint": [total, result]}` for each
+`{"started": true}` once the evaluator is loaded, `{"handed": "trajectory"}` when
+`grade_checkpoints` is given the trajectory, `{"checkpoint": [total, result]}` for each
 checkpoint made, then `{"unreachable": [SERVICES], "withheld": POINTS}` when it reached for a
 service that is not here, `{"strategy": NAME}` for the scoring strategy, `{"open": PATH}` for the files
-under /workspace, /data or /srv/owncloud it opens (the file server reports those it serves). If a limit stops the evaluator, the judge knows from this which
+under /workspace, /data or /srv/owncloud it opens (the file server reports those it serves), and
+`{"raised": TYPE}` when it ends on an exception. If a limit stops the evaluator, the judge knows from this which
 checkpoints were done and whether it was reading the agent's files (eval/tac/outcome.py).
 
 A checkpoint that reached for a service that is not here (compat/absent.py says which) is
@@ -183,21 +189,44 @@ def start_file_server(progress):
     raise OSError(f"the file server did not answer within {START_S:.0f} s")
 
 
+def not_dumpable():
+    """prctl(PR_SET_DUMPABLE, 0): no other process of the user may open this one's /proc/<pid>/fd
+    (nor ptrace it); the file server does the same for its report descriptor."""
+    import ctypes
+
+    if ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")
+
+
+def result_sink(fd_text, path):
+    """Where the result goes: the judge's pipe (kept from every program started here), else `path`."""
+    if fd_text and fd_text.isdigit():
+        fd = int(fd_text)
+        os.set_inheritable(fd, False)
+        return os.fdopen(fd, "w", encoding="utf-8")
+    return open(path, "w", encoding="utf-8")
+
+
 def main(evaluator_py: str, trajectory_file: str, result_json: str) -> None:
+    not_dumpable()
     sys.path.insert(0, UTILS)
     from scoring import Result  # the compat module, from /utils
 
     progress = Progress(os.environ.get("RT_TAC_PROGRESS_FD"))
+    sink = result_sink(os.environ.get("RT_TAC_RESULT_FD"), result_json)
     server = start_file_server(progress)
     try:
-        evaluate(evaluator_py, trajectory_file, result_json, progress, Result)
+        evaluate(evaluator_py, trajectory_file, sink, progress, Result)
+    except BaseException as e:
+        progress.send(raised=type(e).__name__)
+        raise
     finally:
         server.kill()
         server.wait()
 
 
-def evaluate(evaluator_py, trajectory_file, result_json, progress, Result):
-    """The benchmark's eval.py: load, grade with the trajectory, check and write the result."""
+def evaluate(evaluator_py, trajectory_file, sink, progress, Result):
+    """The benchmark's eval.py: load, grade with the trajectory, check and write the result to `sink`."""
     instrument(progress)
     sys.addaudithook(progress.audit)
     spec = importlib.util.spec_from_file_location("evaluator", evaluator_py)
@@ -209,13 +238,15 @@ def evaluate(evaluator_py, trajectory_file, result_json, progress, Result):
         trajectory = f.read()
     grade = module.grade_checkpoints
     params = inspect.signature(grade).parameters
+    if params:
+        progress.send(handed="trajectory")
     result = grade(trajectory=trajectory) if "trajectory" in params else grade(trajectory) if params else grade()
     if not isinstance(result, Result):
         raise TypeError(f"grade_checkpoints must return Result type, got {type(result)}")
     if not result.checkpoints:
         raise ValueError(f"Result must have at least one checkpoint, got {result}")
-    with open(result_json, "w", encoding="utf-8") as f:
-        json.dump(result.to_dict(), f)
+    with sink:
+        json.dump(result.to_dict(), sink)
 
 
 if __name__ == "__main__":

@@ -58,21 +58,59 @@ class SandboxError(RuntimeError):
 def build_files_view(task: Task, record: JobRecord, dest: Path) -> Path:
     """Materialize the final workspace at `dest` (see module doc). A file left out of the record
     (past its caps) is missing, like a deleted one; when more was left out than the record lists,
-    only the deliverable is there."""
+    only the deliverable is there. Whatever shape the agent left (a file where the task had a
+    folder, a folder where it had a file) is rebuilt as it left it, never an error of the judge's."""
     result = record.result
     if result.left_out_rest:
         dest.mkdir(parents=True, exist_ok=True)
     else:
         _copy_tree(task.workspace, dest)
         for rel, src in task.stage.items():
-            _place(Path(src), dest / rel)
-    for rel in record.deliverable_files():
-        _place(record.deliverable_dir / rel, dest / rel)
+            _place(Path(src), dest, rel)
     for rel in [*result.deleted, *result.left_out]:
-        target = dest / rel
-        if target.is_file() or target.is_symlink():
-            target.unlink()
+        _clear(dest, rel.rstrip("/"), whole=rel.endswith("/"))
+    for rel in record.deliverable_files():
+        _place(record.deliverable_dir / rel, dest, rel)
     return dest
+
+
+def _clear(root: Path, rel: str, whole: bool = False) -> None:
+    """Remove what is at `root/rel` (a folder only when `whole`), never following a link."""
+    target = root / rel
+    if not _inside(root, rel):
+        return
+    if target.is_symlink() or target.is_file():
+        target.unlink()
+    elif whole and target.is_dir():
+        shutil.rmtree(target)
+
+
+def _inside(root: Path, rel: str) -> bool:
+    """Whether every folder on the way to `root/rel` is a real folder (none a link or a file)."""
+    here = root
+    for part in Path(rel).parts[:-1]:
+        here = here / part
+        if here.is_symlink() or not here.is_dir():
+            return False
+    return True
+
+
+def _place(src: Path, root: Path, rel: str) -> None:
+    """`src` copied to `root/rel`: a file or link on the way is replaced by a folder, a folder at
+    `rel` by the file (the agent swapped one for the other)."""
+    dest, here = root / rel, root
+    for part in Path(rel).parts[:-1]:
+        here = here / part
+        if here.is_symlink() or (here.exists() and not here.is_dir()):
+            here.unlink()
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    if dest.is_symlink() or dest.is_file():
+        dest.unlink()
+    elif dest.is_dir():
+        shutil.rmtree(dest)
+    shutil.copyfile(src, dest)
+    if src.stat().st_mode & stat.S_IXUSR:  # the record keeps the owner's execute bit (envs/deliverable.py)
+        dest.chmod(stat.S_IMODE(dest.stat().st_mode) | stat.S_IXUSR)
 
 
 def _copy_tree(src: Path, dest: Path) -> None:
@@ -84,15 +122,6 @@ def _copy_tree(src: Path, dest: Path) -> None:
             return
         shutil.rmtree(dest, ignore_errors=True)
     shutil.copytree(src, dest, symlinks=True)
-
-
-def _place(src: Path, dest: Path) -> None:
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    if dest.is_symlink() or dest.exists():
-        dest.unlink()
-    shutil.copyfile(src, dest)
-    if src.stat().st_mode & stat.S_IXUSR:  # the record keeps the owner's execute bit (envs/deliverable.py)
-        dest.chmod(stat.S_IMODE(dest.stat().st_mode) | stat.S_IXUSR)
 
 
 def install_base_utils(utils: Path, evaluator: Path, task_dir: Path) -> None:

@@ -26,7 +26,7 @@ class AgentConfig:
     # where per-job workspaces are materialized (None: the system temp dir)
     work_dir: str | None = setting(Enters.NOTHING, default=None, path=PATH)
     # who runs the episode: `dci`, our own loop (SPEC section 2), or a production harness run in the
-    # job's sandbox against the job's model (`claude_code`, `codex`: runners/harnesses/, docs/harnesses.md)
+    # job's sandbox against the job's model (a module of runners/harnesses/agents/: docs/harnesses.md)
     harness: str = setting(_AGENT, default=OWN_LOOP)
 
 
@@ -79,9 +79,10 @@ class BudgetConfig:
 
     `sweep_usd`, `cell_usd`: the scheduler starts no pair of jobs whose expected cost would take the
     sweep's (or its grid cell's) spend past them, and once the spend reaches them each running job
-    stops at its next paid call (`stop_reason: budget`); the expected cost is the mean spend of the
-    cell's finished jobs, else `estimate_usd`, else `job_usd`. `job_usd`: a job whose cost reaches it stops with
-    `stop_reason: budget` (not complete: a re-run with a higher budget runs it again). Spend counts
+    stops at its next paid call (`stop_reason: budget`: not a result, run again when the budget admits
+    it); the expected cost is the mean spend of the cell's finished jobs, else `estimate_usd`, else
+    `job_usd`. `job_usd`: a job whose cost reaches it stops with `stop_reason: job_budget`, a result
+    scored on what it left (a run with a higher `job_usd` continues and replaces it). Spend counts
     what was paid: a reply from the model-call cache costs nothing. `allow_unpriced`: false refuses
     to start while a model's price is missing or a placeholder (the paper presets set it false).
     None of this changes a job id (runners/job/identity.py).
@@ -130,7 +131,7 @@ class TrackerConfig:
 @dataclass
 class ClusterConfig:
     """Ray: where to run (None = a local Ray), the episode actors, and failure handling (`retries`:
-    infrastructure failures within a run; `error_retries`: errored records across re-runs).
+    lost actors within a run; `error_retries` and `error_wait_s`: host failures within a run).
 
     Jobs run as asyncio tasks in `actors` long-lived episode actors (None: one per `actor_cpus`
     CPUs the cluster has free once the model servers are up), at most `max_in_flight` at once
@@ -142,9 +143,12 @@ class ClusterConfig:
     actor_cpus: float = 0.5
     max_in_flight: int = 8
     retries: int = 2
-    # A job whose record ends in env_error/model_error is not complete: resume runs it again, up to
-    # this many more times (its record keeps the earlier attempts' errors).
-    error_retries: int = 2
+    # A job the host failed (its record ends in env_error/model_error, or its judge could not read it)
+    # runs again within the run up to this many times, after error_wait_s seconds, doubled at each
+    # retry (30 + 60 + 120 s: an outage of a few minutes heals without a human); every later run of
+    # the sweep runs what is still not a result again (its record keeps the earlier attempts' errors).
+    error_retries: int = 3
+    error_wait_s: float = 30.0
     job_timeout_s: float | None = None
     server_gpus: float = 1.0
     extra: dict[str, Any] = field(default_factory=dict)

@@ -33,7 +33,14 @@ from runners.core.harness_names import OWN_LOOP, is_own_loop
 from runners.core.record_files import JOB, RESULT, SCHEMA_VERSION, SCORES
 from tab.config import TabConfig
 
-# not results: retried on resume, left out of every table (a budget stop: when the budget is raised)
+# How a job ends (`Result.stop_reason`), and whose doing that is (docs/concepts.md, "Errored, failed,
+# unscored"). A stop the agent's own actions (or its method's cost) can cause is a result, scored on
+# what it left: its own turns, time, context, disk, its job's budget (`budget.job_usd`), a production
+# harness that exits after the agent's first command ran.
+RESULT_STOPS = ("finished", "turn_budget", "time_limit", "context_length", "disk_quota", "job_budget", "harness_exit")
+# The host's, on evidence the agent cannot write (an environment that failed before or outside the
+# agent's commands, the provider's error, the sweep's or its cell's budget): not results, left out of
+# every table, retried within the run and run again by the next run of the sweep.
 ERROR_STOPS = ("env_error", "model_error", "budget")
 
 
@@ -116,9 +123,11 @@ _NULLABLE = ("turns", "error", "sandbox", "limits_hit", "budget_usd")
 
 @dataclass(frozen=True)
 class Result:
-    """How the job ended. `errored` (an environment or model error) means not a result: retried on
-    resume up to `cluster.error_retries` times, each new record keeping the earlier errors; a job
-    stopped by its budget (`budget`, at `budget_usd`) is run again only with a higher budget.
+    """How the job ended. `errored` (a stop of `ERROR_STOPS`: the host's) means not a result: retried
+    within the run (`cluster.error_retries`) and by every later run, each new record keeping the
+    earlier attempts' errors. A job stopped at its own budget (`job_budget`, at `budget_usd`) is a
+    result, replaced only by a run under a higher `budget.job_usd`; a record of the stop before it had
+    its own name (`budget` with a `budget_usd`) reads as `job_budget`.
 
     `cost` is what the trajectory's replies cost at the model's prices; `spend` what this run paid for
     them (replies from the model-call cache, `cached_calls` of them, cost nothing)."""
@@ -149,6 +158,10 @@ class Result:
     cached_calls: int = 0
     budget_usd: float | None = None
     schema_version: int = SCHEMA_VERSION
+
+    def __post_init__(self) -> None:
+        if self.stop_reason == "budget" and self.budget_usd is not None:  # the job's own budget, not the sweep's
+            object.__setattr__(self, "stop_reason", "job_budget")
 
     @property
     def errored(self) -> bool:

@@ -12,8 +12,9 @@ Per request, before the model sees the conversation:
 and after the model answers:
 - a call of a plugin tool is run by the environment (`WorkspaceEnv.execute`: its arguments checked,
   its status line appended), its result added and the model called again: the harness never sees it;
-- the model's first stop is offered to the environment's stop hook (the tab's finish check,
-  self-refine's message): a message is added and the model called again.
+- the model's first stop (`Harness.finishes`: an answer without a call of the harness's tools, or
+  the harness's own finishing call) is offered to the environment's stop hook (the tab's finish
+  check, self-refine's message): its message is added and the model called again.
 
 `messages` is the whole conversation as the model saw it, in our trajectory's format.
 """
@@ -56,7 +57,7 @@ class HarnessConversation:
         self.result = self.episode.result
         self.result.stop_reason = ""  # "finished" only once the model stops for good
         self.messages = self.result.messages
-        self.continuation = Continuation(harness.compaction_marker)
+        self.continuation = Continuation(harness.compaction_marker, harness.keeps_answers)
         self.refused: list[dict[str, Any]] = []  # requests that did not continue the conversation (the record's)
         self._calls: dict[str, tuple[str, str]] = {}  # call id -> (tool name, arguments), of calls the harness ran
         self._own = {t["function"]["name"] for t in env.plugin_tools()}
@@ -94,17 +95,17 @@ class HarnessConversation:
             for call in reply.tool_calls:
                 if call.name in self._own:
                     self._run_plugin_tool(call)
-            if theirs:
-                for call in theirs:
-                    self._calls[call.id] = (call.name, call.arguments)
-                return self.continuation.hand_out(AssistantMessage(reply.content, theirs, reply.usage, reply.latency_s, reply.extra))
-            if reply.tool_calls:
-                continue
-            nudge = self.env.on_stop(self.turn)
-            if nudge is None:
+            if reply.tool_calls and not theirs:
+                continue  # the environment's own calls only: the model goes on
+            if self.harness.finishes(theirs):
+                nudge = self.env.on_stop(self.turn)
+                if nudge is not None:
+                    self._stop_hook(theirs, nudge)
+                    continue
                 self.result.stop_reason = "finished"
-                return self.continuation.hand_out(reply)
-            self.episode.add({"role": "user", "content": nudge, "stop_hook": True})
+            for call in theirs:
+                self._calls[call.id] = (call.name, call.arguments)
+            return self.continuation.hand_out(AssistantMessage(reply.content, theirs, reply.usage, reply.latency_s, reply.extra))
 
     def _take(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> None:
         """Add what the harness sent since its last request: its own messages and its tool results
@@ -141,6 +142,15 @@ class HarnessConversation:
             read = len(output) if tool in READING_TOOLS else 0
         self.episode.tool_result(msg.get("tool_call_id", ""), name, f"{text}\n{appendix}" if appendix else text, failed, appendix,
                                  len(text), read=read)
+
+    def _stop_hook(self, calls: list[ToolCall], nudge: str) -> None:
+        """The stop hook's message where the model stopped: after an answer, as a user message (as in our
+        own loop); a harness's own finishing call (`Harness.finishes`) is answered with it instead. The
+        harness sees neither."""
+        if not calls:
+            self.episode.add({"role": "user", "content": nudge, "stop_hook": True})
+        for call in calls:
+            self.episode.tool_result(call.id, call.name, nudge, False, "", 0, read=0, hidden=True, stop_hook=True)
 
     def _run_plugin_tool(self, call: ToolCall) -> None:
         """A plugin tool the model called, run by the environment as in our own loop; the harness never sees it."""

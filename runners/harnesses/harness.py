@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from envs.config import EnvConfig
     from envs.environment import WorkspaceEnv
+    from envs.protocol import ToolCall
     from envs.sandbox_extras import Service
     from runners.agent.episode import EpisodeResult
     from runners.config.runner import AgentConfig
@@ -29,10 +30,11 @@ class Harness:
     and variables that point it at the job's endpoint, and its tools as ours."""
 
     name: str
-    binary: str  # relative to RUNNINGTAB_AGENTS_PREFIX
-    wire: str  # the API it speaks: its module of runners/harnesses/bridge/ ("messages_wire", "responses_wire")
+    binary: str  # relative to RUNNINGTAB_AGENTS_PREFIX (npm's node_modules/.bin/…, or a venv's bin/…)
+    wire: str  # the API it speaks: its module of runners/harnesses/bridge/ ("messages_wire", "responses_wire", …)
     tools_allowed: tuple[str, ...] = field(default=())
     compaction_marker: str = ""  # how its summary of a compacted history begins (its own text)
+    keeps_answers: bool = True  # False: it leaves a reply without a tool call out of its history (and answers it itself)
 
     def argv(self, prefix: str, prompt: str) -> list[str]:
         raise NotImplementedError
@@ -46,6 +48,13 @@ class Harness:
 
     def as_ours(self, tool: str, args: dict[str, Any], output: str) -> tuple[str, dict[str, Any], str] | None:
         raise NotImplementedError
+
+    def finishes(self, calls: list[ToolCall]) -> bool:
+        """Whether a reply with these calls of the harness's own tools ends its run: the model's stop,
+        which the environment's stop hook (the tab's finish check) sees first. Most harnesses stop at a
+        reply without a tool call; one that stops on a call of its own (mini-swe-agent's submit
+        command) says which."""
+        return not calls
 
     def shown(self, text: str) -> str:
         """A tool result as the model is sent it: what varies from run to run and tells the model

@@ -120,7 +120,7 @@ async def run_harness_async(
     finally:
         await bridge.close()
     res = talk.episode.finish()
-    res.stop_reason, res.error = _stop(res, bridge, status, env.disk_quota.exceeded)
+    res.stop_reason, res.error = _stop(res, bridge, status, env.disk_quota.exceeded, talk.commands_handed)
     record = {"harness": harness.name, "exit_code": status.exit_code, "killed": status.killed,
               "transcript": _redact(status.stdout, bridge.token).splitlines(),
               "stderr": _redact(status.stderr, bridge.token)[-4000:], "model_calls": len(bridge.exchanges),
@@ -146,8 +146,12 @@ async def _run(
                              MAX_TRANSCRIPT_BYTES, MAX_STDERR_BYTES)
 
 
-def _stop(res: EpisodeResult, bridge: ModelBridge, status: ProgramRun, quota: str | None) -> tuple[str, str | None]:
-    """Our stop reason: the model's (`stop_of`), the job's time limit or disk quota, the harness's finish, or its failure."""
+def _stop(res: EpisodeResult, bridge: ModelBridge, status: ProgramRun, quota: str | None, handed: int = 0) -> tuple[str, str | None]:
+    """Our stop reason: the model's (`stop_of`), the job's time limit or disk quota, the harness's
+    finish, or its failure. A harness that exits or is killed once the agent's first command was
+    handed to it (`handed`: the endpoint's own count, which nothing in the sandbox writes) may have
+    been ended by that command: a result (`harness_exit`), scored on what it left; before that, the
+    host's (`env_error`)."""
     if status.killed == "disk_quota":
         return "disk_quota", f"the job's disk quota was exceeded: {quota}"
     if bridge.stop is not None:
@@ -156,8 +160,10 @@ def _stop(res: EpisodeResult, bridge: ModelBridge, status: ProgramRun, quota: st
         return "time_limit", None
     if res.stop_reason == "finished" and status.exit_code == 0:
         return "finished", None
-    tail = status.stderr.strip().splitlines()[-3:]
-    return "env_error", f"the harness exited with code {status.exit_code} before the model finished: {' | '.join(tail)}"
+    tail = " | ".join(status.stderr.strip().splitlines()[-3:])
+    if handed:  # the service was up and the harness running by then, whatever code it exits with
+        return "harness_exit", f"the harness exited with code {status.exit_code} after the agent's first command ran: {tail}"
+    return "env_error", f"the harness exited with code {status.exit_code} before the agent's first command ran: {tail}"
 
 
 def _redact(text: str, token: str) -> str:

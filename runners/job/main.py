@@ -86,13 +86,15 @@ def _run(cfg: RootConfig, task: Task) -> None:
     job_dir = Path(cfg.out) / jid
     if is_final(job_dir, scored=False, reruns=Reruns.of(cfg)):
         r = JobRecord(job_dir).result
-        note = f" ({r.stop_reason}, no retries left: {r.error})" if r.errored else ""
-        if r.stop_reason == "budget":
-            note = f" (stopped at its budget of ${r.budget_usd:g}: raise budget.job_usd to run it further)"
+        note = ""
+        if r.stop_reason == "job_budget":
+            note = f" (stopped at its budget of ${r.budget_usd:g}, a result: raise budget.job_usd to run it further)"
         if rescore([JobSpec(jid, cfg, task.id)], Path(cfg.out)):
             note += f" (re-scored with judge {cfg.judge.name})"
-        elif cfg.judge.name != "none" and not JobRecord(job_dir).scored:
-            note += " (UNSCORED: its judge could not read the record; see the log above)"
+        elif cfg.judge.name != "none" and not JobRecord(job_dir).scored:  # not a result: never "already complete"
+            print(job_dir)
+            sys.exit(f"error: the job finished but is UNSCORED, not a result: its judge could not read the record (a failure of "
+                     f"the host, see the log above; score it again with python -m eval.score {job_dir})")
         print(f"already complete{note}: {job_dir}", file=sys.stderr)
         print(job_dir)
         return
@@ -107,8 +109,7 @@ def _run(cfg: RootConfig, task: Task) -> None:
         sys.exit(f"error: the job finished but is UNSCORED, its judge could not read the record (a failure of the host, "
                  f"not of the agent; score it again with python -m eval.score {job_dir}): {out.unscored}")
     if r.errored:
-        again = "a re-run with a higher budget.job_usd continues it" if r.stop_reason == "budget" else "a re-run retries it"
-        sys.exit(f"error: the job ended in {r.stop_reason}: {r.error} ({again})")
+        sys.exit(f"error: the job ended in {r.stop_reason}, a failure of the host, not a result: {r.error} (the same command runs it again)")
 
 
 def _logs_to_stderr() -> None:

@@ -1,10 +1,11 @@
 """Which job records are finished for good, and clearing the rest before a job runs again.
 
 A directory without `result.json` is an incomplete record (a killed job) and is cleared before the
-job runs again. A record whose stop reason is an error (`env_error`, `model_error`: `errored`) is
-not a result: it is run again on resume, up to `cluster.error_retries` more times, and the new
-record keeps the earlier attempts' errors in `earlier_errors`. Any other finished record is never
-rerun.
+job runs again. A record whose stop is the host's (`errored`: `env_error`, `model_error`, the
+sweep's or its cell's `budget`) is not a result: every run of the sweep runs it again (within a run,
+up to `cluster.error_retries` times), and the new record keeps the earlier attempts' errors in
+`earlier_errors`. A record stopped at its own `budget.job_usd` (`job_budget`) is a result, replaced
+only by a run under a higher `job_usd`. Any other finished record is never rerun.
 """
 
 from __future__ import annotations
@@ -20,29 +21,29 @@ from runners.core.job_record import has_file, read_result, record_mtime
 from runners.core.record_files import RESULT, SCORES
 from runners.core.record_types import Result
 
-VOUCHED = ("ok", "timeout")  # ledger statuses of records that are results: never rewritten by a rerun
+VOUCHED = ("ok", "timeout")  # ledger statuses of records that are results
+REPLACEABLE = ("job_budget", "budget")  # results a run under a higher budget replaces: their record decides (`Reruns`)
 
 
 @dataclass(frozen=True)
 class Reruns:
     """What decides whether a finished record runs again, read from the config that would run it:
-    `error_retries` (`cluster.error_retries`) for an errored record, `job_usd` (`budget.job_usd`, None:
-    no budget now, higher than any) for one stopped by its budget."""
+    `job_usd` (`budget.job_usd`, None: no budget now, higher than any) for one stopped at its own budget."""
 
-    error_retries: int
     job_usd: float | None = None
 
     @classmethod
     def of(cls, cfg: RootConfig) -> Reruns:
-        return cls(cfg.cluster.error_retries, cfg.budget.job_usd)
+        return cls(cfg.budget.job_usd)
 
     def again(self, result: Result) -> bool:
-        """Whether the record `result` may be run again: an errored one with retries left; one
-        stopped by its budget only under a higher `job_usd`; one stopped by the sweep's or its cell's
-        budget (`budget_usd` None) always (the sweep's admission decides whether it starts)."""
-        if result.stop_reason == "budget":
+        """Whether the record `result` runs again: an errored one always (a host failure is never
+        final; the sweep's admission decides whether one stopped by its budget starts); one stopped
+        at its own budget only under a higher `job_usd` (it continues from the cache, and replaces
+        that result)."""
+        if result.stop_reason == "job_budget":
             return self.job_usd is None or result.budget_usd is None or self.job_usd > result.budget_usd
-        return result.errored and result.attempt <= self.error_retries
+        return result.errored
 
 
 def is_final(job_dir: Path, scored: bool, reruns: Reruns, logged: Logged | None = None) -> bool:
@@ -68,7 +69,7 @@ def ledger_vouches(job_dir: Path, logged: Logged | None) -> bool | None:
     False when result.json is gone (removed after the line: not complete); None when the line
     cannot tell — none, an errored record (its retries are read from the record itself), no time,
     or a result.json newer than the line (an actor finished after a killed driver's line)."""
-    if logged is None or logged.status not in VOUCHED or logged.time is None:
+    if logged is None or logged.status not in VOUCHED or logged.time is None or logged.stop_reason in REPLACEABLE:
         return None
     written = record_mtime(job_dir, RESULT)
     if written is None:
@@ -89,11 +90,12 @@ def ledger_vouches_scores(job_dir: Path, logged: Logged | None, key: str) -> boo
 
 def fresh_job_dir(job_dir: Path) -> list[dict[str, Any]]:
     """Start a job directory from nothing, discarding what a killed attempt left behind; returns the
-    errors of the earlier attempts that ended in an error (kept in the new record)."""
+    earlier attempts that ended in an error or at the job's own budget (kept in the new record, with
+    what each paid)."""
     earlier: list[dict[str, Any]] = []
-    result = read_result(job_dir)  # from its folder or its pack (an errored record packed)
+    result = read_result(job_dir)  # from its folder or its pack (a packed record run again)
     if result is not None:
-        if not result.errored:
+        if not (result.errored or result.stop_reason == "job_budget"):
             raise FileExistsError(f"{job_dir} already holds a finished job; refusing to overwrite it")
         earlier = [*result.earlier_errors, result.error_entry()]
     if os.path.lexists(job_dir):
@@ -104,10 +106,11 @@ def fresh_job_dir(job_dir: Path) -> list[dict[str, Any]]:
 
 @dataclass(frozen=True, slots=True)
 class Logged:
-    """What the ledger says of a job's record: its status, which run of the record, when, and the
-    judge key of the scores it logged (None: not scored, or a line from before the key was logged)."""
+    """What the ledger says of a job's record: its status, which run of the record, when, its stop,
+    and the judge key of the scores it logged (None: not scored, or a line from before the key was logged)."""
 
     status: str
     record_attempt: int
     time: float | None
+    stop_reason: str | None = None
     judge_key: str | None = None

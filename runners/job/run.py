@@ -43,7 +43,7 @@ from runners.core.job_record import (
 from runners.core.record_types import JobMeta, Result
 from runners.core.task import Task
 from runners.job.model import JobModel, job_model
-from runners.job.resume import fresh_job_dir
+from runners.job.resume import Reruns, fresh_job_dir
 from runners.job.scratch import job_scratch, remove_scratch
 
 log = logging.getLogger(__name__)
@@ -247,9 +247,9 @@ def _deliver(
 
 
 def _finished_or_started(cfg: RootConfig, task: Task, job_dir: Path, job_id: str) -> Result | _Started:
-    """The job's result when its record is finished without an error, else its record begun (one hop for both)."""
+    """The job's result when its record is finished for good (`Reruns`), else its record begun (one hop for both)."""
     result = read_result(job_dir)
-    if result is None or result.errored:
+    if result is None or Reruns.of(cfg).again(result):
         return _start_record(cfg, task, job_dir, job_id)
     return result
 

@@ -6,7 +6,7 @@ Two wrappers around a job's model (runners/job/model.py puts them on either side
 governor: live spend per cell), which stops the job before its next paid call once the sweep's or
 the cell's budget is spent (a call the cache answers is free and goes on); `JobBudget`, outside the cache, adds up every reply's cost, cached or
 not — what the trajectory cost, the same on every re-run — and refuses the next call once that
-reaches `budget.job_usd`: the episode then stops with `stop_reason: budget`.
+reaches `budget.job_usd`: the episode then stops with `stop_reason: job_budget` (a result).
 """
 
 from __future__ import annotations

@@ -152,6 +152,8 @@ def _check_agent(cfg: RootConfig) -> None:
         a.max_turns < 1 and f"agent.max_turns={a.max_turns}: a job needs at least one turn (the paper uses 300)",
         not a.time_limit_s > 0 and f"agent.time_limit_s={a.time_limit_s}: give a positive number of seconds (the paper uses 3600)",
         cfg.cluster.error_retries < 0 and f"cluster.error_retries={cfg.cluster.error_retries}: give 0 or more",
+        not cfg.cluster.error_wait_s >= 0
+        and f"cluster.error_wait_s={cfg.cluster.error_wait_s}: give 0 or more seconds (the first wait before a host failure is tried again)",
         cfg.report.live_every < 0
         and f"report.live_every={cfg.report.live_every}: give 0 (the report only at the end) or more finished jobs",
     ]

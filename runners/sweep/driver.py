@@ -87,17 +87,20 @@ def _excluded(override: str) -> bool:
 
 
 def run_sweep(root: RootConfig, overrides: list[str], experiment: str | None) -> dict[str, Any]:
-    """Everything the CLI does, callable from code (tests, Slurm array tasks); `held` in what it
-    returns is the line saying a budget held the sweep (None: it ran everything). Raises `SweepBusy`
-    when another driver runs this sweep (or a slice sharing its jobs), and `Interrupted`, carrying
-    its status line, once SIGINT or SIGTERM has stopped it cleanly."""
+    """Everything the CLI does, callable from code (tests, Slurm array tasks); in what it returns,
+    `held` is the line saying a budget held the sweep, `not_results` the line saying how many planned
+    jobs are not results and how to run them again (None: none), `budget_only` whether the budget
+    alone left them so. Raises `SweepBusy` when another driver runs this sweep (or a slice sharing
+    its jobs), and `Interrupted`, carrying its status line, once SIGINT or SIGTERM has stopped it cleanly."""
+    from runners.sweep.ending import write_sweep_plan
     from runners.sweep.local_ray import LocalRay
     from runners.sweep.ownership import DriverLock
     from runners.sweep.stopping import interruptible
 
-    specs, sdir = _specs_and_dir(root, overrides, experiment)
+    grid, specs, sdir = _specs_and_dir(root, overrides, experiment)
     with interruptible() as signals, DriverLock(sdir, _part(root)), LocalRay(root.cluster) as cluster:  # nothing is written before the lock is held
         write_bytes(sdir / "sweep.yaml", OmegaConf.to_yaml(OmegaConf.structured(root)).encode())
+        write_sweep_plan(sdir, grid)  # a job that never starts is still counted, as not started
         return _drive(root, specs, sdir, overrides, signals, cluster)
 
 
@@ -196,8 +199,14 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str],
                  closing() if closing is not None else None):
         if line:
             say(line)
+    from runners.sweep.ending import ending
+
+    end = ending(specs, to_run, sdir)
+    held = set() if watch is None else watch.budget.held
     return {"sweep_dir": str(sdir), "jobs": len(specs), "ran": len(todo), "skipped": skipped,
-            "held": None if watch is None else watch.budget.held_line()}
+            "held": None if watch is None else watch.budget.held_line(),
+            "not_results": end.line(name, resume_command(overrides)) if end.not_results else None,
+            "budget_only": end.budget_only(len(held))}
 
 
 def resume_command(overrides: Sequence[str]) -> str:
@@ -219,11 +228,11 @@ def _part(root: RootConfig) -> tuple[int, int] | None:
     return parse_slice(root.grid.slice)
 
 
-def _specs_and_dir(root: RootConfig, overrides: list[str], experiment: str | None) -> tuple[list[Any], Path]:
-    """The sweep's jobs (this Slurm slice of them, if one is set) and its folder (made, still empty)."""
+def _specs_and_dir(root: RootConfig, overrides: list[str], experiment: str | None) -> tuple[list[Any], list[Any], Path]:
+    """The grid's jobs, this driver's (this Slurm slice of them, if one is set) and the sweep's folder (made, still empty)."""
     from runners.sweep.grid import expand
 
-    specs = expand(root, overrides, experiment)
+    grid = specs = expand(root, overrides, experiment)
     part = _part(root)
     if part is not None:
         from runners.sweep.grid import slice_specs
@@ -231,7 +240,7 @@ def _specs_and_dir(root: RootConfig, overrides: list[str], experiment: str | Non
         specs = slice_specs(specs, *part)
     sdir = sweep_dir_for(root, experiment, overrides)
     make_dirs(sdir)
-    return specs, sdir
+    return grid, specs, sdir
 
 
 def _stored(storage: Any, sweep: str, scored: bool) -> set[str] | None:
@@ -295,6 +304,7 @@ def main(cfg: DictConfig) -> None:
     from runners.models.server import ServerError
     from runners.preflight.config_checks import ConfigError
     from runners.sweep.budget import HELD_EXIT
+    from runners.sweep.ending import NOT_RESULTS_EXIT
     from runners.sweep.ownership import SweepBusy
     from runners.sweep.stopping import Interrupted, exit_stopped
 
@@ -315,7 +325,12 @@ def main(cfg: DictConfig) -> None:
         sys.exit(f"error: {getattr(e, 'cause', None) or e}")
     except Interrupted as stop:
         exit_stopped(stop)
-    if out["held"]:  # the last line, and an exit code of its own: CI and scripts tell "held" from "done"
+    # the last line, and an exit code of its own: CI and scripts tell "done" from "held" and from "not all results"
+    if out["held"]:
         say(out["held"])
+    if out["not_results"] and not out["budget_only"]:
+        say(out["not_results"])
+        sys.exit(NOT_RESULTS_EXIT)
+    if out["held"]:
         sys.exit(HELD_EXIT)
 

@@ -1,6 +1,6 @@
 """The sweep's live progress: done / errored / running / failed / remaining per method, and an ETA.
 
-Errored jobs (their record ends in env_error, model_error or budget) are counted apart from done
+Errored jobs (their record ends on a failure of the host: env_error, model_error or the sweep's budget) are counted apart from done
 ones, jobs that ran without a sandbox are marked "unsandboxed", jobs whose judge could not read their
 record (an infrastructure failure) "unscored", and the first error messages are printed when the
 sweep ends. On a terminal the sweep is one redrawing line (runners/sweep/console.py:
@@ -134,7 +134,7 @@ class Progress:
                 self.console.print(f"  {job_id}: {msg[:500]}", markup=False, highlight=False, soft_wrap=True)
         if not self.errors:
             return
-        self.console.print(f"{len(self.errors)} job(s) did not finish ok (errored jobs are retried on resume); the first:")
+        self.console.print(f"{len(self.errors)} job(s) did not finish ok (errored jobs run again on every run of the sweep); the first:")
         for job_id, msg in self.errors[:SHOW_ERRORS]:
             self.console.print(f"  {job_id}: {msg[:500]}", markup=False, highlight=False)
 

@@ -51,6 +51,16 @@ class Outcome:
     node: str | None = None  # the Ray node id of its last attempt's actor
     unscored: str | None = None  # why its judge could not read the record (an infrastructure failure; re-scorable)
 
+    @property
+    def host_failure(self) -> str | None:
+        """Why this outcome is a failure of the host that a later try may heal (None: it is not one)."""
+        if self.status == "error" and self.result is not None and self.result.stop_reason in RETRIED_STOPS:
+            return f"{self.result.stop_reason}: {self.error}"
+        return f"unscored: {self.unscored}" if self.unscored else None
+
+
+RETRIED_STOPS = ("env_error", "model_error")  # the sweep's or its cell's `budget` is the admission's business
+
 
 @dataclass(eq=False)
 class _Actor:
@@ -198,6 +208,7 @@ def run_all(
     running: dict[Any, _Running] = {}
     outcomes: list[Outcome] = []
     held: list[JobSpec] = []  # refused by `admit` since the last job finished
+    later = _Later(cluster)  # host failures waiting to run again
     next_scan = 0.0  # when the running jobs are next checked against their limits
 
     def finish(ref: Any, outcome: Outcome | None) -> None:
@@ -209,12 +220,17 @@ def run_all(
         replicas.release(job.spec.cfg.model.id, job.url)
         if outcome is None:  # infrastructure failure: run it again
             pending.push(job.spec)
-        else:
+        elif not later.retry(outcome):
             outcomes.append(outcome)
             on_done(outcome)
 
     try:
-        while pending or running:
+        while pending or running or later:
+            for spec in later.due():
+                pending.push(spec)
+            if not pending and not running:
+                time.sleep(min(later.wait_s(), 1.0))  # nothing but retries waiting out their backoff
+                continue
             while pending and len(running) < cluster.max_in_flight and (actor := fleet.free()):
                 spec = pending.pop(replicas.room)
                 if spec is None:  # every waiting job's model server is full
@@ -227,7 +243,8 @@ def run_all(
                 ref = actor.handle.run.remote(spec, str(sweep_dir / spec.job_id), url, _limit(spec, cluster))
                 running[ref] = _Running(spec, actor, time.monotonic(), attempts[spec.job_id], url)
                 actor.jobs.add(ref)
-                on_start(spec)
+                if not later.started_before(spec):  # a retry is still the one job the progress counts as running
+                    on_start(spec)
             for ref in _ready([*running, *fleet.starting], timeout=1.0):
                 if not fleet.came_up(ref):
                     outcome, lost = _collect(ref, running[ref], cluster)
@@ -250,6 +267,45 @@ def run_all(
     finally:
         fleet.stop()
     return outcomes
+
+
+class _Later:
+    """Jobs a host failure ended, run again within the run after a backoff (`cluster.error_retries`
+    tries, `cluster.error_wait_s` doubled each time); their outcome is handed on only once they are a
+    result or out of tries."""
+
+    def __init__(self, cluster: ClusterConfig) -> None:
+        self.cluster = cluster
+        self.tries: dict[str, int] = {}
+        self._waiting: list[tuple[float, JobSpec]] = []
+
+    def __bool__(self) -> bool:
+        return bool(self._waiting)
+
+    def retry(self, outcome: Outcome) -> bool:
+        """Whether `outcome` is a host failure with tries left (then it waits to run again)."""
+        why = outcome.host_failure
+        tried = self.tries.get(outcome.spec.job_id, 0)
+        if why is None or tried >= self.cluster.error_retries:
+            return False
+        self.tries[outcome.spec.job_id] = tried + 1
+        wait = self.cluster.error_wait_s * 2**tried
+        log.warning("job %s: %s; a failure of the host, tried again in %.0f s (retry %d of %d, cluster.error_retries)",
+                    outcome.spec.job_id, why[:300], wait, tried + 1, self.cluster.error_retries)
+        self._waiting.append((time.monotonic() + wait, outcome.spec))
+        return True
+
+    def due(self) -> list[JobSpec]:
+        now = time.monotonic()
+        ready = [spec for at, spec in self._waiting if at <= now]
+        self._waiting = [(at, spec) for at, spec in self._waiting if at > now]
+        return ready
+
+    def wait_s(self) -> float:
+        return max(0.0, min(at for at, _ in self._waiting) - time.monotonic()) if self._waiting else 0.0
+
+    def started_before(self, spec: JobSpec) -> bool:
+        return spec.job_id in self.tries
 
 
 def _warn_capped(specs: list[JobSpec], fleet: _Fleet, cluster: ClusterConfig, replicas: Any) -> None:

@@ -1,14 +1,15 @@
-"""The harness as a grid axis of one sweep (`grid.agent=[dci,claude_code,codex]`), through Ray: the
-records say which harness ran, Table 1 and its paired comparison group by harness, the report has
-the harness × model leaderboard. A sweep of our own loop alone keeps today's job ids and Table 1.
+"""The harness as a grid axis of one sweep (`grid.agent=[dci,claude_code,codex,gemini_cli,mini_swe_agent]`),
+through Ray: the records say which harness ran, Table 1 and its paired comparison group by harness,
+the report has the harness × model leaderboard, and the sweep run again from its call cache costs
+nothing. A sweep of our own loop alone keeps today's job ids and Table 1.
 
 Each harness has its own tool names, so the scripted model's `script_dir` is one folder per harness,
 chosen by interpolation: `model.script_dir=DIR/${agent.harness}`. Each script writes the deliverable
 with its own harness's shell tool, so a cell fed another harness's script calls a tool it does not
 have and scores 0.
 
-The sweep over the production harnesses is skipped, saying why, without RUNNINGTAB_AGENTS_PREFIX (an
-npm prefix with both: .ci/agents-up.sh) or without bubblewrap.
+The sweep over the production harnesses is skipped, saying why, without RUNNINGTAB_AGENTS_PREFIX (a
+prefix with all four: .ci/agents-up.sh) or without bubblewrap; in CI, which requires them, it fails saying why.
 """
 
 from __future__ import annotations
@@ -23,24 +24,20 @@ from typing import Any
 
 import pytest
 
-from envs.sandbox import bwrap_problem
 from tests.conftest import write_native, write_script
+from tests.helpers.harness_jobs import installed
 
 REPO = Path(__file__).resolve().parents[2]
-PREFIX = os.environ.get("RUNNINGTAB_AGENTS_PREFIX", "")
 TURN = {"usage": {"input_tokens": 100, "output_tokens": 10, "cost": 0.25}}
 FINAL = {"content": "<FINAL_ANSWER>3</FINAL_ANSWER>", **TURN}
-READ = {  # each harness's shell tool, reading the workspace file
-    "dci": {"name": "bash", "arguments": {"command": "cat notes.txt"}},
-    "claude_code": {"name": "Bash", "arguments": {"command": "cat notes.txt"}},
-    "codex": {"name": "exec_command", "arguments": {"cmd": "cat notes.txt"}},
-}
+HARNESSES = ["dci", "claude_code", "codex", "gemini_cli", "mini_swe_agent"]
+SHELL = {"dci": ("bash", "command"), "claude_code": ("Bash", "command"), "codex": ("exec_command", "cmd"),
+         "gemini_cli": ("run_shell_command", "command"), "mini_swe_agent": ("bash", "command")}  # each harness's shell tool
+READ = {h: {"name": tool, "arguments": {key: "cat notes.txt"}} for h, (tool, key) in SHELL.items()}  # reading the workspace file
 COPY = "mkdir -p output && cat notes.txt > output/number.txt"
-WRITE = {  # each harness's shell tool, writing the deliverable
-    "dci": {"name": "bash", "arguments": {"command": COPY}},
-    "claude_code": {"name": "Bash", "arguments": {"command": COPY}},
-    "codex": {"name": "exec_command", "arguments": {"cmd": COPY}},
-}
+WRITE = {h: {"name": tool, "arguments": {key: COPY}} for h, (tool, key) in SHELL.items()}  # writing the deliverable
+# mini-swe-agent answers by its submit command (an answer without one is a format error to it)
+SUBMIT = {"mini_swe_agent": {**FINAL, "tool_calls": [{"name": "bash", "arguments": {"command": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"}}]}}
 
 
 def _bench(root: Path) -> Path:
@@ -58,7 +55,8 @@ def _scripts(root: Path, harnesses: list[str], turn: dict[str, dict[str, Any]] =
     """`root/<harness>/t.jsonl`: one call of its shell tool, answer; a second answer for the tab's finish check."""
     for h in harnesses:
         (root / h).mkdir(parents=True)
-        write_script(root / h / "t.jsonl", [{"tool_calls": [turn[h]], **TURN}, FINAL, FINAL])
+        final = SUBMIT.get(h, FINAL)
+        write_script(root / h / "t.jsonl", [{"tool_calls": [turn[h]], **TURN}, final, final])
     return root
 
 
@@ -79,14 +77,13 @@ def _csv(path: Path) -> list[dict[str, Any]]:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not (PREFIX and Path(PREFIX, "node_modules/.bin/claude").exists()),
-                    reason="RUNNINGTAB_AGENTS_PREFIX does not name an npm prefix with claude and codex (.ci/agents-up.sh)")
-@pytest.mark.skipif(bwrap_problem() is not None, reason="production harnesses run only inside bubblewrap")
-def test_a_sweep_over_three_harnesses_records_reports_and_ranks_each(tmp_path: Path) -> None:
-    harnesses = ["dci", "claude_code", "codex"]
+@installed("claude_code", "codex", "gemini_cli", "mini_swe_agent")
+def test_a_sweep_over_every_harness_records_reports_ranks_and_reruns_each_from_its_cache(tmp_path: Path) -> None:
+    harnesses = HARNESSES
     _scripts(tmp_path / "scripts", harnesses, WRITE)
-    sdir = _sweep(tmp_path, "axis", "grid.agent=[dci,claude_code,codex]", "env.sandbox=bwrap", "judge=rule",
-                  bench=_deliverable_bench(tmp_path / "b"))
+    bench = _deliverable_bench(tmp_path / "b")
+    axis = ("grid.agent=[dci,claude_code,codex,gemini_cli,mini_swe_agent]", "env.sandbox=bwrap", "judge=rule")
+    sdir = _sweep(tmp_path, "axis", *axis, bench=bench)
 
     metas = [json.loads(p.read_text()) for p in sorted(sdir.glob("*/job.json"))]
     assert sorted((m["harness"], m["method"]) for m in metas) == sorted((h, me) for h in harnesses for me in ("dci", "runningtab"))
@@ -102,11 +99,10 @@ def test_a_sweep_over_three_harnesses_records_reports_and_ranks_each(tmp_path: P
 
     report = sdir / "report"
     rows = _csv(report / "table1.csv")
-    assert [(r["harness"], r["method"]) for r in rows] == [(h, me) for h in ("dci", "claude_code", "codex") for me in ("dci", "runningtab")]
-    assert all(r["rubric_pass_rate"] == "100.0" and r["jobs"] == "1" for r in rows)
+    assert [(r["harness"], r["method"]) for r in rows] == [(h, me) for h in harnesses for me in ("dci", "runningtab")]
+    assert all(r["rubric_pass_rate"] == "100.0" and r["planned"] == r["results"] == "1" for r in rows)
     paired = _csv(report / "table1_vs_dci.csv")
-    assert sorted({(r["harness"], r["method"]) for r in paired}) == [("claude_code", "runningtab"), ("codex", "runningtab"),
-                                                                     ("dci", "runningtab")]
+    assert sorted({(r["harness"], r["method"]) for r in paired}) == sorted((h, "runningtab") for h in harnesses)
     assert all(r["pairs"] == "1" for r in paired)  # each method against the baseline of its own harness only
 
     board = _csv(report / "leaderboard.csv")
@@ -120,16 +116,26 @@ def test_a_sweep_over_three_harnesses_records_reports_and_ranks_each(tmp_path: P
     assert sorted(spend) == sorted(f"native{'' if h == 'dci' else '__' + h}__{me}__{model}__s0"
                                    for h in harnesses for me in ("dci", "runningtab"))
 
+    # the same sweep again, into a new folder: every model call of every harness answered from the cache
+    again = _sweep(tmp_path, "axis-again", *axis, bench=bench)
+    for m in metas:
+        first, rerun = (json.loads((d / m["job_id"] / "result.json").read_text()) for d in (sdir, again))
+        assert first["spend"] > 0 and first["cached_calls"] == 0, m["job_id"]
+        assert rerun["spend"] == 0 and rerun["cached_calls"] == rerun["turns"] == first["turns"] > 0, (m["job_id"], rerun)
+        assert (again / m["job_id"] / "deliverable" / "output" / "number.txt").read_text() == "3\n"
 
-# What today's code (before the harness axis) gives this dci-only sweep: its ids and its Table 1.
+
+# What today's code (before the harness axis) gives this dci-only sweep: its ids and its Table 1 (issue 48
+# added each row's planned jobs and not-results).
 PINNED_IDS = ["native__t__dci__scripted__s0__e1c167f618", "native__t__runningtab__scripted__s0__f41fabc1e0"]
 PINNED_TABLE1 = "\n".join([
-    "### Table 1: main results (%, mean ± std over seeds; the best per benchmark and model in bold, none on a tie; cost and tokens of the cell's jobs)",
+    "### Table 1: main results (%, mean ± std over seeds of the results; planned jobs, results and not results; the best per "
+    "benchmark and model in bold, none on a tie; cost and tokens of the cell's jobs)",
     "",
-    "| benchmark | model | method | seeds | jobs | acc0 | acc1 | cost (USD) | tokens/job |",
-    "|---|---|---|---|---|---|---|---|---|",
-    "| native | scripted | dci | 1 | 1 | 100.00 ± 0.00 | 100.00 ± 0.00 | $0.5000 | 220 |",
-    "| native | scripted | runningtab | 1 | 1 | 100.00 ± 0.00 | 100.00 ± 0.00 | $0.7500 | 330 |",
+    "| benchmark | model | method | seeds | planned | results | not results | acc0 | acc1 | cost (USD) | tokens/job |",
+    "|---|---|---|---|---|---|---|---|---|---|---|",
+    "| native | scripted | dci | 1 | 1 | 1 | 0 | 100.00 ± 0.00 | 100.00 ± 0.00 | $0.5000 | 220 |",
+    "| native | scripted | runningtab | 1 | 1 | 1 | 0 | 100.00 ± 0.00 | 100.00 ± 0.00 | $0.7500 | 330 |",
     "",
     "- cost (USD): what the cell's scored jobs' replies cost at the model's prices, replies from the model-call cache included "
     "(the same on every re-run); what the sweep paid providers is `spent` (spend.json and the sweep's last lines), where cached "
@@ -166,7 +172,7 @@ def test_the_agent_group_is_an_axis_beside_the_agent_settings() -> None:
     assert cells() == [("dci", "dci", 5)]
     with pytest.raises(ConfigError, match="give the harnesses in grid.agent only"):
         cells("grid.agent=[dci,codex]", "agent.harness=codex")
-    with pytest.raises(ConfigError, match="unknown agent 'claud'; valid agent names: claude_code, codex, dci"):
+    with pytest.raises(ConfigError, match="unknown agent 'claud'; valid agent names: claude_code, codex, dci, gemini_cli, mini_swe_agent"):
         cells("grid.agent=[dci,claud]")
 
 

@@ -44,10 +44,11 @@ def sweep(out: Path, *overrides: str) -> tuple[subprocess.CompletedProcess, list
         return r, list(csv.DictReader(f))
 
 
-def figure(row: dict[str, str]) -> tuple[str, str, str]:
-    """A Table 1 row's jobs, errored jobs and first metric (the benchmark's headline: success, pass rate)."""
+def figure(row: dict[str, str]) -> tuple[str, str, str, str]:
+    """A Table 1 row's planned jobs, results, errored jobs and first metric (the benchmark's headline:
+    success, pass rate)."""
     names = list(row)
-    return row["jobs"], row["errored"], row[names[names.index("unsandboxed") + 1]]
+    return row["planned"], row["results"], row["errored"], row[names[names.index("unsandboxed") + 1]]
 
 
 def results(out: Path) -> dict[str, dict[str, Any]]:
@@ -75,7 +76,7 @@ def test_a_forged_status_line_in_served_theagentcompany_is_a_result(tmp_path: Pa
     assert r.returncode == 0, r.stderr[-3000:]
     got = results(tmp_path / "out")
     assert {t: (res["stop_reason"], res["errored"]) for t, res in got.items()} == {honest: ("finished", False), failing: ("finished", False)}
-    assert [figure(row) for row in rows] == [("2", "0", "50.0")], rows
+    assert [figure(row) for row in rows] == [("2", "2", "0", "50.0")], rows
 
 
 def test_fallocate_on_the_records_disk_is_refused_and_the_job_a_result(tmp_path: Path) -> None:
@@ -98,6 +99,6 @@ def test_fallocate_on_the_records_disk_is_refused_and_the_job_a_result(tmp_path:
         got = results(disk / "out")
         assert {t: (res["stop_reason"], res["errored"]) for t, res in got.items()} == {
             "honest": ("finished", False), "failing": ("finished", False)}, got
-        assert [figure(row) for row in rows] == [("2", "0", "50.0")], rows
+        assert [figure(row) for row in rows] == [("2", "2", "0", "50.0")], rows
     finally:
         subprocess.run(["umount", "-l", str(disk)])

@@ -9,16 +9,21 @@ score is the evaluator's scoring strategy's (`Result.final_score`), not the sum 
 the checkpoints are the evaluator's, named by checkpoints.md where they line up.
 Dockerfile steps that were not replayed are listed in scores.json (`image_skipped`). An evaluator
 this host's Python cannot run (eval/tac/evaluator_needs.py: 3.12 syntax, a module not installed)
-leaves the job unscored with the reason, before anything runs. The evaluator
-runs under the agent's caps (eval/tac/evaluation.py); one that a limit stops while reading the
-agent's files scores 0 on the checkpoints it had not finished, anything else that stops it leaves
-the job unscored (eval/tac/outcome.py).
+leaves the job unscored with the reason, before anything runs. The evaluator runs under the
+agent's caps (eval/tac/evaluation.py); one that fails (a limit, an exception) after it opened a path
+the agent made, changed, removed or never made is a result: the checkpoints it had not finished
+score 0 and `evaluator_failure` names the outcome. Only a failure on evidence the agent cannot write
+(it never started, opened nothing of the agent's, or the judge model failed) leaves the job
+unscored (eval/tac/outcome.py).
 """
 
 from __future__ import annotations
 
+import os
 import shutil
+import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +40,31 @@ from eval.tac.trajectory import trajectory_text
 from runners.core.job_record import JobRecord
 from runners.core.messages import Model
 from runners.core.task import Task
+
+
+def original_unchanged(task: Task, record: JobRecord) -> Callable[[str], bool]:
+    """Whether a workspace-relative path is one of the task's own files the agent left as it was (the
+    rest, made, changed, removed or never made, is the agent's doing)."""
+    result = record.result
+    agent = {*record.deliverable_files(), *result.deleted, *result.left_out}
+    folders = {rel.rsplit("/", i)[0] for rel in agent for i in range(1, rel.count("/") + 1)}  # a file the agent made a folder
+    root = task.workspace
+
+    def unchanged(rel: str) -> bool:
+        if rel in agent or rel in folders or result.left_out_rest or any(rel.startswith(d) for d in result.left_out if d.endswith("/")):
+            return False
+        if rel in task.stage:
+            return True
+        return root is not None and _regular(Path(root) / rel)
+
+    return unchanged
+
+
+def _regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except (OSError, ValueError):
+        return False
 
 
 class AgentCompanyJudge:
@@ -62,7 +92,7 @@ class AgentCompanyJudge:
         record = JobRecord(job_dir)
         with tempfile.TemporaryDirectory(prefix="rt-tac-") as tmp:
             done, llm_errors = self._run(task, record, evaluator, task_dir, plan, Path(tmp))
-        result, failure = self._outcome(task, record, done)
+        result, failure = self._outcome(task, record, done, llm_errors)
         final = result["final_score"]
         checkpoints = result["checkpoints"]
         md = task_dir / "checkpoints.md"
@@ -86,16 +116,18 @@ class AgentCompanyJudge:
         )
 
     @staticmethod
-    def _outcome(task: Task, record: JobRecord, done: evaluation.Run) -> tuple[dict[str, Any], dict[str, Any] | None]:
-        """The evaluator's result, or (it failed on the agent's files) the unfinished checkpoints at 0;
-        an InfrastructureFailure when it failed for a reason that is not the agent's (the job stays unscored, re-scorable)."""
+    def _outcome(task: Task, record: JobRecord, done: evaluation.Run, llm_errors: int) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """The evaluator's result, or (it failed once handed something of the agent's: a result) the
+        unfinished checkpoints at 0 with its `evaluator_failure`; an InfrastructureFailure when it
+        failed on evidence the agent cannot write (the job stays unscored, re-scorable)."""
         if done.end.returncode == 0 and not done.end.timed_out and done.result is not None:
             return done.result, None
-        failure = outcome.failure_on_agent_files(done.end, done.progress, set(record.deliverable_files()))
-        if failure is None:
-            why = outcome.why_infrastructure(done.end, done.progress)
+        read = outcome.agent_files_read(done.progress, original_unchanged(task, record))
+        why = outcome.host_failure(done.end, done.progress, read, llm_errors)
+        if why is not None:
             raise InfrastructureFailure(f"task {task.id!r}: evaluator.py failed ({why}); the job stays unscored (re-score it with "
-                             f"python -m eval.score):\n{done.end.stderr[-3000:]}")
+                                        f"python -m eval.score):\n{done.end.stderr[-3000:]}")
+        failure = outcome.evaluator_failure(done.end, done.progress, read, done.result is not None)
         return outcome.unfinished_result(done.progress, [c.points for c in task.checkpoints]), failure
 
     def _image(self, task: Task, record: JobRecord, evaluator: Path, task_dir: Path, plan: dockerfile.Plan, tmp: Path) -> dict[str, Path]:

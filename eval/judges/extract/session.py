@@ -92,11 +92,15 @@ def kept_doc(session: Extractions, record: JobRecord) -> dict[str, Any]:
     return {"files": files, "left_out": len(rels) - len(files), "keep_chars": KEEP_CHARS}
 
 
+def deliverable_doc(record: JobRecord) -> dict[str, Any]:
+    """`extracted.json`, else the same document read now (a record scored before it existed)."""
+    doc = record.extracted
+    return kept_doc(Extractions(), record) if doc is None else doc
+
+
 def deliverable_texts(record: JobRecord) -> list[str]:
     """The text of each deliverable file as the judges read it (from `extracted.json`, else read now)."""
-    doc = record.extracted
-    if doc is None:
-        doc = kept_doc(Extractions(), record)
+    doc = deliverable_doc(record)
     return [str(f.get("text", "")) for f in doc.get("files") or [] if isinstance(f, dict)]
 
 

@@ -23,15 +23,20 @@ HEADLINE = ("rubric_pass_rate", "score", "acc0")
 
 
 def headline(jobs: list[Job]) -> str | None:
-    names = metric_names(jobs)
+    return headline_of(metric_names(jobs))
+
+
+def headline_of(names: list[str]) -> str | None:
+    """The headline among metric names in the tables' order (`metric_names`)."""
     return next((m for m in HEADLINE if m in names), names[0] if names else None)
 
 
-def leaderboard(groups: dict[Key, list[Job]]) -> Table | None:
+def leaderboard(groups: dict[Key, list[Job]], min_harnesses: int = 2) -> Table | None:
     """Rows (benchmark, harness, method), a column per model, each cell the headline metric (%, mean
     over seeds); the best of each benchmark's column in bold when one row alone has it. None when
-    the groups hold fewer than two harnesses."""
-    if len({k[1] for k in groups}) < 2:
+    the groups hold fewer than `min_harnesses` harnesses (Table 1's section shows it from two; the
+    report's first screen draws it as a heat map from one)."""
+    if len({k[1] for k in groups}) < max(1, min_harnesses):
         return None
     models = sorted({k[2] for k in groups})
     columns = ["benchmark", "metric", "harness", "method", *models]

@@ -18,9 +18,14 @@ from eval.judges.metrics import METRICS, aggregate, rubric_parts
 from eval.report.load import Job
 
 
+def job_metrics(job: Job) -> dict[str, float]:
+    """The job's own aggregate (its metrics as Table 1 pools them), once a job: every table asks."""
+    return job.derived("metrics", lambda: aggregate([job.scores]) if job.scores else {})
+
+
 def metric_names(jobs: Sequence[Job]) -> list[str]:
     """The metrics these jobs' scores carry, in the canonical order."""
-    found = {m for j in jobs if j.scores for m in j.derived("metrics", lambda j=j: tuple(aggregate([j.scores])))}  # once a job: five tables ask
+    found = {m for j in jobs if j.scores for m in job_metrics(j)}
     return [m for m in METRICS if m in found]
 
 

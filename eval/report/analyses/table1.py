@@ -4,21 +4,22 @@ interval and paired permutation p-value, `paired.py`). A method is compared with
 harness (`agent.harness`): our own loop's jobs with our own loop's, Codex's with Codex's. The
 harness column is shown only when a job ran another harness than our own (`dci`).
 
-Errored jobs (`result.json` `"errored": true`: an environment or model error after the retries) are
-not results: they are left out of every mean and interval, and each row says how many there were.
-So are jobs without scores (unfinished, or their judge failed); a job whose evaluator failed on the
-agent's own files is a result (counted in a note).
-Jobs whose shell ran without a sandbox are counted per row and in a note.
+Each row says how many jobs were planned, how many are results and how many are not, by kind
+(`accounting.py`: errored, unscored, unfinished, not started). Only results are in the means and
+intervals; a pair of the paired comparison is dropped when either side is not a result, and a
+method whose not-results differ from its baseline's by more than a few jobs is flagged in a note.
+A job whose evaluator failed on what the agent left is a result (counted in a note). Jobs whose
+shell ran without a sandbox are counted per row and in a note.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 
 from eval.judges.metrics import counts
-from eval.report.analyses import paired
+from eval.report.analyses import accounting, paired
 from eval.report.analyses.leaderboard import leaderboard
 from eval.report.analyses.stats import metric_names, over_seeds, per_seed
 from eval.report.load import Job, Sweep
@@ -76,8 +77,9 @@ def record_notes(groups: dict[Key, list[Job]], errored: dict[Key, list[Job]]) ->
     notes = []
     n_err = {k: len(js) for k, js in errored.items()}
     if sum(n_err.values()):
-        notes.append(f"{sum(n_err.values())} errored job(s) (env_error or model_error after their retries) are not results "
-                     f"and are left out of every mean and interval: {_per_cell(n_err)}")
+        notes.append(f"{sum(n_err.values())} errored job(s) (a failure of the host: env_error, model_error, the sweep's or "
+                     f"its cell's budget) are not results and are left out of every mean and interval; the same command "
+                     f"runs them again: {_per_cell(n_err)}")
     n_open = {k: sum(j.unsandboxed for j in js) for k, js in groups.items()}
     if sum(n_open.values()):
         notes.append(f"{sum(n_open.values())} job(s) ran unsandboxed (result.json sandbox \"none\": the agent's shell had "
@@ -108,33 +110,42 @@ def variant_notes(groups: dict[Key, list[Job]]) -> list[str]:
 
 
 def unscored_notes(jobs: Iterable[Job], groups: dict[Key, list[Job]]) -> list[str]:
-    """Jobs left out for want of scores (unfinished, or their judge failed: re-scorable), and results
-    whose evaluator failed on the agent's files (TheAgentCompany: scored, unfinished checkpoints 0)."""
+    """Jobs left out for want of scores (unfinished, or their judge failed for a reason of the host's:
+    re-scorable), and results whose evaluator failed on what the agent left (TheAgentCompany: scored,
+    unfinished checkpoints 0)."""
     notes = []
     unscored = [j for j in jobs if j.scores is None and not j.errored]
     if unscored:
         failed = sum(j.result is not None for j in unscored)
         parts = [f"{len(unscored) - failed} unfinished"] * (failed < len(unscored)) + [
-            f"{failed} unscored (its judge failed, not on the agent's files: an infrastructure failure; re-score with "
-            "python -m eval.score)"] * bool(failed)
+            f"{failed} unscored (its judge failed on evidence the agent cannot write: a failure of the host; scored "
+            "again on resume, or by python -m eval.score)"] * bool(failed)
         notes.append(f"{len(unscored)} job(s) have no scores.json and are left out: {', '.join(parts)}")
     on_files = {k: sum(bool(j.scores.get("evaluator_failure")) for j in js if j.scores) for k, js in groups.items()}
     if sum(on_files.values()):
-        notes.append(f"{sum(on_files.values())} scored job(s) whose evaluator failed on the agent's files (a limit hit while "
-                     f"reading them; the checkpoints it did not finish count 0): {_per_cell(on_files)}")
+        outcomes = Counter(str(j.scores["evaluator_failure"].get("outcome") or j.scores["evaluator_failure"].get("limit"))
+                           for js in groups.values() for j in js if j.scores and j.scores.get("evaluator_failure"))
+        named = ", ".join(f"{n} {o}" for o, n in sorted(outcomes.items()))
+        notes.append(f"{sum(on_files.values())} scored job(s) whose evaluator failed on what the agent left ({named}; "
+                     f"the checkpoints it did not finish count 0): {_per_cell(on_files)}")
     return notes
 
 
-def results_table(name: str, title: str, groups: dict[Key, list[Job]], errored: dict[Key, list[Job]] | None = None) -> Table:
+def results_table(name: str, title: str, groups: dict[Key, list[Job]], errored: dict[Key, list[Job]] | None = None,
+                  rows_of: dict[Key, accounting.Accounting] | None = None) -> Table:
     """Mean ± std over seeds per group, the best mean of each metric per (benchmark, harness, model) in
-    bold when one group alone has it (a tie marks none); what the group's jobs cost: total USD and
-    tokens per job. A group whose jobs all errored has a row with its count and no numbers."""
+    bold when one group alone has it (a tie marks none); where each row's planned jobs went
+    (`rows_of`: `accounting.by_row`; without it, the results and errored jobs given); what the group's
+    jobs cost: total USD and tokens per job. A group with no result has a row with its counts and no numbers."""
     errored = errored or {}
-    keys = sorted(set(groups) | set(errored), key=order)
+    if rows_of is None:
+        rows_of = {k: accounting.of_jobs(["result"] * len(groups.get(k, [])) + ["errored"] * len(errored.get(k, [])))
+                   for k in set(groups) | set(errored)}
+    keys = sorted(set(groups) | set(errored) | set(rows_of), key=order)
     harnesses = any_harness(keys)
     axes = ["benchmark", *["harness"] * harnesses, "model", "method"]
     metrics = metric_names([j for js in groups.values() for j in js])
-    columns = [*axes, "seeds", "jobs", "errored", "unsandboxed"]
+    columns = [*axes, "seeds", "planned", "results", *accounting.NOT_RESULTS, "unsandboxed"]
     for m in metrics:
         columns += [m, f"{m}_std"]
     columns += ["best", "cost_usd", "tokens_per_job"]
@@ -144,16 +155,15 @@ def results_table(name: str, title: str, groups: dict[Key, list[Job]], errored: 
         for m, s in st.items():
             means[(b, h, mo, m)].append(s.mean)
     unique_best = {bm: max(vs) for bm, vs in means.items() if sum(abs(v - max(vs)) < 1e-12 for v in vs) == 1}
-    show_err = any(errored.get(k) for k in keys)
     show_open = any(j.unsandboxed for js in groups.values() for j in js)
-    head = [*axes, "seeds", "jobs"] + ["errored"] * show_err + ["unsandboxed"] * show_open
+    head = [*axes, "seeds", "planned", "results", "not results"] + ["unsandboxed"] * show_open
     rows, shown, best = [], [], set()
     for i, k in enumerate(keys):
-        jobs, st = groups.get(k, []), stats[k]
+        jobs, st, acc = groups.get(k, []), stats[k], rows_of.get(k, accounting.Accounting())
         shown_key = list(k) if harnesses else [k[0], k[2], k[3]]
-        n_seeds, n_err, n_open = len({j.seed for j in jobs}), len(errored.get(k, [])), sum(j.unsandboxed for j in jobs)
-        row: list = [*shown_key, n_seeds, len(jobs), n_err, n_open]
-        cells_ = [*shown_key, str(n_seeds), str(len(jobs))] + [str(n_err)] * show_err + [str(n_open)] * show_open
+        n_seeds, n_open = len({j.seed for j in jobs}), sum(j.unsandboxed for j in jobs)
+        row: list = [*shown_key, n_seeds, acc.planned, len(jobs), *acc.kinds().values(), n_open]
+        cells_ = [*shown_key, str(n_seeds), str(acc.planned), str(len(jobs)), acc.text()] + [str(n_open)] * show_open
         winners = []
         for m in metrics:
             s = st.get(m)
@@ -205,7 +215,8 @@ def paired_table(groups: dict[Key, list[Job]], reference: str = "dci") -> Table:
              "bootstrap over tasks, then seeds; p: paired permutation test)")
     table = Table(f"table1_vs_{reference}", title, columns, rows, display=display)
     table.notes.append(
-        f"a pair is a (task, seed) both methods scored (errored jobs left out); the interval resamples tasks, then each drawn "
+        f"a pair is a (task, seed) where both methods' jobs are results (a pair is dropped when either side is errored, "
+        f"unscored, unfinished or not started); the interval resamples tasks, then each drawn "
         f"task's seeds, with replacement ({paired.SAMPLES:,} resamples, seed {paired.SEED}); p swaps the two methods within "
         f"tasks (every pattern up to {paired.EXACT_TASKS} tasks, else {paired.FLIPS:,} random ones)"
     )
@@ -224,9 +235,12 @@ def build(sweep: Sweep, out: Path) -> Section:
     groups, errored = cells(sweep.jobs), errored_cells(sweep.jobs)
     if not groups and not errored:
         raise Skip("no scored jobs (no scores.json in any job directory)")
-    title = "Table 1: main results (%, mean ± std over seeds; the best per benchmark and model in bold, none on a tie; cost and tokens of the cell's jobs)"
-    main = results_table("table1", title, groups, errored)
+    title = ("Table 1: main results (%, mean ± std over seeds of the results; planned jobs, results and not results; "
+             "the best per benchmark and model in bold, none on a tie; cost and tokens of the cell's jobs)")
+    rows_of = accounting.by_row(sweep)
+    main = results_table("table1", title, groups, errored, rows_of)
     section = Section("table1", "Table 1: main results", tables=[main])
+    main.notes += accounting.flagged(rows_of, sweep.baseline)
     main.notes.append(COST_NOTE)
     main.notes += unscored_notes(sweep.jobs, groups)
     main.notes += record_notes(groups, errored)

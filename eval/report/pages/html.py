@@ -28,11 +28,12 @@ pre{white-space:pre-wrap;word-break:break-word;background:#f7f7f7;padding:6px;ma
 
 def page(title: str, body: str, script: str = "") -> str:
     """A whole page; `script` (the viewer's, inline) goes last, after everything it works on."""
+    from eval.report.pages.colors import STYLE as HEAT_STYLE
     from eval.report.pages.viewer_assets import STYLE as VIEWER_STYLE
 
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,">'
-        f"<title>{html.escape(title)}</title><style>{STYLE}{VIEWER_STYLE}</style></head>\n<body>\n{body}\n{script}</body></html>\n"
+        f"<title>{html.escape(title)}</title><style>{STYLE}{VIEWER_STYLE}{HEAT_STYLE}</style></head>\n<body>\n{body}\n{script}</body></html>\n"
     )
 
 

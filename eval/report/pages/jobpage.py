@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import html
 import json
-import os
 from typing import Any
 from urllib.parse import quote
 
-from envs.names import shown
 from eval.report.analyses.tabview import snapshots, timeline
 from eval.report.load import Job
+from eval.report.pages.deliverable import deliverable_html
 from eval.report.pages.html import job_title, kv_table, page, table_html
 from eval.report.pages.viewer_assets import LINKS, script_tag
 from eval.report.pages.viewer_fates import summary
@@ -22,7 +21,6 @@ from eval.report.pages.viewer_turns import Seen, Turn, context_level, turns
 from eval.report.section import Table, fmt, percent
 from runners.core.job_record import JobRecord
 from runners.core.record_files import (
-    DELIVERABLE,
     JOB,
     RESULT,
     SCORES,
@@ -123,14 +121,7 @@ def job_html(job: Job) -> str:
         _scores(job),
         _fates(job, ts),
     ]
-    files = [p.relative_to(job.dir / DELIVERABLE).as_posix() for p in job.deliverable_files()]
-    links = [f'<a href="../../{quote(job.dir.name)}/{DELIVERABLE}/{quote(os.fsencode(f))}">{html.escape(shown(f))}</a>' for f in files]
-    body.append(f"<h2>Deliverable</h2><p>{' · '.join(links) or '(no files)'}</p>")
-    if result is not None and (result.left_out or result.left_out_rest):
-        left = [html.escape(shown(f)) for f in result.left_out] + (["and every other file not above"] if result.left_out_rest else [])
-        body.append(f"<p>Left out of the record (judged missing; {html.escape(', '.join(result.limits_hit or []))}): {' · '.join(left)}</p>")
-    if result is not None and result.final_answer:
-        body.append(f"<pre>{html.escape(result.final_answer)}</pre>")
+    body.append(deliverable_html(job))
     if job.tab is not None:
         body += ["<h2>The tab over time</h2>", table_html(timeline(job))]
         body += [f"<details><summary>The tab {html.escape(t)}</summary><pre>{html.escape(text)}</pre></details>" for t, text in snapshots(job)]

@@ -21,6 +21,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from eval.report.load import Job, Sweep, header_notes
+from eval.report.pages.glance import GLANCE, PER_TASK, glance_html, per_task_html
 from eval.report.pages.html import page, section_html
 from eval.report.pages.jobpage import job_html
 from eval.report.pages.page_files import write_new, write_page
@@ -38,10 +39,14 @@ Page = tuple[list[Job], Callable[[], str]]  # (its jobs, render)
 
 
 def index_html(sweep: Sweep, sections: list[Section], compare: dict[str, list[tuple[str, str]]]) -> str:
-    toc = " · ".join(f'<a href="#{html.escape(s.name)}">{html.escape(s.title.split(":")[0])}</a>' for s in sections)
+    """The first screen (`glance.py`: the forest plot and the leaderboard's heat map), the per-task
+    view, then every table and figure, then every job."""
+    toc = " · ".join([f'<a href="#{GLANCE}">At a glance</a>', f'<a href="#{PER_TASK}">Per task</a>',
+                      *(f'<a href="#{html.escape(s.name)}">{html.escape(s.title.split(":")[0])}</a>' for s in sections)])
     body = [f"<h1>Report of sweep {html.escape(sweep.name)}</h1>", f"<p>{toc} · <a href=\"#jobs\">Jobs</a></p>"]
     body.append(f"<p>{len(sweep.jobs)} jobs, {len(sweep.scored())} scored.</p>")
     body += [f'<p class="skip">{html.escape(n)}</p>' for n in header_notes(sweep)]
+    body += [glance_html(sweep, sections), per_task_html(sweep, sections)]
     body += [section_html(s) for s in sections]
     body.append(f'<section id="jobs"><h2>Jobs</h2>{jobs_section(sweep, compare)}</section>')
     return page(f"Report: {sweep.name}", "\n".join(body), script_tag())

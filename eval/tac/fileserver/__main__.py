@@ -44,6 +44,7 @@ def main(argv: list[str] | None = None) -> None:
     a = p.parse_args(argv)
     if a.report_fd is not None:
         os.set_inheritable(a.report_fd, False)
+        _not_dumpable()  # no program of the user opens the report descriptor through /proc/<pid>/fd
     os.makedirs(a.root, exist_ok=True)  # a served export with no files, or state not made yet
     os.makedirs(a.state, exist_ok=True)
     settings = Settings(os.path.abspath(a.root), os.path.abspath(a.state), a.user, a.password, frozenset(a.hide),
@@ -55,6 +56,14 @@ def main(argv: list[str] | None = None) -> None:
         server.serve()
     finally:
         server.stop()
+
+
+def _not_dumpable() -> None:
+    """prctl(PR_SET_DUMPABLE, 0), as run_evaluator.py does for itself (it imports nothing of ours)."""
+    import ctypes
+
+    if ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from runners.harnesses.bridge.wire_parts import (
 )
 
 PATHS = {"/v1/chat/completions": "answer"}  # the endpoint's paths for this API
+KEY_HEADERS = ("authorization",)  # where a request carries the job's token (`Bearer ` before it, or not)
 _ROLES = {"system": "system", "developer": "system", "user": "user", "assistant": "assistant", "tool": "tool"}
 
 
@@ -106,4 +107,4 @@ def _data(payload: dict[str, Any]) -> bytes:
     return f"data: {json.dumps(payload, ensure_ascii=False)}\n\n".encode()
 
 
-__all__ = ["PATHS", "WireError", "chat_request", "chat_tools", "error_body", "events", "reply_body"]
+__all__ = ["KEY_HEADERS", "PATHS", "WireError", "chat_request", "chat_tools", "error_body", "events", "reply_body"]

@@ -6,7 +6,8 @@ reply is that history (the same messages, the replies as they were handed out), 
 tool results only for call ids handed out in that reply and not yet answered, each once, and no
 reply the endpoint never gave. A harness that rewrites its history (compaction) is recognised by its
 own marker (`Harness.compaction_marker`) before the summary the model wrote for it, never by the
-length of what it sent. Anything else is refused (`NotContinuation`, a 400 the harness sees) and
+length of what it sent; a harness that leaves an answer without a tool call out of its history
+(`Harness.keeps_answers` False: mini-swe-agent) may leave out the last one. Anything else is refused (`NotContinuation`, a 400 the harness sees) and
 recorded.
 
 The call ids handed to the harness are minted here, unguessable, and mapped back to the model's own:
@@ -15,7 +16,6 @@ a forged result must name an id only the harness's own memory holds.
 
 from __future__ import annotations
 
-import json
 import secrets
 from typing import Any
 
@@ -31,8 +31,11 @@ class NotContinuation(WireError):
 class Continuation:
     """What the harness has been told so far (`held`, in its own view), and the calls it still owes."""
 
-    def __init__(self, compaction_marker: str = "") -> None:
+    def __init__(self, compaction_marker: str = "", keeps_answers: bool = True) -> None:
+        """`keeps_answers` False: the harness leaves a reply that called none of its tools out of its
+        history and answers it with a message of its own (mini-swe-agent's format error)."""
         self.marker = compaction_marker
+        self.keeps_answers = keeps_answers
         self.held: list[dict[str, Any]] = []
         self.pending: dict[str, str] = {}  # id handed out -> the model's own id, of calls not yet answered
         self.ids: dict[str, str] = {}  # every id handed out -> the model's own
@@ -87,6 +90,9 @@ class Continuation:
         they never enter our copy but as new ones)."""
         held = [m for m in self.held if m["role"] != "system"]
         sent = [i for i, m in enumerate(messages) if m["role"] != "system"]
+        if not self.keeps_answers and held and held[-1]["role"] == "assistant" and not held[-1].get("tool_calls") and (
+                len(sent) < len(held) or _key(messages[sent[len(held) - 1]]) != _key(held[-1])):
+            held = held[:-1]  # its last answer, left out
         _require(len(sent) >= len(held), "the request holds fewer messages than the job's conversation")
         for k, (mine, i) in enumerate(zip(held, sent, strict=False)):
             _require(_key(mine) == _key(messages[i]), f"message {k} differs from the job's conversation as the endpoint holds it")
@@ -115,22 +121,16 @@ def _as_chat(reply: AssistantMessage) -> dict[str, Any]:
 
 
 def _key(msg: dict[str, Any]) -> tuple[Any, ...]:
-    """What must be the same for a message to be the one held: its role and text; a reply's calls
-    (ids, names, arguments as values: a wire respaces their JSON); a tool result's call id (a
-    harness may clear an old result's text to save context)."""
+    """What must be the same for a message to be the one held: its role and text; a reply's calls by
+    id (minted here, unguessable) and name, not by their arguments (a harness may keep the arguments
+    it ran a call with: Gemini CLI's `grep_search` adds the `context` it chose; what the model is sent
+    is our own copy); a tool result's call id (a harness may clear an old result's text to save
+    context)."""
     role = msg.get("role")
     if role == "tool":
         return role, msg.get("tool_call_id")
-    calls = tuple((c.get("id"), c.get("function", {}).get("name"), _value(c.get("function", {}).get("arguments")))
-                  for c in msg.get("tool_calls") or [])
+    calls = tuple((c.get("id"), c.get("function", {}).get("name")) for c in msg.get("tool_calls") or [])
     return role, (msg.get("content") or "").strip(), calls
-
-
-def _value(arguments: Any) -> str:
-    try:
-        return json.dumps(json.loads(arguments or "{}"), sort_keys=True)
-    except (json.JSONDecodeError, TypeError):
-        return str(arguments)
 
 
 def _require(ok: bool, text: str) -> None:

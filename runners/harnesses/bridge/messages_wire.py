@@ -17,6 +17,7 @@ from runners.core.messages import AssistantMessage
 from runners.harnesses.bridge.wire_parts import (
     IMAGE_PLACEHOLDER,
     WireError,
+    arguments_object,
     as_list,
     as_str,
     event,
@@ -26,6 +27,7 @@ from runners.harnesses.bridge.wire_parts import (
 
 # The endpoint's paths for this API: the conversation, and Claude Code's token count (an estimate).
 PATHS = {"/v1/messages": "answer", "/v1/messages/count_tokens": "count_tokens"}
+KEY_HEADERS = ("x-api-key", "authorization")  # where a request carries the job's token (`Bearer ` before it, or not)
 
 
 def chat_request(body: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -110,23 +112,13 @@ def _text_of(value: Any, where: str) -> str:
     return text_of(value, where, ("text",), ("image", "document"))
 
 
-def _input_of(arguments: str) -> dict[str, Any]:
-    """A tool call's input object; text that is not a JSON object is passed on whole under `_raw`,
-    so that the harness reports the bad call to the model, as our own harness does."""
-    try:
-        value = json.loads(arguments or "{}")
-    except json.JSONDecodeError:
-        return {"_raw": arguments}
-    return value if isinstance(value, dict) else {"_raw": arguments}
-
-
 def reply_body(reply: AssistantMessage, model: str) -> dict[str, Any]:
     """The whole reply as one Messages API response (a request with `stream` false)."""
     content: list[dict[str, Any]] = []
     if reply.content:
         content.append({"type": "text", "text": reply.content})
     for call in reply.tool_calls:
-        content.append({"type": "tool_use", "id": call.id, "name": call.name, "input": _input_of(call.arguments)})
+        content.append({"type": "tool_use", "id": call.id, "name": call.name, "input": arguments_object(call.arguments)})
     return {
         "id": f"msg_{uuid.uuid4().hex}", "type": "message", "role": "assistant", "model": model,
         "content": content, "stop_reason": "tool_use" if reply.tool_calls else "end_turn", "stop_sequence": None,
@@ -162,4 +154,4 @@ def error_body(kind: str, text: str) -> dict[str, Any]:
     return {"type": "error", "error": {"type": kind, "message": text}}
 
 
-__all__ = ["IMAGE_PLACEHOLDER", "PATHS", "WireError", "chat_request", "chat_tools", "error_body", "events", "reply_body"]
+__all__ = ["IMAGE_PLACEHOLDER", "KEY_HEADERS", "PATHS", "WireError", "chat_request", "chat_tools", "error_body", "events", "reply_body"]

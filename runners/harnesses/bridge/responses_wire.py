@@ -23,6 +23,7 @@ from runners.harnesses.bridge.wire_parts import (
 )
 
 PATHS = {"/v1/responses": "answer"}  # the endpoint's paths for this API
+KEY_HEADERS = ("authorization",)  # where a request carries the job's token (`Bearer ` before it, or not)
 
 _ROLES = {"system": "system", "developer": "system", "user": "user", "assistant": "assistant"}
 
@@ -140,4 +141,4 @@ def error_body(kind: str, text: str) -> dict[str, Any]:
     return {"error": {"type": kind, "message": text, "code": kind}}
 
 
-__all__ = ["PATHS", "WireError", "chat_request", "chat_tools", "error_body", "events", "reply_body"]
+__all__ = ["KEY_HEADERS", "PATHS", "WireError", "chat_request", "chat_tools", "error_body", "events", "reply_body"]

@@ -1,6 +1,9 @@
 """One job's model endpoint for a production harness: the API its harness speaks (`wire`, a module of
-this package: `messages_wire` for Claude Code, `responses_wire` for Codex CLI), streamed, answered by
-the job's own `Model`. The server serves the paths its wire names and knows no API itself.
+this package: `messages_wire` for Claude Code, `responses_wire` for Codex CLI, `gemini_wire` for
+Gemini CLI, `chat_wire` for mini-swe-agent), streamed, answered by the job's own `Model`. The server
+serves the paths its wire names (`PATHS`: each path's kind, `answer`, `stream` for a path that always
+streams, or `count_tokens`) and reads the job's token where its wire says (`KEY_HEADERS`); it knows no
+API itself.
 
 So every model call of a production harness goes through the same client as our own harness's: the
 governor, the budget, the call cache, key redaction, deadlines and reply caps apply unchanged, and
@@ -18,7 +21,6 @@ import asyncio
 import functools
 import hmac
 import importlib
-import json
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -34,6 +36,7 @@ from runners.core.messages import (
     ModelError,
     complete_async,
 )
+from runners.core.record_files import parse_json
 from runners.harnesses.bridge.wire_parts import WireError
 
 MAX_BODY_BYTES = 64 << 20  # a long conversation's request; anything larger is refused, never read whole
@@ -99,7 +102,8 @@ class ModelBridge:
         app = web.Application(client_max_size=MAX_BODY_BYTES)
         wire = importlib.import_module(f"runners.harnesses.bridge.{self.wire}")
         for path, kind in wire.PATHS.items():
-            app.router.add_post(path, functools.partial(self._count_tokens if kind == "count_tokens" else self._serve, wire=wire))
+            serve = self._count_tokens if kind == "count_tokens" else functools.partial(self._serve, stream=kind == "stream")
+            app.router.add_post(path, functools.partial(serve, wire=wire))
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         return self._runner
@@ -109,26 +113,29 @@ class ModelBridge:
             await self._runner.cleanup()
             self._runner = None
 
-    def _authorized(self, request: web.Request) -> bool:
-        offered = request.headers.get("x-api-key") or request.headers.get("authorization", "").removeprefix("Bearer ")
+    def _authorized(self, request: web.Request, wire: Any) -> bool:
+        """The job's token, in the header its API carries a key in (`wire.KEY_HEADERS`)."""
+        offered = next((request.headers[h] for h in wire.KEY_HEADERS if h in request.headers), "").removeprefix("Bearer ")
         return hmac.compare_digest(offered.encode(), self.token.encode())
 
     async def _body(self, request: web.Request) -> dict[str, Any]:
+        """The request's JSON, nested no deeper than a record may be (the wires recurse through it)."""
         try:
-            body = json.loads(await request.read())
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise WireError(f"the request body is not JSON: {e}") from None
+            body = parse_json(await request.read())
+        except (ValueError, UnicodeDecodeError) as e:
+            raise WireError(f"the request body is not JSON we take: {e}") from None
         if not isinstance(body, dict):
             raise WireError("the request body must be a JSON object")
         return body
 
     async def _count_tokens(self, request: web.Request, wire: Any) -> web.Response:
-        if not self._authorized(request):
+        if not self._authorized(request, wire):
             return web.json_response(wire.error_body("authentication_error", "invalid job token"), status=401)
         return web.json_response({"input_tokens": max(1, request.content_length or 0) // 4})
 
-    async def _serve(self, request: web.Request, wire: Any) -> web.StreamResponse:
-        if not self._authorized(request):
+    async def _serve(self, request: web.Request, wire: Any, stream: bool = False) -> web.StreamResponse:
+        """One model call; streamed when its path always streams (`stream`) or the body asks for it."""
+        if not self._authorized(request, wire):
             return web.json_response(wire.error_body("authentication_error", "invalid job token"), status=401)
         if self.stop is not None:
             return web.json_response(wire.error_body("invalid_request_error", f"the job has ended: {self.stop}"), status=400)
@@ -141,6 +148,8 @@ class ModelBridge:
         async with self._lock:
             try:
                 reply = await self.answer(messages, tools)
+            except WireError as e:  # not the continuation of the job's conversation: refused (and recorded)
+                return web.json_response(wire.error_body("invalid_request_error", str(e)), status=400)
             except ContextLengthError as e:
                 self.stop = e
                 return web.json_response(wire.error_body("invalid_request_error", f"prompt is too long: {e}"), status=400)
@@ -148,7 +157,7 @@ class ModelBridge:
                 self.stop = e
                 return web.json_response(wire.error_body("invalid_request_error", f"the job's model stopped: {e}"), status=400)
         self.exchanges.append(Exchange(self.wire, messages, tools, reply, time.monotonic() - start))
-        if not body.get("stream"):
+        if not (stream or body.get("stream")):
             return web.json_response(wire.reply_body(reply, self.model_name))
         out = web.StreamResponse(headers={"content-type": "text/event-stream", "cache-control": "no-cache"})
         await out.prepare(request)

@@ -1,6 +1,6 @@
 """What every wire shares: a request body the bridge cannot translate (a 400 with the reason, never a
-crash), the reader of a content's text, the placeholder for what our models cannot read, and the
-writer of one server-sent event."""
+crash), the reader of a content's text, the placeholder for what our models cannot read, a tool
+call's arguments as the object an API sends, and the writer of one server-sent event."""
 
 from __future__ import annotations
 
@@ -47,3 +47,14 @@ def text_of(value: Any, where: str, texts: tuple[str, ...], media: tuple[str, ..
 def event(name: str, data: dict[str, Any]) -> bytes:
     """One server-sent event."""
     return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
+
+
+def arguments_object(arguments: str) -> dict[str, Any]:
+    """A tool call's arguments as an object, for an API that sends them as one; text that is not a JSON
+    object is passed on whole under `_raw`, so that the harness reports the bad call to the model, as
+    our own harness does."""
+    try:
+        value = json.loads(arguments or "{}")
+    except json.JSONDecodeError:
+        return {"_raw": arguments}
+    return value if isinstance(value, dict) else {"_raw": arguments}

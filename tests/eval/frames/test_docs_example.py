@@ -51,7 +51,7 @@ def test_the_pages_example_rebuilds_table1_of_the_report(tmp_path: Path, monkeyp
     exec(compile(code.replace(SAMPLE, str(sweep)), str(PAGE), "exec"), scope)  # noqa: S102 - the page's own code
     table1 = scope["table1"]
     assert len(rows) == 6
-    results = [r for r in rows if r["jobs"] != "0"]  # the report also shows a cell whose jobs all errored
+    results = [r for r in rows if r["results"] != "0"]  # the report also shows a cell whose jobs all errored
     assert len(table1) == len(results) == 6 - spoiled
     jobs = scope["jobs"]
     for row in rows:
@@ -59,11 +59,16 @@ def test_the_pages_example_rebuilds_table1_of_the_report(tmp_path: Path, monkeyp
         assert (jobs[cell].status == "errored").sum() == int(row["errored"])
     for row in results:
         got = table1.loc[(row["benchmark"], row["model"], row["method"])]
-        for col in ("jobs", "rubric_pass_rate", "tcr70", "success", "score", "acc0", "acc1", "cost_usd", "tokens_per_job"):
+        for col in ("results", "rubric_pass_rate", "tcr70", "success", "score", "acc0", "acc1", "cost_usd", "tokens_per_job"):
             want = float(row[col]) if row[col] else math.nan
             assert (math.isnan(want) and math.isnan(got[col])) or got[col] == pytest.approx(want), (row["method"], col)
     assert {r["rubric_pass_rate"] for r in rows if r["benchmark"] == "builtin-workspace"} != {"100.0"}  # not every score is full
     assert any(r["errored"] == "1" for r in rows) == spoiled
+    accounts = scope["accounts"].set_index(["benchmark", "model", "method"])  # the page's accounting, as Table 1 shows it
+    for row in rows:
+        got = accounts.loc[(row["benchmark"], row["model"], row["method"])]
+        assert [int(got[c]) for c in ("planned", "results", "errored", "unscored", "unfinished")] == [
+            int(row[c]) for c in ("planned", "results", "errored", "unscored", "unfinished")]
     assert (tmp_path / "frames_calls_per_job.png").stat().st_size > 1000
     if not spoiled:  # what the page says of its figure: RunningTab's finish check makes one call more per job
         calls = scope["calls"].unstack("method")

@@ -56,7 +56,7 @@ def test_index_shows_the_results_and_links_every_job(report: Path, tmp_path: Pat
     assert "right part skipped: no probe results" in dom and "failed with" not in dom  # no analysis crashed
     for alt in ("Figure 2", "Figure 4 (left)", "Figure 5 (wb)"):
         assert f'<img alt="{alt}" src="data:image/png;base64,' in dom, alt
-    jobs = re.findall(r'href="(jobs/[^"]+\.html)"', dom)
+    jobs = re.findall(r'href="(jobs/[^"]+\.html)"', re.search(r'id="jobs-table">(.*?)</table>', dom, re.DOTALL).group(1))
     assert len(jobs) == 36 and all((report / j).is_file() for j in jobs)
 
 
@@ -82,7 +82,9 @@ def test_job_page_shows_trajectory_tab_and_scores(report: Path, tmp_path: Path) 
     assert "Items (4 of 4 passed)" in dom
     dom, console = open_page(report / "jobs" / "wb__t9__runningtab__m1__s0.html", tmp_path / "profile2")
     assert console == []
-    assert "Supplier list: Acme Corp" in dom and "The total is 999." not in dom  # deliverable listed by path
+    assert "Supplier list: Acme Corp" in dom
+    delivered = dom.split('<h2 id="deliverable">Deliverable</h2>')[1].split("<h2>")[0]  # the file's text under its link
+    assert re.search(r'<h4 class="file"><a href="[^"]+/output/report.md">output/report.md</a></h4>\s*<pre class="delivered">The total is 999.</pre>', delivered)
     assert "output/report.md" in dom and "[tab] +L1 a.md" in dom
     full, view = dom.split("Trajectory and tab, turn by turn")[1].split("Evaluator view: tab traces removed")
     assert "Supplier list: Acme Corp" in view and "tab_add" not in view and "tab_add" in full

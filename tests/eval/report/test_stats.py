@@ -93,14 +93,14 @@ def test_table1_leaves_errored_jobs_out_and_counts_them(tmp_path: Path) -> None:
     t = {(r["model"], r["method"]): r for r in csv_rows(out, "table1")}
     # m1 runningtab: only t1 (3 of 4) is a result; the errored t2 (0 of 4) is not averaged in.
     assert float(t[("m1", "runningtab")]["rubric_pass_rate"]) == pytest.approx(75.0)
-    assert t[("m1", "runningtab")]["jobs"] == "1" and t[("m1", "runningtab")]["errored"] == "1"
+    assert t[("m1", "runningtab")]["results"] == "1" and t[("m1", "runningtab")]["errored"] == "1"
     # m2 dci: every job errored: no mean at all (not a bold 0.00), and the row says why.
     assert t[("m2", "dci")]["rubric_pass_rate"] == "" and t[("m2", "dci")]["errored"] == "2"
-    assert t[("m2", "dci")]["jobs"] == "0" and t[("m2", "dci")]["best"] == ""
+    assert t[("m2", "dci")]["results"] == "0" and t[("m2", "dci")]["best"] == ""
     assert t[("m2", "runningtab")]["best"] == "rubric_pass_rate;tcr70"
     md = (out / "table1.md").read_text()
     (dci_m2,) = [line for line in md.splitlines() if line.startswith("| wb | m2 | dci |")]
-    assert dci_m2 == "| wb | m2 | dci | 0 | 0 | 2 | 0 |  |  |  |  |"  # seeds, jobs, errored, unsandboxed; no numbers, no bold, no spend
+    assert dci_m2 == "| wb | m2 | dci | 0 | 2 | 0 | 2: 2 errored | 0 |  |  |  |  |"  # seeds, planned, results, not results, unsandboxed; no numbers
     assert "3 errored job(s)" in md and "wb · m2 · dci: 2" in md
     paired = {(r["model"], r["method"], r["metric"]): r for r in csv_rows(out, "table1_vs_dci")}
     # the m1 pair on t2 is gone (its runningtab job errored); m2 has no DCI result to pair with

@@ -60,13 +60,15 @@ def test_table1_means_stds_and_best(report: Path) -> None:
         ("wb", "m2", "dci"): (30.0, 0.0, 0.0, 0.0),
         ("wb", "m2", "runningtab"): (80.0, 40 * SD, 200 / 3, (200 / 3) * SD),  # 60, 100; tcr 1/3, 1
     }
-    assert set(t) == set(expected) | {("qa", "m1", "dci"), ("qa", "m1", "runningtab")}
+    assert set(t) == set(expected) | {("qa", "m1", "dci"), ("qa", "m1", "runningtab"), ("wb", "m3", "dci")}
+    m3 = t[("wb", "m3", "dci")]  # its one job never finished: a row that says so, with no numbers (issue 48)
+    assert (m3["planned"], m3["results"], m3["unfinished"], m3["rubric_pass_rate"]) == ("1", "0", "1", "")
     for key, (pr, pr_sd, tcr, tcr_sd) in expected.items():
         r = t[key]
         assert num(r["rubric_pass_rate"]) == pytest.approx(pr) and num(r["rubric_pass_rate_std"]) == pytest.approx(pr_sd)
         assert num(r["tcr70"]) == pytest.approx(tcr) and num(r["tcr70_std"]) == pytest.approx(tcr_sd, abs=1e-9)
         assert r["acc0"] == ""
-    assert t[("wb", "m2", "runningtab")]["jobs"] == "5" and t[("wb", "m1", "dci")]["seeds"] == "2"
+    assert t[("wb", "m2", "runningtab")]["results"] == "5" and t[("wb", "m1", "dci")]["seeds"] == "2"
     assert num(t[("qa", "m1", "dci")]["acc0"]) == 50.0 and num(t[("qa", "m1", "dci")]["acc1"]) == 100.0
     assert num(t[("qa", "m1", "runningtab")]["acc0"]) == 100.0
     best = {k: r["best"] for k, r in t.items()}
@@ -329,9 +331,12 @@ def test_table1_counts_evaluator_failures_on_agent_files_and_unscored_jobs(tmp_p
     sdir = tmp_path / "s"
     write_job(sdir, "tac", "t1", "dci", "m", 0, cp(3))
     write_job(sdir, "tac", "t2", "dci", "m", 0, cp(1, {"limit": "timeout", "agent_files_read": ["a.xlsx"], "checkpoints_done": 1}))
+    write_job(sdir, "tac", "t4", "dci", "m", 0, cp(0, {"outcome": "raised", "error": "UnicodeDecodeError", "agent_files_read": ["link.txt"]}))
     write_job(sdir, "tac", "t3", "dci", "m", 0, None)  # finished, its judge failed (not on the agent's files)
     section = build(load_sweep(sdir), tmp_path / "out")
     notes = " ".join(section.tables[0].notes)
-    assert section.tables[0].rows[0][4] == 2  # jobs: t1 and t2 are results
-    assert "1 job(s) have no scores.json and are left out: 1 unscored (its judge failed, not on the agent's files" in notes
-    assert "1 scored job(s) whose evaluator failed on the agent's files (a limit hit while reading them; the checkpoints it did not finish count 0): tac · m · dci: 1" in notes
+    row = dict(zip(section.tables[0].columns, section.tables[0].rows[0], strict=True))
+    assert (row["planned"], row["results"], row["unscored"]) == (4, 3, 1)  # t1, t2 and t4 are results
+    assert "1 job(s) have no scores.json and are left out: 1 unscored (its judge failed on evidence the agent cannot write" in notes
+    assert ("2 scored job(s) whose evaluator failed on what the agent left (1 raised, 1 timeout; the checkpoints it did not "
+            "finish count 0): tac · m · dci: 2") in notes

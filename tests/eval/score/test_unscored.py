@@ -95,17 +95,20 @@ def test_a_sweep_counts_an_unscored_job_and_never_scores_it_0(tmp_path: Path) ->
 
     def sweep(judge: str) -> subprocess.CompletedProcess[str]:
         cmd = [sys.executable, "-m", "runners.sweep", "benchmark=native", f"benchmark.path={bench}", "model=scripted",
-               f"model.script={script}", "method=dci", "tracker=jsonl", f"out={out}", "sweep=u", f"judge={judge}"]
+               f"model.script={script}", "method=dci", "tracker=jsonl", f"out={out}", "sweep=u", f"judge={judge}",
+               "cluster.error_retries=1", "cluster.error_wait_s=0.1"]
         return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
 
     assert sweep("none").returncode == 0
     jobs = sorted(d for d in (out / "u").iterdir() if (d / "job.json").is_file())
     shutil.rmtree(jobs[0] / "deliverable")  # lost on the host after the run
     second = sweep("rule")
+    assert second.returncode == 4, second.stderr[-3000:]  # a job that is not a result: the sweep says so (issue 48)
+    assert "1 of 2 planned job(s) are not results: 1 unscored" in second.stderr.strip().splitlines()[-1]
     assert not (jobs[0] / "scores.json").exists(), "a record the judge could not read was scored"
     assert json.loads((jobs[1] / "scores.json").read_text())["metrics"]["pass_rate"] == 1.0
     said = second.stdout + second.stderr
     assert f"ok      {jobs[0].name} (finished" in said and "UNSCORED\n" in said, said[-3000:]
     assert "1 job(s) finished but are UNSCORED" in said and "deliverable is missing" in said
     table1 = (out / "u" / "report" / "index.html").read_text(encoding="utf-8")
-    assert "1 unscored (its judge failed, not on the agent" in table1
+    assert "1 unscored (its judge failed on evidence the agent cannot write" in table1

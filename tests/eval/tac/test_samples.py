@@ -254,7 +254,8 @@ def test_an_xlsx_bomb_past_the_timeout_scores_its_unfinished_checkpoints_zero(tm
     judge = make_judge(JudgeConfig(name="agentcompany", cache_dir=str(tmp_path / "c"), evaluator_timeout_s=8), "agentcompany")
     scores = judge.score(task, _bomb_job(tmp_path / "job", 8 << 30))
     assert [i["earned"] for i in scores["items"]] == [1, 0, 0] and scores["final_score"] == {"total": 3, "result": 1}
-    assert scores["evaluator_failure"] == {"limit": "timeout", "agent_files_read": ["2024-03-attendance-summary.xlsx"], "checkpoints_done": 1}
+    assert scores["evaluator_failure"] == {"outcome": "timeout", "limit": "timeout", "error": None, "handed_trajectory": True,
+                                           "agent_files_read": ["2024-03-attendance-summary.xlsx"], "checkpoints_done": 1}
 
 
 def test_checkpoint_texts_come_with_the_evaluators_checkpoints(tmp_path: Path, export: Path) -> None:

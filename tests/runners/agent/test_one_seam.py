@@ -5,6 +5,7 @@ replies, the same status lines and the same `tab.json` events: both drive one `W
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -29,18 +30,29 @@ SHELL = {  # each harness's shell tool, with its own argument key
     "dci": {"name": "bash", "arguments": {"command": "cat policies/travel.md"}},
     "claude_code": {"name": "Bash", "arguments": {"command": "cat policies/travel.md"}},
     "codex": {"name": "exec_command", "arguments": {"cmd": "cat policies/travel.md"}},
+    "gemini_cli": {"name": "run_shell_command", "arguments": {"command": "cat policies/travel.md"}},
+    "mini_swe_agent": {"name": "bash", "arguments": {"command": "cat policies/travel.md"}},
 }
+RESULT = {  # each harness's tool result for a command's output, as it sends it back
+    "claude_code": lambda out: out, "codex": lambda out: out,
+    "gemini_cli": lambda out: f"<untrusted_context>\nOutput: {out}\nProcess Group PGID: 7\n</untrusted_context>",
+    "mini_swe_agent": lambda out: json.dumps({"returncode": 0, "output": out}),
+}
+# how the model stops under each harness: an answer, or mini-swe-agent's submit command
+STOP = {"mini_swe_agent": lambda text: {"content": text, "tool_calls": [
+    {"name": "bash", "arguments": {"command": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"}}]}}
 
 
-def _turns(read: dict[str, Any]) -> list[dict[str, Any]]:
+def _turns(name: str) -> list[dict[str, Any]]:
+    stop = STOP.get(name, lambda text: {"content": text})
     return [
         {"tool_calls": [{"name": "tab_add", "arguments": {"requirements": ["hotel cap per night"]}}]},
-        {"tool_calls": [read]},
+        {"tool_calls": [SHELL[name]]},
         {"tool_calls": [{"name": "tab_review", "arguments": {}}]},
         {"tool_calls": [{"name": "tab_resolve", "arguments": {"id": "r1", "status": "done", "entries": "L1"}}]},  # coerced to a list
         {"tool_calls": [{"name": "tab_show", "arguments": {}}]},
-        {"content": "Done."},
-        {"content": "Done, checked."},
+        stop("Done."),
+        stop("Done, checked."),
     ]
 
 
@@ -52,14 +64,14 @@ def _env(root: Path) -> WorkspaceEnv:
     return WorkspaceEnv(ws, cfg, build_plugins(MethodConfig(name="runningtab", tab=TabConfig()), ws, "output/", 3))
 
 
-def _model(path: Path, read: dict[str, Any]) -> ScriptedModel:
-    return ScriptedModel(ScriptedModelConfig(name="s", script=str(write_script(path, _turns(read)))))
+def _model(path: Path, name: str) -> ScriptedModel:
+    return ScriptedModel(ScriptedModelConfig(name="s", script=str(write_script(path, _turns(name)))))
 
 
 def _ours(tmp_path: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     env = _env(tmp_path / "ours")
     try:
-        res = run_episode(_model(tmp_path / "ours.jsonl", SHELL["dci"]), env, "Find the hotel cap.", AgentConfig())
+        res = run_episode(_model(tmp_path / "ours.jsonl", "dci"), env, "Find the hotel cap.", AgentConfig())
         return res.messages, next(p for p in env.plugins if p.name == "tab").record()
     finally:
         env.close()
@@ -70,7 +82,7 @@ def _theirs(tmp_path: Path, name: str) -> tuple[list[dict[str, Any]], dict[str, 
     its next request is its history with the result."""
     env = _env(tmp_path / "theirs")
     harness = HARNESSES.get(name)
-    talk = HarnessConversation(_model(tmp_path / "theirs.jsonl", SHELL[name]), env, harness, AgentConfig())
+    talk = HarnessConversation(_model(tmp_path / "theirs.jsonl", name), env, harness, AgentConfig())
 
     async def drive() -> None:
         history: list[dict[str, Any]] = [{"role": "system", "content": "You are the harness."},
@@ -79,11 +91,11 @@ def _theirs(tmp_path: Path, name: str) -> tuple[list[dict[str, Any]], dict[str, 
             reply = await talk.answer(history, [{"type": "function", "function": {"name": SHELL[name]["name"], "parameters": {}}}])
             calls = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}} for c in reply.tool_calls]
             history.append({"role": "assistant", "content": reply.content, **({"tool_calls": calls} if calls else {})})
-            if not reply.tool_calls:
+            if harness.finishes(reply.tool_calls):
                 return
             for c in reply.tool_calls:
                 out = subprocess.run(["bash", "-c", "cat policies/travel.md"], cwd=env.root, capture_output=True, text=True).stdout
-                history.append({"role": "tool", "tool_call_id": c.id, "content": out.rstrip("\n")})
+                history.append({"role": "tool", "tool_call_id": c.id, "content": RESULT[name](out.rstrip("\n"))})
 
     try:
         asyncio.run(drive())
@@ -93,17 +105,18 @@ def _theirs(tmp_path: Path, name: str) -> tuple[list[dict[str, Any]], dict[str, 
 
 
 def _tool_replies(messages: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
-    """Each tool reply: the tab's own calls whole, a read's status line (what the environment added)."""
-    named = {"Bash": "bash", "exec_command": "bash"}
+    """Each tool reply: the tab's own calls whole, a read's status line (what the environment added);
+    not the stop hook's answer to a harness's finishing call (compared with our loop's stop hook below)."""
+    named = {"Bash": "bash", "exec_command": "bash", "run_shell_command": "bash"}
     return [(named.get(m["name"], m["name"]), m["content"] if m["name"].startswith("tab_") else "", m.get("appendix", ""))
-            for m in messages if m["role"] == "tool"]
+            for m in messages if m["role"] == "tool" and not m.get("stop_hook")]
 
 
 def _events(record: dict[str, Any]) -> list[dict[str, Any]]:
     return [{k: v for k, v in e.items() if k not in ("time", "t")} for e in record["events"]]
 
 
-@pytest.mark.parametrize("name", ["claude_code", "codex"])
+@pytest.mark.parametrize("name", ["claude_code", "codex", "gemini_cli", "mini_swe_agent"])
 def test_our_loop_and_a_harness_conversation_drive_the_same_environment_alike(tmp_path: Path, name: str) -> None:
     ours, our_tab = _ours(tmp_path)
     theirs, their_tab, env = _theirs(tmp_path, name)
@@ -118,9 +131,11 @@ def test_our_loop_and_a_harness_conversation_drive_the_same_environment_alike(tm
     assert {t["function"]["name"] for t in theirs[0]["tools"]} >= {"tab_add", "tab_review", "tab_resolve", "tab_show"}
     judged = env.evaluator_view(theirs)  # what judges read: the tab's traces removed, as from our loop's
     assert not any(m.get("name", "").startswith("tab_") for m in judged) and "[tab]" not in str(judged)
+    assert not any(stops[0] in str(m.get("content")) for m in judged)  # the finish check too, wherever it answered
+    assert theirs[-1]["content"] == "Done, checked." and all(m.get("tool_call_id") != "" for m in theirs if m["role"] == "tool")
 
 
-@pytest.mark.parametrize("name", ["dci", "claude_code", "codex"])
+@pytest.mark.parametrize("name", ["dci", "claude_code", "codex", "gemini_cli", "mini_swe_agent"])
 def test_every_harness_is_registered_by_name(name: str) -> None:
     from runners.agent.harnesses import HARNESSES as DRIVERS
 
@@ -131,5 +146,5 @@ def test_an_unknown_harness_names_those_there_are() -> None:
     from runners.agent.harnesses import HARNESSES as DRIVERS
     from runners.core.registry import UnknownName
 
-    with pytest.raises(UnknownName, match="unknown agent.harness 'claud'; valid agent.harnesses: dci, claude_code, codex"):
+    with pytest.raises(UnknownName, match="unknown agent.harness 'claud'; valid agent.harnesses: dci, claude_code, codex, gemini_cli, mini_swe_agent"):
         DRIVERS.get("claud")

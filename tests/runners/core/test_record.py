@@ -94,7 +94,7 @@ def test_a_record_from_a_newer_version_is_refused_and_kept(tmp_path: Path) -> No
     newer = {**read_json(d / "result.json"), "stop_reason": "env_error", "schema_version": SCHEMA_VERSION + 1}
     (d / "result.json").write_text(json.dumps(newer))
     with pytest.raises(RecordError, match="newer than this RunningTab reads"):
-        is_final(d, scored=False, reruns=Reruns(error_retries=2))
+        is_final(d, scored=False, reruns=Reruns())
     with pytest.raises(RecordError, match="schema_version"):
         fresh_job_dir(d)
     assert read_json(d / "result.json") == newer and (d / "scores.json").exists()  # nothing cleared

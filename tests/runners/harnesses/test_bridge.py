@@ -3,7 +3,8 @@
 The translation is checked both ways (a request becomes the chat messages our models take; a reply
 becomes the events the harness reads, and those events parse back to the same reply), the endpoint
 refuses what is not its job's, and the real `claude` and `codex` binaries drive a scripted model
-through it (skipped, saying why, where RUNNINGTAB_AGENTS_PREFIX does not name their npm prefix).
+through it (skipped, saying why, where RUNNINGTAB_AGENTS_PREFIX does not name their npm prefix; failed
+instead in CI, which requires them: tests/helpers/harness_jobs.installed).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from runners.harnesses.bridge import messages_wire, responses_wire
 from runners.harnesses.bridge.server import ModelBridge, plain
 from runners.harnesses.bridge.wire_parts import WireError
 from runners.models.scripted import ScriptedModel, ScriptedModelConfig
+from tests.helpers.harness_jobs import PREFIX, installed
 
 REPLY = AssistantMessage(
     content="Reading the notes.",
@@ -178,11 +180,7 @@ def test_the_endpoint_answers_only_its_job_and_keeps_the_models_stop() -> None:
 
 # --- the real binaries ------------------------------------------------------------------------------
 
-PREFIX = os.environ.get("RUNNINGTAB_AGENTS_PREFIX", "")
-needs_agents = pytest.mark.skipif(
-    not (PREFIX and Path(PREFIX, "node_modules/.bin/claude").exists() and Path(PREFIX, "node_modules/.bin/codex").exists()),
-    reason="RUNNINGTAB_AGENTS_PREFIX does not name an npm prefix with claude and codex installed (.ci/agents-up.sh)",
-)
+needs_agents = installed("claude_code", "codex", sandbox=False)
 
 
 def _script(tmp_path: Path, turns: list[dict[str, Any]]) -> str:

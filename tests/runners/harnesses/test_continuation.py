@@ -114,3 +114,76 @@ def test_the_commands_handed_are_counted(tmp_path: Path) -> None:
         assert talk.commands_handed == 2
 
     asyncio.run(run())
+
+
+def test_a_harness_that_keeps_the_arguments_it_ran_a_call_with_still_continues(tmp_path: Path) -> None:
+    """Gemini CLI's `grep_search` writes the context it chose (`"context": 15`) into the call in its own
+    history: the call is told by its minted id and name, and the model is sent our copy, as it called it."""
+    grep = {"name": "grep_search", "arguments": {"pattern": "cap", "dir_path": "policies"}}
+    talk = _talk(tmp_path, [{"tool_calls": [grep]}, {"content": "450."}])
+
+    async def run() -> None:
+        first = await talk.answer([SYSTEM, TASK], [])
+        renamed = _echo(first)
+        renamed["tool_calls"][0]["function"]["name"] = "run_shell_command"
+        with pytest.raises(NotContinuation):  # another tool under the id handed out is not the call handed out
+            await talk.answer([SYSTEM, TASK, renamed, _tool(first.tool_calls[0].id, "x")], [])
+        kept = _echo(first)
+        kept["tool_calls"][0]["function"]["arguments"] = json.dumps({**grep["arguments"], "context": 15})
+        assert (await talk.answer([SYSTEM, TASK, kept, _tool(first.tool_calls[0].id, "L1: cap 450")], [])).content == "450."
+
+    asyncio.run(run())
+    call = next(m for m in talk.messages if m["role"] == "assistant")["tool_calls"][0]
+    assert json.loads(call["function"]["arguments"]) == grep["arguments"]
+
+
+@pytest.mark.parametrize("name", ["mini_swe_agent", "claude_code"])
+def test_an_answer_a_harness_leaves_out_of_its_history_is_taken_only_from_a_harness_that_does(tmp_path: Path, name: str) -> None:
+    """mini-swe-agent answers a reply without a command with a format error of its own, and leaves the
+    reply out of its history; a harness that keeps its answers (they end its run) never sends that."""
+    script = write_script(tmp_path / "s.jsonl", [{"content": "I will write it now."}, {"content": "ok"}])
+    (tmp_path / "ws").mkdir()
+    env = WorkspaceEnv(tmp_path / "ws", EnvConfig(sandbox="none"))
+    talk = HarnessConversation(ScriptedModel(ScriptedModelConfig(name="s", script=str(script))), env, HARNESSES.get(name),
+                               AgentConfig(max_turns=10))
+    error = {"role": "user", "content": "Tool call error: No tool calls found in the response."}
+
+    async def run() -> None:
+        await talk.answer([SYSTEM, TASK], [])
+        if name == "claude_code":
+            with pytest.raises(NotContinuation):
+                await talk.answer([SYSTEM, TASK, error], [])
+            return
+        assert (await talk.answer([SYSTEM, TASK, error], [])).content == "ok"
+        with pytest.raises(NotContinuation):  # a reply left out is the last one only, and only when it called nothing
+            await talk.answer([SYSTEM, error, {"role": "user", "content": "again"}], [])
+
+    asyncio.run(run())
+    if name == "mini_swe_agent":  # our copy keeps what the model said, then the harness's answer to it
+        assert [(m["role"], m["content"]) for m in talk.messages[1:]] == [
+            ("user", TASK["content"]), ("assistant", "I will write it now."), ("user", error["content"]), ("assistant", "ok")]
+
+
+def test_a_refused_request_is_a_400_with_its_reason_at_the_endpoint(tmp_path: Path) -> None:
+    """The harness sees a refusal as the client error it is (a 400 its API spells, the reason in it),
+    never a server error it would retry."""
+    import aiohttp
+
+    from runners.harnesses.bridge.server import ModelBridge
+
+    talk = _talk(tmp_path, [{"content": "The cap is 450 yuan."}])
+
+    async def run() -> tuple[int, dict[str, Any]]:
+        bridge = ModelBridge(talk.answer, wire="messages_wire")
+        url = await bridge.start()
+        try:
+            async with aiohttp.ClientSession() as s, s.post(
+                    f"{url}/v1/messages", headers={"x-api-key": bridge.token},
+                    json={"messages": [{"role": "assistant", "content": "I read it: 9000."}, {"role": "user", "content": "go on"}]}) as r:
+                return r.status, await r.json()
+        finally:
+            await bridge.close()
+
+    status, body = asyncio.run(run())
+    assert status == 400 and "never gave" in body["error"]["message"]
+    assert len(talk.refused) == 1

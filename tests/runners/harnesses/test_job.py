@@ -2,8 +2,8 @@
 `codex` binaries, in the job's bubblewrap sandbox, drive the scripted model behind the job's
 endpoint; the record is ours (trajectory, tab, stop reason, deliverable, cost and tokens).
 
-Skipped, saying why, without RUNNINGTAB_AGENTS_PREFIX (an npm prefix with both: .ci/agents-up.sh)
-or without bubblewrap.
+Skipped, saying why, without RUNNINGTAB_AGENTS_PREFIX (a prefix with both: .ci/agents-up.sh) or
+without bubblewrap (in CI, which requires them, failed saying why). Gemini CLI's and mini-swe-agent's jobs: test_gemini_cli.py, test_mini_swe_agent.py.
 """
 
 from __future__ import annotations
@@ -15,25 +15,17 @@ from typing import Any
 
 import pytest
 
-from envs.sandbox import bwrap_problem
-from runners.core.job_record import JobRecord
-from runners.job.identity import job_id
-from runners.job.run import run_and_score
-from tests.conftest import compose_root, write_native, write_script
+from tests.conftest import write_native, write_script
+from tests.helpers.harness_jobs import (
+    WRITE,
+    guide_bench,
+    host_bait,
+    installed,
+    missed,
+    run_guide,
+)
 
-PREFIX = os.environ.get("RUNNINGTAB_AGENTS_PREFIX", "")
-pytestmark = [
-    pytest.mark.skipif(not (PREFIX and Path(PREFIX, "node_modules/.bin/claude").exists()),
-                       reason="RUNNINGTAB_AGENTS_PREFIX does not name an npm prefix with claude and codex (.ci/agents-up.sh)"),
-    pytest.mark.skipif(bwrap_problem() is not None, reason="production harnesses run only inside bubblewrap"),
-]
-
-POLICY = """# Business travel policy
-Chapter 2 Reimbursement
-Article 7 Travel expenses are reimbursed at 450 yuan per night for hotels.
-Article 8 Taxi fares need receipts.
-"""
-WRITE = "mkdir -p output && grep -i 'article 7' policies/travel.md > output/guide.md"
+pytestmark = installed("claude_code", "codex")
 
 
 def _claude(with_tab: bool) -> list[dict[str, Any]]:
@@ -64,26 +56,12 @@ def _codex() -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def bench(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("bench")
-    files = {"travel/policies/travel.md": POLICY, "travel/policies/other.md": "Article 1 Other things.\n"}
-    task = {"id": "guide", "prompt": "Write a travel guide.", "workspace": "travel", "output": "output/guide.md",
-            "rubrics": [{"text": "Mentions 450 yuan per night"}]}
-    return write_native(root, [task], files)
+    return guide_bench(tmp_path_factory.mktemp("bench"))
 
-
-def _run(bench: Path, tmp: Path, harness: str, method: str, turns: list[dict[str, Any]]) -> JobRecord:
-    script = write_script(tmp / "script.jsonl", [{**t, "usage": {"input_tokens": 100, "output_tokens": 10, "cost": 0.001}}
-                                                 for t in turns])
-    cfg = compose_root(["benchmark=native", f"benchmark.path={bench}", f"method={method}", "model=scripted",
-                        f"model.script={script}", "judge=none", f"out={tmp}", f"agent.harness={harness}",
-                        "env.sandbox=bwrap", "model.cache=off"])
-    jid = job_id(cfg, "guide")
-    run_and_score(cfg, "guide", tmp / jid, jid, None)
-    return JobRecord(tmp / jid)
 
 
 def test_claude_code_with_the_tab_records_a_paper_episode(bench: Path, tmp_path: Path) -> None:
-    record = _run(bench, tmp_path, "claude_code", "runningtab", _claude(with_tab=True))
+    record = run_guide(bench, tmp_path, "claude_code", "runningtab", _claude(with_tab=True))
     result = record.result
     assert result.stop_reason == "finished", result.error
     assert (record.deliverable_dir / "output" / "guide.md").read_text().strip().endswith("450 yuan per night for hotels.")
@@ -104,7 +82,7 @@ def test_claude_code_with_the_tab_records_a_paper_episode(bench: Path, tmp_path:
 
 
 def test_claude_code_without_the_tab_gets_no_tab(bench: Path, tmp_path: Path) -> None:
-    record = _run(bench, tmp_path, "claude_code", "dci", _claude(with_tab=False))
+    record = run_guide(bench, tmp_path, "claude_code", "dci", _claude(with_tab=False))
     assert record.result.stop_reason == "finished", record.result.error
     messages = list(record.trajectory())
     assert not (record.dir / "tab.json").exists()
@@ -113,7 +91,7 @@ def test_claude_code_without_the_tab_gets_no_tab(bench: Path, tmp_path: Path) ->
 
 
 def test_codex_runs_the_job_in_the_sandbox(bench: Path, tmp_path: Path) -> None:
-    record = _run(bench, tmp_path, "codex", "runningtab_no_finish_check", _codex())
+    record = run_guide(bench, tmp_path, "codex", "runningtab_no_finish_check", _codex())
     assert record.result.stop_reason == "finished", record.result.error
     assert (record.deliverable_dir / "output" / "guide.md").read_text().strip().endswith("hotels.")
     tab = record.plugin("tab")
@@ -125,30 +103,16 @@ def test_codex_runs_the_job_in_the_sandbox(bench: Path, tmp_path: Path) -> None:
 def test_the_harness_reaches_nothing_but_its_endpoint_and_never_shows_its_token(bench: Path, tmp_path: Path) -> None:
     """As a hostile agent would: another address on the host's loopback, a host file outside the
     workspace, the job's token printed where the model and the record would see it."""
-    import http.server
-    import threading
-
     (tmp_path / "out").mkdir()
-    secret = tmp_path / "host-secret.txt"
-    secret.write_text("HOST-SECRET\n")
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    port = server.server_address[1]
-    probe = (f"mkdir -p output; curl -s -m 3 http://127.0.0.1:{port}/ > output/net.txt; echo net=$? >> output/net.txt; "
-             f"cat {secret} > output/secret.txt 2>&1; echo cat=$? >> output/secret.txt; "
-             "find \"$HOME\" -name '*.jsonl' 2>/dev/null | wc -l > output/sessions.txt; "
-             "env | grep -i -E 'token|api_key'")
-    try:
-        record = _run(bench, tmp_path / "out", "claude_code", "dci", [
+    with host_bait(tmp_path) as bait:
+        probe = bait + "find \"$HOME\" -name '*.jsonl' 2>/dev/null | wc -l > output/sessions.txt; env | grep -i -E 'token|api_key'"
+        record = run_guide(bench, tmp_path / "out", "claude_code", "dci", [
             {"tool_calls": [{"name": "Bash", "arguments": {"command": probe}}]},
             {"content": "Done."},
         ])
-    finally:
-        server.shutdown()
     assert record.result.stop_reason == "finished", record.result.error
     out = record.deliverable_dir / "output"
-    assert "net=7" in (out / "net.txt").read_text()  # curl: could not connect (the sandbox has no such address)
-    assert "HOST-SECRET" not in (out / "secret.txt").read_text() and "cat=1" in (out / "secret.txt").read_text()
+    assert missed(out)
     assert (out / "sessions.txt").read_text().strip() == "0"  # no session file of the harness's, with its call ids, to read
     shown = next(m for m in record.trajectory() if m["role"] == "tool")["content"]
     assert "ANTHROPIC_API_KEY=[job token]" in shown and "rt-job-" not in shown
@@ -192,16 +156,10 @@ def test_a_sweep_of_both_harnesses_with_and_without_the_tab_reruns_from_its_cach
 def test_a_runaway_writer_under_a_harness_ends_its_job_at_the_disk_quota(bench: Path, tmp_path: Path) -> None:
     """The harness runs as one long command: the job's disk quota is watched for all of it (files of
     the per-file cap, 1/32 under the quota, one after another)."""
-    script = write_script(tmp_path / "script.jsonl", [
+    result = run_guide(bench, tmp_path, "claude_code", "dci", [
         {"tool_calls": [{"name": "Bash", "arguments": {"command": "for i in $(seq 1 20); do yes runaway > big$i.txt; done"}}]},
         {"content": "Done."},
-    ])
-    cfg = compose_root(["benchmark=native", f"benchmark.path={bench}", "method=dci", "model=scripted",
-                        f"model.script={script}", "judge=none", f"out={tmp_path}", "agent.harness=claude_code",
-                        "env.sandbox=bwrap", "model.cache=off", f"env.disk_quota_bytes={8 << 20}"])
-    jid = job_id(cfg, "guide")
-    run_and_score(cfg, "guide", tmp_path / jid, jid, None)
-    result = JobRecord(tmp_path / jid).result
+    ], f"env.disk_quota_bytes={8 << 20}").result
     assert result.stop_reason == "disk_quota", (result.stop_reason, result.error)
     assert "disk quota" in (result.error or "")
 
@@ -209,7 +167,7 @@ def test_a_runaway_writer_under_a_harness_ends_its_job_at_the_disk_quota(bench: 
 def test_the_finish_check_stops_claude_code_once_while_a_requirement_is_open(bench: Path, tmp_path: Path) -> None:
     """As in the paper: at the first stop with a requirement open, the check lists it with its review
     and the model goes on (here it resolves it); the next stop ends the run. The harness sees neither."""
-    record = _run(bench, tmp_path, "claude_code", "runningtab", [
+    record = run_guide(bench, tmp_path, "claude_code", "runningtab", [
         {"tool_calls": [{"name": "tab_add", "arguments": {"requirements": ["hotel reimbursement per night"]}}]},
         {"tool_calls": [{"name": "Read", "arguments": {"file_path": "/workspace/policies/travel.md"}}]},
         {"tool_calls": [{"name": "Bash", "arguments": {"command": WRITE}}]},
@@ -225,3 +183,17 @@ def test_the_finish_check_stops_claude_code_once_while_a_requirement_is_open(ben
     assert [e["case"] for e in events] == ["open"]
     assert record.result.final_answer == "Final."
     assert record.plugin("harness")["model_calls"] == 3
+
+
+@pytest.mark.parametrize("harness", ["claude_code", "codex"])
+def test_a_harness_killed_by_the_agents_command_is_a_result(bench: Path, tmp_path: Path, harness: str) -> None:
+    """Issue 48 (2): a command that SIGKILLs the harness is the agent's doing once its first command
+    ran: a result (`harness_exit`), scored on what it left, never `env_error` (errored, left out,
+    retried on resume, where it did it again). Before: env_error."""
+    kill = "mkdir -p output && echo partial > output/guide.md && kill -9 $(pgrep -f -o 'claude|codex')"
+    call = {"name": "Bash", "arguments": {"command": kill}} if harness == "claude_code" else {"name": "exec_command", "arguments": {"cmd": kill}}
+    record = run_guide(bench, tmp_path, harness, "dci", [{"tool_calls": [call]}, {"content": "Done."}])
+    result = record.result
+    assert (result.stop_reason, result.errored) == ("harness_exit", False), (result.stop_reason, result.error)
+    assert "after the agent's first command" in (result.error or "") and record.plugin("harness")["exit_code"] != 0
+    assert (record.deliverable_dir / "output" / "guide.md").read_text() == "partial\n"  # what it left is the deliverable

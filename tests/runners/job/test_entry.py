@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -159,8 +160,8 @@ def test_bad_config_fails_before_any_record(bench: Path, tmp_path: Path) -> None
 
 @pytest.mark.slow
 def test_errored_job_is_retried_and_keeps_the_earlier_error(bench: Path, tmp_path: Path) -> None:
-    """A model_error is recorded but not complete: a re-run retries it (up to cluster.error_retries
-    times), and the record keeps the earlier attempts' errors."""
+    """A model_error is recorded but not complete: every re-run retries it (issue 48: a host failure
+    is never final, nor "already complete"), and the record keeps the earlier attempts' errors."""
     script = write_script(tmp_path / "s.jsonl", [{"content": "<FINAL_ANSWER>3</FINAL_ANSWER>"}])
     dead = "http://127.0.0.1:9/v1"  # the discard port: nothing listens
     erroring = ["model=openai", f"model.base_url={dead}", "model.name=stub", "model.max_retries=0", "cluster.error_retries=1"]
@@ -176,8 +177,8 @@ def test_errored_job_is_retried_and_keeps_the_earlier_error(bench: Path, tmp_pat
     r2 = read_json(job / "result.json")
     assert r2["attempt"] == 2 and [e["error"] for e in r2["earlier_errors"]] == [r1["error"]]
     third = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
-    assert "already complete" in third.stderr and "model_error" in third.stderr  # retries used up: it says so
-    assert read_json(job / "result.json")["attempt"] == 2
+    assert third.returncode != 0 and "already complete" not in third.stderr and "not a result" in third.stderr, third.stderr[-2000:]
+    assert read_json(job / "result.json")["attempt"] == 3
     # the fixed cause (a working model, same identity otherwise) is a different job; it runs and is complete
     fixed = subprocess.run([*cmd[:-len(erroring)], "model=scripted", f"model.script={script}"], cwd=REPO,
                            capture_output=True, text=True, timeout=120)
@@ -210,3 +211,25 @@ def test_a_new_judge_rescores_the_finished_job(bench: Path, tmp_path: Path) -> N
     again = subprocess.run([*cmd, "judge=rule"], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0 and "already complete (re-scored with judge rule)" in again.stderr, again.stderr[-2000:]
     assert read_json(job / "scores.json")["judge"] == "rule"
+
+
+@pytest.mark.slow
+def test_a_finished_job_its_judge_cannot_read_is_never_already_complete(tmp_path: Path) -> None:
+    """Issue 48: "already complete" is said only of results. A finished job whose deliverable was lost
+    on the host is unscored (not a result): a re-run under a judge says so and exits non-zero, as the
+    run that finished it does. Before: "already complete (UNSCORED: ...)", exit 0."""
+    task = {"id": "t", "prompt": "p", "workspace": "w", "output": "output/a.csv",
+            "rubrics": [{"text": "row", "check": {"type": "row", "cells": ["x", 1]}}]}
+    bench = write_native(tmp_path / "b", [task], {"w/in.txt": "x"})
+    script = write_script(tmp_path / "s.jsonl", [{"tool_calls": [{"name": "bash", "arguments": {
+        "command": "mkdir -p output && printf 'k,v\\nx,1\\n' > output/a.csv"}}]}, {"content": "done"}])
+    cmd = [sys.executable, "-m", "runners.job", "benchmark=native", f"benchmark.path={bench}", "task=t", "method=dci",
+           "model=scripted", f"model.script={script}", f"out={tmp_path / 'o'}"]
+    first = subprocess.run([*cmd, "judge=none"], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stderr[-2000:]
+    job = Path(first.stdout.strip().splitlines()[-1])
+    shutil.rmtree(job / "deliverable")  # lost on the host after the run
+    again = subprocess.run([*cmd, "judge=rule"], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert again.returncode != 0 and "already complete" not in again.stderr, again.stderr[-2000:]
+    assert "UNSCORED" in again.stderr and "not a result" in again.stderr and "python -m eval.score" in again.stderr, again.stderr[-2000:]
+    assert not (job / "scores.json").exists()

@@ -47,12 +47,14 @@ def _job(tmp_path: Path, *overrides: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.slow
 def test_a_job_stops_at_its_budget_and_a_higher_budget_continues_it(tmp_path: Path) -> None:
+    """Issue 48: a stop at `budget.job_usd` is a result (the agent's own spending, like its turn limit),
+    scored on what it left; a run under a higher `job_usd` continues it and replaces it. Before: errored."""
     first = _job(tmp_path, "budget.job_usd=1.0")
-    assert first.returncode != 0 and "ended in budget" in first.stderr and "higher budget.job_usd" in first.stderr, first.stderr[-2000:]
+    assert first.returncode == 0 and "job_budget after 3 turns" in first.stderr, first.stderr[-2000:]
     job_dir = Path(first.stdout.strip().splitlines()[-1])
     r1 = json.loads((job_dir / "result.json").read_text())
     # three replies cost 1.2 >= 1.0: the fourth call is refused
-    assert (r1["stop_reason"], r1["turns"], r1["errored"], r1["budget_usd"]) == ("budget", 3, True, 1.0)
+    assert (r1["stop_reason"], r1["turns"], r1["errored"], r1["budget_usd"]) == ("job_budget", 3, False, 1.0)
     assert r1["cost"] == pytest.approx(1.2) and r1["spend"] == pytest.approx(1.2)
 
     same = _job(tmp_path, "budget.job_usd=1.0")
@@ -63,7 +65,7 @@ def test_a_job_stops_at_its_budget_and_a_higher_budget_continues_it(tmp_path: Pa
     r2 = json.loads((job_dir / "result.json").read_text())
     assert (r2["stop_reason"], r2["turns"], r2["attempt"], r2["cached_calls"]) == ("finished", 5, 2, 3)
     assert r2["cost"] == pytest.approx(2.0) and r2["spend"] == pytest.approx(0.8)  # the first three from the cache
-    assert [e["stop_reason"] for e in r2["earlier_errors"]] == ["budget"] and r2["earlier_errors"][0]["spend"] == pytest.approx(1.2)
+    assert [e["stop_reason"] for e in r2["earlier_errors"]] == ["job_budget"] and r2["earlier_errors"][0]["spend"] == pytest.approx(1.2)
 
 
 def _specs(cells: int, per_cell: int) -> list[JobSpec]:

@@ -12,6 +12,7 @@ from eval.benchmarks import BenchmarkError, load_benchmark
 from eval.benchmarks.agentcompany import Config as AgentCompanyConfig
 from eval.config import JudgeConfig
 from eval.judges import JudgeError, make_judge
+from eval.judges.base import InfrastructureFailure
 from tests.helpers.eval_records import FIXTURES, SAMPLES, FakeModel, bash_call, make_job
 
 TAC = FIXTURES / "agentcompany"
@@ -168,7 +169,7 @@ SPIN = """
 from scoring import Result, Checkpoint
 from common import grader, evaluate_with_llm
 
-def grade_checkpoints(trajectory=''):
+def grade_checkpoints({params}):
     checkpoints = [Checkpoint(2, 2)]
     result = Result(checkpoints)
     {read}
@@ -179,15 +180,53 @@ def grade_checkpoints(trajectory=''):
 
 @pytest.mark.slow
 def test_an_evaluator_stopped_by_a_limit_before_reading_agent_files_leaves_the_job_unscored(tmp_path: Path) -> None:
-    """Issue 25 (6): a limit hit is the agent's doing only once the evaluator read what the agent made."""
+    """Issue 25 (6): a limit hit is the agent's doing only once the evaluator opened what the agent made
+    (the trajectory it is handed, as every evaluator is, does not count)."""
     judge = make_judge(JudgeConfig(name="agentcompany", cache_dir=str(tmp_path / "c"), evaluator_timeout_s=3), "agentcompany")
-    task = _fixture_task(tmp_path, "fs-spin", SPIN.format(read="open('/workspace/drinks.csv').read()"))
-    with pytest.raises(JudgeError, match=r"evaluator.py failed \(it hit its (timeout|cpu_time) limit before reading any file the agent made\)"):
+    task = _fixture_task(tmp_path, "fs-spin", SPIN.format(params="trajectory=''", read="open('/workspace/drinks.csv').read()"))
+    with pytest.raises(JudgeError, match=r"evaluator.py failed \((timeout|cpu_time) limit before it opened anything the agent made"):
         judge.score(task, make_job(tmp_path / "a"))  # drinks.csv is the staged input, not the agent's
     scores = judge.score(task, make_job(tmp_path / "b", {"drinks.csv": "drink,quantity\n"}))  # now the agent's
-    assert scores["evaluator_failure"]["limit"] in ("timeout", "cpu_time") and scores["evaluator_failure"]["agent_files_read"] == ["drinks.csv"]
+    assert scores["evaluator_failure"]["outcome"] in ("timeout", "cpu_time") and scores["evaluator_failure"]["agent_files_read"] == ["drinks.csv"]
     assert [(i["points"], i["earned"]) for i in scores["items"]] == [(2, 2), (1, 0)]  # checkpoints.md: 2 + 1 points
-    assert scores["final_score"] == {"total": 3, "result": 2}
+    assert scores["final_score"] == {"total": 3, "result": 2} and scores["evaluator_failure"]["handed_trajectory"]
+
+
+RAISES = """
+from scoring import Result, Checkpoint
+
+def grade_checkpoints():
+    checkpoints = [Checkpoint(2, 2)]
+    result = Result(checkpoints)
+    {body}
+    return result
+"""
+
+
+@pytest.mark.parametrize(("deliverable", "body", "error"), [
+    ({"link.txt": b"\xff\xfe http://x"}, "open('/workspace/link.txt').read()", "UnicodeDecodeError"),  # made by the agent
+    ({}, "open('/workspace/answer.txt').read()", "FileNotFoundError"),  # never made by the agent
+    ({"drinks.csv/inside.txt": "a folder where the file was"}, "open('/workspace/drinks.csv').read()", "IsADirectoryError"),
+])
+def test_an_evaluator_that_raises_on_what_the_agent_left_is_a_result(tmp_path: Path, deliverable: dict, body: str, error: str) -> None:
+    """Issue 48 (1): an exception on a path the agent made, changed or never made is the agent's
+    doing: scored on what it left (the checkpoint done keeps its point), the outcome named. Before:
+    unscored ("exit 1"), or the judge's own view building raised FileExistsError on the swap."""
+    task = _fixture_task(tmp_path, "fs-raises", RAISES.format(body=body))
+    scores = _judge(tmp_path).score(task, make_job(tmp_path / "job", deliverable))
+    failure = scores["evaluator_failure"]
+    assert (failure["outcome"], failure["error"], failure["handed_trajectory"]) == ("raised", error, False)
+    assert failure["agent_files_read"] == [body.split("'")[1].removeprefix("/workspace/")] and failure["checkpoints_done"] == 1
+    assert scores["final_score"] == {"total": 3, "result": 2}  # checkpoints.md: 2 + 1 points, the second never made
+
+
+def test_an_evaluator_that_raises_before_reading_anything_of_the_agents_leaves_the_job_unscored(tmp_path: Path) -> None:
+    """The host's failure: at import (a missing module), or on a file of the task's own the agent left unchanged."""
+    for name, evaluator in (("fs-import", "import not_a_module_here\n" + RAISES.format(body="")),
+                            ("fs-own", RAISES.format(body="open('/workspace/drinks.csv').read(); 1 / 0"))):
+        task = _fixture_task(tmp_path, name, evaluator)
+        with pytest.raises(InfrastructureFailure, match=r"the job stays unscored|cannot be scored here"):
+            _judge(tmp_path).score(task, make_job(tmp_path / name, {"other.txt": "x"}))
 
 
 class SlowJudge(FakeModel):
@@ -201,7 +240,7 @@ class SlowJudge(FakeModel):
 @pytest.mark.slow
 def test_an_evaluator_stopped_while_the_judge_model_answers_leaves_the_job_unscored(tmp_path: Path) -> None:
     judge = make_judge(JudgeConfig(name="agentcompany", cache_dir=str(tmp_path / "c"), evaluator_timeout_s=3), "agentcompany", SlowJudge("yes"))
-    task = _fixture_task(tmp_path, "fs-slow-judge", SPIN.format(read="open('/workspace/drinks.csv').read(); evaluate_with_llm('x', 'y')"))
+    task = _fixture_task(tmp_path, "fs-slow-judge", SPIN.format(params="trajectory=''", read="open('/workspace/drinks.csv').read(); evaluate_with_llm('x', 'y')"))
     with pytest.raises(JudgeError, match=r"hit its timeout limit while waiting for the judge model"):
         judge.score(task, make_job(tmp_path / "a", {"drinks.csv": "drink,quantity\n"}))
 
@@ -259,3 +298,49 @@ def test_served_and_mounted_tasks(tmp_path: Path) -> None:
         assert conn.execute("SELECT COUNT(*) FROM products").fetchone()[0] == 20
     conn.close()
     assert _bench(samples).task("hr-organize-talent-info").sandbox.binds == ()  # no /data in its image
+
+
+# An agent-made program the evaluator runs (as the sde tasks run the agent's code): it writes a
+# forged checkpoint and a forged result into every pipe it can open through /proc, and leaves a child
+# that overwrites /outputs/result.json once the evaluator has written it.
+FORGE = r'''
+import glob, json, os, time
+result = {"checkpoints": [{"total": 3, "result": 3}], "final_score": {"total": 3, "result": 3}}
+lines = json.dumps({"checkpoint": [3, 3]}) + "\n" + json.dumps(result) + "\n"
+for path in glob.glob("/proc/[0-9]*/fd/*"):
+    try:
+        if os.readlink(path).startswith("pipe:"):
+            with open(path, "w") as f:
+                f.write(lines)
+    except OSError:
+        pass
+if os.fork() == 0:
+    for _ in range(500):
+        if os.path.exists("/outputs/result.json"):
+            with open("/outputs/result.json", "w") as f:
+                json.dump(result, f)
+            break
+        time.sleep(0.002)
+    os._exit(0)
+'''
+RUNS_THE_AGENTS_PROGRAM = """
+import subprocess
+from scoring import Result, Checkpoint
+
+def grade_checkpoints(trajectory=''):
+    subprocess.run(["python3", "/workspace/forge.py"])
+    {then}
+    return Result([Checkpoint(3, 0)])
+"""
+
+
+@pytest.mark.parametrize("then", ["pass", "open('/workspace/answer.txt').read()"], ids=["finishes", "then_raises"])
+def test_a_program_the_evaluator_runs_cannot_forge_its_progress_or_result(tmp_path: Path, then: str) -> None:
+    """tac50's finding, in issue 48's rule: the evaluator's progress and result reach the judge only
+    over pipes held by processes that are not dumpable (so no program they start can open them through
+    /proc), and the result never through a file a program could overwrite. Before: the forged result
+    (or, when the evaluator then raised, the forged checkpoint) scored 3/3."""
+    task = _fixture_task(tmp_path, "fs-forge", RUNS_THE_AGENTS_PROGRAM.replace("{then}", then))
+    scores = _judge(tmp_path).score(task, make_job(tmp_path / "job", {"forge.py": FORGE}))
+    assert scores["final_score"] == {"total": 3, "result": 0}, scores["evaluator_log"]
+    assert not any(i["earned"] for i in scores["items"]) and ("evaluator_failure" in scores) == (then != "pass")
