@@ -45,7 +45,7 @@ def test_a_packed_sweep_resumes_rescores_and_reports_from_its_packs(tmp_path: Pa
     ran = {n: record_mtime(sdir / n, "result.json") for n in ids}
     assert all(JobRecord(sdir / n).deliverable_files() == ["out/n.txt"] and not JobRecord(sdir / n).scored for n in ids)
     records = sum(len(d) + len(f) for top, d, f in os.walk(sdir) if not Path(top).is_relative_to(sdir / "report"))
-    assert records <= len(ids), f"{records} files and folders in the sweep outside its report for {len(ids)} jobs"  # ~11 a job unpacked
+    assert records <= len(ids) // 2 + 10, f"{records} files and folders in the sweep outside its report for {len(ids)} jobs"  # ~11 a job unpacked; 10: the sweep's own (ledger, plan, locks, logs)
 
     second = sweep(bench, script, out, "judge=rule")  # a new judge: the packed records are scored, not run again
     assert second.returncode == 0, second.stderr[-3000:]
