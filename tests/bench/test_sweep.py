@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -68,10 +69,10 @@ def test_the_memory_is_summed_by_process_kind_with_pss_beside_rss() -> None:
     proc = subprocess.Popen(["sh", "-c", "sleep 30 & sleep 30 & sleep 30 & wait"], start_new_session=True)
     try:
         tree = bench.Tree(proc.pid)
-        for _ in range(40):  # until the three sleeps are up
+        deadline = time.monotonic() + 30  # until the three sleeps are up (seconds on a loaded machine)
+        while tree.rss_kinds.get("sleep", (0, 0))[0] < 3 and time.monotonic() < deadline:
+            time.sleep(0.02)
             tree.sample()
-            if tree.rss_kinds.get("sleep", (0, 0))[0] == 3:
-                break
         for _ in range(bench.PSS_EVERY):
             tree.sample()
     finally:

@@ -12,6 +12,7 @@ import pytest
 from runners.models.config import ApiModelConfig
 from runners.models.pricing import unpriced
 from runners.models.wire import parse_reply
+from runners.preflight import config_checks
 from runners.preflight.config_checks import ConfigError, check_configs
 from tests.conftest import compose_root
 
@@ -30,9 +31,7 @@ def test_a_placeholder_price_is_said_to_be_used_and_is(monkeypatch: pytest.Monke
     assert problem is not None and "no cost" not in problem.warning
     assert "placeholder price ($0.05 input, $0.005 cached input, $0.4 output per 1M tokens)" in problem.warning
     assert isinstance(cfgs[0].model, ApiModelConfig) and _cost(cfgs[0].model) == pytest.approx(0.05 + 0.40)  # what it says
-    logger = logging.getLogger("runners.preflight.config_checks")
-    monkeypatch.setattr(logger, "disabled", False)  # another test's logging.config may have disabled it
-    monkeypatch.setattr(logger, "propagate", True)
+    monkeypatch.setattr(config_checks, "_WARNED", set())  # an earlier test in this process may have been warned already
     with caplog.at_level(logging.WARNING):
         check_configs(cfgs)
     said = [r.getMessage() for r in caplog.records if "placeholder" in r.getMessage()]
