@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import resource
 import shutil
 import subprocess
@@ -135,7 +136,8 @@ def fabricate(specs: list[Any], sdir: Path, tpl: dict[str, dict[str, str]], miss
                 (d / name).parent.mkdir(parents=True, exist_ok=True)
                 (d / name).write_text(text.replace(t["__job_id__"], spec.job_id))
         ledger.append({"job_id": spec.job_id, "status": "ok", "attempts": 1, "wall_s": 1.0, "stop_reason": result["stop_reason"],
-                       "error": None, "record_attempt": 1, "sandbox": result.get("sandbox"), "time": time.time()})
+                       "error": None, "record_attempt": 1, "sandbox": result.get("sandbox"), "judge_key": scores.get("judge_key"),
+                       "time": time.time()})
     kept = ledger[: max(0, len(ledger) - missing)]
     (sdir / "jobs.jsonl").write_text("".join(json.dumps(e) + "\n" for e in kept))
 
@@ -146,13 +148,29 @@ def _rss_mb(who: int = resource.RUSAGE_SELF) -> float:
 
 
 def rescore_some(sdir: Path, every: int) -> list[Path]:
-    """Flip the first rubric of every `every`-th job's scores.json (as a re-scoring rewrites it)."""
-    dirs = sorted(p for p in sdir.iterdir() if (p / "scores.json").is_file())[::every]
+    """Flip the first rubric of every `every`-th job's scores.json (as a re-scoring rewrites it; a
+    packed record is unpacked first, as `runningtab score` does)."""
+    from runners.core.job_record import has_file, record_ids, unpacked
+
+    dirs = [unpacked(sdir / j) for j in [j for j in record_ids(sdir) if has_file(sdir / j, "scores.json")][::every]]
     for d in dirs:
         scores = json.loads((d / "scores.json").read_text())
         scores["items"][0]["passed"] = not scores["items"][0]["passed"]
         (d / "scores.json").write_text(json.dumps(scores, indent=1))
     return dirs
+
+
+def inodes(path: Path, besides: tuple[str, ...] = ()) -> int:
+    """Files and folders under `path` (itself included, links not followed), the top names `besides` left out."""
+    if not path.exists():
+        return 0
+    total = 1
+    for top, dirs, files in os.walk(path):
+        if top == str(path):
+            dirs[:] = [d for d in dirs if d not in besides]
+            files = [f for f in files if f not in besides]
+        total += len(dirs) + len(files)
+    return total
 
 
 def _timed(rows: list[tuple[str, float, float, str]], name: str, fn: Callable[[], str]) -> None:
@@ -169,8 +187,10 @@ def resume_check(specs: list[Any], sdir: Path) -> set[str]:
     return resume_scan(specs, sdir, Ledger(sdir).records())[1]
 
 
-def measure(bench: Path) -> dict[str, float]:
-    """The driver's work on the fabricated sweep, phase by phase (run in a fresh process)."""
+def measure(bench: Path, pack: bool = False) -> dict[str, float]:
+    """The driver's work on the fabricated sweep, phase by phase (run in a fresh process); `pack`:
+    its records packed per grid cell first (what a sweep of `storage.pack_from` jobs does as they
+    are booked), and every phase reads them from the packs."""
     from rich.console import Console
 
     from eval.report import write_report
@@ -193,6 +213,15 @@ def measure(bench: Path) -> dict[str, float]:
     def do_expand() -> str:
         state["specs"] = expand(compose_root(over), over, None)
         return f"{len(state['specs'])} specs"
+
+    def do_pack() -> str:
+        from runners.core.record_pack import pack_record
+        from runners.sweep.packing import pack_name
+
+        state["inodes_before"] = inodes(sdir, ("report",))
+        n = sum(pack_record(sdir, s.job_id, pack_name(s.cfg)) for s in state["specs"])
+        state["inodes_after"] = inodes(sdir, ("report",))
+        return f"{n} records packed; the sweep's files and folders but its report {state['inodes_before']:,} -> {state['inodes_after']:,}"
 
     def do_resume() -> str:
         state["local"] = resume_check(state["specs"], sdir)
@@ -257,14 +286,18 @@ def measure(bench: Path) -> dict[str, float]:
         rescored(dirs)
         return f"{len(dirs)} jobs re-scored: their pages written again (the sweep loaded once)"
 
-    for name, fn in (("expand", do_expand), ("resume", do_resume), ("reconcile", do_reconcile), ("progress", do_progress),
+    for name, fn in (("expand", do_expand), *((("pack", do_pack),) if pack else ()), ("resume", do_resume), ("reconcile", do_reconcile), ("progress", do_progress),
                      ("analyses", do_report_parts), ("report", do_report), ("report_last", do_report_last),
                      ("completion", do_completion), ("rescored", do_rescored)):
         _timed(rows, name, fn)
     print(f"{'phase':10} {'wall s':>8} {'peak RSS MB':>12}  note")
     for name, wall, rss, note in rows:
         print(f"{name:10} {wall:8.2f} {rss:12.0f}  {note}")
-    return {name: wall for name, wall, _, _ in rows} | {"peak_rss_mb": _rss_mb(), "jobs": len(state["specs"]), "completion_ms": state["completion_ms"]}
+    jobs = len(state["specs"])
+    records, report = inodes(sdir, ("report",)), inodes(sdir / "report")
+    print(f"files and folders a job: records {records / jobs:.2f} ({records:,}), report {report / jobs:.2f} ({report:,})")
+    return {name: wall for name, wall, _, _ in rows} | {"peak_rss_mb": _rss_mb(), "jobs": jobs, "completion_ms": state["completion_ms"],
+                                                        "inodes_per_job": (records + report) / jobs}
 
 
 def prepare(bench: Path, jobs: int) -> None:
@@ -286,19 +319,21 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--jobs", type=int, default=20_000)
     ap.add_argument("--keep", type=Path, help="work here and keep it (default: a temp dir, removed)")
+    ap.add_argument("--pack", action="store_true", help="pack the records per grid cell first (storage.pack_from)")
     ap.add_argument("--measure", type=Path, help=argparse.SUPPRESS)  # the driver process
     args = ap.parse_args()
     if args.measure:
-        r = measure(args.measure)
+        r = measure(args.measure, args.pack)
         print(f"jobs={r['jobs']} expand_s={r['expand']:.2f} resume_s={r['resume']:.2f} reconcile_s={r['reconcile']:.2f} "
               f"progress_s={r['progress']:.2f} report_s={r['report']:.2f} report_last_s={r['report_last']:.2f} "
-              f"completion_ms_per_job={r['completion_ms']:.1f} rescored_1pct_s={r['rescored']:.2f} peak_rss_mb={r['peak_rss_mb']:.0f}")
+              f"completion_ms_per_job={r['completion_ms']:.1f} rescored_1pct_s={r['rescored']:.2f} peak_rss_mb={r['peak_rss_mb']:.0f} "
+              f"inodes_per_job={r['inodes_per_job']:.2f}" + (f" pack_s={r['pack']:.2f}" if args.pack else ""))
         return
     work = args.keep or Path(tempfile.mkdtemp(prefix="bench-scale-"))
     try:
         if not (work / "bench" / "grid.json").exists():
             prepare(work / "bench", args.jobs)
-        subprocess.run([sys.executable, __file__, "--measure", str(work / "bench")], check=True)
+        subprocess.run([sys.executable, __file__, "--measure", str(work / "bench"), *(["--pack"] if args.pack else [])], check=True)
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)

@@ -31,8 +31,10 @@ latency (bench/turn_timeline.py, from the records' message times). The last line
 `--jitter J` draws each call's wait evenly from latency × (1 ± J), the same mean, as a real API's
 vary: without it the jobs, all alike, start and end in waves of `--in-flight`, which a sweep of
 real tasks does not. `--against REV` runs the same workload over another revision too (`git archive REV` into the temp
-folder, the same venv, its folder first on PYTHONPATH), alternating the two `--rounds` times, and
-prints each run's line and the ratios (this checkout / REV): compare figures taken side by side.
+folder, the same venv, its folder first on PYTHONPATH), and `--inspect PATH` through Inspect AI
+(bench/inspect/sweep.py: PATH is its `inspect`, in a venv of its own), alternating them `--rounds`
+times, and prints each run's line and the ratios (this checkout / the other): compare figures taken
+side by side, in one run.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -287,6 +289,19 @@ def ratios(here: Result, there: Result) -> str:
     return " ".join(f"{k}={getattr(here, k) / getattr(there, k):.2f}" for k in ("calls_per_s", "pct", "peak_rss_mb", "cpu_ms_per_call", "peak_pss_mb"))
 
 
+def contenders(args: argparse.Namespace, tmp: Path) -> list[tuple[str, Callable[[Path], Result]]]:
+    """What each round runs, by label: this checkout, `--against REV`'s, Inspect AI (`--inspect`)."""
+    out: list[tuple[str, Callable[[Path], Result]]] = [("this checkout", lambda d: run(args, d))]
+    if args.against is not None:
+        other = checkout_of(args.against, tmp / "against")
+        out.append((args.against, lambda d: run(args, d, other)))
+    if args.inspect is not None:
+        from bench.inspect.sweep import run as run_inspect
+
+        out.append(("Inspect AI", lambda d: run_inspect(args, d, args.inspect)))
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--in-flight", type=int, default=32)
@@ -301,32 +316,36 @@ def main() -> None:
     ap.add_argument("--shell-session", choices=("true", "false"), default=None,
                     help="env.shell_session: true (one sandbox per job) | false (one per bash call) (default: the sweep's, true)")
     ap.add_argument("--against", metavar="REV", default=None, help="also run the workload over revision REV of this repository")
-    ap.add_argument("--rounds", type=int, default=1, help="with --against: how many times to run each, alternating")
+    ap.add_argument("--inspect", metavar="PATH", type=Path, default=None,
+                    help="also run the workload through Inspect AI: its `inspect` executable, in a venv of its own (bench/inspect/sweep.py)")
+    ap.add_argument("--rounds", type=int, default=1, help="with --against or --inspect: how many times to run each, alternating")
     args = ap.parse_args()
     if (problem := stub_model.jitter_problem(args.jitter)) is not None:
         ap.error(problem)
     args.jobs = args.jobs or 4 * args.in_flight
+    args.max_subprocesses = None
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
-        if args.against is None:
+        runs = contenders(args, tmp)
+        if len(runs) == 1:
             print(run(args, tmp / "run").line())
             return
-        other = checkout_of(args.against, tmp / "against")
-        pairs = []
+        got: dict[str, list[Result]] = {label: [] for label, _ in runs}
         for i in range(args.rounds):
-            order = [("here", REPO), (args.against, other)][:: 1 if i % 2 == 0 else -1]
-            got = {label: run(args, tmp / f"run{i}_{j}", checkout) for j, (label, checkout) in enumerate(order)}
-            print(f"round {i + 1}: this checkout: {got['here'].line()}")
-            print(f"round {i + 1}: {args.against}: {got[args.against].line()}")
-            print(f"round {i + 1}: ratio (this checkout / {args.against}): {ratios(got['here'], got[args.against])}", flush=True)
-            pairs.append((got["here"], got[args.against]))
+            for j, (label, go) in enumerate(runs[:: 1 if i % 2 == 0 else -1]):
+                got[label].append(go(tmp / f"run{i}_{j}"))
+            here = got["this checkout"][-1]
+            for label, _ in runs:
+                print(f"round {i + 1}: {label}: {got[label][-1].line()}")
+            for label, _ in runs[1:]:
+                print(f"round {i + 1}: ratio (this checkout / {label}): {ratios(here, got[label][-1])}", flush=True)
         if args.rounds > 1:
-            mean = [Result(args.in_flight, *(statistics.mean(getattr(r, k) for r in side)
-                                             for k in ("calls_per_s", "ideal", "peak_rss_mb", "cpu_ms_per_call", "peak_pss_mb")))
-                    for side in zip(*pairs, strict=True)]
-            print(f"mean: this checkout: {mean[0].line()}")
-            print(f"mean: {args.against}: {mean[1].line()}")
-            print(f"mean: ratio (this checkout / {args.against}): {ratios(*mean)}")
+            keys = ("calls_per_s", "ideal", "peak_rss_mb", "cpu_ms_per_call", "peak_pss_mb")
+            mean = {label: Result(args.in_flight, *(statistics.mean(getattr(r, k) for r in rs) for k in keys)) for label, rs in got.items()}
+            for label, _ in runs:
+                print(f"mean: {label}: {mean[label].line()}")
+            for label, _ in runs[1:]:
+                print(f"mean: ratio (this checkout / {label}): {ratios(mean['this checkout'], mean[label])}")
 
 
 if __name__ == "__main__":

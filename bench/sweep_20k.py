@@ -74,18 +74,39 @@ def kill_session(sid: int) -> None:
                 pass
 
 
-def run(cmd: list[str], log: Path, stop_at: int | None, sdir: Path) -> tuple[float, float, bool]:
-    """Run the sweep; SIGKILL it once `stop_at` ledger lines exist. Returns (wall, driver CPU, killed)."""
+class LineCount:
+    """The ledger's lines so far, counted on the bytes appended since the last look (reading and
+    parsing every line each second costs the machine ~0.3 s a second at 100,000 jobs)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path, self.offset, self.lines = path, 0, 0
+
+    def __call__(self) -> int:
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self.offset)
+                data = f.read()
+        except FileNotFoundError:
+            return 0
+        self.offset += len(data)
+        self.lines += data.count(b"\n")
+        return self.lines
+
+
+def run(cmd: list[str], log: Path, stop_at: int | None, sdir: Path, env: dict[str, str] | None = None) -> tuple[float, float, bool]:
+    """Run the sweep (`env`: its environment, else this one's); SIGKILL it once `stop_at` ledger
+    lines exist. Returns (wall, driver CPU, killed)."""
     t0 = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=open(log, "w"), start_new_session=True,
-                            env={**os.environ, "PYTHONPATH": str(REPO), "WANDB_MODE": "offline"})
+                            env={**(os.environ if env is None else env), "PYTHONPATH": str(REPO), "WANDB_MODE": "offline"})
     cpu = 0.0
+    lines = LineCount(sdir / "jobs.jsonl")
     while proc.poll() is None:
         try:
             cpu = driver_cpu_s(proc.pid)
         except OSError:
             pass
-        if stop_at is not None and len(ledger_ids(sdir)) >= stop_at:
+        if stop_at is not None and lines() >= stop_at:
             kill_session(proc.pid)
             proc.wait()
             return time.monotonic() - t0, cpu, True

@@ -34,7 +34,7 @@ from eval.replay.diff import compare, totals
 from eval.replay.tab import replay_tab, tab_config_of_method
 from eval.report.analyses.table3 import COLUMNS, TITLE, rows_of, summarize
 from eval.report.section import Table
-from runners.core.job_record import JobRecord, is_job_dir
+from runners.core.job_record import JobRecord, record_ids
 from runners.core.paths import user_path
 from runners.core.record_types import RecordError
 from tab.config import TabConfig
@@ -107,7 +107,7 @@ def replay_sweep(sweep: Path, base: TabConfig | None, overrides: dict[str, Any],
     before: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
     after: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
     benchmarks: dict[str, Any] = {}
-    for job_dir in sorted(p for p in sweep.iterdir() if is_job_dir(p)):
+    for job_dir in (sweep / j for j in record_ids(sweep)):  # folders and packed records
         if only and only not in job_dir.name:
             continue
         if limit is not None and len(jobs) >= limit:

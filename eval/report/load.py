@@ -22,9 +22,10 @@ from typing import Any
 
 from eval.judges.extract.session import deliverable_texts
 from runners.core.harness_names import is_own_loop
-from runners.core.job_record import JobRecord, is_job_dir
+from runners.core.job_record import JobRecord, record_ids, record_mtime
 from runners.core.job_status import Planned, read_plan
 from runners.core.record_files import (
+    DELIVERABLE,
     EXTRACTED,
     SCORES,
     SHOWN,
@@ -217,8 +218,7 @@ class Job:
 
     def deliverable_files(self) -> list[Path]:
         def read() -> list[Path]:
-            record = JobRecord(self.dir)
-            return [record.deliverable_dir / rel for rel in record.deliverable_files()]
+            return [self.dir / DELIVERABLE / rel for rel in JobRecord(self.dir).deliverable_files()]  # named, never unpacked
 
         return self.held("deliverable", read)
 
@@ -301,14 +301,11 @@ class _TabCache:
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._tabs: OrderedDict[Path, tuple[tuple[int, int] | None, Any]] = OrderedDict()
+        self._tabs: OrderedDict[Path, tuple[float | None, Any]] = OrderedDict()
 
     def get(self, path: Path) -> dict[str, Any] | None:
-        try:
-            st = path.stat()
-            stamp: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
-        except OSError:
-            stamp = None
+        written = record_mtime(path.parent, path.name)  # its record's folder or pack
+        stamp: float | None = written
         hit = self._tabs.get(path)
         if hit is not None and hit[0] == stamp:
             self._tabs.move_to_end(path)
@@ -385,8 +382,8 @@ def load_sweep(sweep_dir: Path, baseline: str | None = None, treatment: str | No
 
 
 def job_dirs(sweep_dir: Path) -> list[Path]:
-    """The sweep's job directories, sorted by name."""
-    return sorted(p for p in Path(sweep_dir).iterdir() if is_job_dir(p))
+    """The sweep's job records (folders and packed ones: `record_ids`), sorted by name."""
+    return [Path(sweep_dir) / j for j in record_ids(Path(sweep_dir))]
 
 
 def read_job(d: Path, configs: dict[str, dict[str, Any]]) -> Job:

@@ -32,10 +32,19 @@ from runners.core.frozen_fields import (
     defaults_of,
     drop_new_defaults,
 )
-from runners.core.job_record import JobRecord, is_job_dir, write_extracted, write_scores
+from runners.core.job_record import (
+    JobRecord,
+    is_job_dir,
+    packed_record,
+    record_ids,
+    unpacked,
+    write_extracted,
+    write_scores,
+)
 from runners.core.messages import Model
 from runners.core.paths import launch_dir, resolve_paths
 from runners.core.record_files import JOB
+from runners.core.record_pack import PACKS, pack_record
 from runners.core.task import Task
 from runners.models.call_cache import beside_records
 from runners.models.config import ApiModelConfig
@@ -108,7 +117,8 @@ def score_job(job_dir: Path, judge: JudgeConfig | None = None, task: Task | None
     (a sweep passes its own: its data may have moved, its judging choices changed), `task` to the
     task rebuilt from that; `model` replaces the judge model (tests).
     """
-    record = JobRecord(job_dir)
+    packed = packed_record(job_dir)  # a packed record is scored as a folder, and packed again after
+    record = JobRecord(unpacked(job_dir) if packed is not None else job_dir)
     record.result  # noqa: B018 - fail early on an unfinished job
     meta = record.meta
     if benchmark is None:  # a record without its benchmark's config (or its name): its label
@@ -140,7 +150,10 @@ def score_job(job_dir: Path, judge: JudgeConfig | None = None, task: Task | None
     scores["job_id"] = meta.job_id
     scores["judge_key"] = judge_key(jc, benchmark)
     scores["benchmark"] = meta.benchmark  # the job's own label (`builtin-workspace`): one spelling
-    return write_scores(record.dir, scores)
+    written = write_scores(record.dir, scores)
+    if packed is not None:
+        pack_record(record.dir.parent, record.dir.name, packed.pack.stem)
+    return written
 
 
 def _check_readable(record: JobRecord) -> None:
@@ -167,6 +180,9 @@ def find_jobs(paths: list[Path]) -> list[Path]:
             if JOB in files:
                 jobs.append(Path(dirpath))
                 dirs[:] = []
+            elif PACKS in dirs:  # a sweep's packed records (runners/core/record_pack.py)
+                jobs += [Path(dirpath) / j for j in record_ids(Path(dirpath)) if not (Path(dirpath) / j / JOB).is_file()]
+                dirs.remove(PACKS)
         for job in sorted(jobs):
             found[job] = None
     return list(found)

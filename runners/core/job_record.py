@@ -1,5 +1,7 @@
 """The job record's one reader (`JobRecord`) and its writers: every file of a job directory is read
-and written here (names in `record_files`, documents in `record_types`).
+and written here (names in `record_files`, documents in `record_types`). A finished record may be
+packed with its cell's (runners/core/record_pack.py): every reader here reads it from the pack, the
+same; a writer of a packed record (re-scoring) has it `unpacked` first.
 
 Writes are atomic (`envs.safeio.write_json`), `result.json` last: a directory without it is an
 unfinished record. The trajectory is appended message by message, so a crash keeps what was done.
@@ -14,6 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cached_property
@@ -22,13 +25,14 @@ from typing import Any
 
 from envs.deliverable import Delivery, Diff, copy_deliverable
 from envs.names import json_bytes
-from envs.safeio import make_dirs, open_append, walk_regular
+from envs.safeio import make_dirs, open_append, remove_tree, walk_regular
 from runners.core.document_checks import (
     check_extracted,
     check_message,
     check_plugin,
     check_view,
 )
+from runners.core.pack_index import INDEXES, Packed
 from runners.core.record_files import (
     DELIVERABLE,
     EXTRACTED,
@@ -41,7 +45,6 @@ from runners.core.record_files import (
     bounded,
     parse_json,
     plugin_file,
-    read_json,
     write_json,
 )
 from runners.core.record_types import JobMeta, RecordError, Result, Scores, read_scores
@@ -67,115 +70,234 @@ def _writing(what: Path) -> Iterator[None]:
         ) from e
 
 
-def _document(path: Path) -> Any:
+def packed_record(job_dir: Path) -> Packed | None:
+    """The pack entry a reader takes for `job_dir` (None: its folder): a folder holding `result.json`
+    wins (a record re-scored or run again since it was packed), else the record's last packed copy,
+    else the folder (an unfinished job, or a record never packed). The index is asked first: a record
+    that was never packed costs no stat here (a resume checks 100,000)."""
+    found = INDEXES.packed(Path(job_dir))
+    if found is None or os.path.isfile(os.path.join(job_dir, RESULT)):
+        return None
+    return found
+
+
+class _Files:
+    """A record's files, from its folder or its pack (`packed_record`), decided once; a folder that
+    its packer removes meanwhile (it packs after the record is booked) is read from the pack."""
+
+    def __init__(self, job_dir: Path) -> None:
+        self.dir = Path(job_dir)
+        self.packed = packed_record(self.dir)
+
+    def _repacked(self) -> bool:
+        if self.packed is None and not self.dir.is_dir():
+            self.packed = INDEXES.packed(self.dir, fresh=True)
+        return self.packed is not None
+
+    def has(self, name: str) -> bool:
+        if self.packed is not None:
+            return self.packed.has(name)
+        return os.path.isfile(self.dir / name) or (self._repacked() and self.has(name))
+
+    def mtime(self, name: str) -> float | None:
+        """When the file was written (kept in the pack), None when the record has none."""
+        if self.packed is not None:
+            return self.packed.mtime(name)
+        try:
+            return os.stat(self.dir / name).st_mtime
+        except OSError:
+            return self.mtime(name) if self._repacked() else None
+
+    def read(self, name: str) -> bytes:
+        """FileNotFoundError when the record has no such file."""
+        if self.packed is not None:
+            return self.packed.read(name)
+        try:
+            with open(self.dir / name, "rb") as f:
+                return f.read()
+        except FileNotFoundError:
+            if self._repacked():
+                return self.packed.read(name)  # type: ignore[union-attr]
+            raise
+
+    def document(self, name: str) -> Any:
+        """A JSON document of the record; RecordError when it cannot be read, FileNotFoundError when absent."""
+        try:
+            data = self.read(name)
+        except FileNotFoundError:
+            raise
+        except OSError as e:
+            raise RecordError(f"{self.dir / name} cannot be read: {e}") from None
+        try:
+            return parse_json(data.decode("utf-8"))
+        except ValueError as e:  # UnicodeDecodeError, JSONDecodeError, too deep
+            raise RecordError(f"{self.dir / name} cannot be read: {e}") from None
+
+    def names(self) -> set[str]:
+        """The names at the record's top (its documents, `deliverable`)."""
+        if self.packed is not None:
+            return {rel.split("/", 1)[0] for rel in self.packed.members}
+        try:
+            with os.scandir(self.dir) as entries:
+                return {e.name for e in entries}
+        except OSError:
+            return set()
+
+
+def _document(files: _Files, name: str, default: Any = None) -> Any:
     try:
-        return read_json(path)
-    except (OSError, ValueError) as e:
-        raise RecordError(f"{path} cannot be read: {e}") from None
+        return files.document(name)
+    except FileNotFoundError:
+        return default
 
 
 def read_scores_of(job_dir: Path) -> Scores | None:
     """The job's scores, None when it has none: one open and no stat (a resume reads 20,000)."""
-    path = Path(job_dir) / SCORES
-    try:
-        doc = read_json(path)
-    except FileNotFoundError:
+    doc = _document(_Files(job_dir), SCORES)
+    if doc is None:
         return None
-    except (OSError, ValueError) as e:
-        raise RecordError(f"{path} cannot be read: {e}") from None
     try:
         return read_scores(doc)
     except RecordError as e:
-        raise RecordError(f"{path}: {e}") from None
+        raise RecordError(f"{Path(job_dir) / SCORES}: {e}") from None
 
 
 def read_result(job_dir: Path) -> Result | None:
     """The job's result, or None when it has none (unfinished) or it is torn. A result this version
     cannot read (a newer schema, another shape) raises RecordError: resume must not clear what it
     cannot read."""
-    path = Path(job_dir) / RESULT
+    files = _Files(job_dir)
     try:
-        doc = read_json(path)
-    except (OSError, json.JSONDecodeError):
+        data = files.read(RESULT)
+    except OSError:
+        return None
+    try:
+        doc = parse_json(data.decode("utf-8"))
+    except json.JSONDecodeError:
         return None
     except ValueError as e:
-        raise RecordError(f"{path} cannot be read: {e}") from None
+        raise RecordError(f"{Path(job_dir) / RESULT} cannot be read: {e}") from None
     return Result.from_json(doc, Path(job_dir).name)
 
 
+def record_mtime(job_dir: Path, name: str) -> float | None:
+    """When the record's file `name` was written (packed or not), None when it has none."""
+    return _Files(job_dir).mtime(name)
+
+
+def has_file(job_dir: Path, name: str) -> bool:
+    """Whether the record (packed or not) has the file `name`."""
+    return _Files(job_dir).has(name)
+
+
 def is_job_dir(path: Path) -> bool:
-    return (Path(path) / JOB).is_file()
+    """Whether `path` is a job's record: a folder with job.json, or a record in its sweep's packs."""
+    return (Path(path) / JOB).is_file() or INDEXES.packed(Path(path), fresh=True) is not None
+
+
+def record_ids(sweep_dir: Path) -> list[str]:
+    """The ids of the sweep's job records, folders and packed ones, sorted."""
+    folders = {e.name for e in os.scandir(sweep_dir) if e.is_dir(follow_symlinks=False) and os.path.isfile(os.path.join(e.path, JOB))}
+    return sorted(folders.union(INDEXES.ids(Path(sweep_dir))))
+
+
+def unpacked(job_dir: Path) -> Path:
+    """`job_dir` as a folder holding its whole record, unpacked from its pack when it was packed (for
+    a writer: re-scoring writes its scores beside the record and reads its deliverable's files)."""
+    packed = packed_record(job_dir)
+    if packed is not None:
+        if os.path.lexists(job_dir):  # an unfinished rerun's folder: the packed record is the one to score
+            remove_tree(job_dir, check=True)
+        packed.unpack(Path(job_dir))
+    return Path(job_dir)
 
 
 class JobRecord:
-    """One job directory, read lazily: what every judge, analysis and resume check reads."""
+    """One job's record, read lazily from its folder or its pack: what every judge, analysis and resume check reads."""
 
     def __init__(self, job_dir: Path) -> None:
         self.dir = Path(job_dir)
-        if not self.dir.is_dir():
+        self._files = _Files(self.dir)
+        if self._files.packed is None and not self.dir.is_dir():
             raise RecordError(f"job directory {self.dir} does not exist")
         self.skipped_lines: list[str] = []  # the last `trajectory()`'s lines that are not messages, and why
 
+    @property
+    def packed(self) -> bool:
+        """Whether the record is read from its sweep's packs (runners/core/record_pack.py)."""
+        return self._files.packed is not None
+
     @cached_property
     def meta(self) -> JobMeta:
-        path = self.dir / JOB
-        if not path.is_file():
-            raise RecordError(f"{path} is missing: {self.dir} is not a job directory")
-        return JobMeta.from_json(_document(path))
+        doc = _document(self._files, JOB)
+        if doc is None:
+            raise RecordError(f"{self.dir / JOB} is missing: {self.dir} is not a job directory")
+        return JobMeta.from_json(doc)
 
     @cached_property
     def result(self) -> Result:
         """The result; a RecordError when the job has not finished."""
-        path = self.dir / RESULT
-        if not path.is_file():
-            raise RecordError(f"{path} is missing: the job has not finished (no {RESULT})")
-        return Result.from_json(_document(path), self.dir.name)
+        doc = _document(self._files, RESULT)
+        if doc is None:
+            raise RecordError(f"{self.dir / RESULT} is missing: the job has not finished (no {RESULT})")
+        return Result.from_json(doc, self.dir.name)
 
     @property
     def finished(self) -> bool:
-        return (self.dir / RESULT).is_file()
+        return self._files.has(RESULT)
 
     @property
     def scored(self) -> bool:
-        return (self.dir / SCORES).is_file()
+        return self._files.has(SCORES)
 
     @cached_property
     def scores(self) -> Scores | None:
-        return read_scores_of(self.dir)
+        doc = _document(self._files, SCORES)
+        if doc is None:
+            return None
+        try:
+            return read_scores(doc)
+        except RecordError as e:
+            raise RecordError(f"{self.dir / SCORES}: {e}") from None
 
     @property
     def extracted(self) -> dict[str, Any] | None:
         """The deliverable's text as the judges read it (`extracted.json`), None for a record without
         it; RecordError for one of another shape (`document_checks`), as for every document below."""
-        path = self.dir / EXTRACTED
-        return check_extracted(_document(path)) if path.is_file() else None
+        doc = _document(self._files, EXTRACTED)
+        return None if doc is None else check_extracted(doc)
 
     def plugin(self, name: str) -> dict[str, Any] | None:
         """A method plugin's record (`tab` for the tab), None when the job had no such plugin."""
-        path = self.dir / plugin_file(name)
-        return check_plugin(name, _document(path)) if path.is_file() else None
+        doc = _document(self._files, plugin_file(name))
+        return None if doc is None else check_plugin(name, doc)
 
     @property
     def view(self) -> dict[str, Any]:
         """The evaluator view ({} when the job wrote none). Read on every use: it runs to megabytes."""
-        path = self.dir / VIEW
-        return check_view(_document(path)) if path.is_file() else {}
+        doc = _document(self._files, VIEW)
+        return {} if doc is None else check_view(doc)
+
+    def names(self) -> set[str]:
+        """The names at the top of the record (which documents it has, and `deliverable`)."""
+        return self._files.names()
 
     def trajectory(self) -> list[dict[str, Any]]:
         """Every message, in order. A line that is not one (a killed job's torn last write, or a line
         of another shape) is skipped, and why is kept in `skipped_lines` (one warning a file)."""
         path = self.dir / TRAJECTORY
         self.skipped_lines = []
-        if not path.is_file():
+        try:
+            text = self._files.read(TRAJECTORY).decode("utf-8", errors="replace")  # a byte that is not UTF-8: that line is not JSON
+        except FileNotFoundError:
             return []
         out = []
-        with open(path, encoding="utf-8", errors="replace") as f:  # a byte that is not UTF-8: that line is not JSON
-            for n, line in enumerate(f, 1):
-                if line.strip():
-                    try:
-                        out.append(check_message(parse_json(line), f"line {n}"))
-                    except ValueError as e:  # RecordError, JSONDecodeError, too deep
-                        self.skipped_lines.append(f"line {n}: {e}")
+        for n, line in enumerate(text.splitlines(), 1):
+            if line.strip():
+                try:
+                    out.append(check_message(parse_json(line), f"line {n}"))
+                except ValueError as e:  # RecordError, JSONDecodeError, too deep
+                    self.skipped_lines.append(f"line {n}: {e}")
         if self.skipped_lines:
             log.warning("%s: %d line(s) skipped (%s)", path, len(self.skipped_lines), self.skipped_lines[0])
         return out
@@ -184,13 +306,25 @@ class JobRecord:
     def final_answer(self) -> str:
         return self.result.final_answer or self.view.get("final_answer") or ""
 
-    @property
+    @cached_property
     def deliverable_dir(self) -> Path:
-        return deliverable_dir(self.dir)
+        """The deliverable's folder. A packed record's is unpacked into a temporary folder that lives
+        as long as this object (a reader never writes into the sweep; a writer unpacks the record
+        itself: `unpacked`)."""
+        if self._files.packed is None:
+            return deliverable_dir(self.dir)
+        self._scratch = tempfile.TemporaryDirectory(prefix="runningtab-record-")
+        copy = Path(self._scratch.name) / self.dir.name
+        self._files.packed.unpack(copy, only=DELIVERABLE)
+        return deliverable_dir(copy)
 
     def deliverable_files(self) -> list[str]:
         """Workspace-relative paths of the deliverable (files, and links to its files), sorted."""
-        root = self.deliverable_dir
+        if self._files.packed is not None:
+            prefix = DELIVERABLE + "/"
+            return sorted(rel[len(prefix):] for rel, m in self._files.packed.members.items()
+                          if rel.startswith(prefix) and m.kind in ("f", "l"))
+        root = deliverable_dir(self.dir)
         if not root.is_dir():
             return []
         return sorted(rel for rel, _ in walk_regular(root, links=True))

@@ -37,9 +37,14 @@ class Storage(Protocol):
 class StorageConfig:
     """Where finished job records go besides the local disk (`kind`: local | s3, or a dotted path).
     A backend with settings of its own has its config class beside it (below:
-    `S3StorageConfig`), named by its YAML (`conf/storage/<name>.yaml`)."""
+    `S3StorageConfig`), named by its YAML (`conf/storage/<name>.yaml`).
+
+    `pack_from`: a sweep of at least this many jobs packs each finished record, once booked, into
+    its grid cell's pack (runners/core/record_pack.py: ~11 files a job become none, for a cluster's
+    inode quota); a smaller sweep keeps its records as folders to browse; negative: never."""
 
     kind: str = "local"
+    pack_from: int = 1000
 
 
 STORAGES: Registry[Callable[[StorageConfig], Storage]] = Registry("storage kind")
@@ -162,14 +167,24 @@ class S3Storage:
         # The record's copy of the deliverable is bounded (envs/deliverable.py), so is this; a name
         # that is not UTF-8 gets the key it is shown as (`bad\xff.md`).
         # result.json and scores.json last, then their index entries: a partial upload never looks complete.
-        paths = sorted((p for p in job_dir.rglob("*") if p.is_file()), key=lambda p: p.name in (RESULT, SCORES))
-        indexed = [f"{self._prefix(sweep)}{INDEX}/{name}/{job_dir.name}" for name in (RESULT, SCORES) if (job_dir / name).is_file()]
+        from runners.core.job_record import packed_record
+
         error = None
         for attempt in range(self.cfg.retries + 1):
             try:
-                for p in paths:
-                    key = self._prefix(sweep) + job_dir.name + "/" + shown(p.relative_to(job_dir).as_posix())  # keys are UTF-8
-                    self.client.upload_file(str(p), self.cfg.bucket, key)
+                packed = packed_record(job_dir)  # a record packed since it finished (reconciled on resume): from its pack
+                if packed is not None:
+                    rels = [rel for rel, m in packed.members.items() if m.kind == "f"]
+                else:
+                    rels = [p.relative_to(job_dir).as_posix() for p in job_dir.rglob("*") if p.is_file()]
+                rels.sort(key=lambda rel: rel in (RESULT, SCORES))
+                indexed = [f"{self._prefix(sweep)}{INDEX}/{name}/{job_dir.name}" for name in (RESULT, SCORES) if name in rels]
+                for rel in rels:
+                    key = self._prefix(sweep) + job_dir.name + "/" + shown(rel)  # keys are UTF-8
+                    if packed is not None:
+                        self.client.put_object(Bucket=self.cfg.bucket, Key=key, Body=packed.read(rel))
+                    else:
+                        self.client.upload_file(str(job_dir / rel), self.cfg.bucket, key)
                 for key in indexed:
                     self.client.put_object(Bucket=self.cfg.bucket, Key=key, Body=b"")
                 return None

@@ -9,17 +9,16 @@ The re-scored records are then uploaded again (storage) and tracked again by the
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Iterable
 from pathlib import Path
 
 from eval.config import judge_config
 from eval.score.records import judge_key, recorded_judge_key, score_job
-from runners.core.job_record import JobRecord, read_scores_of
+from runners.core.job_record import JobRecord, has_file, read_scores_of
 from runners.core.record_files import SCORES
 from runners.core.record_types import RecordError, Scores
 from runners.job.identity import JobSpec
-from runners.job.resume import Logged, Reruns, is_final
+from runners.job.resume import Logged, Reruns, is_final, ledger_vouches_scores
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +76,8 @@ def resume_scan(specs: Iterable[JobSpec], sweep_dir: Path, logged: dict[str, Log
     keys: dict[tuple[int, int], str] = {}  # judge_key once per cell (its jobs share their configs), not per job
     for spec in specs:
         job_dir = sweep_dir / spec.job_id
-        if not is_final(job_dir, scored=False, reruns=Reruns.of(spec.cfg), logged=(logged or {}).get(spec.job_id)):
+        line = (logged or {}).get(spec.job_id)
+        if not is_final(job_dir, scored=False, reruns=Reruns.of(spec.cfg), logged=line):
             continue
         if spec.cfg.judge.name == "none":
             complete.add(spec.job_id)
@@ -85,14 +85,14 @@ def resume_scan(specs: Iterable[JobSpec], sweep_dir: Path, logged: dict[str, Log
         cell = (id(spec.cfg.judge), id(spec.cfg.benchmark))
         if cell not in keys:
             keys[cell] = judge_key(spec.cfg.judge, spec.cfg.benchmark)
-        if not _stale_scores(spec, job_dir, keys[cell]):
+        if ledger_vouches_scores(job_dir, line, keys[cell]) or not _stale_scores(spec, job_dir, keys[cell]):
             complete.add(spec.job_id)
             continue
         try:
             score_job(job_dir, spec.cfg.judge, benchmark=spec.cfg.benchmark)
         except Exception as e:  # noqa: BLE001 - one bad record must not stop the sweep
             log.warning("re-scoring %s with judge %s failed: %s: %s", spec.job_id, spec.cfg.judge.name, type(e).__name__, e)
-            if os.path.isfile(job_dir / SCORES):
+            if has_file(job_dir, SCORES):
                 complete.add(spec.job_id)  # its old scores stay
             continue
         done.append(spec)

@@ -17,7 +17,7 @@ from typing import Any
 
 from envs.safeio import make_dirs, remove_tree
 from runners.config.schema import RootConfig
-from runners.core.job_record import read_result
+from runners.core.job_record import has_file, read_result, record_mtime
 from runners.core.record_files import RESULT, SCORES
 from runners.core.record_types import Result
 
@@ -59,7 +59,7 @@ def is_final(job_dir: Path, scored: bool, reruns: Reruns, logged: Logged | None 
             return False
     elif not vouched:
         return False
-    return not scored or os.path.isfile(os.path.join(job_dir, SCORES))
+    return not scored or has_file(job_dir, SCORES)
 
 
 def ledger_vouches(job_dir: Path, logged: Logged | None) -> bool | None:
@@ -71,11 +71,21 @@ def ledger_vouches(job_dir: Path, logged: Logged | None) -> bool | None:
     or a result.json newer than the line (an actor finished after a killed driver's line)."""
     if logged is None or logged.status not in VOUCHED or logged.time is None or logged.stop_reason in REPLACEABLE:
         return None
-    try:
-        st = os.stat(os.path.join(job_dir, RESULT))
-    except OSError:
+    written = record_mtime(job_dir, RESULT)
+    if written is None:
         return False
-    return True if st.st_mtime <= logged.time else None
+    return True if written <= logged.time else None
+
+
+def ledger_vouches_scores(job_dir: Path, logged: Logged | None, key: str) -> bool:
+    """Whether the ledger line `logged` settles that `job_dir`'s scores are by the judge whose key is
+    `key`, without reading them: the line logged those scores with that key (a record it vouches
+    for: `ledger_vouches`), and scores.json was written no later than the line (a re-score since
+    rewrote it: then it is read)."""
+    if logged is None or logged.judge_key != key or logged.status not in VOUCHED or logged.time is None:
+        return False
+    written = record_mtime(job_dir, SCORES)
+    return written is not None and written <= logged.time
 
 
 def fresh_job_dir(job_dir: Path) -> list[dict[str, Any]]:
@@ -83,12 +93,12 @@ def fresh_job_dir(job_dir: Path) -> list[dict[str, Any]]:
     earlier attempts that ended in an error or at the job's own budget (kept in the new record, with
     what each paid)."""
     earlier: list[dict[str, Any]] = []
-    if job_dir.exists():
-        result = read_result(job_dir)
-        if result is not None:
-            if not (result.errored or result.stop_reason == "job_budget"):
-                raise FileExistsError(f"{job_dir} already holds a finished job; refusing to overwrite it")
-            earlier = [*result.earlier_errors, result.error_entry()]
+    result = read_result(job_dir)  # from its folder or its pack (a packed record run again)
+    if result is not None:
+        if not (result.errored or result.stop_reason == "job_budget"):
+            raise FileExistsError(f"{job_dir} already holds a finished job; refusing to overwrite it")
+        earlier = [*result.earlier_errors, result.error_entry()]
+    if os.path.lexists(job_dir):
         remove_tree(job_dir, check=True)
     make_dirs(job_dir)
     return earlier
@@ -96,9 +106,11 @@ def fresh_job_dir(job_dir: Path) -> list[dict[str, Any]]:
 
 @dataclass(frozen=True, slots=True)
 class Logged:
-    """What the ledger says of a job's record: its status, which run of the record, when, and its stop."""
+    """What the ledger says of a job's record: its status, which run of the record, when, its stop,
+    and the judge key of the scores it logged (None: not scored, or a line from before the key was logged)."""
 
     status: str
     record_attempt: int
     time: float | None
     stop_reason: str | None = None
+    judge_key: str | None = None

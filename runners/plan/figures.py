@@ -103,13 +103,13 @@ def stated(name: str) -> dict[str, dict[str, Span]]:
 
 def read_pilot(folder: str) -> Pilot:
     """The finished jobs of the pilot sweep at `folder` (the records its sweep wrote)."""
-    from runners.core.job_record import JobRecord, is_job_dir
+    from runners.core.job_record import JobRecord, record_ids
 
     root = Path(folder)
     if not root.is_dir():
         raise ConfigError(f"plan.pilot={folder}: no such folder (give a pilot sweep's folder, e.g. outputs/pilot)")
     jobs, skipped = [], 0
-    for d in sorted(p for p in root.iterdir() if p.is_dir() and not p.is_symlink() and is_job_dir(p)):
+    for d in (root / j for j in record_ids(root)):  # folders and packed records
         record = JobRecord(d)
         if not record.finished:
             continue

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,7 @@ from runners.core.job_record import JobRecord, read_result
 from runners.core.record_types import JobMeta, Result
 from runners.job.resume import Reruns
 from runners.sweep.ledger import Ledger
+from runners.sweep.packing import Packer
 from runners.sweep.scheduler import Outcome
 from runners.sweep.uploads import Uploader
 from runners.tracking.cells import tab_stats
@@ -28,9 +30,11 @@ log = logging.getLogger(__name__)
 _ledger_lock = threading.Lock()
 
 
-def book_job(outcome: Outcome, sweep_dir: Path, uploader: Uploader, tracker: Tracker, ledger: Ledger) -> Job | None:
+def book_job(outcome: Outcome, sweep_dir: Path, uploader: Uploader, tracker: Tracker, ledger: Ledger,
+             packer: Packer | None = None, pack_as: str = "") -> Job | None:
     """Book one finished job; returns its record as read here (job.json, result, scores), for its
-    pages (`LiveReport.finished`) to use rather than read again, or None when it left no result."""
+    pages (`LiveReport.finished`) to use rather than read again, or None when it left no result.
+    With a `packer`, the record is packed (into the pack `pack_as`) once its ledger line is written."""
     spec = outcome.spec
     job_dir = sweep_dir / spec.job_id
     scores = outcome.scores
@@ -52,10 +56,11 @@ def book_job(outcome: Outcome, sweep_dir: Path, uploader: Uploader, tracker: Tra
         log_entry(ledger, entry)
         return None
     meta, scores = track(job_dir, tracker, scores)
-    entry.update(record_fields(result))
+    entry.update(record_fields(result), judge_key=(scores or {}).get("judge_key"))  # a resume then need not read the scores
     # an errored record with retries left is not a result: it stays local until a re-run succeeds
     upload = not Reruns.of(spec.cfg).again(result)
-    uploader.submit(job_dir, lambda error: log_entry(ledger, entry, error), upload=upload)
+    then = then_pack(lambda error: log_entry(ledger, entry, error), packer if upload else None, spec.job_id, pack_as)  # one to run again stays a folder
+    uploader.submit(job_dir, then, upload=upload)
     from eval.report.load import Job
 
     return Job(job_dir, meta, result, scores)
@@ -72,6 +77,18 @@ def track(job_dir: Path, tracker: Tracker, scores: dict[str, Any] | None) -> tup
     scores = record.scores if scores is None else scores
     tracker.log_job(record.meta, scores, tab_stats(record))
     return record.meta, scores
+
+
+def then_pack(logged: Callable[[str | None], None], packer: Packer | None, job_id: str, name: str) -> Callable[[str | None], None]:
+    """`logged` (the job's ledger line, after its upload), then the record handed to the packer."""
+    if packer is None:
+        return logged
+
+    def both(error: str | None) -> None:
+        logged(error)
+        packer.submit(job_id, name)
+
+    return both
 
 
 def log_entry(ledger: Ledger, entry: dict[str, Any], upload_error: str | None = None) -> None:

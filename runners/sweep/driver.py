@@ -114,6 +114,7 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str],
     from runners.sweep.ledger import Ledger
     from runners.sweep.live_report import LiveReport
     from runners.sweep.model_servers import ModelServers
+    from runners.sweep.packing import Packer, pack_name
     from runners.sweep.progress import Progress
     from runners.sweep.reconcile import reconcile
     from runners.sweep.scheduler import run_all
@@ -138,10 +139,15 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str],
         cluster.begin()  # Ray's start overlaps the tracker, the reconciling and the live report
     tracker = build_tracker(root.tracker, name, sdir, specs)
     uploader = Uploader(storage, name)
+    packer = Packer(sdir) if 0 <= root.storage.pack_from <= len(specs) else None
+    part = _part(root)
+    packs = {s.job_id: pack_name(s.cfg, part) for s in specs} if packer else {}
     clean_stale([s.job_id for s in specs], {s.cfg.agent.work_dir for s in specs})  # none of them runs yet
     servers_scope = tag(str(sdir.resolve()))
     stop_orphans(servers_scope)  # the model servers of this sweep's killed drivers
-    reconcile([s for s in specs if s.job_id in local], sdir, stored, uploader, tracker, ledger)
+    reconcile([s for s in specs if s.job_id in local], sdir, stored, uploader, tracker, ledger, packer, lambda s: packs.get(s.job_id, ""))
+    if packer:
+        packer.leftovers(local, packs)  # complete records a killed driver left in folders (an upload under way retries from the pack)
     for spec in rescored:  # the bucket gets the new scores.json
         uploader.submit(sdir / spec.job_id, lambda error, job=spec.job_id: error and log.warning("upload of %s failed: %s", job, error))
     if rescored:
@@ -159,7 +165,7 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str],
     def done(outcome: Any) -> None:
         from runners.sweep.bookkeeping import book_job
 
-        booked = book_job(outcome, sdir, uploader, tracker, ledger)
+        booked = book_job(outcome, sdir, uploader, tracker, ledger, packer, packs.get(outcome.spec.job_id, ""))
         assert progress is not None
         progress.finish(outcome)
         live.finished(outcome.spec.job_id, booked)  # its pages from the record as booked, not read again
@@ -180,6 +186,8 @@ def _drive(root: RootConfig, specs: list[Any], sdir: Path, overrides: list[str],
         raise stop from None
     finally:
         uploader.drain()
+        if packer:
+            packer.drain()  # after the uploads: a record is packed once its ledger line is written
         tracker.flush()  # W&B cells whose jobs did not all finish, marked partial
         jobs_done = time.monotonic()
         live.close()

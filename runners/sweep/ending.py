@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from runners.core.job_record import read_result
+from runners.core.job_record import has_file, read_result
 from runners.core.job_status import NOT_RESULTS, Planned, job_status, write_plan
 from runners.core.record_files import JOB, SCORES
 from runners.core.record_types import RecordError
@@ -77,7 +77,7 @@ def ending(specs: list[JobSpec], ran: set[str], sweep_dir: Path) -> Ending:
         except RecordError:
             result = None
         judged = spec.cfg.judge.name != "none"
-        status = job_status(result, (job_dir / SCORES).is_file(), judged, (job_dir / JOB).is_file())
+        status = job_status(result, has_file(job_dir, SCORES), judged, has_file(job_dir, JOB))  # its folder or its pack
         out.statuses[status] += 1
         if status == "errored" and result is not None:
             out.stops[result.stop_reason] += 1

@@ -66,10 +66,9 @@ class Ledger:
         out: dict[str, Logged] = {}
         for e in self.iter_entries():
             if e.get("status") in RECORD_STATUSES:
-                at = e.get("time")
-                stop = e.get("stop_reason")
+                at, stop, key = e.get("time"), e.get("stop_reason"), e.get("judge_key")
                 out[e["job_id"]] = Logged(str(e["status"]), e["record_attempt"], at if isinstance(at, float | int) else None,
-                                          stop if isinstance(stop, str) else None)
+                                          stop if isinstance(stop, str) else None, key if isinstance(key, str) else None)
         return out
 
 

@@ -10,13 +10,15 @@ ledger line then says `"reconciled": true`.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 from runners.core.job_record import read_result
 from runners.job.identity import JobSpec
 from runners.job.resume import ledger_vouches
-from runners.sweep.bookkeeping import log_entry, record_fields, track
+from runners.sweep.bookkeeping import log_entry, record_fields, then_pack, track
 from runners.sweep.ledger import RECORD_STATUSES, Ledger
+from runners.sweep.packing import Packer
 from runners.sweep.uploads import Uploader
 from runners.tracking.tracker import Tracker
 
@@ -24,10 +26,12 @@ log = logging.getLogger(__name__)
 
 
 def reconcile(
-    complete: list[JobSpec], sweep_dir: Path, stored: set[str] | None, uploader: Uploader, tracker: Tracker, ledger: Ledger
+    complete: list[JobSpec], sweep_dir: Path, stored: set[str] | None, uploader: Uploader, tracker: Tracker, ledger: Ledger,
+    packer: Packer | None = None, pack_as: Callable[[JobSpec], str] | None = None,
 ) -> dict[str, int]:
     """Log, track and upload what each complete job lacks; `stored` None: the bucket is unknown
-    (unreachable), so uploads wait for a later run. Returns how many jobs needed each."""
+    (unreachable), so uploads wait for a later run. Returns how many jobs needed each. With a
+    `packer`, each record reconciled is packed (into `pack_as(spec)`) once its ledger line is written."""
     logged = _ledger_records(ledger)
     latest = ledger.records()
     tracked = tracker.logged()
@@ -51,7 +55,8 @@ def reconcile(
         counts["bucket"] += upload
         entry = {"job_id": spec.job_id, "status": "error" if result.errored else "ok",
                  "stop_reason": result.stop_reason, "error": result.error, "reconciled": True, **fields}
-        uploader.submit(job_dir, lambda error, e=entry: log_entry(ledger, e, error), upload=upload)
+        then = then_pack(lambda error, e=entry: log_entry(ledger, e, error), packer, spec.job_id, pack_as(spec) if packer and pack_as else "")
+        uploader.submit(job_dir, then, upload=upload)
     if any(counts.values()):
         log.warning("reconciled complete records missing from the ledger (%d), tracker (%d), bucket (%d)",
                     counts["ledger"], counts["tracker"], counts["bucket"])

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-# bench/inspect/ runs in Inspect AI's own environment (bench/inspect/task.py imports inspect_ai).
-OWN_ENVIRONMENT = ("bench/inspect/",)
+# Inspect AI's task runs in its own environment (it imports inspect_ai); bench/inspect/sweep.py runs in ours.
+OWN_ENVIRONMENT = ("bench/inspect/task.py",)
 MODULES = sorted(".".join(p.relative_to(REPO).with_suffix("").parts) for p in (REPO / "bench").rglob("*.py")
                  if not p.relative_to(REPO).as_posix().startswith(OWN_ENVIRONMENT))
 

@@ -19,7 +19,7 @@ from eval.report.pages.jobpage import job_html
 from eval.report.pages.page_files import REPORT_DIR
 from eval.report.pages.site import write_pages
 from eval.report.pages.viewer_compare import compare_html, compare_name, pairs
-from runners.core.job_record import is_job_dir
+from runners.core.job_record import has_file
 from runners.core.record_files import RESULT
 
 log = logging.getLogger(__name__)
@@ -47,14 +47,14 @@ def at_completion(sweep_dir: Path, job_id: str, group: Iterable[str], baseline: 
     sweep's driver knows them from its grid). `finished`: the job as the caller read it from its
     record (the driver's books), else read here. Never raises: a page that cannot be written is
     logged and left to the next build."""
-    if not (sweep_dir / job_id / RESULT).is_file():
+    if not has_file(sweep_dir / job_id, RESULT):
         return []  # no record completed (the job failed before writing one): nothing to show yet
     try:
         configs: dict = {}
         jobs = [finished if finished is not None else read_job(sweep_dir / job_id, configs)]
         for other in group:
             d = sweep_dir / other
-            if other != job_id and is_job_dir(d) and (d / RESULT).is_file():
+            if other != job_id and has_file(d, RESULT):  # its folder's or its pack's
                 jobs.append(read_job(d, configs))
         return pages_of(Sweep(sweep_dir, jobs, [], baseline, treatment), [job_id])
     except Exception as e:  # noqa: BLE001 - a page must never fail a job: the record stands

@@ -17,7 +17,7 @@ from envs.names import shown
 from eval.judges.extract.session import deliverable_doc
 from eval.judges.extract.session import shown as extracted_path
 from eval.report.load import Job
-from runners.core.job_record import JobRecord
+from runners.core.job_record import JobRecord, has_file
 from runners.core.record_files import DELIVERABLE, EXTRACTED
 
 FILE_CHARS = 20_000  # of one file's text on the page; the link has the whole file
@@ -27,7 +27,7 @@ PAGE_FILES = 200  # files whose text the page shows; the others are listed by li
 
 def _texts(job: Job) -> tuple[dict[str, dict[str, Any]], str]:
     """Each file's `extracted.json` entry by its path, and why there are none (blank when there are)."""
-    if job.scores is None and not (job.dir / EXTRACTED).is_file():
+    if job.scores is None and not has_file(job.dir, EXTRACTED):
         return {}, "not scored: the judges have not read these files"
     doc = job.held(EXTRACTED, lambda: job.document(EXTRACTED, lambda: deliverable_doc(JobRecord(job.dir))))
     if doc is None:  # its reader refused it (checked field by field: runners/core/document_checks.py)

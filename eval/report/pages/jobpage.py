@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import html
 import json
-import os
 from typing import Any
 from urllib.parse import quote
 
@@ -20,6 +19,7 @@ from eval.report.pages.viewer_render import json_script, message_html, turn_html
 from eval.report.pages.viewer_tab import events_by_turn, tab_data
 from eval.report.pages.viewer_turns import Seen, Turn, context_level, turns
 from eval.report.section import Table, fmt, percent
+from runners.core.job_record import JobRecord
 from runners.core.record_files import (
     JOB,
     RESULT,
@@ -28,6 +28,7 @@ from runners.core.record_files import (
     TRAJECTORY,
     VIEW,
 )
+from runners.core.record_types import RecordError
 
 RESULT_KEYS = ("stop_reason", "turns", "tokens_in", "tokens_out", "cost", "chars_read", "wall_s", "sandbox", "errored", "limits_hit", "error")
 RECORD_FILES = (JOB, RESULT, SCORES, TAB, VIEW, TRAJECTORY)
@@ -55,11 +56,11 @@ def _scores(job: Job) -> str:
 
 
 def _files(job: Job) -> set[str]:
-    """The names of the files in the job's folder: one listing, not a stat per record file."""
+    """The names at the top of the job's record (its folder's, or its pack's): one listing, not a
+    stat per record file."""
     try:
-        with os.scandir(job.dir) as entries:
-            return {e.name for e in entries if e.is_file()}
-    except OSError:
+        return JobRecord(job.dir).names()
+    except RecordError:
         return set()
 
 

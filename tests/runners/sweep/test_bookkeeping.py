@@ -25,7 +25,7 @@ def test_a_finished_jobs_page_is_made_from_its_record_as_booked(tmp_path: Path) 
     from bench.bench_viewer import write_scripted_job
     from eval.report.load import load_sweep
     from eval.report.pages.completed import pages_of
-    from runners.core.job_record import JobRecord, read_result
+    from runners.core.job_record import JobRecord, read_result, write_scores
     from runners.core.storage import LocalStorage
     from runners.sweep.bookkeeping import book_job
     from runners.sweep.ledger import Ledger
@@ -35,6 +35,7 @@ def test_a_finished_jobs_page_is_made_from_its_record_as_booked(tmp_path: Path) 
     sdir = tmp_path / "s"
     job_dir = write_scripted_job(sdir, "runningtab", 6, 2)
     job = job_dir.name
+    write_scores(job_dir, {**(JobRecord(job_dir).scores or {}), "judge_key": "the judge's key"})
     spec = JobSpec(job, compose_root(["model=scripted", "judge=none"]), "t1")
     booked = book_job(Outcome(spec, "ok", 1, 1.0, result=read_result(job_dir)), sdir, Uploader(LocalStorage(), "s"),
                       JsonlTracker(sdir), Ledger(sdir))
@@ -46,6 +47,7 @@ def test_a_finished_jobs_page_is_made_from_its_record_as_booked(tmp_path: Path) 
     pages_of(load_sweep(sdir), [job])  # a build's page, every file read from the disk
     assert written == page.read_text()
     assert [e["job_id"] for e in Ledger(sdir).entries()] == [job]  # booked: its ledger line is on disk
+    assert Ledger(sdir).records()[job].judge_key == "the judge's key"  # a resume need not read the scores
 
 
 def test_progress_counts_errored_and_unsandboxed_apart() -> None:

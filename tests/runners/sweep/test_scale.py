@@ -17,6 +17,7 @@ from hydra.core.global_hydra import GlobalHydra
 from rich.console import Console
 
 import runners.core.job_record
+import runners.job.rescore
 import runners.job.resume
 import runners.sweep.reconcile
 from bench.bench_scale import fabricate, overrides, templates, write_benchmark
@@ -28,6 +29,7 @@ from runners.core.record_files import write_json
 from runners.core.record_types import Result
 from runners.core.storage import LocalStorage
 from runners.job.identity import JobSpec, job_id
+from runners.job.rescore import resume_scan
 from runners.job.resume import Reruns, is_final
 from runners.sweep.grid import expand
 from runners.sweep.ledger import Ledger
@@ -114,6 +116,25 @@ def test_resume_from_the_ledger_agrees_with_the_records(scale, tmp_path: Path, m
     # only the records the ledger cannot vouch for are opened: unlisted, errored, newer, untimed
     unlisted = set(ids[-MISSING:])
     assert set(reads) == unlisted | {ids[2], ids[3], ids[4], ids[5], ids[7]} and len(reads) == len(set(reads))
+
+
+def test_resume_reads_no_scores_the_ledger_vouches_for(scale, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ledger line of a scored job names its judge key: a resume opens no scores.json it vouches
+    for (100,000 reads were two thirds of a resume), and opens those written after their line (a
+    re-score) or logged with another judge key, or never logged."""
+    specs, _ = scale
+    sdir = copy_of(scale, tmp_path)
+    ids = [s.job_id for s in specs]
+    later = max(e["time"] for e in Ledger(sdir).entries()) + 60
+    scores = sdir / ids[0] / "scores.json"
+    os.utime(scores, (later, later))  # re-scored after its line
+    Ledger(sdir).append({"job_id": ids[1], "status": "ok", "record_attempt": 1, "judge_key": "another judge", "time": later})
+    opened: list[str] = []
+    real = runners.job.rescore.read_scores_of
+    monkeypatch.setattr(runners.job.rescore, "read_scores_of", lambda d: opened.append(Path(d).name) or real(d))
+    rescored, done = resume_scan(specs, sdir, Ledger(sdir).records())
+    assert rescored == [] and done == set(ids)
+    assert sorted(opened) == sorted({ids[0], ids[1], *ids[-MISSING:]})
 
 
 def test_reconcile_reads_only_what_the_ledger_lacks(scale, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
