@@ -131,7 +131,7 @@ def main() -> None:
     ap.add_argument("--in-flight", type=int, default=128)
     ap.add_argument("--keep", type=Path, default=None, help="keep the sweep here (default: a temporary folder)")
     ap.add_argument("--pack-from", type=int, default=None,
-                    help="storage.pack_from (default the config's, 1000): 0 packs a small sweep too, -1 keeps folders (the files before packs)")
+                    help="storage.pack_from (default the config's, -1: folders): 0 packs every record, -1 keeps folders (the files before packs)")
     args = ap.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="sweep-cluster-"))
     root.mkdir(parents=True, exist_ok=True)

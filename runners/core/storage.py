@@ -41,10 +41,11 @@ class StorageConfig:
 
     `pack_from`: a sweep of at least this many jobs packs each finished record, once booked, into
     its grid cell's pack (runners/core/record_pack.py: ~11 files a job become none, for a cluster's
-    inode quota); a smaller sweep keeps its records as folders to browse; negative: never."""
+    inode quota); a smaller sweep keeps its records as folders to browse; negative (the default):
+    never, because a packed record's job page still links its files in the folder packing removed."""
 
     kind: str = "local"
-    pack_from: int = 1000
+    pack_from: int = -1
 
 
 STORAGES: Registry[Callable[[StorageConfig], Storage]] = Registry("storage kind")
