@@ -22,7 +22,7 @@ from typing import Any
 
 from eval.judges.extract.session import deliverable_texts
 from runners.core.harness_names import is_own_loop
-from runners.core.job_record import JobRecord, record_ids, record_mtime
+from runners.core.job_record import JobRecord, linked_entries, record_ids, record_mtime
 from runners.core.job_status import Planned, read_plan
 from runners.core.record_files import (
     DELIVERABLE,
@@ -382,14 +382,17 @@ def load_sweep(sweep_dir: Path, baseline: str | None = None, treatment: str | No
 
 
 def job_dirs(sweep_dir: Path) -> list[Path]:
-    """The sweep's job records (folders and packed ones: `record_ids`), sorted by name."""
-    return [Path(sweep_dir) / j for j in record_ids(Path(sweep_dir))]
+    """The sweep's job records (folders and packed ones: `record_ids`), and the links in its folder
+    (never followed: `read_job` refuses them, so they are named as broken), sorted by name."""
+    return [Path(sweep_dir) / j for j in sorted({*record_ids(Path(sweep_dir)), *linked_entries(Path(sweep_dir))})]
 
 
 def read_job(d: Path, configs: dict[str, dict[str, Any]]) -> Job:
     """One job from its record; RecordError when its job.json or result.json cannot be read (what
     ran and how it ended: without either there is no job to count). scores.json that cannot be read
     leaves the job unscored, and named. `configs` collects the one shared dict of each distinct config."""
+    if d.is_symlink():
+        raise RecordError(f"{d.name} is a link in the sweep's folder, not a record: not followed")
     record = JobRecord(d)
     meta = record.meta
     job = Job(d, dataclasses.replace(meta, config=shared_config(configs, meta.config)), record.result if record.finished else None, None)

@@ -201,6 +201,12 @@ def record_ids(sweep_dir: Path) -> list[str]:
     return sorted(folders.union(INDEXES.ids(Path(sweep_dir))))
 
 
+def linked_entries(sweep_dir: Path) -> list[str]:
+    """Names in the sweep's folder that are links (the project writes none there): never followed,
+    so a reader names them as broken records instead of passing them over in silence."""
+    return sorted(e.name for e in os.scandir(sweep_dir) if e.is_symlink())
+
+
 def unpacked(job_dir: Path) -> Path:
     """`job_dir` as a folder holding its whole record, unpacked from its pack when it was packed (for
     a writer: re-scoring writes its scores beside the record and reads its deliverable's files)."""
