@@ -153,13 +153,17 @@ def _document(files: _Files, name: str, default: Any = None) -> Any:
 
 def read_scores_of(job_dir: Path) -> Scores | None:
     """The job's scores, None when it has none: one open and no stat (a resume reads 20,000)."""
-    doc = _document(_Files(job_dir), SCORES)
+    return _scores(_Files(job_dir), Path(job_dir))
+
+
+def _scores(files: _Files, job_dir: Path) -> Scores | None:
+    doc = _document(files, SCORES)
     if doc is None:
         return None
     try:
         return read_scores(doc)
     except RecordError as e:
-        raise RecordError(f"{Path(job_dir) / SCORES}: {e}") from None
+        raise RecordError(f"{job_dir / SCORES}: {e}") from None
 
 
 def read_result(job_dir: Path) -> Result | None:
@@ -258,13 +262,7 @@ class JobRecord:
 
     @cached_property
     def scores(self) -> Scores | None:
-        doc = _document(self._files, SCORES)
-        if doc is None:
-            return None
-        try:
-            return read_scores(doc)
-        except RecordError as e:
-            raise RecordError(f"{self.dir / SCORES}: {e}") from None
+        return _scores(self._files, self.dir)
 
     @property
     def extracted(self) -> dict[str, Any] | None:
