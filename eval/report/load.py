@@ -383,7 +383,7 @@ def load_sweep(sweep_dir: Path, baseline: str | None = None, treatment: str | No
 
 def job_dirs(sweep_dir: Path) -> list[Path]:
     """The sweep's job records (folders and packed ones: `record_ids`), and the links in its folder
-    (never followed: `read_job` refuses them, so they are named as broken), sorted by name."""
+    (never followed: `JobRecord` refuses them, so they are named as broken), sorted by name."""
     return [Path(sweep_dir) / j for j in sorted({*record_ids(Path(sweep_dir)), *linked_entries(Path(sweep_dir))})]
 
 
@@ -391,8 +391,6 @@ def read_job(d: Path, configs: dict[str, dict[str, Any]]) -> Job:
     """One job from its record; RecordError when its job.json or result.json cannot be read (what
     ran and how it ended: without either there is no job to count). scores.json that cannot be read
     leaves the job unscored, and named. `configs` collects the one shared dict of each distinct config."""
-    if d.is_symlink():
-        raise RecordError(f"{d.name} is a link in the sweep's folder, not a record: not followed")
     record = JobRecord(d)
     meta = record.meta
     job = Job(d, dataclasses.replace(meta, config=shared_config(configs, meta.config)), record.result if record.finished else None, None)

@@ -227,6 +227,8 @@ class JobRecord:
 
     def __init__(self, job_dir: Path) -> None:
         self.dir = Path(job_dir)
+        if self.dir.is_symlink():  # the project writes no link for a record: never followed
+            raise RecordError(f"{self.dir.name} is a link, not a record: not followed")
         self._files = _Files(self.dir)
         if self._files.packed is None and not self.dir.is_dir():
             raise RecordError(f"job directory {self.dir} does not exist")
